@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// Build: compile src/ to dist/ with tsc, then copy the data files that code loads at run time
+// (tool descriptions, prompts, wasm grammars stay in node_modules). Runs from `npm install` via
+// `prepare`, so a fresh clone has a runnable `bin/glassbox.js` right after install.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, rmSync, statSync, mkdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const src = join(root, 'src');
+const dist = join(root, 'dist');
+
+rmSync(dist, { recursive: true, force: true });
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (result.status !== 0) {
+  console.error('build: tsc failed');
+  process.exit(result.status ?? 1);
+}
+
+const dataExtensions = ['.md', '.txt', '.json'];
+function copyData(dir) {
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (name === 'web') continue;
+    if (statSync(full).isDirectory()) copyData(full);
+    else if (dataExtensions.some((ext) => name.endsWith(ext))) {
+      const target = join(dist, relative(src, full));
+      mkdirSync(dirname(target), { recursive: true });
+      cpSync(full, target);
+    }
+  }
+}
+copyData(src);
+
+const webBuild = join(root, 'scripts', 'build-web.js');
+if (existsSync(webBuild) && process.env.GLASSBOX_SKIP_WEB !== '1') {
+  const web = spawnSync(process.execPath, [webBuild], { stdio: 'inherit' });
+  if (web.status !== 0) process.exit(web.status ?? 1);
+}

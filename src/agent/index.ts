@@ -1,0 +1,4 @@
+export * from './response-items.js';
+export * from './items-to-messages.js';
+export * from './run-events.js';
+export * from './tool.js';

@@ -1,0 +1,108 @@
+// The tool contract. A tool is a plain object made by a factory: a zod schema for its arguments,
+// a model-facing description (kept in a sibling `.md` file), an `execute` function, and a
+// declaration of what a call touches so permissions can be decided before it runs.
+
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { ModelToolDefinition } from '../model/index.js';
+
+/**
+ * What one call will touch, declared before it runs. Permissions and the sandbox decide on this,
+ * never on the tool's name alone.
+ */
+export type ToolAccess =
+  | { kind: 'read'; paths: string[] }
+  | { kind: 'write'; paths: string[] }
+  | { kind: 'exec'; command: string; workdir: string; escalate: boolean; justification: string | null }
+  | { kind: 'none' };
+
+/** What a session remembers for its tools (e.g. which files were read, for `edit_file`). */
+export interface ToolSessionState {
+  /** Absolute real path → fingerprint of the file as last read or written by a tool. */
+  fileStamps: Map<string, FileStamp>;
+}
+
+export interface FileStamp {
+  mtimeMs: number;
+  size: number;
+}
+
+export function createToolSessionState(): ToolSessionState {
+  return { fileStamps: new Map() };
+}
+
+export interface ToolContext {
+  /** Real path of the project root; every path a tool touches must resolve inside it. */
+  root: string;
+  callId: string;
+  /** Aborted when the run is cancelled; long-running tools must stop promptly. */
+  signal: AbortSignal;
+  state: ToolSessionState;
+}
+
+export interface ToolResult {
+  output: string;
+  /** A result the model should read as a failure, without ending the run. */
+  isError?: boolean;
+}
+
+/**
+ * Contract:
+ * - `execute` receives arguments already validated by `schema`.
+ * - To tell the model something went wrong (bad path, no match…), throw `ToolError`: the run
+ *   continues and the model sees `Error [CODE]: message` as the output.
+ * - To end the run (the harness itself is broken), throw `FatalToolError`.
+ * - Any other thrown error is treated as `ToolError` with code `TOOL_FAILED`; tools must not rely
+ *   on that for expected failures.
+ * - `execute` must honour `context.signal`.
+ */
+export interface Tool<Args = unknown> {
+  name: string;
+  description: string;
+  schema: z.ZodType<Args>;
+  /** Read-only tools in one batch run in parallel; all others run in order. */
+  readOnly: boolean;
+  /** Send the schema in OpenAI strict mode. */
+  strict: boolean;
+  access(args: Args, context: Pick<ToolContext, 'root'>): ToolAccess;
+  execute(args: Args, context: ToolContext): Promise<ToolResult>;
+}
+
+/** An error the model should see and can recover from. */
+export class ToolError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'ToolError';
+    this.code = code;
+  }
+}
+
+/** An error that ends the run: the harness cannot continue safely. */
+export class FatalToolError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'FatalToolError';
+    this.code = code;
+  }
+}
+
+export function formatToolError(code: string, message: string): string {
+  return `Error [${code}]: ${message}`;
+}
+
+/** Read a tool's model-facing description from a sibling file (`new URL('./x.md', import.meta.url)`). */
+export function loadToolDescription(url: URL): string {
+  return readFileSync(url, 'utf8').trim();
+}
+
+// `Tool<Args>` is invariant in Args; registries hold tools of different argument types.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;
+
+export function toolDefinition(tool: AnyTool): ModelToolDefinition {
+  const schema = z.toJSONSchema(tool.schema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return { name: tool.name, description: tool.description, parameters: schema, strict: tool.strict };
+}
