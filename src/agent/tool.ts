@@ -31,9 +31,24 @@ export function createToolSessionState(): ToolSessionState {
   return { fileStamps: new Map() };
 }
 
+export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
+export const SANDBOX_MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
+
+/** How one approved call executes: decided by the permission layer, obeyed by the tool. */
+export interface ExecutionPolicy {
+  mode: SandboxMode;
+  /** Run commands inside the OS sandbox (bubblewrap). False for danger-full-access or an approved escalation. */
+  sandboxed: boolean;
+  /** Allow network access from sandboxed commands. */
+  network: boolean;
+  /** Secret files (`.env*`…) were approved for this call: do not mask them. */
+  secretsApproved: boolean;
+}
+
 export interface ToolContext {
   /** Real path of the project root; every path a tool touches must resolve inside it. */
   root: string;
+  execution: ExecutionPolicy;
   callId: string;
   /** Aborted when the run is cancelled; long-running tools must stop promptly. */
   signal: AbortSignal;
