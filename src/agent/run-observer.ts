@@ -1,0 +1,25 @@
+// Persistence, compaction and UIs hang off the loop through this interface instead of living in
+// it. `onCommit` is awaited: a round's items are durable before the loop moves on.
+
+import type { FinishReason, ModelRequest, Usage } from '../model/index.js';
+import type { ResponseItem } from './response-items.js';
+import type { RunEvent, UsageStage } from './run-events.js';
+
+export interface ModelCallRecord {
+  round: number;
+  stage: UsageStage;
+  /** The IR request exactly as handed to the gateway. */
+  request: ModelRequest;
+  usage: Usage | null;
+  finishReason: FinishReason | null;
+  durationMs: number;
+  /** Set when the call failed; the round then committed nothing. */
+  error: { code: string; message: string } | null;
+}
+
+export interface RunObserver {
+  onEvent?(event: RunEvent): void;
+  /** Items committed to history, in order. Awaited before the loop continues. */
+  onCommit?(items: readonly ResponseItem[]): void | Promise<void>;
+  onModelCall?(call: ModelCallRecord): void | Promise<void>;
+}
