@@ -1,0 +1,47 @@
+// Models sometimes repeat the same call forever. We count identical (name, canonical args, output)
+// triples: the third time the model is told it is looping, the fifth time the run fails.
+
+export const REPETITION_WARN_AT = 3;
+export const REPETITION_FAIL_AT = 5;
+
+export type RepetitionVerdict = { kind: 'ok' } | { kind: 'warn'; count: number } | { kind: 'fail'; count: number };
+
+/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same call. */
+export function canonicalJson(raw: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return raw.trim();
+  }
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value as Record<string, unknown>)
+        .sort()
+        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+export class RepetitionGuard {
+  private readonly counts = new Map<string, number>();
+
+  record(name: string, rawArguments: string, output: string): RepetitionVerdict {
+    const key = `${name}\u0000${canonicalJson(rawArguments)}\u0000${output}`;
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    if (count >= REPETITION_FAIL_AT) return { kind: 'fail', count };
+    if (count >= REPETITION_WARN_AT) return { kind: 'warn', count };
+    return { kind: 'ok' };
+  }
+}
+
+export function loopingNotice(count: number): string {
+  return `\n\n[Glassbox: this is the ${count}th identical call with an identical result. You are looping. Do not repeat it; use the result above, try a different approach, or give your answer. At ${REPETITION_FAIL_AT} identical calls the run is stopped.]`;
+}

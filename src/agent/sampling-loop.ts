@@ -1,0 +1,275 @@
+// The sampling loop: stream a round, decide at commit what it meant, run its tools, repeat.
+//
+// Commit semantics (the contract everything else relies on):
+// - Text deltas are shown live but nothing of a round is committed until its stream completed.
+//   A round whose model call fails or is cancelled commits nothing.
+// - A completed round with no tool calls commits one assistant message (`final_response`) and
+//   the run succeeds with it.
+// - A completed round with tool calls commits its assistant text (`working_message`, if any) and
+//   its calls first — so a crash mid-tool leaves evidence that the call was in flight — then runs
+//   the tools and commits exactly one output per call, in call order. Cancellation during the tools
+//   gives unfinished calls a `CANCELLED` output, so a cleanly ended run never leaves an orphan.
+// - Every run ends with exactly one terminal event.
+// Persistence, compaction and UIs hang off `observer` and `compaction`; the model call is injected.
+
+import { ModelError, isModelError, type ModelGateway, type ModelResponse, type Usage, type WireApi } from '../model/index.js';
+import { itemsToModelMessages } from './items-to-messages.js';
+import { loopingNotice, RepetitionGuard } from './repetition-guard.js';
+import type { ResponseItem } from './response-items.js';
+import type { RunErrorInfo, RunEvent, TerminalRunEvent, UsageStage } from './run-events.js';
+import type { ModelCallRecord, RunObserver } from './run-observer.js';
+import { FatalToolError } from './tool.js';
+import type { ToolRuntime } from './tool-runtime.js';
+import { UsageTracker } from './usage-tracker.js';
+
+/** Mutable state the compaction hooks may read and replace (history in place, usage reset). */
+export interface LoopState {
+  readonly history: ResponseItem[];
+  /** Usage reported by the last completed round, and the history length it measured. */
+  lastUsage: Usage | null;
+  lastUsageHistoryLength: number;
+  round: number;
+  readonly signal: AbortSignal;
+  emit(event: RunEvent): void;
+  /** Count a model call made outside the loop (e.g. a summary request) in the run's totals. */
+  recordUsage(stage: UsageStage, usage: Usage | null): void;
+  commit(items: readonly ResponseItem[]): Promise<void>;
+}
+
+/** Context management hooks; the loop calls them only at safe boundaries. */
+export interface CompactionHooks {
+  /** After the turn's user message is committed, before the first model call. */
+  beforeTurn?(state: LoopState): Promise<void>;
+  /** After a round fully committed (calls and outputs), when the loop will continue. */
+  afterRound?(state: LoopState): Promise<void>;
+  /** The provider rejected the request as too long. Return true if history was compacted. */
+  onContextOverflow?(state: LoopState, error: ModelError): Promise<boolean>;
+}
+
+export interface SamplingLoopOptions {
+  gateway: Pick<ModelGateway, 'streamResponse'>;
+  model: string;
+  wireApi: WireApi;
+  sessionId: string;
+  runId: string;
+  resumed: boolean;
+  /** History so far (mutated in place as the run commits). */
+  history: ResponseItem[];
+  /** Items this turn starts with (the system message of a new session, the user prompt). */
+  newItems: readonly ResponseItem[];
+  tools: ToolRuntime;
+  signal: AbortSignal;
+  observer?: RunObserver;
+  compaction?: CompactionHooks;
+  maxRounds?: number;
+  /** Stop cleanly once the run's total tokens reach this budget. */
+  tokenBudget?: number;
+  maxOutputTokens?: number;
+}
+
+class RunStop extends Error {
+  constructor(readonly info: RunErrorInfo) {
+    super(info.message);
+  }
+}
+
+export async function runSamplingLoop(options: SamplingLoopOptions): Promise<TerminalRunEvent> {
+  const { observer, signal, history } = options;
+  const usage = new UsageTracker();
+  const guard = new RepetitionGuard();
+  const emit = (event: RunEvent): void => observer?.onEvent?.(event);
+  const commit = async (items: readonly ResponseItem[]): Promise<void> => {
+    if (items.length === 0) return;
+    history.push(...items);
+    await observer?.onCommit?.(items);
+  };
+  const state: LoopState = {
+    history,
+    lastUsage: null,
+    lastUsageHistoryLength: 0,
+    round: 0,
+    signal,
+    emit,
+    recordUsage: (stage, value) => usage.add(stage, value),
+    commit,
+  };
+  const finish = (event: TerminalRunEvent): TerminalRunEvent => {
+    emit(event);
+    return event;
+  };
+  const cancelled = (): TerminalRunEvent =>
+    finish({ type: 'run_cancelled', reason: abortReason(signal), usage: usage.snapshot(), rounds: state.round });
+
+  emit({
+    type: 'run_started',
+    sessionId: options.sessionId,
+    runId: options.runId,
+    model: options.model,
+    wireApi: options.wireApi,
+    resumed: options.resumed,
+  });
+
+  try {
+    if (signal.aborted) return cancelled();
+    await commit(options.newItems);
+    await options.compaction?.beforeTurn?.(state);
+
+    for (;;) {
+      if (signal.aborted) return cancelled();
+      if (options.maxRounds !== undefined && state.round >= options.maxRounds) {
+        throw new RunStop({
+          code: 'MAX_ROUNDS_REACHED',
+          message: `Stopped after ${options.maxRounds} rounds (--max-rounds). The session can be resumed to continue.`,
+        });
+      }
+      state.round += 1;
+      const response = await sampleRound(options, state, usage, emit);
+      if (response === null) return cancelled();
+
+      if (response.toolCalls.length === 0) {
+        if (response.text.trim() === '') {
+          throw new RunStop({ code: 'EMPTY_RESPONSE', message: 'The model returned neither text nor tool calls.' });
+        }
+        await commit([{ type: 'message', role: 'assistant', content: response.text, runtimeRole: 'final_response' }]);
+        return finish({ type: 'run_succeeded', answer: response.text, usage: usage.snapshot(), rounds: state.round });
+      }
+
+      const callItems: ResponseItem[] = [];
+      if (response.text !== '') {
+        callItems.push({ type: 'message', role: 'assistant', content: response.text, runtimeRole: 'working_message' });
+      }
+      for (const call of response.toolCalls) {
+        callItems.push({ type: 'function_call', callId: call.id, name: call.name, arguments: call.arguments });
+      }
+      await commit(callItems);
+
+      const outcomes = await options.tools.executeBatch(response.toolCalls, {
+        runId: options.runId,
+        round: state.round,
+        signal,
+        emit,
+      });
+      let looping: RunErrorInfo | null = null;
+      const outputs: ResponseItem[] = outcomes.map((outcome, index) => {
+        const verdict = guard.record(outcome.name, response.toolCalls[index].arguments, outcome.output);
+        let output = outcome.output;
+        if (verdict.kind !== 'ok') output += loopingNotice(verdict.count);
+        if (verdict.kind === 'fail' && !looping) {
+          looping = {
+            code: 'REPEATED_TOOL_CALL',
+            message: `The model made the same ${outcome.name} call ${verdict.count} times with identical results; stopped to avoid a loop.`,
+          };
+        }
+        return { type: 'function_call_output', callId: outcome.callId, name: outcome.name, output, isError: outcome.isError };
+      });
+      await commit(outputs);
+
+      if (signal.aborted) return cancelled();
+      if (looping) throw new RunStop(looping);
+      if (options.tokenBudget !== undefined && usage.totalTokens >= options.tokenBudget) {
+        throw new RunStop({
+          code: 'TOKEN_BUDGET_EXHAUSTED',
+          message: `Stopped after using ${usage.totalTokens} tokens (budget ${options.tokenBudget}). The session can be resumed to continue.`,
+        });
+      }
+      await options.compaction?.afterRound?.(state);
+    }
+  } catch (error) {
+    if (signal.aborted || (isModelError(error) && error.code === 'ABORTED')) return cancelled();
+    return finish({ type: 'run_failed', error: describeError(error), usage: usage.snapshot(), rounds: state.round });
+  }
+}
+
+/**
+ * Stream one round. Returns the completed response, or null when cancelled. On a context
+ * overflow it lets the compaction hook shrink history and retries the round once.
+ */
+async function sampleRound(
+  options: SamplingLoopOptions,
+  state: LoopState,
+  usage: UsageTracker,
+  emit: (event: RunEvent) => void,
+): Promise<ModelResponse | null> {
+  let overflowRetried = false;
+  for (;;) {
+    const request = {
+      model: options.model,
+      messages: itemsToModelMessages(state.history),
+      tools: options.tools.definitions(),
+      ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+    };
+    emit({ type: 'model_requested', round: state.round, stage: 'turn', messageCount: request.messages.length, toolCount: request.tools.length });
+    const started = performance.now();
+    const record = (response: ModelResponse | null, error: ModelCallRecord['error']): Promise<void> | void =>
+      options.observer?.onModelCall?.({
+        round: state.round,
+        stage: 'turn',
+        request,
+        usage: response?.usage ?? null,
+        finishReason: response?.finishReason ?? null,
+        durationMs: Math.round(performance.now() - started),
+        error,
+      });
+    let response: ModelResponse | null = null;
+    try {
+      const stream = options.gateway.streamResponse(request, {
+        signal: options.signal,
+        onRetry: (notice) => emit({ type: 'model_retry', round: state.round, attempt: notice.attempt, delayMs: notice.delayMs, error: notice.error }),
+      });
+      for await (const event of stream) {
+        if (options.signal.aborted) break;
+        if (event.type === 'text-delta') emit({ type: 'assistant_delta', round: state.round, delta: event.delta });
+        else if (event.type === 'completed') response = event.response;
+      }
+    } catch (error) {
+      usage.add('turn', null);
+      await record(null, { code: isModelError(error) ? error.code : 'INTERNAL', message: (error as Error).message });
+      if (options.signal.aborted) return null;
+      if (
+        isModelError(error) &&
+        error.code === 'CONTEXT_OVERFLOW' &&
+        !overflowRetried &&
+        options.compaction?.onContextOverflow &&
+        (await options.compaction.onContextOverflow(state, error))
+      ) {
+        overflowRetried = true;
+        continue;
+      }
+      throw error;
+    }
+    if (options.signal.aborted) return null;
+    if (!response) throw new ModelError('STREAM_INTERRUPTED', 'The model stream ended without a completed response.');
+    usage.add('turn', response.usage);
+    await record(response, null);
+    emit({
+      type: 'model_completed',
+      round: state.round,
+      stage: 'turn',
+      usage: response.usage,
+      finishReason: response.finishReason,
+      durationMs: Math.round(performance.now() - started),
+    });
+    state.lastUsage = response.usage;
+    // The usage measured the request, i.e. history before this round's items are committed.
+    state.lastUsageHistoryLength = state.history.length;
+    return response;
+  }
+}
+
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (typeof reason === 'string') return reason;
+  if (reason instanceof Error && reason.name !== 'AbortError') return reason.message;
+  return 'Cancelled by the user.';
+}
+
+export function describeError(error: unknown): RunErrorInfo {
+  if (error instanceof RunStop) return error.info;
+  if (isModelError(error)) return { code: error.code, message: error.message };
+  if (error instanceof FatalToolError) return { code: error.code, message: error.message };
+  const code = (error as { code?: unknown })?.code;
+  return {
+    code: typeof code === 'string' && /^[A-Z_]+$/.test(code) ? code : 'INTERNAL_ERROR',
+    message: (error as Error)?.message ?? String(error),
+  };
+}

@@ -1,0 +1,86 @@
+// The first system message of a session: instructions, an environment snapshot and the project's
+// AGENTS.md. It is committed as the session's first history item, so every later round and every
+// resumed turn sends it byte for byte the same and provider prompt caches keep hitting.
+
+import { execFile } from 'node:child_process';
+import { readFile, readdir } from 'node:fs/promises';
+import { platform, release } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { loadToolDescription } from './tool.js';
+
+const run = promisify(execFile);
+
+export const AGENTS_FILE_CAP = 8_000;
+const LISTING_CAP = 40;
+const GIT_STATUS_LINES = 15;
+
+export interface SystemPromptInput {
+  root: string;
+  /** Fixed in tests so the prompt is deterministic. */
+  now?: Date;
+  /** Extra instructions from config, appended verbatim. */
+  extraInstructions?: string;
+}
+
+export async function buildSystemPrompt(input: SystemPromptInput): Promise<string> {
+  const instructions = loadToolDescription(new URL('./prompts/system-instructions.md', import.meta.url));
+  const [git, listing, agents] = await Promise.all([gitSummary(input.root), topLevelListing(input.root), agentsFile(input.root)]);
+  const date = (input.now ?? new Date()).toISOString().slice(0, 10);
+  const environment = [
+    '<environment>',
+    `cwd: ${input.root}`,
+    `os: ${platform()} ${release()}`,
+    `date: ${date}`,
+    git,
+    `top-level entries:\n${listing}`,
+    '</environment>',
+  ].join('\n');
+  const parts = [instructions, environment];
+  if (agents) parts.push(`<project_instructions source="AGENTS.md">\n${agents}\n</project_instructions>`);
+  if (input.extraInstructions?.trim()) parts.push(input.extraInstructions.trim());
+  return parts.join('\n\n');
+}
+
+async function gitSummary(root: string): Promise<string> {
+  try {
+    const { stdout } = await run('git', ['status', '--porcelain=v1', '--branch', '--untracked-files=normal'], {
+      cwd: root,
+      timeout: 3000,
+      maxBuffer: 1 << 20,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', GIT_OPTIONAL_LOCKS: '0' },
+    });
+    const lines = stdout.split('\n').filter(Boolean);
+    const branch = (lines.shift() ?? '').replace(/^## /, '');
+    const shown = lines.slice(0, GIT_STATUS_LINES);
+    const more = lines.length > shown.length ? `\n  … ${lines.length - shown.length} more changed paths` : '';
+    const status = shown.length ? `\n${shown.map((line) => `  ${line}`).join('\n')}${more}` : ' clean';
+    return `git branch: ${branch || '(unknown)'}\ngit status:${status}`;
+  } catch {
+    return 'git: not a git repository';
+  }
+}
+
+async function topLevelListing(root: string): Promise<string> {
+  try {
+    const entries = await readdir(root, { withFileTypes: true });
+    const names = entries
+      .filter((entry) => entry.name !== '.git')
+      .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+      .sort((a, b) => a.localeCompare(b));
+    const shown = names.slice(0, LISTING_CAP).join('  ');
+    return names.length > LISTING_CAP ? `${shown}  … and ${names.length - LISTING_CAP} more` : shown || '(empty)';
+  } catch {
+    return '(unreadable)';
+  }
+}
+
+async function agentsFile(root: string): Promise<string | null> {
+  try {
+    const text = await readFile(join(root, 'AGENTS.md'), 'utf8');
+    if (text.length <= AGENTS_FILE_CAP) return text.trim();
+    return `${text.slice(0, AGENTS_FILE_CAP).trim()}\n[AGENTS.md clipped at ${AGENTS_FILE_CAP} of ${text.length} characters; read the file for the rest.]`;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,72 @@
+// The loop asks two injected collaborators about every tool call: a permission gate (pure policy,
+// implemented in `permissions/`) and an approval broker (a person at a TTY, a web page, or nobody).
+// Keeping them as interfaces here keeps the agent layer free of policy and UI code.
+
+import type { AnyTool, ExecutionPolicy, ToolAccess } from './tool.js';
+import type { ApprovalDecisionKind, PermissionDecisionKind } from './run-events.js';
+
+export interface GateRequest {
+  tool: AnyTool;
+  args: unknown;
+  access: ToolAccess;
+}
+
+export interface GateDecision {
+  decision: PermissionDecisionKind;
+  reason: string;
+  rule: string;
+  /** How the call runs if allowed (or once approved). */
+  execution: ExecutionPolicy;
+}
+
+export interface PermissionGate {
+  /** May be async: deciding on a shell command loads the bash parser on first use. */
+  decide(request: GateRequest): GateDecision | Promise<GateDecision>;
+  /** Remember an approve-for-session decision so similar calls are allowed without asking. */
+  grantForSession(request: GateRequest): void;
+  /** Tools the model may see and call under the current settings. */
+  isVisible(tool: AnyTool): boolean;
+}
+
+export interface ApprovalRequest {
+  runId: string;
+  callId: string;
+  toolName: string;
+  /** One line a person can read: the command, or the file and action. */
+  summary: string;
+  reason: string;
+  arguments: string;
+}
+
+export interface ApprovalResolution {
+  decision: ApprovalDecisionKind;
+  /** `user`, `timeout`, `no-tty`, `cancelled`… */
+  by: string;
+  message: string | null;
+}
+
+export interface ApprovalBroker {
+  /** Resolves when someone decides; must honour `signal` (reject or resolve `deny` by `cancelled`). */
+  request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResolution>;
+}
+
+/** A gate for trusted contexts: everything allowed, nothing sandboxed. */
+export const ALLOW_ALL_GATE: PermissionGate = {
+  decide: () => ({
+    decision: 'allow',
+    reason: 'no permission policy configured',
+    rule: 'allow-all',
+    execution: { mode: 'danger-full-access', sandboxed: false, network: true, secretsApproved: true },
+  }),
+  grantForSession: () => {},
+  isVisible: () => true,
+};
+
+/** A broker with nobody to ask: every request is denied and the model is told why. */
+export const NO_APPROVER: ApprovalBroker = {
+  request: async () => ({
+    decision: 'deny',
+    by: 'no-approver',
+    message: 'No one is available to approve this action (non-interactive run).',
+  }),
+};

@@ -1,0 +1,222 @@
+// Executes one round's tool calls: parse and validate arguments, ask the permission gate (and a
+// person when it says `ask`), run the tool, and turn every outcome into exactly one output.
+// Consecutive read-only calls run in parallel; everything else runs in call order.
+
+import type { ModelToolCall, ModelToolDefinition } from '../model/index.js';
+import {
+  FatalToolError,
+  ToolError,
+  formatToolError,
+  toolDefinition,
+  type AnyTool,
+  type ToolContext,
+  type ToolSessionState,
+} from './tool.js';
+import type { ApprovalBroker, GateRequest, PermissionGate } from './tool-gate.js';
+import type { RunEvent } from './run-events.js';
+
+export interface ToolRuntimeOptions {
+  tools: readonly AnyTool[];
+  root: string;
+  state: ToolSessionState;
+  gate: PermissionGate;
+  approvals: ApprovalBroker;
+  /** Turns the raw argument string into a value for zod (strict-mode nulls mapped back). */
+  parseArguments?: (raw: string, tool: AnyTool) => unknown;
+}
+
+export interface ToolCallOutcome {
+  callId: string;
+  name: string;
+  output: string;
+  isError: boolean;
+}
+
+export interface BatchContext {
+  runId: string;
+  round: number;
+  signal: AbortSignal;
+  emit: (event: RunEvent) => void;
+}
+
+/** Outputs longer than this are clipped here as a last line of defence; tools cap their own first. */
+const OUTPUT_HARD_CAP = 100_000;
+
+export class ToolRuntime {
+  private readonly byName: Map<string, AnyTool>;
+
+  constructor(private readonly options: ToolRuntimeOptions) {
+    this.byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  }
+
+  /** The tools the model is shown: hidden tools are neither listed nor callable. */
+  visibleTools(): AnyTool[] {
+    return this.options.tools.filter((tool) => this.options.gate.isVisible(tool));
+  }
+
+  definitions(): ModelToolDefinition[] {
+    return this.visibleTools().map(toolDefinition);
+  }
+
+  /**
+   * Run a batch. Resolves with one outcome per call, in call order. Throws `FatalToolError` when a
+   * tool says the run cannot continue. When `signal` aborts, calls that had not finished get a
+   * `CANCELLED` output so the committed history never holds a call without its output.
+   */
+  async executeBatch(calls: readonly ModelToolCall[], context: BatchContext): Promise<ToolCallOutcome[]> {
+    for (const call of calls) {
+      context.emit({ type: 'tool_requested', round: context.round, callId: call.id, name: call.name, arguments: call.arguments });
+    }
+    const outcomes: ToolCallOutcome[] = [];
+    let index = 0;
+    while (index < calls.length) {
+      const segment = [calls[index]];
+      if (this.isReadOnly(calls[index].name)) {
+        while (index + segment.length < calls.length && this.isReadOnly(calls[index + segment.length].name)) {
+          segment.push(calls[index + segment.length]);
+        }
+      }
+      index += segment.length;
+      const results = await Promise.all(segment.map((call) => this.executeOne(call, context)));
+      outcomes.push(...results);
+    }
+    return outcomes;
+  }
+
+  private isReadOnly(name: string): boolean {
+    const tool = this.byName.get(name);
+    return tool !== undefined && tool.readOnly && this.options.gate.isVisible(tool);
+  }
+
+  private async executeOne(call: ModelToolCall, context: BatchContext): Promise<ToolCallOutcome> {
+    const fail = (code: string, message: string): ToolCallOutcome => {
+      const outcome = { callId: call.id, name: call.name, output: formatToolError(code, message), isError: true };
+      context.emit({ type: 'tool_finished', callId: call.id, name: call.name, isError: true, output: outcome.output, durationMs: 0 });
+      return outcome;
+    };
+    if (context.signal.aborted) return fail('CANCELLED', 'The run was cancelled before this call ran.');
+
+    const tool = this.byName.get(call.name);
+    if (!tool || !this.options.gate.isVisible(tool)) {
+      const names = this.visibleTools().map((t) => t.name).join(', ');
+      return fail('UNKNOWN_TOOL', `There is no tool named "${call.name}". Available tools: ${names}.`);
+    }
+
+    let raw: unknown;
+    try {
+      raw = this.options.parseArguments ? this.options.parseArguments(call.arguments, tool) : parseJsonArguments(call.arguments);
+    } catch (error) {
+      return fail('INVALID_ARGUMENTS', `Arguments for ${tool.name} are not valid JSON: ${(error as Error).message}`);
+    }
+    const parsed = tool.schema.safeParse(raw);
+    if (!parsed.success) {
+      const problems = parsed.error.issues
+        .map((issue) => `${issue.path.length ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
+        .join('; ');
+      return fail('INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${problems}`);
+    }
+    const args = parsed.data;
+
+    let access;
+    try {
+      access = tool.access(args, { root: this.options.root });
+    } catch (error) {
+      if (error instanceof ToolError) return fail(error.code, error.message);
+      throw error;
+    }
+    const request: GateRequest = { tool, args, access };
+    const decision = await this.options.gate.decide(request);
+    context.emit({
+      type: 'tool_permission_decided',
+      callId: call.id,
+      name: tool.name,
+      decision: decision.decision,
+      reason: decision.reason,
+      rule: decision.rule,
+    });
+    let execution = decision.execution;
+    if (decision.decision === 'deny') {
+      return fail('PERMISSION_DENIED', `${decision.reason} Do not retry the same action; choose another approach or ask the user.`);
+    }
+    if (decision.decision === 'ask') {
+      const summary = summarizeAccess(tool.name, access);
+      context.emit({ type: 'approval_requested', callId: call.id, name: tool.name, summary, reason: decision.reason, arguments: call.arguments });
+      let resolution;
+      try {
+        resolution = await this.options.approvals.request(
+          { runId: context.runId, callId: call.id, toolName: tool.name, summary, reason: decision.reason, arguments: call.arguments },
+          context.signal,
+        );
+      } catch (error) {
+        if (context.signal.aborted) resolution = { decision: 'deny' as const, by: 'cancelled', message: null };
+        else throw error;
+      }
+      context.emit({
+        type: 'approval_resolved',
+        callId: call.id,
+        name: tool.name,
+        decision: resolution.decision,
+        by: resolution.by,
+        message: resolution.message,
+      });
+      if (resolution.decision === 'deny') {
+        if (context.signal.aborted) return fail('CANCELLED', 'The run was cancelled while waiting for approval.');
+        const note = resolution.message ? ` The user said: ${resolution.message}` : '';
+        return fail('APPROVAL_DENIED', `The user denied this ${tool.name} call (${resolution.by}).${note}`);
+      }
+      if (resolution.decision === 'approve_session') this.options.gate.grantForSession(request);
+      execution = { ...execution, secretsApproved: true };
+    }
+
+    if (context.signal.aborted) return fail('CANCELLED', 'The run was cancelled before this call ran.');
+    context.emit({ type: 'tool_started', callId: call.id, name: tool.name });
+    const started = performance.now();
+    const toolContext: ToolContext = {
+      root: this.options.root,
+      execution,
+      callId: call.id,
+      signal: context.signal,
+      state: this.options.state,
+    };
+    let output: string;
+    let isError: boolean;
+    try {
+      const result = await tool.execute(args, toolContext);
+      output = result.output;
+      isError = result.isError ?? false;
+      if (context.signal.aborted) {
+        output = `${output}\n[The run was cancelled while this call was running; its output may be incomplete.]`;
+      }
+    } catch (error) {
+      if (error instanceof FatalToolError) throw error;
+      isError = true;
+      if (error instanceof ToolError) output = formatToolError(error.code, error.message);
+      else if (context.signal.aborted) output = formatToolError('CANCELLED', 'The run was cancelled while this call was running.');
+      else output = formatToolError('TOOL_FAILED', (error as Error)?.message ?? String(error));
+    }
+    if (output.length > OUTPUT_HARD_CAP) {
+      output = `${output.slice(0, OUTPUT_HARD_CAP)}\n[Output clipped at ${OUTPUT_HARD_CAP} characters of ${output.length}.]`;
+    }
+    const durationMs = Math.round(performance.now() - started);
+    context.emit({ type: 'tool_finished', callId: call.id, name: tool.name, isError, output, durationMs });
+    return { callId: call.id, name: tool.name, output, isError };
+  }
+}
+
+function parseJsonArguments(raw: string): unknown {
+  if (raw.trim() === '') return {};
+  return JSON.parse(raw);
+}
+
+export function summarizeAccess(toolName: string, access: ReturnType<AnyTool['access']>): string {
+  switch (access.kind) {
+    case 'exec':
+      return `${toolName}: ${access.command}${access.escalate ? ' (escalated: runs outside the sandbox)' : ''}`;
+    case 'read':
+      return `${toolName}: read ${access.paths.join(', ')}`;
+    case 'write':
+      return `${toolName}: write ${access.paths.join(', ')}`;
+    case 'none':
+      return toolName;
+  }
+}

@@ -1,0 +1,95 @@
+// `glassbox exec`: one turn of the agent from the terminal. The answer goes to stdout (or, with
+// --json, every run event as a JSON line); progress, warnings and errors go to stderr.
+
+import { randomUUID } from 'node:crypto';
+import { ApprovalRegistry, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
+import type { ExecCliOptions } from './main.js';
+import { EXIT } from './usage-error.js';
+import { attachTerminalApprover } from './terminal-approver.js';
+import { ProgressPrinter } from './progress-printer.js';
+import {
+  parseApprovalPolicy,
+  parsePositiveInt,
+  parseSandboxMode,
+  resolveCommonConfig,
+} from './run-config.js';
+import { openModel } from './open-model.js';
+
+/** Exit code for a run that ended with this terminal event. */
+export function exitCodeFor(terminal: TerminalRunEvent): number {
+  if (terminal.type === 'run_succeeded') return EXIT.ok;
+  if (terminal.type === 'run_cancelled') return EXIT.cancelled;
+  // Failures a user fixes in their configuration, not by retrying.
+  return terminal.error.code === 'AUTH_FAILED' || terminal.error.code === 'NOT_FOUND' ? EXIT.usage : EXIT.failed;
+}
+
+export async function execCommand(prompt: string, options: ExecCliOptions): Promise<number> {
+  if (prompt.trim() === '') {
+    process.stderr.write('glassbox: the prompt is empty; say what the agent should do\n');
+    return EXIT.usage;
+  }
+  const config = resolveCommonConfig(options);
+  const sandbox = parseSandboxMode(options.sandbox, 'read-only');
+  const approvalPolicy = parseApprovalPolicy(options.approvalPolicy, 'on-request');
+  const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
+  const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
+
+  const model = await openModel(config, { stderr: process.stderr, intro: options.demoIntro === true });
+  const { runTurn, openRunner } = await import('../runner/index.js');
+  const runner = await openRunner({
+    root: config.root,
+    home: config.home,
+    model: config.model,
+    wireApi: config.wireApi,
+    gateway: model.gateway,
+    sandbox,
+    approvalPolicy,
+    network: options.network === true,
+    maxRounds,
+    tokenBudget,
+    compactAt: options.compactAt,
+    contextWindow: options.contextWindow,
+  });
+
+  const approvals = new ApprovalRegistry();
+  const detachApprover = attachTerminalApprover(approvals);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      process.stderr.write('\nglassbox: cancelling the run (Ctrl-C again to quit at once)…\n');
+      controller.abort('Cancelled by the user (Ctrl-C).');
+    } else {
+      process.exit(EXIT.cancelled);
+    }
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+
+  const printer = new ProgressPrinter();
+  const onEvent = (event: RunEvent): void => {
+    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    else printer.handle(event);
+  };
+
+  try {
+    const result = await runTurn(runner, {
+      prompt,
+      resume: options.resume ?? null,
+      runId: randomUUID(),
+      signal: controller.signal,
+      approvals,
+      onEvent,
+    });
+    if (!options.json && result.terminal.type === 'run_succeeded') {
+      process.stdout.write(result.terminal.answer.endsWith('\n') ? result.terminal.answer : `${result.terminal.answer}\n`);
+    }
+    return exitCodeFor(result.terminal);
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+    detachApprover();
+    await model.close();
+  }
+}

@@ -1,0 +1,94 @@
+// The command-line entry. Commands are declared here and their implementations imported only when
+// they run, so `--help` and a usage error never pay for the gateway, tools or server.
+
+import { Command, CommanderError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { UsageError, EXIT } from './usage-error.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export interface ExecCliOptions {
+  model?: string;
+  baseUrl?: string;
+  wireApi?: string;
+  cd?: string;
+  home?: string;
+  maxRounds?: string;
+  tokenBudget?: string;
+  json?: boolean;
+  resume?: string;
+  sandbox?: string;
+  approvalPolicy?: string;
+  network?: boolean;
+  compactAt?: string;
+  contextWindow?: string;
+  demo?: boolean;
+  demoIntro?: boolean;
+}
+
+export function addModelOptions(command: Command): Command {
+  return command
+    .addOption(new Option('-m, --model <model>', 'model name').env('GLASSBOX_MODEL'))
+    .addOption(new Option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1').env('OPENAI_BASE_URL'))
+    .addOption(new Option('--wire-api <api>', 'wire API: chat or responses').env('GLASSBOX_WIRE_API'))
+    .option('-C, --cd <dir>', 'project root (default: current directory)')
+    .addOption(new Option('--home <dir>', 'Glassbox home for sessions and config (default ~/.glassbox)').env('GLASSBOX_HOME'))
+    .option('--compact-at <tokens|percent%>', 'compact the context at this many tokens or this share of the window')
+    .option('--context-window <tokens>', "override the model's context window")
+    .option('--demo', 'use the built-in offline demo model');
+}
+
+export function buildProgram(): Command {
+  const program = new Command('glassbox')
+    .description('A coding-agent harness you can see through.')
+    .version(version(), '-V, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride();
+
+  addModelOptions(
+    program
+      .command('exec')
+      .description('run the agent on a prompt and print its final answer (progress on stderr)')
+      .argument('<prompt...>', 'what the agent should do'),
+  )
+    .option('--json', 'print run events as JSON lines on stdout instead of the answer')
+    .option('--resume <sessionId|last>', 'continue an existing session')
+    .option('--max-rounds <n>', 'stop after N model rounds')
+    .option('--token-budget <n>', 'stop once the run has used N tokens')
+    .option('--sandbox <mode>', 'read-only | workspace-write | danger-full-access (default read-only)')
+    .option('--approval-policy <policy>', 'untrusted | on-request | never (default on-request)')
+    .option('--network', 'allow network access inside the sandbox')
+    .addOption(new Option('--demo-intro').hideHelp())
+    .action(async (promptWords: string[], options: ExecCliOptions) => {
+      const { execCommand } = await import('./exec-command.js');
+      process.exitCode = await execCommand(promptWords.join(' '), options);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.exitCode = reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
+    return EXIT.usage; // commander already printed the message
+  }
+  const debug = process.env.GLASSBOX_DEBUG === '1';
+  const exitCode = (error as { exitCode?: unknown })?.exitCode;
+  const message = (error as Error)?.message ?? String(error);
+  process.stderr.write(`glassbox: ${message}\n`);
+  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  if (error instanceof UsageError || exitCode === 2) return EXIT.usage;
+  return typeof exitCode === 'number' ? exitCode : EXIT.failed;
+}

@@ -1,0 +1,27 @@
+// Opens the model the configuration names: a real OpenAI-compatible endpoint, or the built-in
+// offline demo model served on loopback (and said so on stderr, with how to configure a real one).
+
+import { createGateway, type ModelGateway } from '../model/index.js';
+import type { ModelConfig } from './run-config.js';
+
+export interface OpenedModel {
+  gateway: ModelGateway;
+  close(): Promise<void>;
+}
+
+export async function openModel(config: ModelConfig, options: { stderr: NodeJS.WritableStream; intro?: boolean }): Promise<OpenedModel> {
+  if (!config.demo || config.baseURL !== null) {
+    return { gateway: createGateway({ wireApi: config.wireApi, baseURL: config.baseURL ?? '', apiKey: config.apiKey }), close: async () => {} };
+  }
+  const { startDemoProvider } = await import('../demo/index.js');
+  const provider = await startDemoProvider();
+  options.stderr.write(
+    'glassbox: no OPENAI_API_KEY or --base-url set, so this run uses the offline demo model (a built-in script, not an AI).\n' +
+      'glassbox: to use a real model: export OPENAI_API_KEY=…  (or --base-url http://localhost:11434/v1 for Ollama), then glassbox exec -m <model> "…"\n',
+  );
+  if (options.intro) options.stderr.write('glassbox: `npm start` runs this demo; `glassbox --help` lists every command.\n');
+  return {
+    gateway: createGateway({ wireApi: config.wireApi, baseURL: provider.baseURL, apiKey: config.apiKey }),
+    close: () => provider.close(),
+  };
+}

@@ -1,0 +1,75 @@
+// Human-readable progress on stderr while a run goes on; stdout stays reserved for the answer.
+
+import type { RunEvent } from '../agent/index.js';
+
+const MAX_ARGS_SHOWN = 120;
+
+export class ProgressPrinter {
+  private roundText = '';
+  private readonly color: boolean;
+
+  constructor(private readonly out: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr) {
+    this.color = Boolean(out.isTTY) && process.env.NO_COLOR === undefined;
+  }
+
+  private dim(text: string): string {
+    return this.color ? `\x1b[2m${text}\x1b[22m` : text;
+  }
+
+  private write(line: string): void {
+    this.out.write(`${line}\n`);
+  }
+
+  handle(event: RunEvent): void {
+    switch (event.type) {
+      case 'run_started':
+        this.write(this.dim(`glassbox ${event.resumed ? 'resumed' : 'session'} ${event.sessionId} · ${event.model} (${event.wireApi})`));
+        break;
+      case 'model_requested':
+        this.roundText = '';
+        break;
+      case 'assistant_delta':
+        this.roundText += event.delta;
+        break;
+      case 'model_retry':
+        this.write(`  retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt + 1}): ${event.error.message}`);
+        break;
+      case 'tool_requested':
+        if (this.roundText.trim()) this.write(`› ${this.roundText.trim()}`);
+        this.roundText = '';
+        this.write(this.dim(`  ⚙ ${event.name} ${clip(event.arguments)}`));
+        break;
+      case 'tool_permission_decided':
+        if (event.decision !== 'allow') this.write(`  ${event.decision === 'deny' ? '✗ denied' : '? needs approval'}: ${event.reason}`);
+        break;
+      case 'approval_resolved':
+        this.write(`  approval: ${event.decision} (${event.by})${event.message ? ` — ${event.message}` : ''}`);
+        break;
+      case 'tool_finished':
+        this.write(this.dim(`  ${event.isError ? '✗' : '✓'} ${event.name} (${event.durationMs} ms)${event.isError ? ` ${clip(event.output)}` : ''}`));
+        break;
+      case 'history_compacted':
+        this.write(`  ⇣ context compacted (${event.kind}, ${event.trigger}): ${event.tokensBefore} → ${event.tokensAfter} tokens`);
+        break;
+      case 'warning':
+        this.write(`warning: ${event.message}`);
+        break;
+      case 'run_succeeded':
+        this.write(this.dim(`done in ${event.rounds} round(s) · ${event.usage.total.totalTokens} tokens`));
+        break;
+      case 'run_failed':
+        this.write(`glassbox: run failed [${event.error.code}]: ${event.error.message}`);
+        break;
+      case 'run_cancelled':
+        this.write(`glassbox: run cancelled: ${event.reason}`);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ');
+  return oneLine.length > MAX_ARGS_SHOWN ? `${oneLine.slice(0, MAX_ARGS_SHOWN)}…` : oneLine;
+}

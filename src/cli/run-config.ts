@@ -1,0 +1,104 @@
+// Turns flags and environment into one validated run configuration. Every problem is a
+// `UsageError` that says what to fix; nothing here touches the network.
+
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { WIRE_APIS, type WireApi } from '../model/index.js';
+import { SANDBOX_MODES, type SandboxMode } from '../agent/index.js';
+import { UsageError } from './usage-error.js';
+
+export type ApprovalPolicyName = 'untrusted' | 'on-request' | 'never';
+export const APPROVAL_POLICIES: readonly ApprovalPolicyName[] = ['untrusted', 'on-request', 'never'];
+
+export const DEFAULT_MODEL = 'gpt-5-mini';
+export const DEMO_MODEL = 'glassbox-demo';
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+export interface ModelConfig {
+  model: string;
+  wireApi: WireApi;
+  /** null: use the built-in demo provider. */
+  baseURL: string | null;
+  apiKey: string;
+  demo: boolean;
+}
+
+export interface CommonConfig extends ModelConfig {
+  root: string;
+  home: string;
+}
+
+export interface ModelOptionValues {
+  model?: string;
+  baseUrl?: string;
+  wireApi?: string;
+  cd?: string;
+  home?: string;
+  demo?: boolean;
+}
+
+export function resolveCommonConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): CommonConfig {
+  const root = resolve(options.cd ?? process.cwd());
+  if (!existsSync(root)) throw new UsageError(`project root ${root} does not exist (check -C/--cd)`);
+  if (!statSync(root).isDirectory()) throw new UsageError(`project root ${root} is not a directory (check -C/--cd)`);
+  return { ...resolveModelConfig(options, env), root, home: resolveHome(options.home, env) };
+}
+
+export function resolveHome(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const home = option ?? env.GLASSBOX_HOME;
+  return resolve(home && home.trim() !== '' ? home : resolve(homedir(), '.glassbox'));
+}
+
+export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): ModelConfig {
+  const wireApi = parseWireApi(options.wireApi ?? 'chat');
+  const apiKey = env.OPENAI_API_KEY?.trim() ?? '';
+  const baseUrlOption = options.baseUrl?.trim() ?? '';
+  if (options.demo || (apiKey === '' && baseUrlOption === '')) {
+    return { model: options.model?.trim() || DEMO_MODEL, wireApi, baseURL: null, apiKey: 'demo', demo: true };
+  }
+  const baseURL = baseUrlOption === '' ? OPENAI_BASE_URL : parseBaseUrl(baseUrlOption);
+  if (apiKey === '' && baseURL === OPENAI_BASE_URL) {
+    throw new UsageError('OPENAI_API_KEY is not set; set it, or point --base-url at an endpoint that needs no key');
+  }
+  // Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) usually ignore the key, but the SDK needs one.
+  return { model: options.model?.trim() || DEFAULT_MODEL, wireApi, baseURL, apiKey: apiKey || 'no-key', demo: false };
+}
+
+export function parseWireApi(value: string): WireApi {
+  const normalized = value.trim().toLowerCase();
+  if (normalized === 'chat-completions' || normalized === 'chat_completions') return 'chat';
+  if ((WIRE_APIS as readonly string[]).includes(normalized)) return normalized as WireApi;
+  throw new UsageError(`unknown wire API "${value}"; use --wire-api chat or --wire-api responses`);
+}
+
+function parseBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--base-url "${value}" is not a URL; expected something like http://localhost:11434/v1`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--base-url must be http or https, got ${url.protocol}`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+export function parsePositiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) <= 0) throw new UsageError(`${flag} expects a positive whole number, got "${value}"`);
+  return Number(value);
+}
+
+export function parseSandboxMode(value: string | undefined, fallback: SandboxMode): SandboxMode {
+  if (value === undefined) return fallback;
+  if ((SANDBOX_MODES as readonly string[]).includes(value)) return value as SandboxMode;
+  throw new UsageError(`unknown sandbox mode "${value}"; use ${SANDBOX_MODES.join(', ')}`);
+}
+
+export function parseApprovalPolicy(value: string | undefined, fallback: ApprovalPolicyName): ApprovalPolicyName {
+  if (value === undefined) return fallback;
+  if ((APPROVAL_POLICIES as readonly string[]).includes(value)) return value as ApprovalPolicyName;
+  throw new UsageError(`unknown approval policy "${value}"; use ${APPROVAL_POLICIES.join(', ')}`);
+}

@@ -1,0 +1,1 @@
+export { startDemoProvider, demoTurn } from './demo-model.js';

@@ -1,0 +1,196 @@
+// Runs one turn of the agent in a session: the piece both `glassbox exec` and the HTTP server use.
+// It opens or resumes the session, builds the tools and the permission gate, runs the sampling
+// loop with the session recorder attached, and closes the turn in the file.
+
+import { readFileSync } from 'node:fs';
+import {
+  ToolRuntime,
+  buildSystemPrompt,
+  createToolSessionState,
+  runSamplingLoop,
+  systemMessage,
+  toolDefinition,
+  userMessage,
+  type AnyTool,
+  type ApprovalBroker,
+  type CompactionHooks,
+  type ResponseItem,
+  type RunEvent,
+  type SandboxMode,
+  type TerminalRunEvent,
+} from '../agent/index.js';
+import { parseToolArguments, type JsonSchema, type ModelGateway, type WireApi } from '../model/index.js';
+import type { ApprovalPolicy } from '../permissions/index.js';
+import { detectSandbox } from '../sandbox/index.js';
+import { JsonlSessionStore, replaySession, repairOrphans, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
+import { createEditingTools, createReadOnlyTools, createShellTool } from '../tools/index.js';
+import { createPermissionGate } from './permission-gate.js';
+import { SessionRecorder } from './session-recorder.js';
+import { resolveRoot } from '../tools/path-policy.js';
+import { join } from 'node:path';
+
+export interface RunnerSettings {
+  root: string;
+  home: string;
+  model: string;
+  wireApi: WireApi;
+  gateway: ModelGateway;
+  sandbox: SandboxMode;
+  approvalPolicy: ApprovalPolicy;
+  network: boolean;
+  maxRounds?: number;
+  tokenBudget?: number;
+  compactAt?: string;
+  contextWindow?: string;
+  /** Defaults to the JSONL store under `<home>/sessions`. */
+  store?: SessionStore;
+  /** Defaults to every built-in tool. */
+  tools?: AnyTool[];
+  /** Replaces the default compaction hooks (tests, benchmarks). */
+  compaction?: CompactionHooks | null;
+}
+
+export interface Runner {
+  readonly settings: RunnerSettings;
+  readonly root: string;
+  readonly store: SessionStore;
+  readonly tools: AnyTool[];
+}
+
+export interface TurnRequest {
+  prompt: string;
+  /** A session id, a unique prefix, or `last`; null starts a new session. */
+  resume?: string | null;
+  runId: string;
+  signal: AbortSignal;
+  approvals: ApprovalBroker;
+  onEvent?: (event: RunEvent) => void;
+}
+
+export interface TurnResult {
+  sessionId: string;
+  runId: string;
+  terminal: TerminalRunEvent;
+}
+
+let cachedVersion: string | null = null;
+export function glassboxVersion(): string {
+  cachedVersion ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return cachedVersion;
+}
+
+export async function openRunner(settings: RunnerSettings): Promise<Runner> {
+  const root = resolveRoot(settings.root);
+  const store = settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions'));
+  const tools = settings.tools ?? [...createReadOnlyTools(), ...createEditingTools(), createShellTool()];
+  return { settings, root, store, tools };
+}
+
+interface OpenedSession {
+  writer: SessionWriter;
+  history: ResponseItem[];
+  newItems: ResponseItem[];
+  turn: number;
+  resumed: boolean;
+}
+
+async function openSession(runner: Runner, request: TurnRequest): Promise<OpenedSession> {
+  const { settings, store } = runner;
+  if (request.resume) {
+    const sessionId = await store.resolveId(request.resume);
+    const writer = await store.openForAppend(sessionId);
+    try {
+      const contents = await store.read(sessionId);
+      const replay = replaySession(contents.records);
+      const repair = repairOrphans(replay.history);
+      for (const output of repair.added) {
+        await writer.append({ type: 'response_item', turn: replay.turns, item: output, repaired: true });
+      }
+      return { writer, history: repair.history, newItems: [userMessage(request.prompt)], turn: replay.turns + 1, resumed: true };
+    } catch (error) {
+      await writer.close();
+      throw error;
+    }
+  }
+  const writer = await store.create({ cwd: runner.root, model: settings.model, wireApi: settings.wireApi, glassboxVersion: glassboxVersion() });
+  const system = await buildSystemPrompt({ root: runner.root });
+  return { writer, history: [], newItems: [systemMessage(system), userMessage(request.prompt)], turn: 1, resumed: false };
+}
+
+export async function runTurn(runner: Runner, request: TurnRequest): Promise<TurnResult> {
+  const { settings } = runner;
+  const session = await openSession(runner, request);
+  const forward = request.onEvent ?? (() => {});
+  const recorder = new SessionRecorder(session.writer, session.turn, forward);
+  try {
+    await session.writer.append({
+      type: 'turn_started',
+      turn: session.turn,
+      runId: request.runId,
+      prompt: request.prompt,
+      policy: { approvalPolicy: settings.approvalPolicy, sandbox: settings.sandbox },
+      model: settings.model,
+      wireApi: settings.wireApi,
+    });
+    const gate = createPermissionGate({
+      root: runner.root,
+      home: settings.home,
+      approvalPolicy: settings.approvalPolicy,
+      sandbox: settings.sandbox,
+      network: settings.network,
+      detectSandbox: async () => (await detectSandbox()).available,
+    });
+    const tools = new ToolRuntime({
+      tools: runner.tools,
+      root: runner.root,
+      state: createToolSessionState(),
+      gate,
+      approvals: request.approvals,
+      parseArguments: (raw, tool) => parseToolArguments(raw, toolSchema(tool), tool.strict),
+    });
+    const terminal = await runSamplingLoop({
+      gateway: settings.gateway,
+      model: settings.model,
+      wireApi: settings.wireApi,
+      sessionId: session.writer.sessionId,
+      runId: request.runId,
+      resumed: session.resumed,
+      history: session.history,
+      newItems: session.newItems,
+      tools,
+      signal: request.signal,
+      observer: recorder,
+      compaction: settings.compaction ?? undefined,
+      maxRounds: settings.maxRounds,
+      tokenBudget: settings.tokenBudget,
+    });
+    await session.writer.append(turnEndRecord(session.turn, request.runId, terminal));
+    await session.writer.sync();
+    return { sessionId: session.writer.sessionId, runId: request.runId, terminal };
+  } finally {
+    await session.writer.close();
+  }
+}
+
+const schemaCache = new WeakMap<AnyTool, JsonSchema>();
+/** The tool's JSON Schema as sent before strict adaptation: what strict nulls are mapped back against. */
+function toolSchema(tool: AnyTool): JsonSchema {
+  let schema = schemaCache.get(tool);
+  if (!schema) {
+    schema = toolDefinition(tool).parameters;
+    schemaCache.set(tool, schema);
+  }
+  return schema;
+}
+
+function turnEndRecord(turn: number, runId: string, terminal: TerminalRunEvent): NewSessionRecord {
+  const common = { turn, runId, usage: terminal.usage, rounds: terminal.rounds };
+  switch (terminal.type) {
+    case 'run_succeeded':
+      return { type: 'turn_completed', ...common };
+    case 'run_failed':
+      return { type: 'turn_failed', ...common, error: terminal.error };
+    case 'run_cancelled':
+      return { type: 'turn_cancelled', ...common, reason: terminal.reason };
+  }
+}

@@ -1,0 +1,54 @@
+// Adapts the pure permission rules (`permissions/`) to the loop's `PermissionGate` interface. The
+// bash parser behind the command classifier loads on the first shell call, not at start-up.
+
+import type { AnyTool, GateDecision, GateRequest, PermissionGate, SandboxMode } from '../agent/index.js';
+import {
+  SessionGrants,
+  decidePermission,
+  isToolVisible,
+  loadCommandClassifier,
+  type ApprovalPolicy,
+  type CommandClassification,
+  type PermissionSettings,
+} from '../permissions/index.js';
+
+export interface GateSettings {
+  root: string;
+  home: string;
+  approvalPolicy: ApprovalPolicy;
+  sandbox: SandboxMode;
+  /** Probed on the first shell call only: it runs bwrap once. */
+  detectSandbox: () => Promise<boolean>;
+  network: boolean;
+}
+
+export function createPermissionGate(settings: GateSettings): PermissionGate {
+  const permissionSettings: PermissionSettings = {
+    root: settings.root,
+    approvalPolicy: settings.approvalPolicy,
+    sandbox: settings.sandbox,
+    // Only shell calls depend on it; it is filled in before the first exec decision.
+    sandboxAvailable: false,
+    network: settings.network,
+    glassboxHome: settings.home,
+    sessionGrants: new SessionGrants(),
+  };
+  const classify = async (request: GateRequest): Promise<CommandClassification | null> => {
+    if (request.access.kind !== 'exec') return null;
+    const classifier = await loadCommandClassifier();
+    return classifier.classify(request.access.command, { root: settings.root });
+  };
+  return {
+    async decide(request: GateRequest): Promise<GateDecision> {
+      const commandSafety = await classify(request);
+      if (request.access.kind === 'exec') permissionSettings.sandboxAvailable = await settings.detectSandbox();
+      return decidePermission({ toolName: request.tool.name, access: request.access, commandSafety }, permissionSettings);
+    },
+    grantForSession(request: GateRequest): void {
+      permissionSettings.sessionGrants.add({ toolName: request.tool.name, access: request.access, commandSafety: null });
+    },
+    isVisible(tool: AnyTool): boolean {
+      return isToolVisible(tool, permissionSettings);
+    },
+  };
+}

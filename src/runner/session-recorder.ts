@@ -1,0 +1,66 @@
+// Records a turn into its session as it happens: every committed history item, a short summary
+// of every model call, and the audit-worthy events. Hangs off the loop's observer interface.
+
+import type { ModelCallRecord, ResponseItem, RunEvent, RunObserver } from '../agent/index.js';
+import type { AuditEvent, NewSessionRecord, SessionWriter } from '../sessions/index.js';
+
+const AUDITED = new Set<RunEvent['type']>(['tool_permission_decided', 'approval_requested', 'approval_resolved', 'tool_started', 'tool_finished']);
+
+export function toAuditEvent(event: RunEvent): AuditEvent | null {
+  if (!AUDITED.has(event.type)) return null;
+  if (event.type === 'tool_finished') {
+    // The output is already in the committed function_call_output item; don't store it twice.
+    const { output: _output, ...rest } = event;
+    return rest;
+  }
+  return event as AuditEvent;
+}
+
+export class SessionRecorder implements RunObserver {
+  private failure: Error | null = null;
+
+  constructor(
+    private readonly writer: SessionWriter,
+    private readonly turn: number,
+    private readonly forward: (event: RunEvent) => void,
+  ) {}
+
+  /** The first write error, if any: the run is then failed rather than silently unrecorded. */
+  get writeFailure(): Error | null {
+    return this.failure;
+  }
+
+  private append(record: NewSessionRecord): Promise<void> {
+    return this.writer.append(record).then(
+      () => undefined,
+      (error: Error) => {
+        this.failure ??= error;
+        throw error;
+      },
+    );
+  }
+
+  onEvent(event: RunEvent): void {
+    const audit = toAuditEvent(event);
+    if (audit) this.append({ type: 'audit', turn: this.turn, event: audit }).catch(() => {});
+    if (event.type === 'warning') this.append({ type: 'warning', turn: this.turn, code: event.code, message: event.message }).catch(() => {});
+    this.forward(event);
+  }
+
+  async onCommit(items: readonly ResponseItem[]): Promise<void> {
+    for (const item of items) await this.append({ type: 'response_item', turn: this.turn, item });
+  }
+
+  async onModelCall(call: ModelCallRecord): Promise<void> {
+    await this.append({
+      type: 'model_call',
+      turn: this.turn,
+      round: call.round,
+      stage: call.stage,
+      usage: call.usage,
+      durationMs: call.durationMs,
+      finishReason: call.finishReason,
+      error: call.error,
+    });
+  }
+}
