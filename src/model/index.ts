@@ -2,3 +2,24 @@ export * from './ir.js';
 export * from './model-error.js';
 export type { ModelGateway, GatewayConfig, RetryPolicy } from './gateway.js';
 export { DEFAULT_RETRY_POLICY } from './gateway.js';
+export { createGateway, RetryingGateway } from './create-gateway.js';
+export {
+  withRetries,
+  streamWithRetries,
+  resolveRetryPolicy,
+  backoffDelay,
+  retryDelay,
+  isRetryable,
+  sleepAbortable,
+  type RetryOptions,
+  type Sleep,
+} from './retry.js';
+export {
+  toStrictJsonSchema,
+  stripStrictNulls,
+  parseToolArguments,
+  wireParameters,
+  StrictSchemaError,
+  ToolArgumentsError,
+} from './strict-schema.js';
+export { DEFAULT_TIMEOUT_MS } from './sdk-client.js';

@@ -1,0 +1,77 @@
+// Cold start: `--version` and `--help` against bare `node -e 0`; start → first model request and
+// the first request's size, against a raw SDK script doing the same single request.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeProvider } from '../../src/testing/index.js';
+import { median, withRatio, type BenchRow } from '../bench-table.js';
+import { REPO_ROOT, compileForChild, runChild } from '../child-process.js';
+
+const quick = process.env.GLASSBOX_BENCH_QUICK === '1';
+const RUNS = quick ? 5 : 15;
+const BIN = join(REPO_ROOT, 'bin', 'glassbox.js');
+
+async function timeCommand(args: string[], env?: NodeJS.ProcessEnv): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const result = await runChild(process.execPath, args, { env });
+    if (result.code !== 0) throw new Error(`${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+    times.push(result.ms);
+  }
+  return median(times);
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const nodeBare = await timeCommand(['-e', '0']);
+  const version = await timeCommand([BIN, '--version']);
+  const help = await timeCommand([BIN, '--help']);
+  rows.push(withRatio({ group: 'startup', name: 'glassbox --version', value: version, unit: 'ms', baseline: { name: 'node -e 0', value: nodeBare } }, 1.5));
+  rows.push(withRatio({ group: 'startup', name: 'glassbox --help', value: help, unit: 'ms', baseline: { name: 'node -e 0', value: nodeBare } }));
+
+  // Start → first request: the time from spawning the process to the provider receiving a request.
+  const provider = await startFakeProvider({ whenExhausted: { text: 'ok', usage: { input: 10, output: 1 } } });
+  const home = mkdtempSync(join(tmpdir(), 'glassbox-bench-home-'));
+  try {
+    const firstRequest = async (args: string[], env: NodeJS.ProcessEnv): Promise<number> => {
+      const samples: number[] = [];
+      for (let i = 0; i < RUNS; i += 1) {
+        const before = provider.requests.length;
+        const spawnedAt = Date.now();
+        const result = await runChild(process.execPath, args, { env });
+        if (result.code !== 0) throw new Error(`${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+        samples.push(provider.requests[before].receivedAt - spawnedAt);
+      }
+      return median(samples);
+    };
+    const env = { OPENAI_API_KEY: 'bench', GLASSBOX_HOME: home };
+    const glassbox = await firstRequest([BIN, 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', REPO_ROOT, 'say ok'], env);
+    const rawScript = await compileForChild(join(REPO_ROOT, 'bench', 'raw-sdk-loop.ts'));
+    const raw = await firstRequest([rawScript, provider.baseURL, REPO_ROOT], env);
+    rows.push(withRatio({ group: 'startup', name: 'start → first request (glassbox exec)', value: glassbox, unit: 'ms', baseline: { name: 'raw SDK loop process', value: raw } }));
+
+    const before = provider.requests.length;
+    const result = await runChild(process.execPath, [BIN, 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', REPO_ROOT, 'say ok'], { env });
+    if (result.code !== 0) throw new Error(result.stderr);
+    const first = provider.requests[before];
+    const body = first.body as { messages: Array<{ role: string; content: string }>; tools: unknown[] };
+    const instructions = body.messages.find((m) => m.role === 'system')?.content ?? '';
+    const toolsBytes = Buffer.byteLength(JSON.stringify(body.tools ?? []));
+    const instructionBytes = Buffer.byteLength(instructions);
+    rows.push({ group: 'first request', name: 'whole body', value: Buffer.byteLength(first.rawBody), unit: 'bytes' });
+    rows.push({
+      group: 'first request',
+      name: 'instructions + tools',
+      value: instructionBytes + toolsBytes,
+      unit: 'bytes',
+      note: `instructions ${instructionBytes}, tools ${toolsBytes}; includes this repo's environment block`,
+      target: '≤ 8192',
+      met: instructionBytes + toolsBytes <= 8192,
+    });
+  } finally {
+    await provider.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+  return rows;
+}

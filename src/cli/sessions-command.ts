@@ -1,0 +1,252 @@
+// `glassbox sessions`, `glassbox sessions show` and `glassbox fork`: looking at and branching the
+// session files. Read-only except for fork, which only creates a new session.
+
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import {
+  forkSession,
+  JsonlSessionStore,
+  type AuditEvent,
+  type SessionRecord,
+  type SessionSummary,
+} from '../sessions/index.js';
+
+export interface SessionCommandDeps {
+  /** The Glassbox home; sessions live in `<home>/sessions`. */
+  resolveHome(): string;
+  /** Defaults to process.stdout / process.stderr; tests capture them instead. */
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+}
+
+interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const DEFAULT_LIST_LIMIT = 20;
+
+function parsePositiveInteger(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+    throw new InvalidArgumentError('expected a positive integer');
+  }
+  return number;
+}
+
+function parseTurnNumber(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number)) throw new InvalidArgumentError('expected a turn number (0 or more)');
+  return number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting
+
+function pad(value: number): string {
+  return String(value).padStart(2, '0');
+}
+
+/** Local time, minute precision: enough to tell sessions apart in a table. */
+function formatDateTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+function formatTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${String(date.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** One line, at most `max` characters, cut at the end. */
+function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(flat);
+  return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** Cut at the start: the end of a path says more than its beginning. */
+function clipStart(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `…${chars.slice(chars.length - max + 1).join('')}`;
+}
+
+function formatTable(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => Array.from(row[column]).length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell + ' '.repeat(widths[column] - Array.from(cell).length)))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n') + '\n';
+}
+
+function summaryRow(summary: SessionSummary): string[] {
+  return [
+    summary.sessionId,
+    formatDateTime(summary.createdAt),
+    formatDateTime(summary.updatedAt),
+    String(summary.turns),
+    summary.totalTokens.toLocaleString('en-US'),
+    summary.model,
+    clipStart(summary.cwd, 32),
+    clip(summary.title, 60) || '(no prompt yet)',
+  ];
+}
+
+function describeAudit(event: AuditEvent): string {
+  switch (event.type) {
+    case 'tool_permission_decided':
+      return `${event.name} ${event.callId}: ${event.decision} by ${event.rule}${event.reason ? ` (${clip(event.reason, 80)})` : ''}`;
+    case 'approval_requested':
+      return `${event.name} ${event.callId}: asked "${clip(event.summary, 80)}"`;
+    case 'approval_resolved':
+      return `${event.name} ${event.callId}: ${event.decision} by ${event.by}${event.message ? ` (${clip(event.message, 60)})` : ''}`;
+    case 'tool_started':
+      return `${event.name} ${event.callId}: started`;
+    case 'tool_finished':
+      return `${event.name} ${event.callId}: finished in ${event.durationMs} ms${event.isError ? ' with an error' : ''}`;
+  }
+}
+
+/** A short, human summary of one record, for `sessions show`. */
+export function describeRecord(record: SessionRecord): string {
+  switch (record.type) {
+    case 'session_meta': {
+      const parent = record.parent ? ` · forked from ${record.parent.sessionId} at turn ${record.parent.atTurn}` : '';
+      return `session ${record.sessionId} · ${record.model} (${record.wireApi}) · ${record.cwd} · glassbox ${record.glassboxVersion}${parent}`;
+    }
+    case 'turn_started':
+      return `turn ${record.turn} · ${record.model} · approval ${record.policy.approvalPolicy} · sandbox ${record.policy.sandbox} · "${clip(record.prompt, 80)}"`;
+    case 'response_item': {
+      const item = record.item;
+      switch (item.type) {
+        case 'message':
+          return item.role === 'assistant'
+            ? `assistant (${item.runtimeRole === 'final_response' ? 'final' : 'working'}): ${clip(item.content, 100)}`
+            : `${item.role}: ${clip(item.content, 100)}`;
+        case 'function_call':
+          return `call ${item.name} ${item.callId} ${clip(item.arguments, 80)}`;
+        case 'function_call_output':
+          return `output ${item.name} ${item.callId}${item.isError ? ' [error]' : ''}${record.repaired ? ' [repaired]' : ''}: ${clip(item.output, 80)}`;
+        case 'compaction_summary':
+          return `compaction summary ${item.compactionId}: ${clip(item.summary, 80)}`;
+      }
+      break;
+    }
+    case 'model_call': {
+      const usage = record.usage ? ` · ${record.usage.inputTokens} in / ${record.usage.outputTokens} out` : '';
+      const outcome = record.error ? `failed [${record.error.code}] ${clip(record.error.message, 80)}` : (record.finishReason ?? 'no finish reason');
+      return `turn ${record.turn} round ${record.round} (${record.stage}) · ${record.durationMs} ms${usage} · ${outcome}`;
+    }
+    case 'audit':
+      return `${record.event.type} ${describeAudit(record.event)}`;
+    case 'warning':
+      return `[${record.code}] ${clip(record.message, 120)}`;
+    case 'turn_completed':
+      return `turn ${record.turn} completed · ${record.rounds} rounds · ${record.usage.total.totalTokens.toLocaleString('en-US')} tokens`;
+    case 'turn_failed':
+      return `turn ${record.turn} failed [${record.error.code}] ${clip(record.error.message, 100)} · ${record.rounds} rounds`;
+    case 'turn_cancelled':
+      return `turn ${record.turn} cancelled: ${clip(record.reason, 100)} · ${record.rounds} rounds`;
+    case 'compaction':
+      return `turn ${record.turn} · ${record.compactionId}`;
+  }
+  return '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+function storeFor(deps: SessionCommandDeps): JsonlSessionStore {
+  return new JsonlSessionStore(join(deps.resolveHome(), 'sessions'));
+}
+
+async function listSessions(
+  deps: SessionCommandDeps,
+  io: Output,
+  options: { json?: boolean; limit?: number; query?: string },
+): Promise<void> {
+  const store = storeFor(deps);
+  const list = await store.list({ limit: options.limit ?? DEFAULT_LIST_LIMIT, query: options.query });
+  for (const problem of list.problems) io.err(`warning: session ${problem.sessionId}: ${problem.message}\n`);
+  if (options.json) {
+    io.out(`${JSON.stringify(list.sessions, null, 2)}\n`);
+    return;
+  }
+  if (list.sessions.length === 0) {
+    io.out(options.query ? `No sessions match "${options.query}" in ${store.location}.\n` : `No sessions yet in ${store.location}.\n`);
+    return;
+  }
+  io.out(
+    formatTable(
+      ['ID', 'CREATED', 'UPDATED', 'TURNS', 'TOKENS', 'MODEL', 'CWD', 'TITLE'],
+      list.sessions.map(summaryRow),
+    ),
+  );
+  if (list.nextCursor !== null) io.err(`(more sessions not shown; use --limit to see more)\n`);
+}
+
+async function showSession(deps: SessionCommandDeps, io: Output, reference: string, json: boolean): Promise<void> {
+  const store = storeFor(deps);
+  const sessionId = await store.resolveId(reference);
+  const contents = await store.read(sessionId);
+  if (json) {
+    io.out(contents.records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+  } else {
+    io.out(contents.records.map((record) => `${formatTime(record.ts)}  ${record.type.padEnd(14)}  ${describeRecord(record)}\n`).join(''));
+  }
+  for (const problem of contents.problems) io.err(`${store.sessionPath(sessionId)}:${problem.line}: ${problem.message}\n`);
+  if (contents.tornTail !== null) {
+    io.err(
+      `${store.sessionPath(sessionId)}:${contents.tornTail.line}: unfinished last line (${contents.tornTail.bytes} bytes) ignored; the next resume removes it\n`,
+    );
+  }
+}
+
+async function forkCommand(deps: SessionCommandDeps, io: Output, reference: string, atTurn: number | undefined): Promise<void> {
+  const store = storeFor(deps);
+  const sessionId = await store.resolveId(reference);
+  const forkId = await forkSession(store, sessionId, { atTurn });
+  io.out(`${forkId}\n`);
+}
+
+export function registerSessionCommands(program: Command, deps: SessionCommandDeps): void {
+  const io: Output = {
+    out: deps.stdout ?? ((text) => process.stdout.write(text)),
+    err: deps.stderr ?? ((text) => process.stderr.write(text)),
+  };
+
+  const sessions = program
+    .command('sessions')
+    .description('list recorded sessions, newest first')
+    .option('--json', 'print JSON instead of a table')
+    .option('--limit <n>', `show at most N sessions (default ${DEFAULT_LIST_LIMIT})`, parsePositiveInteger)
+    .option('--query <text>', 'only sessions whose id, title, cwd or model contains this text')
+    .action(async (options: { json?: boolean; limit?: number; query?: string }) => {
+      await listSessions(deps, io, options);
+    });
+
+  sessions
+    .command('show')
+    .description('print the records of a session')
+    .argument('<id>', 'session id, unique prefix, or "last"')
+    .option('--json', 'print the raw JSONL records')
+    .action(async (reference: string, _options: unknown, command: Command) => {
+      // The parent command also has --json and commander hands it the flag wherever it appears,
+      // so read the merged options.
+      const { json } = command.optsWithGlobals<{ json?: boolean }>();
+      await showSession(deps, io, reference, json === true);
+    });
+
+  program
+    .command('fork')
+    .description('start a new session from an existing one, up to a turn, and print its id')
+    .argument('<id>', 'session id, unique prefix, or "last"')
+    .option('--at-turn <n>', 'last turn to keep (default: the last turn that ended)', parseTurnNumber)
+    .action(async (reference: string, options: { atTurn?: number }) => {
+      await forkCommand(deps, io, reference, options.atTurn);
+    });
+}

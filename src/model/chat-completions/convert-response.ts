@@ -1,0 +1,71 @@
+// Chat Completions reply → IR: usage normalization, the checks that turn a bad ending into an
+// error, and the non-streaming response.
+
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { finishReasonFor } from '../finish-reason.js';
+import type { ModelResponse, ModelToolCall, Usage } from '../ir.js';
+import { ModelError } from '../model-error.js';
+import { readNumber } from '../read-number.js';
+
+/**
+ * Normalize a Chat `usage` object. `prompt_tokens` already includes cached tokens. Returns null
+ * when there is no usage, or it lacks the token counts (compatible servers vary): a guess would
+ * be worse than an honest "unknown".
+ */
+export function chatUsage(raw: unknown): Usage | null {
+  const inputTokens = readNumber(raw, 'prompt_tokens');
+  const outputTokens = readNumber(raw, 'completion_tokens');
+  if (inputTokens === null || outputTokens === null) return null;
+  return {
+    inputTokens,
+    cachedInputTokens: readNumber(raw, 'prompt_tokens_details', 'cached_tokens'),
+    outputTokens,
+    reasoningTokens: readNumber(raw, 'completion_tokens_details', 'reasoning_tokens') ?? 0,
+    totalTokens: readNumber(raw, 'total_tokens') ?? inputTokens + outputTokens,
+    raw,
+  };
+}
+
+/**
+ * Throw for every ending that is not a real answer. `finishReason` is the provider's string;
+ * anything unknown but not alarming counts as a normal stop.
+ */
+export function checkChatEnding(finishReason: string | null, refusal: string): void {
+  if (refusal !== '') throw new ModelError('MODEL_REFUSED', `The model refused: ${refusal}`);
+  if (finishReason === 'length') {
+    throw new ModelError(
+      'OUTPUT_TRUNCATED',
+      'The model hit its output token limit before finishing (finish_reason "length"); raise the output limit or ask for less.',
+    );
+  }
+  if (finishReason === 'content_filter') {
+    throw new ModelError('CONTENT_FILTERED', "The provider's content filter stopped the response (finish_reason \"content_filter\").");
+  }
+  if (finishReason === 'error') {
+    throw new ModelError('RESPONSE_FAILED', 'The provider ended the response with finish_reason "error".');
+  }
+}
+
+export function chatCompletionToResponse(completion: ChatCompletion): ModelResponse {
+  const choice = completion.choices?.[0];
+  if (!choice) {
+    throw new ModelError('RESPONSE_FAILED', 'The provider returned a completion without any choices.');
+  }
+  const message = choice.message;
+  checkChatEnding(choice.finish_reason ?? null, message?.refusal ?? '');
+  const toolCalls: ModelToolCall[] = [];
+  for (const call of message?.tool_calls ?? []) {
+    if (call.type !== 'function') {
+      throw new ModelError('RESPONSE_FAILED', `The provider returned a tool call of unsupported type ${JSON.stringify(call.type)}.`);
+    }
+    toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' });
+  }
+  return {
+    text: message?.content ?? '',
+    toolCalls,
+    usage: chatUsage(completion.usage),
+    finishReason: finishReasonFor(toolCalls),
+    responseId: completion.id ?? null,
+    model: completion.model ?? null,
+  };
+}

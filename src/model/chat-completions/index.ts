@@ -1,0 +1,1 @@
+export { ChatCompletionsGateway } from './chat-completions-gateway.js';

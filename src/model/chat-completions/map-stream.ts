@@ -1,0 +1,121 @@
+// Chat Completions chunks → IR stream events. Pure and synchronous, so the fiddly parts (tool
+// call deltas accumulated by index, the usage chunk after the finish chunk) are testable without
+// a server.
+
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { finishReasonFor } from '../finish-reason.js';
+import type { ModelStreamEvent, ModelToolCall, Usage } from '../ir.js';
+import { ModelError } from '../model-error.js';
+import type { StreamMapper } from '../run-call.js';
+import { chatUsage, checkChatEnding } from './convert-response.js';
+
+interface ToolCallSlot {
+  /** Position in the assistant message: the IR index. */
+  index: number;
+  id: string;
+  name: string;
+  arguments: string;
+  started: boolean;
+}
+
+type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
+
+export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
+  private text = '';
+  private refusal = '';
+  private finishReason: string | null = null;
+  private usage: Usage | null = null;
+  private responseId: string | null = null;
+  private model: string | null = null;
+  private readonly slots: ToolCallSlot[] = [];
+  private readonly slotByWireIndex = new Map<number, ToolCallSlot>();
+
+  /** True once the provider said why the message ended; only then may `finish` be called. */
+  get complete(): boolean {
+    return this.finishReason !== null;
+  }
+
+  /** Chat sends usage after the finish chunk, so the wire is always read to its end. */
+  get ended(): boolean {
+    return false;
+  }
+
+  push(chunk: ChatCompletionChunk): ModelStreamEvent[] {
+    const events: ModelStreamEvent[] = [];
+    if (typeof chunk.id === 'string' && chunk.id !== '') this.responseId ??= chunk.id;
+    if (typeof chunk.model === 'string' && chunk.model !== '') this.model ??= chunk.model;
+    if (chunk.usage) this.usage = chatUsage(chunk.usage);
+    // We never ask for n > 1, so only the first choice exists.
+    const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
+    if (!choice) return events;
+    const delta = choice.delta ?? {};
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      this.text += delta.content;
+      events.push({ type: 'text-delta', delta: delta.content });
+    }
+    if (typeof delta.refusal === 'string') this.refusal += delta.refusal;
+    for (const call of delta.tool_calls ?? []) this.pushToolCall(call, events);
+    if (choice.finish_reason) {
+      this.finishReason = choice.finish_reason;
+      checkChatEnding(this.finishReason, this.refusal);
+    }
+    return events;
+  }
+
+  private pushToolCall(delta: ToolCallDelta, events: ModelStreamEvent[]): void {
+    const wireIndex = typeof delta.index === 'number' ? delta.index : this.slots.length - (delta.id ? 0 : 1);
+    let slot = this.slotByWireIndex.get(wireIndex);
+    // Some compatible servers send every call at index 0 and tell them apart only by id.
+    if (slot && delta.id && slot.id !== '' && delta.id !== slot.id) slot = undefined;
+    if (!slot) {
+      slot = { index: this.slots.length, id: '', name: '', arguments: '', started: false };
+      this.slots.push(slot);
+      this.slotByWireIndex.set(wireIndex, slot);
+    }
+    if (delta.id && slot.id === '') slot.id = delta.id;
+    const name = delta.function?.name;
+    if (name && !slot.started) slot.name = name;
+    const piece = delta.function?.arguments ?? '';
+    slot.arguments += piece;
+    if (!slot.started) {
+      // Start only once id and name are known; arguments seen before that are sent as one delta.
+      if (slot.id === '' || slot.name === '') return;
+      slot.started = true;
+      events.push({ type: 'tool-call-start', index: slot.index, id: slot.id, name: slot.name });
+      if (slot.arguments !== '') events.push({ type: 'tool-call-delta', index: slot.index, delta: slot.arguments });
+      return;
+    }
+    if (piece !== '') events.push({ type: 'tool-call-delta', index: slot.index, delta: piece });
+  }
+
+  /** The closing events once the stream has ended: tool-call-end per call, message-done, completed. */
+  finish(): ModelStreamEvent[] {
+    if (this.finishReason === null) {
+      throw new ModelError('STREAM_INTERRUPTED', 'The stream ended before the model finished (no finish_reason was sent).');
+    }
+    const events: ModelStreamEvent[] = [];
+    const toolCalls: ModelToolCall[] = [];
+    for (const slot of this.slots) {
+      if (!slot.started) {
+        const missing = slot.id === '' ? 'an id' : 'a name';
+        throw new ModelError('MALFORMED_STREAM', `The provider streamed tool call #${slot.index} without ${missing}.`);
+      }
+      const call: ModelToolCall = { id: slot.id, name: slot.name, arguments: slot.arguments };
+      toolCalls.push(call);
+      events.push({ type: 'tool-call-end', index: slot.index, call });
+    }
+    events.push({ type: 'message-done', text: this.text, toolCalls: [...toolCalls] });
+    events.push({
+      type: 'completed',
+      response: {
+        text: this.text,
+        toolCalls,
+        usage: this.usage,
+        finishReason: finishReasonFor(toolCalls),
+        responseId: this.responseId,
+        model: this.model,
+      },
+    });
+    return events;
+  }
+}

@@ -1,0 +1,103 @@
+// Responses reply → IR: usage normalization, the outcome checks that turn a failed, incomplete or
+// refused response into an error, and the non-streaming response.
+
+import type { Response, ResponseOutputItem } from 'openai/resources/responses/responses';
+import { finishReasonFor } from '../finish-reason.js';
+import type { ModelResponse, ModelToolCall, Usage } from '../ir.js';
+import { streamFailureError } from '../map-sdk-error.js';
+import { ModelError } from '../model-error.js';
+import { readNumber } from '../read-number.js';
+
+/**
+ * Normalize a Responses `usage` object. `input_tokens` already includes cached tokens. Returns
+ * null when there is no usage or it lacks the token counts, rather than inventing numbers.
+ */
+export function responsesUsage(raw: unknown): Usage | null {
+  const inputTokens = readNumber(raw, 'input_tokens');
+  const outputTokens = readNumber(raw, 'output_tokens');
+  if (inputTokens === null || outputTokens === null) return null;
+  return {
+    inputTokens,
+    cachedInputTokens: readNumber(raw, 'input_tokens_details', 'cached_tokens'),
+    outputTokens,
+    reasoningTokens: readNumber(raw, 'output_tokens_details', 'reasoning_tokens') ?? 0,
+    totalTokens: readNumber(raw, 'total_tokens') ?? inputTokens + outputTokens,
+    raw,
+  };
+}
+
+export function failedResponseError(response: Pick<Response, 'error'> | undefined): ModelError {
+  const error = response?.error;
+  return streamFailureError(error?.message ?? 'the response failed without an error message', error?.code ?? null, error);
+}
+
+export function incompleteResponseError(response: Pick<Response, 'incomplete_details'> | undefined): ModelError {
+  const reason = response?.incomplete_details?.reason ?? null;
+  if (reason === 'max_output_tokens') {
+    return new ModelError(
+      'OUTPUT_TRUNCATED',
+      'The model hit its output token limit before finishing (incomplete: max_output_tokens); raise the output limit or ask for less.',
+    );
+  }
+  if (reason === 'content_filter') {
+    return new ModelError('CONTENT_FILTERED', "The provider's content filter stopped the response (incomplete: content_filter).");
+  }
+  return new ModelError('RESPONSE_FAILED', `The response ended incomplete (reason: ${reason ?? 'not given'}).`);
+}
+
+export function refusedError(refusal: string): ModelError {
+  return new ModelError('MODEL_REFUSED', `The model refused: ${refusal === '' ? '(no reason given)' : refusal}`);
+}
+
+export interface OutputContent {
+  text: string;
+  refusal: string | null;
+  toolCalls: ModelToolCall[];
+}
+
+/** Collect text, refusals and function calls from a response's output items, in order. */
+export function readOutput(output: readonly ResponseOutputItem[] | undefined): OutputContent {
+  let text = '';
+  let refusal: string | null = null;
+  const toolCalls: ModelToolCall[] = [];
+  for (const item of output ?? []) {
+    if (item.type === 'message') {
+      for (const part of item.content ?? []) {
+        if (part.type === 'output_text') text += part.text;
+        else if (part.type === 'refusal') refusal = (refusal ?? '') + part.refusal;
+      }
+    } else if (item.type === 'function_call') {
+      toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments ?? '' });
+    }
+  }
+  return { text, refusal, toolCalls };
+}
+
+/** Throw unless the response finished normally. A missing status (some compatible servers) counts as completed. */
+export function checkResponseStatus(response: Response): void {
+  switch (response.status) {
+    case undefined:
+    case 'completed':
+      return;
+    case 'failed':
+      throw failedResponseError(response);
+    case 'incomplete':
+      throw incompleteResponseError(response);
+    default:
+      throw new ModelError('RESPONSE_FAILED', `The response is not finished (status: ${response.status}).`);
+  }
+}
+
+export function responseToModelResponse(response: Response): ModelResponse {
+  checkResponseStatus(response);
+  const content = readOutput(response.output);
+  if (content.refusal !== null) throw refusedError(content.refusal);
+  return {
+    text: content.text,
+    toolCalls: content.toolCalls,
+    usage: responsesUsage(response.usage),
+    finishReason: finishReasonFor(content.toolCalls),
+    responseId: response.id ?? null,
+    model: response.model ?? null,
+  };
+}

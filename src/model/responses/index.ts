@@ -1,0 +1,1 @@
+export { ResponsesGateway } from './responses-gateway.js';

@@ -1,0 +1,188 @@
+// Responses stream events → IR stream events. Pure and synchronous. The typed events carry
+// everything incrementally; `response.completed` carries the final response, which is used to
+// fill in anything a compatible server did not stream (so message-done is always complete).
+
+import type { Response, ResponseFunctionToolCall, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { finishReasonFor } from '../finish-reason.js';
+import type { ModelStreamEvent, ModelToolCall } from '../ir.js';
+import { streamFailureError } from '../map-sdk-error.js';
+import { ModelError } from '../model-error.js';
+import type { StreamMapper } from '../run-call.js';
+import {
+  failedResponseError,
+  incompleteResponseError,
+  readOutput,
+  refusedError,
+  responsesUsage,
+} from './convert-response.js';
+
+interface ToolCallSlot {
+  index: number;
+  id: string;
+  name: string;
+  itemId: string | null;
+  outputIndex: number | null;
+  arguments: string;
+  ended: boolean;
+}
+
+export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> {
+  private text = '';
+  private refusal: string | null = null;
+  private responseId: string | null = null;
+  private model: string | null = null;
+  private readonly slots: ToolCallSlot[] = [];
+  private done = false;
+
+  get complete(): boolean {
+    return this.done;
+  }
+
+  get ended(): boolean {
+    return this.done;
+  }
+
+  push(event: ResponseStreamEvent): ModelStreamEvent[] {
+    const events: ModelStreamEvent[] = [];
+    if (this.done) return events;
+    switch (event.type) {
+      case 'response.created':
+      case 'response.in_progress':
+        this.noteResponse(event.response);
+        break;
+      case 'response.output_text.delta':
+        if (event.delta !== '') {
+          this.text += event.delta;
+          events.push({ type: 'text-delta', delta: event.delta });
+        }
+        break;
+      case 'response.refusal.delta':
+        this.refusal = (this.refusal ?? '') + event.delta;
+        break;
+      case 'response.refusal.done':
+        this.refusal = event.refusal;
+        break;
+      case 'response.output_item.added':
+        if (event.item.type === 'function_call') this.startCall(event.item, event.output_index, events);
+        break;
+      case 'response.function_call_arguments.delta': {
+        const slot = this.findSlot(event.item_id, event.output_index);
+        if (!slot) {
+          throw new ModelError('MALFORMED_STREAM', `The provider streamed arguments for unknown tool call item ${event.item_id}.`);
+        }
+        if (event.delta !== '' && !slot.ended) {
+          slot.arguments += event.delta;
+          events.push({ type: 'tool-call-delta', index: slot.index, delta: event.delta });
+        }
+        break;
+      }
+      case 'response.function_call_arguments.done': {
+        const slot = this.findSlot(event.item_id, event.output_index);
+        if (slot && !slot.ended) slot.arguments = event.arguments;
+        break;
+      }
+      case 'response.output_item.done':
+        if (event.item.type === 'function_call') {
+          const slot = this.findSlot(event.item.id ?? null, event.output_index) ?? this.startCall(event.item, event.output_index, events);
+          this.endCall(slot, event.item.arguments, events);
+        } else if (event.item.type === 'message') {
+          const { refusal } = readOutput([event.item]);
+          if (refusal !== null) this.refusal = refusal;
+        }
+        break;
+      case 'response.completed':
+        this.completeWith(event.response, events);
+        break;
+      case 'response.failed':
+        throw failedResponseError(event.response);
+      case 'response.incomplete':
+        throw incompleteResponseError(event.response);
+      case 'error':
+        throw streamFailureError(event.message ?? '', event.code ?? null, event);
+      default:
+        break;
+    }
+    return events;
+  }
+
+  finish(): ModelStreamEvent[] {
+    if (!this.done) {
+      throw new ModelError('STREAM_INTERRUPTED', 'The stream ended before response.completed was sent.');
+    }
+    return [];
+  }
+
+  private noteResponse(response: Response | undefined): void {
+    if (typeof response?.id === 'string' && response.id !== '') this.responseId = response.id;
+    if (typeof response?.model === 'string' && response.model !== '') this.model = response.model;
+  }
+
+  private findSlot(itemId: string | null, outputIndex: number | undefined): ToolCallSlot | undefined {
+    if (itemId) {
+      const byId = this.slots.find((slot) => slot.itemId === itemId);
+      if (byId) return byId;
+    }
+    return outputIndex === undefined ? undefined : this.slots.find((slot) => slot.outputIndex === outputIndex);
+  }
+
+  private startCall(item: ResponseFunctionToolCall, outputIndex: number | null, events: ModelStreamEvent[]): ToolCallSlot {
+    if (!item.call_id || !item.name) {
+      const missing = item.call_id ? 'name' : 'call_id';
+      throw new ModelError('MALFORMED_STREAM', `The provider streamed a function call without a ${missing}.`);
+    }
+    const slot: ToolCallSlot = {
+      index: this.slots.length,
+      id: item.call_id,
+      name: item.name,
+      itemId: item.id ?? null,
+      outputIndex,
+      arguments: item.arguments ?? '',
+      ended: false,
+    };
+    this.slots.push(slot);
+    events.push({ type: 'tool-call-start', index: slot.index, id: slot.id, name: slot.name });
+    if (slot.arguments !== '') events.push({ type: 'tool-call-delta', index: slot.index, delta: slot.arguments });
+    return slot;
+  }
+
+  private endCall(slot: ToolCallSlot, finalArguments: string | undefined, events: ModelStreamEvent[]): void {
+    if (slot.ended) return;
+    // The finished item is authoritative; the deltas were a preview of it.
+    if (typeof finalArguments === 'string') slot.arguments = finalArguments;
+    slot.ended = true;
+    events.push({ type: 'tool-call-end', index: slot.index, call: { id: slot.id, name: slot.name, arguments: slot.arguments } });
+  }
+
+  private completeWith(response: Response, events: ModelStreamEvent[]): void {
+    this.noteResponse(response);
+    const output = readOutput(response?.output);
+    const refusal = this.refusal ?? output.refusal;
+    if (refusal !== null) throw refusedError(refusal);
+    // Fill in what the server put only in the final response.
+    if (this.text === '' && output.text !== '') {
+      this.text = output.text;
+      events.push({ type: 'text-delta', delta: output.text });
+    }
+    for (const call of output.toolCalls) {
+      const slot =
+        this.slots.find((candidate) => candidate.id === call.id) ??
+        this.startCall({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments }, null, events);
+      this.endCall(slot, call.arguments, events);
+    }
+    for (const slot of this.slots) this.endCall(slot, undefined, events);
+    const toolCalls: ModelToolCall[] = this.slots.map((slot) => ({ id: slot.id, name: slot.name, arguments: slot.arguments }));
+    events.push({ type: 'message-done', text: this.text, toolCalls: [...toolCalls] });
+    events.push({
+      type: 'completed',
+      response: {
+        text: this.text,
+        toolCalls,
+        usage: responsesUsage(response?.usage),
+        finishReason: finishReasonFor(toolCalls),
+        responseId: this.responseId,
+        model: this.model,
+      },
+    });
+    this.done = true;
+  }
+}

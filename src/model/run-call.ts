@@ -1,0 +1,91 @@
+// The attempt logic both dialects share: one SDK call under a CallScope, every failure mapped to
+// a ModelError, and for streams the bookkeeping of whether anything reached the caller yet
+// (which decides whether a broken stream may be retried).
+
+import { CallScope } from './call-scope.js';
+import type { ModelStreamEvent } from './ir.js';
+import { abortedError, mapSdkError, mapStreamError } from './map-sdk-error.js';
+import { ModelError } from './model-error.js';
+
+export interface AttemptSettings {
+  signal: AbortSignal | undefined;
+  timeoutMs: number;
+  baseURL: string;
+}
+
+/** Converts one dialect's wire chunks into IR events. */
+export interface StreamMapper<Chunk> {
+  push(chunk: Chunk): ModelStreamEvent[];
+  /** The provider signalled the end of the message; `finish` may be called. */
+  readonly complete: boolean;
+  /** Nothing more is needed from the wire (the terminal event was already mapped). */
+  readonly ended: boolean;
+  /** Closing events after the wire stream ended; throws if the message is not complete. */
+  finish(): ModelStreamEvent[];
+}
+
+/** One non-streaming attempt: `call` gets the signal to hand the SDK. */
+export async function runCall<T>(settings: AttemptSettings, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const scope = new CallScope(settings.signal, settings.timeoutMs, settings.baseURL);
+  try {
+    if (scope.cancelled) throw abortedError(settings.signal?.reason);
+    return await call(scope.signal);
+  } catch (error) {
+    throw mapSdkError(error, scope.errorContext());
+  } finally {
+    scope.dispose();
+  }
+}
+
+/**
+ * One streaming attempt. `open` sends the request and resolves with the wire stream once the
+ * provider accepted it; errors there are request errors (status codes, refused connections).
+ * Errors while reading are stream errors, retryable only while nothing was yielded.
+ */
+export async function* runStream<Chunk>(
+  settings: AttemptSettings,
+  open: (signal: AbortSignal) => Promise<AsyncIterable<Chunk>>,
+  mapper: StreamMapper<Chunk>,
+): AsyncGenerator<ModelStreamEvent, void, undefined> {
+  const scope = new CallScope(settings.signal, settings.timeoutMs, settings.baseURL);
+  let yielded = false;
+  try {
+    let stream: AsyncIterable<Chunk>;
+    try {
+      if (scope.cancelled) throw abortedError(settings.signal?.reason);
+      stream = await open(scope.signal);
+    } catch (error) {
+      throw mapSdkError(error, scope.errorContext());
+    }
+    scope.touch();
+    try {
+      for await (const chunk of stream) {
+        scope.touch();
+        for (const event of mapper.push(chunk)) {
+          yielded = true;
+          yield event;
+        }
+        if (mapper.ended) return;
+      }
+    } catch (error) {
+      throw mapStreamError(error, scope.errorContext(), yielded);
+    }
+    // The SDK ends a stream quietly when its signal aborts, so a clean end may still be a cancel
+    // or our own inactivity timeout.
+    if (scope.cancelled) throw abortedError(settings.signal?.reason);
+    if (scope.timedOut) throw mapStreamError(new Error('stream timed out'), scope.errorContext(), yielded);
+    if (!mapper.complete) {
+      throw new ModelError(
+        'STREAM_INTERRUPTED',
+        `The stream from ${settings.baseURL} ended before the response was complete.`,
+        { retryable: !yielded },
+      );
+    }
+    for (const event of mapper.finish()) {
+      yielded = true;
+      yield event;
+    }
+  } finally {
+    scope.dispose();
+  }
+}

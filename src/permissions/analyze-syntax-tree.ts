@@ -1,0 +1,385 @@
+// Walks a tree-sitter-bash syntax tree and judges every construct in it. The walk is an
+// allowlist too: a node type it does not know makes the command not known safe, so a grammar
+// feature it has never seen cannot slip through.
+
+import { relative, resolve } from 'node:path';
+import type { Node } from 'web-tree-sitter';
+import { isInside } from '../tools/path-policy.js';
+import type { CommandClassification } from './command-classification.js';
+import { COMMAND_RULES, COMMAND_RUNNERS, UNSAFE_PROGRAM_REASONS, type RuleContext } from './command-rules.js';
+import { isSecretPath } from './secret-paths.js';
+import {
+  globBaseDirectory,
+  hasBraceExpansion,
+  hasGlobPattern,
+  unescapeDoubleQuoted,
+  unescapeUnquoted,
+  type ShellWord,
+} from './shell-word.js';
+
+interface Finding {
+  reason: string;
+  /** Grant key of the simple command at fault; null when the fault is not a program's arguments. */
+  prefix: string | null;
+}
+
+const CONTAINERS = new Set(['program', 'list', 'pipeline', 'subshell', 'negated_command']);
+/** Tokens between statements, and the delimiters of `$( )`, backticks and `<( )`/`>( )`. */
+const SEPARATORS = new Set(['&&', '||', ';', '|', '|&', '(', ')', '{', '}', '!', '\n', '$(', '`', '<(', '>(']);
+const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>']);
+/** Expansion operators that only transform a value (no assignment, indirection, substring or @P). */
+const VALUE_OPERATORS = new Set([':-', '-', ':?', '?', ':+', '+', '#', '##', '%', '%%', '/', '//', '/#', '/%', '^', '^^', ',', ',,']);
+const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin']);
+const MAX_DEPTH = 64;
+
+const STATEMENT_REASONS: Record<string, string> = {
+  function_definition: 'defines a shell function',
+  variable_assignment: 'assigns a shell variable, which can change how later commands run (PATH, IFS…)',
+  declaration_command: 'changes shell state (export/declare/local/readonly)',
+  unset_command: 'changes shell state (unset)',
+  test_command: '`[[ … ]]` evaluates arithmetic, which can run commands through array subscripts',
+  if_statement: 'control flow (if) is not classified',
+  while_statement: 'loops are not classified (they may never end)',
+  for_statement: 'loops are not classified',
+  c_style_for_statement: 'loops are not classified',
+  case_statement: 'control flow (case) is not classified',
+};
+
+class WordBuilder {
+  text = '';
+  /** Unquoted characters as written; quoted or escaped ones replaced, so only real globs show. */
+  shape = '';
+  dynamic = false;
+  homeRelative = false;
+
+  addUnquoted(raw: string): void {
+    if (this.text === '' && this.shape === '' && raw.startsWith('~')) this.homeRelative = true;
+    this.text += unescapeUnquoted(raw);
+    for (let index = 0; index < raw.length; index++) {
+      if (raw[index] === '\\') {
+        index++;
+        if (raw[index] !== '\n' && index < raw.length) this.shape += 'q';
+      } else {
+        this.shape += raw[index];
+      }
+    }
+  }
+
+  addQuoted(value: string): void {
+    this.text += value;
+    this.shape += 'q'.repeat(value.length);
+  }
+
+  finish(source: string): ShellWord {
+    if (this.dynamic || hasBraceExpansion(this.shape)) return { kind: 'dynamic', text: source, homeRelative: this.homeRelative };
+    return { kind: hasGlobPattern(this.shape) ? 'glob' : 'static', text: this.text, homeRelative: this.homeRelative };
+  }
+}
+
+/** The grant key of a simple command: argv[0] and its first argument that is not an option. */
+function commandPrefix(name: string, args: readonly ShellWord[]): string | null {
+  for (const arg of args) {
+    if (arg.kind === 'dynamic') return null;
+    if (!arg.text.startsWith('-')) return `${name} ${arg.text}`;
+  }
+  return name;
+}
+
+class SyntaxWalker implements RuleContext {
+  readonly commands: string[] = [];
+  readonly findings: Finding[] = [];
+  private readonly directories: string[];
+  private depth = 0;
+
+  constructor(private readonly root: string, cwd: string) {
+    this.directories = [cwd];
+  }
+
+  private structural(reason: string): void {
+    this.findings.push({ reason, prefix: null });
+  }
+
+  statement(node: Node): void {
+    if (++this.depth > MAX_DEPTH) {
+      this.structural('the command is nested too deeply to classify');
+    } else if (CONTAINERS.has(node.type)) {
+      this.children(node);
+    } else if (node.type === 'compound_statement') {
+      if (node.child(0)?.type === '{') this.children(node);
+      else this.structural(`\`${node.text}\`: arithmetic commands are not classified`);
+    } else if (node.type === 'redirected_statement') {
+      for (const child of node.namedChildren) {
+        if (child !== null && REDIRECTS.has(child.type)) this.redirect(child);
+        else if (child !== null) this.statement(child);
+      }
+    } else if (node.type === 'command') {
+      this.command(node);
+    } else if (node.type === 'test_command' && node.child(0)?.type === '[') {
+      this.singleBracketTest(node);
+    } else if (REDIRECTS.has(node.type)) {
+      this.redirect(node);
+    } else if (node.type !== 'comment') {
+      const reason = STATEMENT_REASONS[node.type] ?? `the shell construct \`${node.type}\` is not classified`;
+      this.structural(`\`${node.text}\`: ${reason}`);
+      this.substitutionsWithin(node);
+    }
+    this.depth--;
+  }
+
+  /**
+   * `[ … ]` is the `test` builtin: harmless, and unlike `[[ … ]]` it does no arithmetic. The
+   * grammar reads `<` and `>` inside it as comparisons, but bash reads them as redirections, so
+   * any such character makes it unsafe rather than trusting the tree.
+   */
+  private singleBracketTest(node: Node): void {
+    this.commands.push('[');
+    if (/[<>]/.test(node.text)) this.structural(`\`${node.text}\`: \`<\` or \`>\` inside \`[ … ]\` is a redirection in bash`);
+    this.substitutionsWithin(node);
+  }
+
+  private children(node: Node): void {
+    for (const child of node.children) {
+      if (child === null) continue;
+      if (child.isNamed) this.statement(child);
+      else if (child.type === '&') this.structural('`&` runs a command in the background, where it can outlive the call');
+      else if (!SEPARATORS.has(child.type)) this.structural(`the shell operator \`${child.type}\` is not classified`);
+    }
+  }
+
+  /** Commands inside substitutions run too, wherever they appear. */
+  private substitutionsWithin(node: Node): void {
+    for (const child of node.namedChildren) {
+      if (child === null) continue;
+      if (child.type === 'command_substitution' || child.type === 'process_substitution') this.children(child);
+      else this.substitutionsWithin(child);
+    }
+  }
+
+  private command(node: Node): void {
+    let name: ShellWord | null = null;
+    const args: ShellWord[] = [];
+    for (let index = 0; index < node.childCount; index++) {
+      const child = node.child(index);
+      if (child === null) continue;
+      const field = node.fieldNameForChild(index);
+      if (field === 'name') {
+        name = this.word(child);
+        this.commands.push(name.text);
+      } else if (field === 'argument') args.push(this.word(child));
+      else if (REDIRECTS.has(child.type)) this.redirect(child);
+      else if (child.type === 'variable_assignment') {
+        this.structural(`\`${child.text}\` sets a variable for the command, which can change what it runs (PAGER, GIT_*, LD_PRELOAD…)`);
+        this.substitutionsWithin(child);
+      } else if (child.type !== 'comment') {
+        this.structural(`\`${child.text}\` is not classified`);
+      }
+    }
+    if (name === null) {
+      this.structural('a redirection without a command is not classified');
+      return;
+    }
+    if (name.kind !== 'static') {
+      this.structural(`the command name \`${name.text}\` is expanded at run time`);
+      return;
+    }
+    const runner = COMMAND_RUNNERS.get(name.text);
+    if (runner !== undefined) {
+      this.structural(`${name.text} ${runner}`);
+      return;
+    }
+    const prefix = commandPrefix(name.text, args);
+    const rule = COMMAND_RULES.get(name.text);
+    if (rule === undefined) {
+      const known = UNSAFE_PROGRAM_REASONS.get(name.text);
+      this.findings.push({ reason: known ?? `${name.text} is not on the allowlist of known-safe commands`, prefix });
+      return;
+    }
+    const problem = rule(args, this);
+    if (problem !== null) this.findings.push({ reason: `${name.text}: ${problem}`, prefix });
+  }
+
+  private redirect(node: Node): void {
+    if (node.type === 'herestring_redirect') {
+      for (const child of node.namedChildren) if (child !== null) this.word(child);
+      return;
+    }
+    if (node.type === 'heredoc_redirect') {
+      for (const child of node.namedChildren) {
+        if (child === null || child.type === 'heredoc_start' || child.type === 'heredoc_end') continue;
+        if (child.type === 'heredoc_body') this.heredocBody(child);
+        else this.statement(child);
+      }
+      return;
+    }
+    let operator = '';
+    let destination: Node | null = null;
+    for (let index = 0; index < node.childCount; index++) {
+      const child = node.child(index);
+      if (child === null) continue;
+      const field = node.fieldNameForChild(index);
+      if (field === 'destination') destination = child;
+      else if (!child.isNamed) operator = child.type;
+    }
+    if (operator === '>&-' || operator === '<&-') return;
+    if ((operator === '>&' || operator === '<&') && destination?.type === 'number') return;
+    if (destination === null) {
+      this.structural(`the redirection \`${node.text}\` is not classified`);
+      return;
+    }
+    const target = this.word(destination);
+    if (operator === '<') {
+      const problem = this.checkRead(target);
+      if (problem !== null) this.structural(`input redirection: ${problem}`);
+    } else if (OUTPUT_OPERATORS.has(operator) || operator === '>&') {
+      if (target.kind !== 'static' || target.text !== '/dev/null') {
+        this.structural(`\`${node.text}\` redirects output to a file (a write)`);
+      }
+    } else {
+      this.structural(`the redirection \`${node.text}\` is not classified`);
+    }
+  }
+
+  private heredocBody(node: Node): void {
+    for (const child of node.namedChildren) {
+      if (child !== null && child.type !== 'heredoc_content') this.word(child);
+    }
+  }
+
+  word(node: Node): ShellWord {
+    const builder = new WordBuilder();
+    this.wordPart(node, builder);
+    return builder.finish(node.text);
+  }
+
+  private wordPart(node: Node, builder: WordBuilder): void {
+    switch (node.type) {
+      case 'command_name':
+      case 'concatenation':
+        for (const child of node.children) if (child !== null) this.wordPart(child, builder);
+        return;
+      case 'word':
+      case 'number':
+        builder.addUnquoted(node.text);
+        return;
+      case 'raw_string':
+        builder.addQuoted(node.text.slice(1, -1));
+        return;
+      case 'string':
+        for (const child of node.namedChildren) {
+          if (child === null) continue;
+          if (child.type === 'string_content') builder.addQuoted(unescapeDoubleQuoted(child.text));
+          else this.wordPart(child, builder);
+        }
+        return;
+      case 'simple_expansion':
+      case 'ansi_c_string':
+      case 'brace_expression':
+        builder.dynamic = true;
+        return;
+      case 'expansion':
+        builder.dynamic = true;
+        this.expansion(node);
+        return;
+      case 'command_substitution':
+      case 'process_substitution':
+        builder.dynamic = true;
+        this.children(node);
+        return;
+      case 'arithmetic_expansion':
+        builder.dynamic = true;
+        this.structural(`\`${node.text}\`: arithmetic expansion is not classified (array subscripts in it can run commands)`);
+        this.substitutionsWithin(node);
+        return;
+      default:
+        builder.dynamic = true;
+        this.structural(`the word \`${node.text}\` (${node.type}) is not classified`);
+    }
+  }
+
+  /** `${…}`: reading a variable is harmless; assigning, indirection, substrings and `@P` are not. */
+  private expansion(node: Node): void {
+    for (const child of node.children) {
+      if (child === null || child.type === '${' || child.type === '}') continue;
+      if (child.type === 'variable_name' || child.type === 'special_variable_name' || child.type === 'regex') continue;
+      if (!child.isNamed) {
+        if (!VALUE_OPERATORS.has(child.type)) {
+          this.structural(`\`${node.text}\`: the expansion operator \`${child.type}\` is not classified`);
+          return;
+        }
+        continue;
+      }
+      if (child.type === 'subscript' || child.type === 'number') {
+        this.structural(`\`${node.text}\`: array subscripts and substrings are evaluated as arithmetic, which can run commands`);
+        return;
+      }
+      this.word(child);
+    }
+  }
+
+  private pathProblem(word: ShellWord, contents: boolean): string | null {
+    // A value only known at run time cannot be checked here; the sandbox is the boundary for it.
+    if (word.kind === 'dynamic') return null;
+    if (word.homeRelative) return `\`${word.text}\` is in a home directory, outside the project root`;
+    if (word.kind === 'static' && (word.text === '-' || HARMLESS_DEVICES.has(word.text))) return null;
+    const path = word.kind === 'glob' ? globBaseDirectory(word.text) : word.text;
+    for (const directory of this.directories) {
+      const absolute = resolve(directory, path);
+      if (!isInside(this.root, absolute)) return `\`${word.text}\` is outside the project root`;
+      if (contents && word.kind === 'static' && isSecretPath(relative(this.root, absolute))) {
+        return `\`${word.text}\` looks like a secret file`;
+      }
+    }
+    return null;
+  }
+
+  checkRead(word: ShellWord): string | null {
+    return this.pathProblem(word, true);
+  }
+
+  checkMetadata(word: ShellWord): string | null {
+    return this.pathProblem(word, false);
+  }
+
+  changeDirectory(word: ShellWord): string | null {
+    if (word.kind !== 'static') return `the directory \`${word.text}\` is not a literal path`;
+    const problem = this.pathProblem(word, false);
+    if (problem !== null) return problem;
+    // Where the shell ends up depends on which commands ran, so later paths must be inside the
+    // root from every directory the command might be in.
+    for (const directory of [...this.directories]) {
+      const target = resolve(directory, word.text);
+      if (!this.directories.includes(target)) this.directories.push(target);
+    }
+    return null;
+  }
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+export interface AnalyzeOptions {
+  root: string;
+  cwd: string;
+}
+
+export function analyzeSyntaxTree(program: Node, options: AnalyzeOptions): CommandClassification {
+  const walker = new SyntaxWalker(options.root, options.cwd);
+  walker.statement(program);
+  const { commands, findings } = walker;
+  if (findings.length === 0 && commands.length === 0) {
+    return { safe: false, reason: 'there is no command to run', commands, unsafePrefixes: null };
+  }
+  if (findings.length === 0) {
+    return { safe: true, reason: `known safe: ${unique(commands).join(', ')}`, commands, unsafePrefixes: [] };
+  }
+  const more = findings.length > 1 ? ` (and ${findings.length - 1} more problem${findings.length > 2 ? 's' : ''})` : '';
+  const structural = findings.some((finding) => finding.prefix === null);
+  return {
+    safe: false,
+    reason: `needs approval: ${findings[0].reason}${more}`,
+    commands,
+    unsafePrefixes: structural ? null : unique(findings.map((finding) => finding.prefix ?? '')),
+  };
+}

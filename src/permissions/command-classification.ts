@@ -1,0 +1,18 @@
+// The classifier's verdict on one shell command string.
+
+export interface CommandClassification {
+  /** True only when every simple command anywhere in the string is known safe. */
+  safe: boolean;
+  /** Why: names the command and the rule that failed, or lists the safe commands. */
+  reason: string;
+  /** argv[0] of each simple command, in source order, including those inside substitutions. */
+  commands: string[];
+  /**
+   * Grant keys (`argv[0]` plus the first argument that is not an option, e.g. `npm test`) of
+   * the simple commands that are not known safe. Null when something other than a program's
+   * own arguments made the string unsafe (a redirect to a file, an assignment, a command name
+   * that is expanded at run time, a command runner such as `xargs`, a parse error): no
+   * approve-for-session grant may cover such a string.
+   */
+  unsafePrefixes: string[] | null;
+}

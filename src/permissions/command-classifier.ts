@@ -1,0 +1,81 @@
+// Loads the bash grammar (WebAssembly, from node_modules, never the network) on first use and
+// classifies command strings synchronously afterwards. Loading costs tens of milliseconds, so it
+// happens once per process and only when a shell command is first classified.
+
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join } from 'node:path';
+import { Language, Parser, type Node } from 'web-tree-sitter';
+import { analyzeSyntaxTree } from './analyze-syntax-tree.js';
+import type { CommandClassification } from './command-classification.js';
+
+/** Longer strings are not parsed: classifying them would cost more than asking. */
+export const MAX_CLASSIFIED_COMMAND_LENGTH = 64 * 1024;
+
+export interface ClassifyOptions {
+  /** Absolute real path of the project root; literal paths must stay inside it. */
+  root: string;
+  /** Absolute directory the command runs in (defaults to the root). */
+  cwd?: string;
+}
+
+function unsafe(reason: string): CommandClassification {
+  return { safe: false, reason: `needs approval: ${reason}`, commands: [], unsafePrefixes: null };
+}
+
+function firstSyntaxProblem(node: Node): Node | null {
+  if (node.isError || node.isMissing) return node;
+  if (!node.hasError) return null;
+  for (const child of node.children) {
+    const found = child === null ? null : firstSyntaxProblem(child);
+    if (found !== null) return found;
+  }
+  return node;
+}
+
+export class CommandClassifier {
+  constructor(private readonly parser: Parser) {}
+
+  classify(command: string, options: ClassifyOptions): CommandClassification {
+    if (!isAbsolute(options.root)) throw new TypeError(`classify: root must be an absolute path, got ${JSON.stringify(options.root)}`);
+    const cwd = options.cwd ?? options.root;
+    if (!isAbsolute(cwd)) throw new TypeError(`classify: cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
+    if (command.trim() === '') return unsafe('the command is empty');
+    if (command.length > MAX_CLASSIFIED_COMMAND_LENGTH) return unsafe(`the command is longer than ${MAX_CLASSIFIED_COMMAND_LENGTH} characters`);
+    if (command.includes('\0')) return unsafe('the command contains a NUL byte');
+    const tree = this.parser.parse(command);
+    if (tree === null) return unsafe('the command could not be parsed');
+    try {
+      const problem = firstSyntaxProblem(tree.rootNode);
+      if (problem !== null) {
+        const { row, column } = problem.startPosition;
+        const what = problem.isMissing ? `a missing \`${problem.type}\`` : `\`${problem.text.slice(0, 40)}\``;
+        return unsafe(`the command does not parse cleanly (${what} at line ${row + 1}, column ${column + 1})`);
+      }
+      return analyzeSyntaxTree(tree.rootNode, { root: options.root, cwd });
+    } finally {
+      tree.delete();
+    }
+  }
+}
+
+let loading: Promise<CommandClassifier> | null = null;
+
+async function load(): Promise<CommandClassifier> {
+  await Parser.init();
+  const packageJson = createRequire(import.meta.url).resolve('tree-sitter-bash/package.json');
+  const language = await Language.load(join(dirname(packageJson), 'tree-sitter-bash.wasm'));
+  const parser = new Parser();
+  parser.setLanguage(language);
+  return new CommandClassifier(parser);
+}
+
+/** The shared classifier, loaded on the first call. A failed load is retried on the next call. */
+export function loadCommandClassifier(): Promise<CommandClassifier> {
+  if (loading === null) {
+    loading = load().catch((error: unknown) => {
+      loading = null;
+      throw new Error(`Could not load the bash grammar for the command classifier: ${(error as Error).message}`, { cause: error });
+    });
+  }
+  return loading;
+}

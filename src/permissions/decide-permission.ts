@@ -1,0 +1,216 @@
+// The permission decision: a pure function of what a call will touch (ToolAccess), the command
+// classifier's verdict and the session's settings. docs/permissions.md lays the rules out as a
+// matrix; test/permissions/decide-permission.test.ts checks it cell by cell.
+
+import { isAbsolute, relative } from 'node:path';
+import type { ExecutionPolicy, ToolAccess } from '../agent/index.js';
+import { isInside } from '../tools/path-policy.js';
+import type { ApprovalPolicy, PermissionDecision, PermissionInput, PermissionRule, PermissionSettings } from './permission-types.js';
+import { describeProtectedWrite, protectedWriteReason } from './protected-paths.js';
+import { isSecretPath } from './secret-paths.js';
+
+export const SANDBOX_UNAVAILABLE_HINT =
+  'install bubblewrap (apt-get install bubblewrap) or run with --sandbox danger-full-access';
+
+/** Tools known to run shell commands, for callers that cannot say so themselves. */
+export const COMMAND_TOOL_NAMES: ReadonlySet<string> = new Set(['shell']);
+
+type ExecAccess = Extract<ToolAccess, { kind: 'exec' }>;
+
+function execution(settings: PermissionSettings, sandboxed: boolean): ExecutionPolicy {
+  // Outside the sandbox nothing restricts the network, so say so rather than pretend.
+  return { mode: settings.sandbox, sandboxed, network: sandboxed ? settings.network : true, secretsApproved: false };
+}
+
+function decision(
+  kind: PermissionDecision['decision'],
+  rule: PermissionRule,
+  reason: string,
+  policy: ExecutionPolicy,
+): PermissionDecision {
+  return { decision: kind, rule, reason, execution: policy };
+}
+
+/** Ask, unless the policy is `never`: then deny with the reason the model gets instead. */
+function approvalNeeded(
+  policy: ApprovalPolicy,
+  rule: PermissionRule,
+  askReason: string,
+  denyReason: string,
+  how: ExecutionPolicy,
+): PermissionDecision {
+  return policy === 'never' ? decision('deny', rule, denyReason, how) : decision('ask', rule, askReason, how);
+}
+
+function requireAbsolute(path: string, what: string): void {
+  if (!isAbsolute(path)) throw new TypeError(`decidePermission: ${what} must be an absolute path, got ${JSON.stringify(path)}`);
+}
+
+function outsideRoot(paths: readonly string[], settings: PermissionSettings, how: ExecutionPolicy): PermissionDecision | null {
+  const outside = paths.find((path) => !isInside(settings.root, path));
+  if (outside === undefined) return null;
+  return decision(
+    'deny',
+    'path-outside-root',
+    `PATH_OUTSIDE_ROOT: ${outside} is outside the project root ${settings.root}. Use a path inside the root.`,
+    how,
+  );
+}
+
+function decideRead(paths: readonly string[], settings: PermissionSettings): PermissionDecision {
+  const how = execution(settings, false);
+  const outside = outsideRoot(paths, settings, how);
+  if (outside !== null) return outside;
+  const secrets = paths.filter((path) => isSecretPath(relative(settings.root, path)));
+  if (secrets.length > 0) {
+    const list = secrets.join(', ');
+    return approvalNeeded(
+      settings.approvalPolicy,
+      'secret-file',
+      `${list} looks like a secret file; reading it needs approval.`,
+      `${list} looks like a secret file, and reading it needs approval, which the 'never' policy does not allow. Work without its contents.`,
+      how,
+    );
+  }
+  return decision('allow', 'read-inside-root', 'reads inside the project root', how);
+}
+
+function decideWrite(paths: readonly string[], settings: PermissionSettings): PermissionDecision {
+  const how = execution(settings, false);
+  const outside = outsideRoot(paths, settings, how);
+  if (outside !== null) return outside;
+  const { approvalPolicy: policy, sandbox } = settings;
+  for (const path of paths) {
+    const protectedReason = protectedWriteReason(path, settings.root, settings.glassboxHome);
+    if (protectedReason === null) continue;
+    const what = `${path} ${describeProtectedWrite(protectedReason)}`;
+    return approvalNeeded(
+      policy,
+      'protected-path',
+      `${what}; writing it needs approval.`,
+      `${what}; writing it needs approval, which the 'never' policy does not allow. Leave it unchanged.`,
+      how,
+    );
+  }
+  if (sandbox === 'read-only') {
+    return approvalNeeded(
+      policy,
+      'sandbox-read-only',
+      'the sandbox is read-only; writing files needs approval.',
+      "the sandbox is read-only and the 'never' policy allows no approvals, so files cannot be written. Describe the change instead of making it.",
+      how,
+    );
+  }
+  if (policy === 'untrusted') return decision('ask', 'policy-untrusted', "the 'untrusted' policy asks before every write.", how);
+  return sandbox === 'danger-full-access'
+    ? decision('allow', 'danger-full-access', 'writes are allowed in danger-full-access mode', how)
+    : decision('allow', 'workspace-write', 'writes inside the project root are allowed in workspace-write mode', how);
+}
+
+function decideExec(access: ExecAccess, input: PermissionInput, settings: PermissionSettings): PermissionDecision {
+  const unsandboxed = execution(settings, false);
+  const outside = outsideRoot([access.workdir], settings, unsandboxed);
+  if (outside !== null) return outside;
+  const { approvalPolicy: policy } = settings;
+  const safe = input.commandSafety?.safe === true;
+  const why = input.commandSafety?.reason ?? 'the command was not classified';
+  const justified = access.justification !== null && access.justification.trim() !== '';
+  const missingJustification = decision(
+    'deny',
+    'escalation-needs-justification',
+    'escalate: true needs a justification saying why the command must run outside the sandbox. Retry with one, or without escalate.',
+    unsandboxed,
+  );
+
+  if (settings.sandbox === 'danger-full-access') {
+    if (safe) return decision('allow', 'known-safe', why, unsandboxed);
+    if (policy === 'untrusted') return decision('ask', 'policy-untrusted', `${why}; the 'untrusted' policy asks before it runs.`, unsandboxed);
+    return decision('allow', 'danger-full-access', `runs without a sandbox in danger-full-access mode (${why})`, unsandboxed);
+  }
+
+  if (!settings.sandboxAvailable) {
+    // The fail-closed floor: with no sandbox, only known-safe commands run without a person.
+    if (safe) return decision('allow', 'known-safe', `${why}; runs unsandboxed because the sandbox is unavailable`, unsandboxed);
+    if (policy === 'untrusted') {
+      return decision('ask', 'sandbox-unavailable', `${why}; the sandbox is unavailable, so if approved it runs unsandboxed.`, unsandboxed);
+    }
+    if (policy === 'on-request' && access.escalate) {
+      if (!justified) return missingJustification;
+      return decision('ask', 'escalation', `asks to run outside the sandbox: ${access.justification}`, unsandboxed);
+    }
+    return decision(
+      'deny',
+      'sandbox-unavailable',
+      `${why}. The OS sandbox is unavailable, so only known-safe read-only commands (ls, cat, grep, git status…) can run. To run others: ${SANDBOX_UNAVAILABLE_HINT}.`,
+      unsandboxed,
+    );
+  }
+
+  const sandboxed = execution(settings, true);
+  if (access.escalate) {
+    if (!justified) return missingJustification;
+    if (policy === 'never') {
+      return decision(
+        'deny',
+        'escalation-denied',
+        "running outside the sandbox needs approval, which the 'never' policy does not allow. Run the command without escalate (inside the sandbox) or find another way.",
+        unsandboxed,
+      );
+    }
+    return decision('ask', 'escalation', `asks to run outside the sandbox: ${access.justification}`, unsandboxed);
+  }
+  if (safe) return decision('allow', 'known-safe', why, sandboxed);
+  if (policy === 'untrusted') return decision('ask', 'policy-untrusted', `${why}; the 'untrusted' policy asks before it runs.`, sandboxed);
+  return decision('allow', 'sandboxed', `runs inside the ${settings.sandbox} sandbox (${why})`, sandboxed);
+}
+
+function decideWithoutGrants(input: PermissionInput, settings: PermissionSettings): PermissionDecision {
+  const { access } = input;
+  switch (access.kind) {
+    case 'none':
+      return decision('allow', 'no-access', 'touches no files and runs no commands', execution(settings, false));
+    case 'read':
+      return decideRead(access.paths, settings);
+    case 'write':
+      return decideWrite(access.paths, settings);
+    case 'exec':
+      return decideExec(access, input, settings);
+  }
+}
+
+export function decidePermission(input: PermissionInput, settings: PermissionSettings): PermissionDecision {
+  requireAbsolute(settings.root, 'settings.root');
+  requireAbsolute(settings.glassboxHome, 'settings.glassboxHome');
+  const { access } = input;
+  if (access.kind === 'read' || access.kind === 'write') for (const path of access.paths) requireAbsolute(path, `${access.kind} path`);
+  if (access.kind === 'exec') requireAbsolute(access.workdir, 'exec workdir');
+  const result = decideWithoutGrants(input, settings);
+  // A grant only stands in for a person's approval: it never overrides a denial.
+  if (result.decision === 'ask' && settings.sessionGrants.matches(input)) {
+    return {
+      decision: 'allow',
+      rule: 'session-grant',
+      reason: `approved for this session earlier (${result.reason})`,
+      execution: { ...result.execution, secretsApproved: true },
+    };
+  }
+  return result;
+}
+
+export interface ToolVisibilityInfo {
+  name: string;
+  readOnly: boolean;
+  /** The tool runs shell commands (its calls are exec access). Defaults to a lookup by name. */
+  runsCommands?: boolean;
+}
+
+/**
+ * Hide a tool when every call to it would be denied, so the model does not waste turns on it:
+ * file-writing tools under the read-only sandbox with the 'never' policy. Shell tools stay,
+ * since commands still run inside the sandbox.
+ */
+export function isToolVisible(tool: ToolVisibilityInfo, settings: Pick<PermissionSettings, 'sandbox' | 'approvalPolicy'>): boolean {
+  if (tool.readOnly) return true;
+  if (tool.runsCommands ?? COMMAND_TOOL_NAMES.has(tool.name)) return true;
+  return !(settings.sandbox === 'read-only' && settings.approvalPolicy === 'never');
+}

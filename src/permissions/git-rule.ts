@@ -1,0 +1,100 @@
+// git is known safe for a fixed set of read-only subcommands, called by name (an alias could
+// run anything), with no option that runs a program or writes a file. Configuration options
+// (`-c`, `--config-env`) are refused outright: `core.pager`, `diff.external` and friends turn
+// configuration into command execution.
+
+import { optionIs, parseOptions } from './command-options.js';
+import type { CommandRule, RuleContext } from './command-rules.js';
+import { mayBeOption, type ShellWord } from './shell-word.js';
+
+const READ_ONLY_SUBCOMMANDS = new Set([
+  'status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'describe', 'shortlog',
+]);
+
+/** Global options (before the subcommand) that change nothing but output or path matching. */
+const HARMLESS_GLOBAL_OPTIONS = new Set([
+  '--no-pager', '-P', '-p', '--paginate', '--no-replace-objects', '--literal-pathspecs', '--glob-pathspecs',
+  '--noglob-pathspecs', '--icase-pathspecs', '--no-optional-locks', '--no-advice',
+]);
+
+const GLOBAL_OPTION_REASONS: readonly { flags: readonly string[]; reason: string }[] = [
+  { flags: ['-c', '--config-env'], reason: 'sets configuration, which can name programs to run (core.pager, diff.external)' },
+  { flags: ['--exec-path'], reason: 'changes where git finds the programs it runs' },
+  { flags: ['--git-dir', '--work-tree'], reason: 'points git at another repository, whose configuration can run programs' },
+];
+
+/** Options refused for every subcommand: they write files or run programs. */
+const REFUSED_OPTIONS: readonly { flags: readonly string[]; reason: string }[] = [
+  { flags: ['--output'], reason: 'writes the output to a file' },
+  { flags: ['--ext-diff'], reason: 'runs the external diff program' },
+  { flags: ['--textconv'], reason: 'runs textconv filters' },
+  { flags: ['--exec'], reason: 'runs a command' },
+  { flags: ['--upload-pack', '--receive-pack'], reason: 'runs a program on the remote side' },
+  { flags: ['--open-files-in-pager'], reason: 'runs a pager program' },
+];
+
+/** `git branch` options that only list, and which of them take a value as the next word. */
+const BRANCH_LISTING_FLAGS = new Set([
+  '-a', '--all', '-r', '--remotes', '-l', '--list', '-v', '-vv', '--verbose', '-q', '--quiet', '--show-current',
+  '--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format', '--color',
+  '--no-color', '--column', '--no-column', '-i', '--ignore-case', '--abbrev', '--no-abbrev', '--omit-empty',
+]);
+const BRANCH_VALUE_FLAGS = ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'];
+
+function checkBranch(args: readonly ShellWord[]): string | null {
+  const parsed = parseOptions(args, { longWithValue: BRANCH_VALUE_FLAGS });
+  let listing = false;
+  const names: ShellWord[] = [];
+  for (const argument of parsed) {
+    if (argument.kind === 'option') {
+      if (!BRANCH_LISTING_FLAGS.has(argument.name)) {
+        return `git branch ${argument.name} is not a listing option (only listing branches is known safe)`;
+      }
+      if (argument.name === '-l' || argument.name === '--list') listing = true;
+    } else if (argument.kind === 'operand') {
+      names.push(argument.word);
+    }
+  }
+  if (names.length > 0 && !listing) return `git branch ${names[0].text} would create a branch`;
+  return null;
+}
+
+function checkSubcommandOptions(args: readonly ShellWord[]): string | null {
+  for (const argument of parseOptions(args)) {
+    if (argument.kind !== 'option') continue;
+    const refused = REFUSED_OPTIONS.find((entry) => optionIs(argument.name, entry.flags));
+    if (refused !== undefined) return `git ${argument.name} ${refused.reason}`;
+  }
+  return null;
+}
+
+export const checkGit: CommandRule = (args: readonly ShellWord[], context: RuleContext) => {
+  const unknown = args.find((word) => word.kind !== 'static' && mayBeOption(word));
+  if (unknown !== undefined) return `\`${unknown.text}\` is expanded by the shell at run time and could become an option`;
+  let index = 0;
+  while (index < args.length && args[index].text.startsWith('-')) {
+    const option = args[index].text;
+    const name = option.includes('=') ? option.slice(0, option.indexOf('=')) : option;
+    if (name === '-C') {
+      const directory = args[index + 1];
+      if (directory === undefined) return 'git -C needs a directory';
+      const problem = context.checkMetadata(directory);
+      if (problem !== null) return `git -C: ${problem}`;
+      index += 2;
+      continue;
+    }
+    const known = GLOBAL_OPTION_REASONS.find((entry) => optionIs(name, entry.flags));
+    if (known !== undefined) return `git ${name} ${known.reason}`;
+    if (!HARMLESS_GLOBAL_OPTIONS.has(name)) return `git ${option} is not a recognised harmless global option`;
+    index++;
+  }
+  const subcommand = args[index];
+  if (subcommand === undefined) return 'no subcommand given';
+  if (!READ_ONLY_SUBCOMMANDS.has(subcommand.text)) {
+    return `git ${subcommand.text} is not one of the read-only subcommands (${[...READ_ONLY_SUBCOMMANDS].join(', ')})`;
+  }
+  const rest = args.slice(index + 1);
+  const problem = checkSubcommandOptions(rest);
+  if (problem !== null) return problem;
+  return subcommand.text === 'branch' ? checkBranch(rest) : null;
+};

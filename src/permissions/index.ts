@@ -1,0 +1,25 @@
+export type { CommandClassification } from './command-classification.js';
+export {
+  CommandClassifier,
+  loadCommandClassifier,
+  MAX_CLASSIFIED_COMMAND_LENGTH,
+  type ClassifyOptions,
+} from './command-classifier.js';
+export {
+  COMMAND_TOOL_NAMES,
+  SANDBOX_UNAVAILABLE_HINT,
+  decidePermission,
+  isToolVisible,
+  type ToolVisibilityInfo,
+} from './decide-permission.js';
+export {
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  type PermissionDecision,
+  type PermissionInput,
+  type PermissionRule,
+  type PermissionSettings,
+} from './permission-types.js';
+export { describeProtectedWrite, protectedWriteReason, type ProtectedWriteReason } from './protected-paths.js';
+export { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath } from './secret-paths.js';
+export { SessionGrants } from './session-grants.js';

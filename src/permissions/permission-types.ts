@@ -1,0 +1,68 @@
+// Inputs and outputs of the permission decision. The decision is a pure function of these, so
+// every cell of the rule matrix (docs/permissions.md) can be tested without running anything.
+
+import type { ExecutionPolicy, SandboxMode, ToolAccess } from '../agent/index.js';
+import type { CommandClassification } from './command-classification.js';
+import type { SessionGrants } from './session-grants.js';
+
+/**
+ * - `untrusted`: ask for everything except known-safe commands and reads inside the root.
+ * - `on-request` (default): act freely inside the sandbox; ask only for escalations, writes the
+ *   sandbox mode forbids, protected paths and secret files.
+ * - `never`: never ask; what would need approval is denied with a reason the model can act on.
+ */
+export type ApprovalPolicy = 'untrusted' | 'on-request' | 'never';
+export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ['untrusted', 'on-request', 'never'];
+
+export interface PermissionInput {
+  toolName: string;
+  /** From `tool.access(args)`: absolute lexical paths, or the command to run. */
+  access: ToolAccess;
+  /** For exec: the classifier's verdict, computed by the caller so this stays pure. */
+  commandSafety: CommandClassification | null;
+}
+
+export interface PermissionSettings {
+  /** Real path of the project root. */
+  root: string;
+  approvalPolicy: ApprovalPolicy;
+  sandbox: SandboxMode;
+  /** bubblewrap is usable on this machine. */
+  sandboxAvailable: boolean;
+  /** Network allowed inside the sandbox. */
+  network: boolean;
+  /** Glassbox's own home (config, sessions): writes to it are protected. */
+  glassboxHome: string;
+  sessionGrants: SessionGrants;
+}
+
+/** Which rule decided; recorded with every decision so the audit log says why. */
+export type PermissionRule =
+  | 'no-access'
+  | 'path-outside-root'
+  | 'read-inside-root'
+  | 'secret-file'
+  | 'protected-path'
+  | 'sandbox-read-only'
+  | 'workspace-write'
+  | 'danger-full-access'
+  | 'policy-untrusted'
+  | 'known-safe'
+  | 'sandboxed'
+  | 'escalation'
+  | 'escalation-denied'
+  | 'escalation-needs-justification'
+  | 'sandbox-unavailable'
+  | 'session-grant';
+
+export interface PermissionDecision {
+  decision: 'allow' | 'ask' | 'deny';
+  reason: string;
+  rule: PermissionRule;
+  /**
+   * How the call runs if allowed, or once approved. `secretsApproved` is false unless the
+   * decision itself stands on an approval (a session grant); after a person approves an `ask`,
+   * the caller sets it to true for that call.
+   */
+  execution: ExecutionPolicy;
+}

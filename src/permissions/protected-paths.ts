@@ -1,0 +1,28 @@
+// Paths whose writes always need approval, whatever the sandbox mode: a repository's `.git`
+// (hooks and config there run programs later), Glassbox's own home, and `.env*` files.
+
+import { basename, relative, sep } from 'node:path';
+import { isInside } from '../tools/path-policy.js';
+
+export type ProtectedWriteReason = 'git-directory' | 'glassbox-home' | 'env-file';
+
+/** Why writing `path` (absolute) needs approval, or null when it does not. */
+export function protectedWriteReason(path: string, root: string, glassboxHome: string): ProtectedWriteReason | null {
+  // Any `.git` inside the root counts, not only the top one: a nested repository's config can
+  // name programs (core.fsmonitor, diff.external) that a later `git status` would run.
+  if (isInside(root, path) && relative(root, path).split(sep).includes('.git')) return 'git-directory';
+  if (isInside(glassboxHome, path)) return 'glassbox-home';
+  if (basename(path).startsWith('.env')) return 'env-file';
+  return null;
+}
+
+export function describeProtectedWrite(reason: ProtectedWriteReason): string {
+  switch (reason) {
+    case 'git-directory':
+      return 'is inside a .git directory (hooks and config there can run programs)';
+    case 'glassbox-home':
+      return "is inside Glassbox's own home (configuration and sessions)";
+    case 'env-file':
+      return 'is an environment file (.env*), which usually holds secrets';
+  }
+}

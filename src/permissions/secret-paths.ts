@@ -1,0 +1,56 @@
+// One list of secret-file patterns, shared by the permission decision (reads of these files need
+// approval), the command classifier (a literal secret path makes a command not known-safe) and the
+// shell sandbox (which masks these files unless the call was approved). Keeping the globs as data
+// lets the sandbox enumerate the same files the matcher recognises.
+
+import picomatch from 'picomatch';
+
+/**
+ * Glob patterns (picomatch syntax, matched case-insensitively, dotfiles included) for files that
+ * usually hold credentials. Each is anchored with `**\/` so it matches at any depth.
+ */
+export const SECRET_FILE_GLOBS: readonly string[] = [
+  '**/.env',
+  '**/.env.*',
+  '**/*.pem',
+  '**/*.key',
+  '**/*.p12',
+  '**/*.pfx',
+  '**/*.jks',
+  '**/*.keystore',
+  '**/id_rsa*',
+  '**/id_dsa*',
+  '**/id_ecdsa*',
+  '**/id_ed25519*',
+  '**/.npmrc',
+  '**/.pypirc',
+  '**/.netrc',
+  '**/_netrc',
+  '**/.pgpass',
+  '**/.htpasswd',
+  '**/.git-credentials',
+  '**/credentials*.json',
+  '**/.aws/credentials',
+  '**/.aws/config',
+  '**/.docker/config.json',
+  '**/.kube/config',
+];
+
+/** Public halves of key pairs match `id_rsa*` but are not secret. */
+export const SECRET_FILE_EXCEPTIONS: readonly string[] = ['**/*.pub'];
+
+const matcher = picomatch([...SECRET_FILE_GLOBS], {
+  dot: true,
+  nocase: true,
+  ignore: [...SECRET_FILE_EXCEPTIONS],
+});
+
+/**
+ * True when `path` (absolute or relative, `/` or `\` separators) names a likely secret file.
+ * Only the name is inspected; nothing is read from disk.
+ */
+export function isSecretPath(path: string): boolean {
+  if (path === '') return false;
+  const normalized = path.replace(/\\/g, '/').replace(/\/+$/, '');
+  return normalized !== '' && matcher(normalized);
+}

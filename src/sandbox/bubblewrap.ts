@@ -1,0 +1,214 @@
+// The OS sandbox: bubblewrap builds a private mount namespace where `/` is read-only, the project
+// is the only writable tree (in workspace-write), secrets are covered, and optionally the network
+// namespace is empty. Building the argument list is pure so it can be tested line by line; whether
+// bwrap actually works on this machine is proven once by running it.
+
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { isInside } from '../tools/path-policy.js';
+import type { ProtectedPath } from './protected-paths.js';
+
+export type SandboxedMode = 'read-only' | 'workspace-write';
+
+export interface BubblewrapSpec {
+  /** Real path of the project root. */
+  root: string;
+  /** Absolute working directory inside the root. */
+  workdir: string;
+  mode: SandboxedMode;
+  network: boolean;
+  /** Leave secret files of the project readable (still read-only). */
+  secretsApproved: boolean;
+  /** What to freeze or mask, from `findProtectedPaths`. */
+  protectedPaths: readonly ProtectedPath[];
+  command: string;
+}
+
+const PRIVATE_TMP = '/tmp';
+
+function assertAbsolute(name: string, path: string): void {
+  if (!isAbsolute(path)) throw new Error(`${name} must be an absolute path, got ${JSON.stringify(path)}.`);
+  if (path.includes('\0')) throw new Error(`${name} contains a NUL byte.`);
+}
+
+function byPath(a: ProtectedPath, b: ProtectedPath): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/** `.git` and approved secrets stay readable but must not change; everything else is hidden. */
+function action(entry: ProtectedPath, spec: BubblewrapSpec): 'mask' | 'freeze' {
+  if (entry.reason === 'git') return 'freeze';
+  if (entry.reason === 'secret-file' && spec.secretsApproved) return 'freeze';
+  return 'mask';
+}
+
+function mask(entry: ProtectedPath): string[] {
+  return entry.kind === 'file' ? ['--ro-bind', '/dev/null', entry.path] : ['--tmpfs', entry.path];
+}
+
+/**
+ * The full bwrap argument list for one command, ending in `bash -c <command>`.
+ *
+ * Order matters because later mounts cover earlier ones: base system, masks for things outside the
+ * project, the project itself, then `.git` and secrets inside the project. That way a mask that is
+ * an ancestor of the root (a root inside ~/.glassbox, or the whole of /tmp) does not hide the
+ * project, and the project bind does not uncover what is masked inside it.
+ */
+export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
+  assertAbsolute('root', spec.root);
+  assertAbsolute('workdir', spec.workdir);
+  if (!isInside(spec.root, spec.workdir)) {
+    throw new Error(`workdir ${spec.workdir} is outside the root ${spec.root}.`);
+  }
+  if (spec.command.trim() === '') throw new Error('command must not be empty.');
+  for (const entry of spec.protectedPaths) assertAbsolute('protected path', entry.path);
+
+  const args = [
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    '--tmpfs', PRIVATE_TMP,
+    '--unshare-pid',
+    '--die-with-parent',
+    // A new session stops the command from pushing keystrokes into our terminal (TIOCSTI).
+    '--new-session',
+    // When Glassbox runs as root bwrap keeps every capability, and CAP_SYS_ADMIN can simply remount
+    // `/` read-write; dropping them all is what makes the read-only binds hold.
+    '--cap-drop', 'ALL',
+  ];
+  if (!spec.network) args.push('--unshare-net');
+
+  const maskedDirectories = spec.protectedPaths.filter(
+    (entry) => entry.kind === 'directory' && action(entry, spec) === 'mask',
+  );
+  // Anything below a masked directory is already hidden, and binding it would bring it back;
+  // except inside the root when the mask is the root's ancestor, since the root bind re-exposes it.
+  const hiddenBy = (dir: ProtectedPath, entry: ProtectedPath): boolean =>
+    dir.path !== entry.path &&
+    isInside(dir.path, entry.path) &&
+    !(isInside(dir.path, spec.root) && isInside(spec.root, entry.path));
+  const effective = spec.protectedPaths.filter((entry) => !maskedDirectories.some((dir) => hiddenBy(dir, entry)));
+  const outside = effective.filter((entry) => !isInside(spec.root, entry.path)).sort(byPath);
+  const inside = effective.filter((entry) => isInside(spec.root, entry.path)).sort(byPath);
+  const remountReadOnly: string[] = [];
+
+  for (const entry of outside) {
+    // The private /tmp already hides it, and outside the root everything is read-only already:
+    // only masking is left to do.
+    if (isInside(PRIVATE_TMP, entry.path) || action(entry, spec) !== 'mask') continue;
+    args.push(...mask(entry));
+    if (entry.kind === 'directory') remountReadOnly.push(entry.path);
+  }
+
+  args.push(spec.mode === 'workspace-write' ? '--bind' : '--ro-bind', spec.root, spec.root);
+
+  for (const entry of inside) {
+    if (entry.path === spec.root) continue;
+    const decided = action(entry, spec);
+    if (decided === 'mask') {
+      args.push(...mask(entry));
+      if (entry.kind === 'directory') remountReadOnly.push(entry.path);
+    } else if (decided === 'freeze' && spec.mode === 'workspace-write') {
+      args.push('--ro-bind', entry.path, entry.path);
+    }
+  }
+
+  // Last, so directories the project bind had to create inside a masked tmpfs could still be made.
+  for (const path of remountReadOnly) args.push('--remount-ro', path);
+
+  args.push('--chdir', spec.workdir, 'bash', '-c', spec.command);
+  return args;
+}
+
+export interface SandboxAvailability {
+  available: boolean;
+  /** Absolute path of the bwrap binary found, even when it does not work here. */
+  path: string | null;
+  reason: string;
+}
+
+export type SandboxDetector = () => Promise<SandboxAvailability>;
+
+export interface SandboxDetectorOptions {
+  /** Use this binary instead of searching PATH and /usr/bin. */
+  bwrapPath?: string;
+  /** PATH to search (default: the current process's). */
+  searchPath?: string;
+  probeTimeoutMs?: number;
+}
+
+export const SANDBOX_INSTALL_HINT =
+  'Install bubblewrap (e.g. `apt-get install bubblewrap`) and make sure unprivileged user namespaces ' +
+  'are enabled, or run with `--sandbox danger-full-access` to run commands without a sandbox.';
+
+// The probe uses every namespace and mount kind that real commands use, because bwrap can start
+// and still fail on, say, mounting /proc inside some containers.
+const PROBE_ARGS = [
+  '--ro-bind', '/', '/',
+  '--dev', '/dev',
+  '--proc', '/proc',
+  '--tmpfs', PRIVATE_TMP,
+  '--unshare-pid',
+  '--unshare-net',
+  '--die-with-parent',
+  '--new-session',
+  '--cap-drop', 'ALL',
+  'true',
+];
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function findBwrap(searchPath: string): Promise<string | null> {
+  const directories = searchPath.split(delimiter).filter((dir) => isAbsolute(dir));
+  for (const dir of [...directories, '/usr/bin', '/usr/local/bin']) {
+    const candidate = join(dir, 'bwrap');
+    if (await isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function probe(path: string, timeoutMs: number): Promise<SandboxAvailability> {
+  return new Promise((resolve) => {
+    execFile(
+      path,
+      PROBE_ARGS,
+      { timeout: timeoutMs, env: { PATH: '/usr/local/bin:/usr/bin:/bin' }, encoding: 'utf8' },
+      (error, _stdout, stderr) => {
+        if (error === null) {
+          resolve({ available: true, path, reason: `${path} works (mount, pid and network namespaces).` });
+          return;
+        }
+        const detail = stderr.trim() || error.message;
+        resolve({ available: false, path, reason: `${path} exists but cannot create a sandbox here: ${detail}` });
+      },
+    );
+  });
+}
+
+/** A detector that finds and probes bwrap on first use and remembers the answer. */
+export function createSandboxDetector(options: SandboxDetectorOptions = {}): SandboxDetector {
+  let answer: Promise<SandboxAvailability> | null = null;
+  return () => {
+    answer ??= (async () => {
+      const path = options.bwrapPath ?? (await findBwrap(options.searchPath ?? process.env.PATH ?? ''));
+      if (path === null) return { available: false, path: null, reason: 'bwrap (bubblewrap) was not found on PATH.' };
+      if (!(await isExecutable(path))) {
+        return { available: false, path: null, reason: `${path} is not an executable file.` };
+      }
+      return probe(path, options.probeTimeoutMs ?? 5_000);
+    })();
+    return answer;
+  };
+}
+
+/** The process-wide detector: bwrap is probed at most once per Glassbox process. */
+export const detectSandbox: SandboxDetector = createSandboxDetector();

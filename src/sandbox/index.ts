@@ -1,0 +1,35 @@
+export { buildChildEnvironment } from './child-environment.js';
+export { OutputCapture, DEFAULT_OUTPUT_LIMIT, formatOmission, type CapturedOutput } from './output-capture.js';
+export {
+  runProcess,
+  isProcessGroupAlive,
+  DEFAULT_KILL_GRACE_MS,
+  type RunProcessOptions,
+  type ProcessResult,
+} from './run-process.js';
+export {
+  findProtectedPaths,
+  HOME_SECRET_PATHS,
+  type ProtectedPath,
+  type ProtectedPathKind,
+  type ProtectionReason,
+  type ProtectedPathScan,
+  type FindProtectedPathsOptions,
+} from './protected-paths.js';
+export {
+  buildBubblewrapArgs,
+  createSandboxDetector,
+  detectSandbox,
+  SANDBOX_INSTALL_HINT,
+  type BubblewrapSpec,
+  type SandboxedMode,
+  type SandboxAvailability,
+  type SandboxDetector,
+  type SandboxDetectorOptions,
+} from './bubblewrap.js';
+export {
+  runCommand,
+  type RunCommandOptions,
+  type CommandResult,
+  type SandboxSettings,
+} from './run-command.js';

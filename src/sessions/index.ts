@@ -1,0 +1,13 @@
+// Sessions: the durable, append-only record of everything an agent did, and the history derived
+// from it by replay. See docs/session-format.md for the file format.
+
+export * from './session-errors.js';
+export { createSessionIdGenerator, isSessionId, newSessionId, sessionIdTimestamp, type SessionIdGeneratorOptions } from './session-id.js';
+export * from './session-records.js';
+export type * from './session-store.js';
+export { sessionTitle, TITLE_MAX_CHARS, type SessionSummary } from './session-summary.js';
+export { JsonlSessionStore, type JsonlSessionStoreOptions, type RebuildResult } from './jsonl-session-store.js';
+export { MemorySessionStore, type MemorySessionStoreOptions } from './memory-session-store.js';
+export * from './replay-session.js';
+export * from './resume-session.js';
+export * from './fork-session.js';

@@ -1,0 +1,374 @@
+// Sessions as append-only JSONL files: `<home>/sessions/<id>.jsonl`, with `<id>.lock` while a
+// writer has it open and `index.jsonl` caching one summary per session for listings.
+
+import { mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { JsonlSessionWriter } from './jsonl-session-writer.js';
+import { isLineStart, scanLines, type FileLine, type LineScanResult, type ScanOptions } from './line-reader.js';
+import { formatVersionProblem, interpretLine, RecordCollector } from './record-lines.js';
+import { SessionError, SessionNotFoundError } from './session-errors.js';
+import { isSessionId, newSessionId } from './session-id.js';
+import { INDEX_FILE_NAME, SessionIndex } from './session-index.js';
+import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
+import { acquireSessionLock } from './session-lock.js';
+import { SESSION_FORMAT_VERSION, type SessionMetaRecord } from './session-records.js';
+import type {
+  ListProblem,
+  ListSessionsOptions,
+  NewSessionMeta,
+  RecordPage,
+  RecordPageOptions,
+  SessionContents,
+  SessionList,
+  SessionProblem,
+  SessionStore,
+  SessionWriter,
+} from './session-store.js';
+import { SessionSummaryBuilder, type SessionSummary } from './session-summary.js';
+import { buildMetaRecord, prepareRecord } from './session-writer.js';
+
+const SESSION_FILE_PATTERN = /^([0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})\.jsonl$/;
+const DEFAULT_HEAD_BYTES = 64 * 1024;
+const DEFAULT_PAGE_SIZE = 200;
+/** Compact the index once it has this many more lines than twice the number of sessions. */
+const INDEX_SLACK_LINES = 100;
+const FILE_CONCURRENCY = 16;
+
+export interface JsonlSessionStoreOptions {
+  now?: () => Date;
+  newId?: () => string;
+  /** Bytes read from the start of a session that is missing from the index (default 64 KiB). */
+  headBytes?: number;
+}
+
+export interface RebuildResult {
+  sessions: number;
+  problems: ListProblem[];
+}
+
+interface FileSummary {
+  summary: SessionSummary;
+  /** The whole file was read, so the summary is exact and may go into the index. */
+  complete: boolean;
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await task(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+function encodePageCursor(line: number, offset: number): string {
+  return `${line}:${offset}`;
+}
+
+function decodePageCursor(cursor: string): { line: number; offset: number } {
+  const match = /^(\d+):(\d+)$/.exec(cursor);
+  const line = match ? Number(match[1]) : Number.NaN;
+  const offset = match ? Number(match[2]) : Number.NaN;
+  if (!Number.isSafeInteger(line) || line < 1 || !Number.isSafeInteger(offset)) {
+    throw new SessionError('SESSION_INVALID_ARGUMENT', `invalid record page cursor: ${cursor}`, { exitCode: 2 });
+  }
+  return { line, offset };
+}
+
+export class JsonlSessionStore implements SessionStore {
+  readonly directory: string;
+  readonly location: string;
+  private readonly index: SessionIndex;
+  private readonly now: () => Date;
+  private readonly newId: () => string;
+  private readonly headBytes: number;
+
+  /** `directory` is the sessions folder, normally `<home>/sessions`; it is created on first write. */
+  constructor(directory: string, options: JsonlSessionStoreOptions = {}) {
+    this.directory = directory;
+    this.location = this.directory;
+    this.index = new SessionIndex(join(this.directory, INDEX_FILE_NAME));
+    this.now = options.now ?? (() => new Date());
+    this.newId = options.newId ?? newSessionId;
+    this.headBytes = options.headBytes ?? DEFAULT_HEAD_BYTES;
+  }
+
+  sessionPath(sessionId: string): string {
+    return join(this.directory, `${sessionId}.jsonl`);
+  }
+
+  private lockPath(sessionId: string): string {
+    return join(this.directory, `${sessionId}.lock`);
+  }
+
+  async create(input: NewSessionMeta): Promise<SessionWriter> {
+    const meta = buildMetaRecord(input, this.now, this.newId);
+    const first = prepareRecord(meta, this.now);
+    await mkdir(this.directory, { recursive: true });
+    const path = this.sessionPath(meta.sessionId);
+    const lock = await acquireSessionLock(this.lockPath(meta.sessionId), meta.sessionId);
+    let handle: FileHandle | null = null;
+    try {
+      try {
+        handle = await open(path, 'ax');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+          throw new SessionError('SESSION_INVALID_ARGUMENT', `session ${meta.sessionId} already exists in ${this.location}`, {
+            exitCode: 2,
+          });
+        }
+        throw error;
+      }
+      await handle.write(first.line);
+      const summary = new SessionSummaryBuilder(meta);
+      return new JsonlSessionWriter(meta.sessionId, handle, lock, summary, this.index, this.now, { summaryChanged: true });
+    } catch (error) {
+      if (handle !== null) {
+        await handle.close();
+        await unlink(path).catch(() => undefined);
+      }
+      await lock.release();
+      throw error;
+    }
+  }
+
+  async openForAppend(sessionId: string): Promise<SessionWriter> {
+    const path = this.existingPath(sessionId);
+    try {
+      await stat(path);
+    } catch (error) {
+      if (isMissing(error)) throw new SessionNotFoundError(sessionId, this.location);
+      throw error;
+    }
+    const lock = await acquireSessionLock(this.lockPath(sessionId), sessionId);
+    try {
+      // Read under the lock: nobody else can be appending while the summary is rebuilt.
+      const { meta, builder, scan } = await this.summarizeFile(sessionId);
+      if (meta.formatVersion > SESSION_FORMAT_VERSION) {
+        throw new SessionError(
+          'SESSION_UNSUPPORTED',
+          `session ${sessionId} uses session format ${meta.formatVersion}; this glassbox writes format ${SESSION_FORMAT_VERSION} and will not append to it`,
+        );
+      }
+      // A crash mid-write leaves an unterminated line; appending after it would glue the next
+      // record onto it and turn one lost record into a corrupt middle line.
+      if (scan.tailBytes > 0) await truncate(path, scan.endOffset);
+      const handle = await open(path, 'a');
+      return new JsonlSessionWriter(sessionId, handle, lock, builder, this.index, this.now, { summaryChanged: false });
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  async read(sessionId: string): Promise<SessionContents> {
+    const path = this.existingPath(sessionId);
+    const collector = new RecordCollector(sessionId, path);
+    const scan = await this.scanSession(sessionId, ({ line, text }) => collector.add(line, text));
+    return collector.finish(scan.tailBytes > 0 ? { line: scan.lastLine + 1, bytes: scan.tailBytes } : null);
+  }
+
+  async readPage(sessionId: string, options: RecordPageOptions = {}): Promise<RecordPage> {
+    validateLimit(options.limit, 'page limit');
+    const limit = options.limit ?? DEFAULT_PAGE_SIZE;
+    const path = this.existingPath(sessionId);
+    const start = options.cursor ? decodePageCursor(options.cursor) : { line: 1, offset: 0 };
+    let startsLine: boolean;
+    try {
+      startsLine = await isLineStart(path, start.offset);
+    } catch (error) {
+      if (isMissing(error)) throw new SessionNotFoundError(sessionId, this.location);
+      throw error;
+    }
+    if (!startsLine) {
+      throw new SessionError('SESSION_INVALID_ARGUMENT', `record page cursor ${options.cursor} does not point at a line of session ${sessionId}`, {
+        exitCode: 2,
+      });
+    }
+
+    const entries: RecordPage['entries'] = [];
+    const problems: SessionProblem[] = [];
+    let next: string | null = null;
+    const scan = await this.scanSession(
+      sessionId,
+      ({ line, text, end }) => {
+        const outcome = interpretLine(line, text, sessionId, path);
+        if (outcome.kind === 'record') {
+          entries.push({ line, record: outcome.record });
+          if (outcome.record.type === 'session_meta') {
+            const problem = formatVersionProblem(outcome.record);
+            if (problem !== null) problems.push(problem);
+          }
+        } else if (outcome.kind === 'problem') {
+          problems.push(outcome.problem);
+        }
+        if (entries.length < limit) return true;
+        next = encodePageCursor(line + 1, end);
+        return false;
+      },
+      { startOffset: start.offset, startLine: start.line },
+    );
+    return { entries, problems, nextCursor: scan.reachedEnd ? null : next };
+  }
+
+  async list(options: ListSessionsOptions = {}): Promise<SessionList> {
+    validateLimit(options.limit, 'limit');
+    const { summaries, problems } = await this.collectSummaries();
+    return { ...pageSummaries(summaries, options), problems };
+  }
+
+  async resolveId(reference: string): Promise<string> {
+    return resolveSessionReference(
+      reference,
+      this.location,
+      () => this.sessionIds(),
+      async () => (await this.list({ limit: 1 })).sessions[0]?.sessionId ?? null,
+    );
+  }
+
+  /** Read every session in full and write a fresh index. */
+  async rebuildIndex(): Promise<RebuildResult> {
+    const ids = await this.sessionIds();
+    const { summaries, problems } = await this.rebuildFrom(ids);
+    return { sessions: summaries.length, problems };
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /** The file path for an id, or not-found for anything that is not a session id (and so no file). */
+  private existingPath(sessionId: string): string {
+    if (!isSessionId(sessionId)) throw new SessionNotFoundError(sessionId, this.location);
+    return this.sessionPath(sessionId);
+  }
+
+  private async scanSession(
+    sessionId: string,
+    onLine: (line: FileLine) => boolean | void,
+    options?: ScanOptions,
+  ): Promise<LineScanResult> {
+    try {
+      return await scanLines(this.existingPath(sessionId), onLine, options);
+    } catch (error) {
+      if (isMissing(error)) throw new SessionNotFoundError(sessionId, this.location);
+      throw error;
+    }
+  }
+
+  private async sessionIds(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.directory);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    const ids: string[] = [];
+    for (const name of names) {
+      const match = SESSION_FILE_PATTERN.exec(name);
+      if (match) ids.push(match[1]);
+    }
+    return ids;
+  }
+
+  private async summarizeFile(
+    sessionId: string,
+    maxBytes?: number,
+  ): Promise<{ meta: SessionMetaRecord; builder: SessionSummaryBuilder; scan: LineScanResult }> {
+    const path = this.sessionPath(sessionId);
+    const state: { meta: SessionMetaRecord | null; builder: SessionSummaryBuilder | null } = { meta: null, builder: null };
+    const scan = await this.scanSession(
+      sessionId,
+      ({ line, text }) => {
+        const outcome = interpretLine(line, text, sessionId, path);
+        if (outcome.kind !== 'record') return;
+        if (outcome.record.type === 'session_meta') {
+          state.meta = outcome.record;
+          state.builder = new SessionSummaryBuilder(outcome.record);
+        } else {
+          state.builder?.add(outcome.record);
+        }
+      },
+      { maxBytes },
+    );
+    if (state.meta === null || state.builder === null) {
+      throw new SessionError('SESSION_CORRUPT', `${path}: the file has no complete first line (session_meta)`);
+    }
+    return { meta: state.meta, builder: state.builder, scan };
+  }
+
+  /** A summary from the first few KB, for a session the index does not know yet. */
+  private async summarizeHead(sessionId: string): Promise<FileSummary> {
+    const { builder, scan } = await this.summarizeFile(sessionId, this.headBytes);
+    const summary = builder.snapshot();
+    if (!scan.reachedEnd) {
+      const modified = (await stat(this.sessionPath(sessionId))).mtime.toISOString();
+      if (modified > summary.updatedAt) summary.updatedAt = modified;
+    }
+    return { summary, complete: scan.reachedEnd };
+  }
+
+  private async collectSummaries(): Promise<{ summaries: SessionSummary[]; problems: ListProblem[] }> {
+    const ids = await this.sessionIds();
+    if (ids.length === 0) return { summaries: [], problems: [] };
+    const snapshot = await this.index.read();
+    if (!snapshot.exists) return this.rebuildFrom(ids);
+
+    const problems: ListProblem[] = [];
+    const exact: SessionSummary[] = [];
+    const fresh: SessionSummary[] = [];
+    const approximate: SessionSummary[] = [];
+    const unindexed: string[] = [];
+    for (const id of ids) {
+      const indexed = snapshot.entries.get(id);
+      if (indexed === undefined) unindexed.push(id);
+      else exact.push(indexed);
+    }
+    // Sessions missing from the index: a crash before the first turn ended, or a lost index line.
+    await mapWithConcurrency(unindexed, FILE_CONCURRENCY, async (id) => {
+      try {
+        const head = await this.summarizeHead(id);
+        (head.complete ? fresh : approximate).push(head.summary);
+      } catch (error) {
+        if (!isMissing(error) && !(error instanceof SessionNotFoundError)) {
+          problems.push({ sessionId: id, message: (error as Error).message });
+        }
+      }
+    });
+
+    try {
+      if (snapshot.lines + fresh.length > 2 * ids.length + INDEX_SLACK_LINES) {
+        await this.index.replace([...exact, ...fresh]);
+      } else {
+        await this.index.append(fresh);
+      }
+    } catch (error) {
+      problems.push({ sessionId: '', message: `could not update ${this.index.path}: ${(error as Error).message}` });
+    }
+    return { summaries: [...exact, ...fresh, ...approximate], problems };
+  }
+
+  private async rebuildFrom(ids: readonly string[]): Promise<{ summaries: SessionSummary[]; problems: ListProblem[] }> {
+    const problems: ListProblem[] = [];
+    const summaries: SessionSummary[] = [];
+    await mapWithConcurrency(ids, FILE_CONCURRENCY, async (id) => {
+      try {
+        const { builder } = await this.summarizeFile(id);
+        summaries.push(builder.snapshot());
+      } catch (error) {
+        if (!(error instanceof SessionNotFoundError)) problems.push({ sessionId: id, message: (error as Error).message });
+      }
+    });
+    await mkdir(this.directory, { recursive: true });
+    await this.index.replace(summaries);
+    return { summaries, problems };
+  }
+}

@@ -1,0 +1,154 @@
+// A store that keeps each session as an array of serialised lines in memory. Records still go
+// through the same serialisation, validation and line parsing as on disk, so tests that use it
+// exercise the real format, only without files, cross-process locks or an index.
+
+import { hostname } from 'node:os';
+import { formatVersionProblem, interpretLine, RecordCollector } from './record-lines.js';
+import { SessionError, SessionLockedError, SessionNotFoundError, type LockOwner } from './session-errors.js';
+import { newSessionId } from './session-id.js';
+import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
+import type {
+  ListSessionsOptions,
+  NewSessionMeta,
+  RecordPage,
+  RecordPageOptions,
+  SessionContents,
+  SessionList,
+  SessionProblem,
+  SessionStore,
+  SessionWriter,
+} from './session-store.js';
+import { SessionSummaryBuilder, type SessionSummary } from './session-summary.js';
+import { buildMetaRecord, prepareRecord, SerialSessionWriter } from './session-writer.js';
+
+const DEFAULT_PAGE_SIZE = 200;
+
+interface MemorySession {
+  /** Serialised records without their newlines. */
+  lines: string[];
+  lockedBy: LockOwner | null;
+}
+
+class MemorySessionWriter extends SerialSessionWriter {
+  constructor(
+    sessionId: string,
+    private readonly session: MemorySession,
+    now: () => Date,
+  ) {
+    super(sessionId, now);
+  }
+
+  protected async writeLine(line: string): Promise<void> {
+    this.session.lines.push(line.slice(0, -1));
+  }
+
+  protected async flush(): Promise<void> {
+    // Memory is as durable as this store gets, and summaries are computed when listing.
+  }
+
+  protected async finish(): Promise<void> {
+    this.session.lockedBy = null;
+  }
+}
+
+export interface MemorySessionStoreOptions {
+  now?: () => Date;
+  newId?: () => string;
+}
+
+export class MemorySessionStore implements SessionStore {
+  readonly location = 'memory';
+  private readonly sessions = new Map<string, MemorySession>();
+  private readonly now: () => Date;
+  private readonly newId: () => string;
+
+  constructor(options: MemorySessionStoreOptions = {}) {
+    this.now = options.now ?? (() => new Date());
+    this.newId = options.newId ?? newSessionId;
+  }
+
+  async create(input: NewSessionMeta): Promise<SessionWriter> {
+    const meta = buildMetaRecord(input, this.now, this.newId);
+    if (this.sessions.has(meta.sessionId)) {
+      throw new SessionError('SESSION_INVALID_ARGUMENT', `session ${meta.sessionId} already exists in memory`, { exitCode: 2 });
+    }
+    const session: MemorySession = { lines: [prepareRecord(meta, this.now).line.slice(0, -1)], lockedBy: null };
+    this.sessions.set(meta.sessionId, session);
+    return this.lock(meta.sessionId, session);
+  }
+
+  async openForAppend(sessionId: string): Promise<SessionWriter> {
+    return this.lock(sessionId, this.session(sessionId));
+  }
+
+  async read(sessionId: string): Promise<SessionContents> {
+    const collector = new RecordCollector(sessionId, `memory:${sessionId}`);
+    this.session(sessionId).lines.forEach((text, index) => collector.add(index + 1, text));
+    return collector.finish(null);
+  }
+
+  async readPage(sessionId: string, options: RecordPageOptions = {}): Promise<RecordPage> {
+    validateLimit(options.limit, 'page limit');
+    const limit = options.limit ?? DEFAULT_PAGE_SIZE;
+    const { lines } = this.session(sessionId);
+    const startLine = options.cursor ? Number(options.cursor) : 1;
+    if (!Number.isSafeInteger(startLine) || startLine < 1 || startLine > lines.length + 1) {
+      throw new SessionError('SESSION_INVALID_ARGUMENT', `invalid record page cursor: ${options.cursor}`, { exitCode: 2 });
+    }
+    const entries: RecordPage['entries'] = [];
+    const problems: SessionProblem[] = [];
+    let line = startLine;
+    for (; line <= lines.length && entries.length < limit; line += 1) {
+      const outcome = interpretLine(line, lines[line - 1], sessionId, `memory:${sessionId}`);
+      if (outcome.kind === 'record') {
+        entries.push({ line, record: outcome.record });
+        if (outcome.record.type === 'session_meta') {
+          const problem = formatVersionProblem(outcome.record);
+          if (problem !== null) problems.push(problem);
+        }
+      } else if (outcome.kind === 'problem') {
+        problems.push(outcome.problem);
+      }
+    }
+    return { entries, problems, nextCursor: line <= lines.length ? String(line) : null };
+  }
+
+  async list(options: ListSessionsOptions = {}): Promise<SessionList> {
+    const summaries: SessionSummary[] = [];
+    const problems: SessionList['problems'] = [];
+    for (const sessionId of this.sessions.keys()) {
+      try {
+        const { records } = await this.read(sessionId);
+        const [meta, ...rest] = records;
+        if (meta.type !== 'session_meta') continue;
+        const builder = new SessionSummaryBuilder(meta);
+        for (const record of rest) builder.add(record);
+        summaries.push(builder.snapshot());
+      } catch (error) {
+        problems.push({ sessionId, message: (error as Error).message });
+      }
+    }
+    return { ...pageSummaries(summaries, options), problems };
+  }
+
+  async resolveId(reference: string): Promise<string> {
+    return resolveSessionReference(
+      reference,
+      this.location,
+      async () => [...this.sessions.keys()],
+      async () => (await this.list({ limit: 1 })).sessions[0]?.sessionId ?? null,
+    );
+  }
+
+  private session(sessionId: string): MemorySession {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) throw new SessionNotFoundError(sessionId, this.location);
+    return session;
+  }
+
+  private lock(sessionId: string, session: MemorySession): SessionWriter {
+    if (session.lockedBy !== null) throw new SessionLockedError(sessionId, session.lockedBy);
+    session.lockedBy = { pid: process.pid, host: hostname(), startedAt: this.now().toISOString() };
+    return new MemorySessionWriter(sessionId, session, this.now);
+  }
+}

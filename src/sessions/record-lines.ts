@@ -1,0 +1,92 @@
+// How one line of a session becomes a record or a problem. Shared by every way of reading a
+// session (whole, paged, summarised, from memory) so they all agree on what a file contains.
+
+import { SessionError } from './session-errors.js';
+import { parseRecordLine, SESSION_FORMAT_VERSION, type SessionMetaRecord, type SessionRecord } from './session-records.js';
+import type { SessionContents, SessionProblem } from './session-store.js';
+
+export type LineOutcome =
+  | { kind: 'record'; record: SessionRecord }
+  | { kind: 'problem'; problem: SessionProblem }
+  | { kind: 'blank' };
+
+/**
+ * Line 1 must be the session's own `session_meta`; without it nothing else can be trusted, so
+ * that is the one defect that throws. Every later defect is a problem and reading goes on.
+ */
+export function interpretLine(line: number, text: string, sessionId: string, source: string): LineOutcome {
+  if (line === 1) return { kind: 'record', record: parseMetaLine(text, sessionId, source) };
+  if (text.trim() === '') return { kind: 'blank' };
+  const parsed = parseRecordLine(text);
+  switch (parsed.kind) {
+    case 'record':
+      if (parsed.record.type === 'session_meta') {
+        return { kind: 'problem', problem: { line, message: 'session_meta is only allowed on line 1; skipped' } };
+      }
+      return parsed;
+    case 'unknown':
+      return {
+        kind: 'problem',
+        problem: { line, message: `unknown record type ${JSON.stringify(parsed.type)} skipped (written by a newer glassbox?)` },
+      };
+    case 'invalid':
+      return { kind: 'problem', problem: { line, message: parsed.message } };
+  }
+}
+
+function parseMetaLine(text: string, sessionId: string, source: string): SessionMetaRecord {
+  const parsed = parseRecordLine(text);
+  if (parsed.kind !== 'record' || parsed.record.type !== 'session_meta') {
+    const why = parsed.kind === 'invalid' ? parsed.message : `found a ${parsed.kind === 'record' ? parsed.record.type : parsed.type} record`;
+    throw new SessionError('SESSION_CORRUPT', `${source}: line 1 is not a valid session_meta record (${why})`);
+  }
+  if (parsed.record.sessionId !== sessionId) {
+    throw new SessionError(
+      'SESSION_CORRUPT',
+      `${source}: line 1 names session ${parsed.record.sessionId}, not ${sessionId}`,
+    );
+  }
+  return parsed.record;
+}
+
+/** Problem to report for a meta record written by a newer format version, if any. */
+export function formatVersionProblem(meta: SessionMetaRecord): SessionProblem | null {
+  if (meta.formatVersion <= SESSION_FORMAT_VERSION) return null;
+  return {
+    line: 1,
+    message: `written in session format ${meta.formatVersion}; this glassbox reads format ${SESSION_FORMAT_VERSION} and skips records it does not know`,
+  };
+}
+
+/** Accumulates a whole session, line by line. */
+export class RecordCollector {
+  private meta: SessionMetaRecord | null = null;
+  private readonly records: SessionRecord[] = [];
+  private readonly problems: SessionProblem[] = [];
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly source: string,
+  ) {}
+
+  add(line: number, text: string): void {
+    const outcome = interpretLine(line, text, this.sessionId, this.source);
+    if (outcome.kind === 'record') {
+      if (outcome.record.type === 'session_meta') {
+        this.meta = outcome.record;
+        const problem = formatVersionProblem(outcome.record);
+        if (problem !== null) this.problems.push(problem);
+      }
+      this.records.push(outcome.record);
+    } else if (outcome.kind === 'problem') {
+      this.problems.push(outcome.problem);
+    }
+  }
+
+  finish(tornTail: SessionContents['tornTail']): SessionContents {
+    if (this.meta === null) {
+      throw new SessionError('SESSION_CORRUPT', `${this.source}: the file has no complete first line (session_meta)`);
+    }
+    return { meta: this.meta, records: this.records, problems: this.problems, tornTail };
+  }
+}

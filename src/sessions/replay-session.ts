@@ -1,0 +1,145 @@
+// The model-visible history is never stored as such: it is derived from the records, the same way
+// every time, so a resumed or forked session sends the model byte-identical history.
+
+import { addUsage, emptyUsage } from '../model/index.js';
+import type { FunctionCallOutputItem, ResponseItem, StagedUsage } from '../agent/index.js';
+import { SessionError } from './session-errors.js';
+import type { SessionRecord } from './session-records.js';
+
+export interface OrphanCall {
+  callId: string;
+  name: string;
+}
+
+/** What the model reads for a call that never got its output. The code matches tool errors. */
+export const INTERRUPTED_CALL_OUTPUT =
+  'Error [INTERRUPTED]: This tool call was interrupted before it produced any output (the session stopped while it was pending). Whether it took effect is unknown; check before repeating it.';
+
+export function interruptedCallOutput(call: OrphanCall): FunctionCallOutputItem {
+  return { type: 'function_call_output', callId: call.callId, name: call.name, output: INTERRUPTED_CALL_OUTPUT, isError: true };
+}
+
+export interface OrphanRepair {
+  /** The history with an output after every call. */
+  history: ResponseItem[];
+  /** Calls whose output had to be made up now (not found among the persisted repairs). */
+  orphans: OrphanCall[];
+  /** The made-up outputs, in the order of `orphans`: what a resume must append. */
+  added: FunctionCallOutputItem[];
+}
+
+/**
+ * Give every `function_call` without a later `function_call_output` a synthetic error output.
+ * Providers reject a tool call that is not answered before the next message, so the output goes
+ * right after the call's batch (the run of consecutive calls it belongs to) and the outputs that
+ * directly follow that batch, before anything else. `persisted` holds repairs already appended
+ * to the session; they are reused so replaying after a resume gives the same history.
+ */
+export function repairOrphans(
+  history: readonly ResponseItem[],
+  persisted: ReadonlyMap<string, FunctionCallOutputItem> = new Map(),
+): OrphanRepair {
+  // Pair outputs with calls first-in first-out per call id; whatever stays open is orphaned.
+  const open = new Map<string, number[]>();
+  for (let index = 0; index < history.length; index += 1) {
+    const item = history[index];
+    if (item.type === 'function_call') {
+      const waiting = open.get(item.callId);
+      if (waiting === undefined) open.set(item.callId, [index]);
+      else waiting.push(index);
+    } else if (item.type === 'function_call_output') {
+      const waiting = open.get(item.callId);
+      if (waiting !== undefined) {
+        waiting.shift();
+        if (waiting.length === 0) open.delete(item.callId);
+      }
+    }
+  }
+  if (open.size === 0) return { history: history.slice(), orphans: [], added: [] };
+
+  const orphaned = new Set<number>();
+  for (const indexes of open.values()) for (const index of indexes) orphaned.add(index);
+
+  const repaired: ResponseItem[] = [];
+  const orphans: OrphanCall[] = [];
+  const added: FunctionCallOutputItem[] = [];
+  let index = 0;
+  while (index < history.length) {
+    if (history[index].type !== 'function_call') {
+      repaired.push(history[index]);
+      index += 1;
+      continue;
+    }
+    let batchEnd = index;
+    while (batchEnd + 1 < history.length && history[batchEnd + 1].type === 'function_call') batchEnd += 1;
+    let runEnd = batchEnd;
+    while (runEnd + 1 < history.length && history[runEnd + 1].type === 'function_call_output') runEnd += 1;
+    for (let position = index; position <= runEnd; position += 1) repaired.push(history[position]);
+    for (let position = index; position <= batchEnd; position += 1) {
+      if (!orphaned.has(position)) continue;
+      const call = history[position] as Extract<ResponseItem, { type: 'function_call' }>;
+      let output = persisted.get(call.callId);
+      if (output === undefined) {
+        output = interruptedCallOutput(call);
+        orphans.push({ callId: call.callId, name: call.name });
+        added.push(output);
+      }
+      repaired.push(output);
+    }
+    index = runEnd + 1;
+  }
+  return { history: repaired, orphans, added };
+}
+
+export interface ReplayResult {
+  history: ResponseItem[];
+  /** Calls that were still unanswered and got a synthetic output that is not persisted yet. */
+  orphans: OrphanCall[];
+  /** Those synthetic outputs, in order: append them as `repaired` response_item records. */
+  added: FunctionCallOutputItem[];
+  /** Highest turn number started. */
+  turns: number;
+  /** Sum over the session's `model_call` records. */
+  usage: StagedUsage;
+}
+
+/**
+ * Derive the history from a session's records. Pure, and cheap per record: replay of a long
+ * session should cost about as much as parsing it.
+ */
+export function replaySession(records: readonly SessionRecord[]): ReplayResult {
+  const history: ResponseItem[] = [];
+  const persisted = new Map<string, FunctionCallOutputItem>();
+  let turns = 0;
+  const usage: StagedUsage = { total: emptyUsage(), byStage: {}, calls: 0 };
+  for (const record of records) {
+    switch (record.type) {
+      case 'response_item':
+        if (record.repaired === true && record.item.type === 'function_call_output') {
+          persisted.set(record.item.callId, record.item);
+        } else {
+          history.push(record.item);
+        }
+        break;
+      case 'turn_started':
+        if (record.turn > turns) turns = record.turn;
+        break;
+      case 'model_call':
+        usage.calls += 1;
+        if (record.usage !== null) {
+          usage.total = addUsage(usage.total, record.usage);
+          usage.byStage[record.stage] = addUsage(usage.byStage[record.stage] ?? emptyUsage(), record.usage);
+        }
+        break;
+      case 'compaction':
+        throw new SessionError(
+          'SESSION_UNSUPPORTED',
+          `this session contains a compaction record (turn ${record.turn}, ${record.compactionId}); replaying compacted sessions is not supported yet`,
+        );
+      default:
+        break;
+    }
+  }
+  const repair = repairOrphans(history, persisted);
+  return { history: repair.history, orphans: repair.orphans, added: repair.added, turns, usage };
+}

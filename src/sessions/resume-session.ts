@@ -1,0 +1,61 @@
+// Resuming reopens a session for the next turn. Any tool call the previous process left
+// unanswered gets its synthetic output appended as a record (the file is never rewritten), so the
+// repair is visible in the audit trail and every later replay sees the same history.
+
+import type { ResponseItem, StagedUsage } from '../agent/index.js';
+import { replaySession, type OrphanCall } from './replay-session.js';
+import type { SessionMetaRecord, SessionRecord } from './session-records.js';
+import type { SessionProblem, SessionStore, SessionWriter } from './session-store.js';
+
+export interface ResumedSession {
+  /** Open for the next turn, holding the lock: the caller must close it. */
+  writer: SessionWriter;
+  meta: SessionMetaRecord;
+  history: ResponseItem[];
+  /** Turns started so far; the next turn is `turns + 1`. */
+  turns: number;
+  usage: StagedUsage;
+  /** Calls repaired by this resume (empty when the session ended cleanly or was already repaired). */
+  repaired: OrphanCall[];
+  problems: SessionProblem[];
+}
+
+/** The turn each call was made in, so a repair is filed under the turn it repairs. */
+function turnsOfCalls(records: readonly SessionRecord[], callIds: ReadonlySet<string>): Map<string, number> {
+  const turns = new Map<string, number>();
+  for (const record of records) {
+    if (record.type === 'response_item' && record.item.type === 'function_call' && callIds.has(record.item.callId)) {
+      turns.set(record.item.callId, record.turn);
+    }
+  }
+  return turns;
+}
+
+export async function resumeSession(store: SessionStore, sessionId: string): Promise<ResumedSession> {
+  // Lock first, then read: nobody can append between the replay and the repair.
+  const writer = await store.openForAppend(sessionId);
+  try {
+    const contents = await store.read(sessionId);
+    const replay = replaySession(contents.records);
+    if (replay.added.length > 0) {
+      const callTurns = turnsOfCalls(contents.records, new Set(replay.orphans.map((orphan) => orphan.callId)));
+      for (const output of replay.added) {
+        const turn = callTurns.get(output.callId) ?? Math.max(1, replay.turns);
+        await writer.append({ type: 'response_item', turn, item: output, repaired: true });
+      }
+      await writer.sync();
+    }
+    return {
+      writer,
+      meta: contents.meta,
+      history: replay.history,
+      turns: replay.turns,
+      usage: replay.usage,
+      repaired: replay.orphans,
+      problems: contents.problems,
+    };
+  } catch (error) {
+    await writer.close();
+    throw error;
+  }
+}

@@ -1,0 +1,95 @@
+// The storage contract. The loop, the CLI and the web viewer only see this interface, so another
+// backend can replace the JSONL files later without touching them.
+
+import type { WireApi } from '../model/index.js';
+import type { NewSessionRecord, SessionMetaRecord, SessionParent, SessionRecord } from './session-records.js';
+import type { SessionSummary } from './session-summary.js';
+
+export interface NewSessionMeta {
+  /** Defaults to a fresh UUIDv7. */
+  sessionId?: string;
+  /** Defaults to now. */
+  createdAt?: string;
+  cwd: string;
+  model: string;
+  wireApi: WireApi;
+  parent?: SessionParent | null;
+  glassboxVersion: string;
+}
+
+/** A line that could not be used. Reading goes on past it. */
+export interface SessionProblem {
+  /** 1-based line number in the session file. */
+  line: number;
+  message: string;
+}
+
+export interface SessionContents {
+  meta: SessionMetaRecord;
+  /** Every usable record in file order, the meta record first. */
+  records: SessionRecord[];
+  problems: SessionProblem[];
+  /** An unterminated last line (a write cut short by a crash): ignored, and cut off by the next writer. */
+  tornTail: { line: number; bytes: number } | null;
+}
+
+export interface RecordPageOptions {
+  /** From a previous page's `nextCursor`; omitted or null for the first page. */
+  cursor?: string | null;
+  /** Records per page (default 200). */
+  limit?: number;
+}
+
+export interface RecordPage {
+  entries: { line: number; record: SessionRecord }[];
+  problems: SessionProblem[];
+  /** null once the end of the session was reached. */
+  nextCursor: string | null;
+}
+
+export interface ListSessionsOptions {
+  /** Case-insensitive substring of the id, title, cwd or model. */
+  query?: string;
+  limit?: number;
+  cursor?: string | null;
+}
+
+export interface ListProblem {
+  sessionId: string;
+  message: string;
+}
+
+export interface SessionList {
+  /** Newest updated first. */
+  sessions: SessionSummary[];
+  nextCursor: string | null;
+  /** Sessions that exist but could not be summarised (e.g. no readable first line). */
+  problems: ListProblem[];
+}
+
+/**
+ * Appends records to one session. Appends are serialised: concurrent calls never interleave and
+ * land in call order. The writer holds the session's lock until `close`.
+ */
+export interface SessionWriter {
+  readonly sessionId: string;
+  /** Validate, stamp `ts` when missing, and append one record as one whole line. */
+  append(record: NewSessionRecord): Promise<SessionRecord>;
+  /** Make everything appended so far durable and publish the session's summary; call at turn end. */
+  sync(): Promise<void>;
+  /** Publish the summary, close the file and release the lock. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface SessionStore {
+  /** Where sessions live, as shown in messages: a directory, or `memory`. */
+  readonly location: string;
+  create(meta: NewSessionMeta): Promise<SessionWriter>;
+  /** Take the lock, cut off a torn last line, and append after the existing records. */
+  openForAppend(sessionId: string): Promise<SessionWriter>;
+  read(sessionId: string): Promise<SessionContents>;
+  readPage(sessionId: string, options?: RecordPageOptions): Promise<RecordPage>;
+  list(options?: ListSessionsOptions): Promise<SessionList>;
+  /** `last` (newest updated), a unique id prefix, or a full id → the full id. */
+  resolveId(reference: string): Promise<string>;
+}

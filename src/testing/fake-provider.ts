@@ -1,0 +1,386 @@
+// A real HTTP server on loopback that answers OpenAI Chat Completions and Responses requests from
+// a script, one step per request, so tests (and the offline demo model) exercise the real SDK,
+// real sockets and real SSE parsing. Every request is captured for assertions.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { WireApi } from '../model/index.js';
+import { buildChatCompletion, buildChatCompletionFrames } from './chat-completions-wire.js';
+import { estimateRequestTokens } from './estimate-tokens.js';
+import { buildResponse, buildResponseFrames } from './responses-wire.js';
+import {
+  IdFactory,
+  resolveScriptedTurn,
+  validateScriptedTurn,
+  type CapturedRequest,
+  type ResolvedTurn,
+  type ScriptedTurn,
+  type ScriptStep,
+} from './scripted-turn.js';
+import { formatSseFrame, SSE_HEADERS, type SseFrame } from './sse.js';
+import { defaultErrorType, wireErrorBody } from './wire-error.js';
+import type { WireMeta, WireReply } from './wire-meta.js';
+
+export interface FakeProviderOptions {
+  script?: ScriptStep[];
+  /**
+   * When the script is exhausted: 'error' (default) answers 500 "fake provider: script exhausted
+   * (request #n)" and records the request in `unexpectedRequests`; a step is used for every
+   * further request.
+   */
+  whenExhausted?: 'error' | ScriptStep;
+  /** Requests whose estimated input tokens exceed this get 400 `context_length_exceeded`; no step is consumed. */
+  contextWindow?: number;
+  /** Require `Authorization: Bearer <apiKey>`; otherwise 401 and no step is consumed. */
+  apiKey?: string;
+  host?: string;
+  port?: number;
+  /** Echoed as `model`; default: the request's model. */
+  model?: string;
+}
+
+export interface FakeProvider {
+  readonly baseURL: string;
+  readonly requests: CapturedRequest[];
+  readonly unexpectedRequests: CapturedRequest[];
+  push(...steps: ScriptStep[]): void;
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+const ROUTES: Readonly<Record<string, WireApi>> = {
+  '/v1/chat/completions': 'chat',
+  '/v1/responses': 'responses',
+};
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const FALLBACK_MODEL = 'glassbox-fake';
+
+function checkStep(step: unknown, label: string): asserts step is ScriptStep {
+  if (typeof step === 'function') return;
+  try {
+    validateScriptedTurn(step);
+  } catch (error) {
+    throw new Error(`fake provider: invalid ${label}: ${(error as Error).message}`);
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, message: string, code: string | null = null, param: string | null = null): void {
+  sendJson(res, status, wireErrorBody(message, defaultErrorType(status), code, param));
+}
+
+/** Resolves after `ms`, or early (returning false) when the signal aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** Resolves once the chunk has been handed to the socket, so a following destroy cannot drop it. */
+function writeChunk(res: ServerResponse, chunk: string, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted || res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    res.write(chunk, (error) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(!error);
+    });
+  });
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+async function readBody(req: IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Returns a message describing what makes the body unusable, or null when it is acceptable. */
+function bodyProblem(body: Record<string, unknown>, wireApi: WireApi): string | null {
+  if (typeof body.model !== 'string' || body.model === '') return "missing required parameter: 'model'";
+  if (wireApi === 'chat' && !Array.isArray(body.messages)) return "'messages' must be an array";
+  if (wireApi === 'responses' && typeof body.input !== 'string' && !Array.isArray(body.input)) {
+    return "'input' must be a string or an array";
+  }
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') return "'stream' must be a boolean";
+  return null;
+}
+
+export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
+  const script: ScriptStep[] = [];
+  (options.script ?? []).forEach((step, i) => checkStep(step, `script step ${i}`));
+  script.push(...(options.script ?? []));
+  const whenExhausted = options.whenExhausted ?? 'error';
+  if (whenExhausted !== 'error') checkStep(whenExhausted, 'whenExhausted step');
+  if (options.contextWindow !== undefined && !(Number.isInteger(options.contextWindow) && options.contextWindow > 0)) {
+    throw new Error(`fake provider: contextWindow must be a positive integer, got ${options.contextWindow}`);
+  }
+
+  const requests: CapturedRequest[] = [];
+  const unexpectedRequests: CapturedRequest[] = [];
+  const ids = new IdFactory();
+  const sockets = new Set<Socket>();
+  const inFlight = new Set<AbortController>();
+
+  async function nextTurn(request: CapturedRequest): Promise<ScriptedTurn | 'exhausted'> {
+    let step: ScriptStep;
+    if (script.length > 0) {
+      step = script.shift() as ScriptStep;
+    } else if (whenExhausted === 'error') {
+      return 'exhausted';
+    } else {
+      step = whenExhausted;
+    }
+    if (typeof step !== 'function') return step;
+    const turn: unknown = await step(request);
+    try {
+      validateScriptedTurn(turn);
+    } catch (error) {
+      throw new Error(`invalid turn returned for request #${request.index}: ${(error as Error).message}`);
+    }
+    return turn;
+  }
+
+  async function streamFrames(res: ServerResponse, frames: SseFrame[], turn: ResolvedTurn, signal: AbortSignal): Promise<void> {
+    const fault = turn.fault;
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    // A fault after the final frame would go unnoticed (the SDK stops reading at `[DONE]`), so a
+    // cut or malformed line always replaces at least the last frame.
+    const stopAt =
+      fault?.kind === 'cut' || fault?.kind === 'malformed' ? Math.min(fault.afterEvents, frames.length - 1) : frames.length;
+    for (let i = 0; i < stopAt; i++) {
+      if (i > 0 && !(await sleep(turn.chunkDelayMs, signal))) return;
+      if (!(await writeChunk(res, formatSseFrame(frames[i]), signal))) return;
+    }
+    if (fault?.kind === 'cut') {
+      res.socket?.destroy();
+    } else if (fault?.kind === 'malformed') {
+      if (stopAt > 0 && !(await sleep(turn.chunkDelayMs, signal))) return;
+      res.end('data: {"this is not": json\n\n');
+    } else {
+      res.end();
+    }
+  }
+
+  function sendReply(res: ServerResponse, reply: WireReply, turn: ResolvedTurn): void {
+    const text = JSON.stringify(reply.body);
+    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+    if (turn.fault?.kind === 'cut') {
+      // Promise the whole body, deliver half, then hang up: a connection lost mid-body.
+      res.writeHead(reply.status, headers);
+      res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
+      return;
+    }
+    if (turn.fault?.kind === 'malformed') {
+      const broken = `${text.slice(0, Math.floor(text.length / 2))}<<not json`;
+      res.writeHead(reply.status, { ...headers, 'content-length': String(Buffer.byteLength(broken)) });
+      res.end(broken);
+      return;
+    }
+    res.writeHead(reply.status, headers);
+    res.end(text);
+  }
+
+  async function answerModelRequest(req: IncomingMessage, res: ServerResponse, wireApi: WireApi, signal: AbortSignal): Promise<void> {
+    const receivedAt = Date.now();
+    const rawBody = await readBody(req);
+    if (rawBody === null) return sendError(res, 413, 'fake provider: request body too large');
+    let parsed: unknown;
+    let parseError: string | null = null;
+    try {
+      parsed = JSON.parse(rawBody);
+    } catch (error) {
+      parseError = (error as Error).message;
+    }
+    const body = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    const request: CapturedRequest = {
+      index: requests.length,
+      method: req.method ?? 'POST',
+      path: req.url ?? '',
+      wireApi,
+      headers: flattenHeaders(req),
+      body,
+      stream: body.stream === true,
+      rawBody,
+      receivedAt,
+    };
+    requests.push(request);
+    res.setHeader('x-request-id', `req_fake_${request.index}`);
+
+    if (parseError !== null) {
+      return sendError(res, 400, `We could not parse the JSON body of your request. (${parseError})`);
+    }
+    if (parsed !== body) return sendError(res, 400, 'The request body must be a JSON object.');
+    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
+      return sendError(res, 401, 'Incorrect API key provided.', 'invalid_api_key');
+    }
+    const problem = bodyProblem(body, wireApi);
+    if (problem !== null) return sendError(res, 400, `fake provider: ${problem}`);
+    const inputTokens = estimateRequestTokens(body, wireApi);
+    if (options.contextWindow !== undefined && inputTokens > options.contextWindow) {
+      return sendError(
+        res,
+        400,
+        `This model's maximum context length is ${options.contextWindow} tokens. However, your messages resulted in ${inputTokens} tokens. Please reduce the length of the messages.`,
+        'context_length_exceeded',
+        wireApi === 'chat' ? 'messages' : 'input',
+      );
+    }
+
+    let scripted: ScriptedTurn | 'exhausted';
+    try {
+      scripted = await nextTurn(request);
+    } catch (error) {
+      return sendError(res, 500, `fake provider: ${(error as Error).message}`);
+    }
+    if (scripted === 'exhausted') {
+      unexpectedRequests.push(request);
+      return sendError(res, 500, `fake provider: script exhausted (request #${request.index})`, 'script_exhausted');
+    }
+    const turn = resolveScriptedTurn(scripted, request, ids);
+    if (!(await sleep(turn.delayMs, signal))) return;
+
+    const fault = turn.fault;
+    if (fault?.kind === 'drop') {
+      res.socket?.destroy();
+      return;
+    }
+    if (fault?.kind === 'hang') {
+      await waitForAbort(signal);
+      res.destroy();
+      return;
+    }
+    if (fault?.kind === 'status') {
+      const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
+      const message = fault.message ?? `fake provider: scripted HTTP ${fault.status}`;
+      const code = fault.code ?? (fault.status === 429 ? 'rate_limit_exceeded' : null);
+      const type = fault.type ?? defaultErrorType(fault.status);
+      return sendJson(res, fault.status, wireErrorBody(message, type, code), headers);
+    }
+
+    const meta: WireMeta = {
+      model: options.model ?? (body.model as string),
+      created: Math.floor(Date.now() / 1000),
+      ids,
+      request,
+    };
+    if (request.stream) {
+      const frames = wireApi === 'chat' ? buildChatCompletionFrames(turn, meta) : buildResponseFrames(turn, meta);
+      await streamFrames(res, frames, turn, signal);
+    } else {
+      sendReply(res, wireApi === 'chat' ? buildChatCompletion(turn, meta) : buildResponse(turn, meta), turn);
+    }
+  }
+
+  function answerModels(req: IncomingMessage, res: ServerResponse): void {
+    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      return sendError(res, 401, 'Incorrect API key provided.', 'invalid_api_key');
+    }
+    const id = options.model ?? FALLBACK_MODEL;
+    sendJson(res, 200, { object: 'list', data: [{ id, object: 'model', created: 0, owned_by: 'glassbox' }] });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const controller = new AbortController();
+    inFlight.add(controller);
+    // 'close' after a finished response is normal; before it, the client went away.
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+      inFlight.delete(controller);
+    });
+    const path = (req.url ?? '').split('?')[0];
+    const wireApi = ROUTES[path];
+    if (wireApi !== undefined) {
+      if (req.method !== 'POST') return sendError(res, 405, `fake provider: ${req.method} is not allowed on ${path}`);
+      return answerModelRequest(req, res, wireApi, controller.signal);
+    }
+    if (path === '/v1/models' && req.method === 'GET') return answerModels(req, res);
+    sendError(res, 404, `fake provider: unknown path ${req.method} ${path}`, 'unknown_url');
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // Never let one bad exchange take the server down; tell the client if it can still hear.
+      if (!res.headersSent) sendError(res, 500, `fake provider: internal error: ${(error as Error).message}`);
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | null = null;
+
+  return {
+    baseURL: `http://${host}:${address.port}/v1`,
+    requests,
+    unexpectedRequests,
+    push(...steps: ScriptStep[]): void {
+      steps.forEach((step, i) => checkStep(step, `pushed step ${i}`));
+      script.push(...steps);
+    },
+    remaining(): number {
+      return script.length;
+    },
+    close(): Promise<void> {
+      if (closing === null) {
+        closing = new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          for (const controller of inFlight) controller.abort();
+          for (const socket of sockets) socket.destroy();
+        });
+      }
+      return closing;
+    },
+  };
+}

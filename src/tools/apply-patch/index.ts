@@ -1,0 +1,2 @@
+export { createApplyPatchTool, type ApplyPatchArgs } from './apply-patch.js';
+export { parsePatch, scanPatchPaths, type PatchOperation, type PatchHunk, type HunkLine } from './parse-patch.js';

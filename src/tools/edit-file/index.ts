@@ -1,0 +1,1 @@
+export { createEditFileTool, type EditFileArgs } from './edit-file.js';

@@ -1,0 +1,136 @@
+// glob: files matching a glob pattern, newest first, so the files the user is working on come
+// before the ones nobody touched in years. Matching is tinyglobby's (picomatch semantics); what
+// gets crawled is decided by the shared .gitignore rules.
+
+import { stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { glob } from 'tinyglobby';
+import { z } from 'zod';
+import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { IgnoreRules } from '../ignore-rules.js';
+import { isInside, resolveExisting } from '../path-policy.js';
+import { createIgnoringFileSystem } from './ignoring-file-system.js';
+
+const globSchema = z.object({
+  pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py".'),
+  path: z.string().optional().describe('Directory to search from, relative to the project root (default: the root).'),
+});
+
+export type GlobArgs = z.infer<typeof globSchema>;
+
+export interface GlobOptions {
+  /** Paths shown before a "N more" marker. */
+  maxResults: number;
+}
+
+export const DEFAULT_GLOB_OPTIONS: GlobOptions = { maxResults: 1000 };
+
+const STAT_CONCURRENCY = 32;
+
+function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
+}
+
+/**
+ * Turn the model's pattern into one relative to the search base. An absolute pattern is accepted
+ * when it lies inside the root (models often echo absolute paths back); `..` never is, since a
+ * glob could otherwise climb out of the root before any path check sees a result.
+ */
+function normalizePattern(root: string, base: string, pattern: string): { base: string; pattern: string } {
+  if (pattern.includes('\0')) throw new ToolError('INVALID_PATTERN', 'The pattern contains a NUL byte.');
+  let effectiveBase = base;
+  let effective = pattern;
+  if (isAbsolute(pattern)) {
+    if (!isInside(root, pattern)) {
+      throw new ToolError('PATH_OUTSIDE_ROOT', `The pattern ${pattern} points outside the project root ${root}.`);
+    }
+    effectiveBase = root;
+    effective = toPosix(relative(root, pattern));
+  }
+  if (effective.split('/').includes('..')) {
+    const climbs = toPosix(relative(root, resolve(effectiveBase, effective))).split('/')[0] === '..';
+    if (climbs) {
+      throw new ToolError('PATH_OUTSIDE_ROOT', `The pattern ${pattern} climbs out of the project root.`);
+    }
+    throw new ToolError('INVALID_PATTERN', `The pattern ${pattern} contains "..". Set path to the directory to search from instead.`);
+  }
+  while (effective.startsWith('./')) effective = effective.slice(2);
+  if (effective === '' || effective === '.') effective = '**/*';
+  return { base: effectiveBase, pattern: effective };
+}
+
+async function modificationTimes(paths: string[], signal: AbortSignal): Promise<Map<string, number>> {
+  const times = new Map<string, number>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < paths.length) {
+      signal.throwIfAborted();
+      const path = paths[next];
+      next += 1;
+      try {
+        times.set(path, (await stat(path)).mtimeMs);
+      } catch {
+        // Deleted between the crawl and now: leave it out.
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(STAT_CONCURRENCY, paths.length) }, worker));
+  return times;
+}
+
+export function createGlobTool(options: GlobOptions = DEFAULT_GLOB_OPTIONS): Tool<GlobArgs> {
+  return {
+    name: 'glob',
+    description: loadToolDescription(new URL('./glob.md', import.meta.url)),
+    schema: globSchema,
+    readOnly: true,
+    strict: false,
+    access: (args, context) => ({ kind: 'read', paths: [resolve(context.root, args.path ?? '.')] }),
+    async execute(args: GlobArgs, context: ToolContext): Promise<ToolResult> {
+      const { root, signal } = context;
+      signal.throwIfAborted();
+      const requested = await resolveExisting(root, args.path ?? '.');
+      if (!(await stat(requested.absolute)).isDirectory()) {
+        throw new ToolError('NOT_A_DIRECTORY', `${args.path} is a file, not a directory to search in.`);
+      }
+      const { base, pattern } = normalizePattern(root, requested.absolute, args.pattern);
+      const { rules } = await IgnoreRules.load(root, base);
+      let found: string[];
+      try {
+        found = await glob(pattern, {
+          cwd: base,
+          dot: true,
+          followSymbolicLinks: false,
+          expandDirectories: false,
+          onlyFiles: true,
+          fs: createIgnoringFileSystem(base, rules),
+          signal,
+        });
+      } catch (error) {
+        signal.throwIfAborted();
+        throw error;
+      }
+      signal.throwIfAborted();
+      // The filtered fs already keeps the crawl inside `base`; this is the backstop.
+      const absolutes = found.map((path) => resolve(base, path)).filter((path) => isInside(base, path));
+      const times = await modificationTimes(absolutes, signal);
+      const ranked = absolutes
+        .filter((path) => times.has(path))
+        .map((path) => ({ path: toPosix(relative(root, path)), mtimeMs: times.get(path) ?? 0 }))
+        .sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      if (ranked.length === 0) {
+        const where = requested.relative === '.' ? 'the project root' : requested.relative;
+        return {
+          output: `No files matched ${args.pattern} in ${where} (files ignored by .gitignore, .git and node_modules are skipped).`,
+        };
+      }
+      const shown = ranked.slice(0, options.maxResults).map((entry) => entry.path);
+      if (ranked.length > shown.length) {
+        shown.push(
+          `[Showing ${shown.length} of ${ranked.length} matching files, newest first; ${ranked.length - shown.length} more not shown. Narrow the pattern or set path.]`,
+        );
+      }
+      return { output: shown.join('\n') };
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// grep: search file contents. ripgrep when it is installed (fast, and it is what users expect),
+// otherwise a JavaScript engine with the same rules and the same output format.
+
+import { access, constants, stat } from 'node:fs/promises';
+import { basename, delimiter, dirname, join, relative, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { IgnoreRules } from '../ignore-rules.js';
+import { resolveExisting } from '../path-policy.js';
+import { DEFAULT_GREP_LIMITS, formatGrepReport, type GrepLimits, type SearchRequest } from './grep-report.js';
+import { searchWithJavaScript } from './javascript-search.js';
+import { searchWithRipgrep } from './ripgrep-search.js';
+
+const grepSchema = z.object({
+  pattern: z.string().min(1).describe('Regular expression (or plain text with literal: true) to search for.'),
+  path: z.string().optional().describe('File or directory to search, relative to the project root (default: the root).'),
+  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.py".'),
+  ignore_case: z.boolean().optional().describe('Case-insensitive search (default false).'),
+  literal: z.boolean().optional().describe('Treat pattern as plain text, not a regular expression (default false).'),
+});
+
+export type GrepArgs = z.infer<typeof grepSchema>;
+
+export type GrepImplementation = 'auto' | 'ripgrep' | 'javascript';
+
+export interface GrepToolOptions {
+  /** `auto` (default) uses ripgrep when it is on PATH, else JavaScript. */
+  implementation?: GrepImplementation;
+  /** ripgrep executable; default: `rg` found on PATH. */
+  ripgrepPath?: string;
+  limits?: GrepLimits;
+}
+
+/** Find an executable named `name` on PATH, or null. */
+export async function findOnPath(name: string, path: string = process.env.PATH ?? ''): Promise<string | null> {
+  for (const directory of path.split(delimiter)) {
+    if (directory === '') continue;
+    const candidate = join(directory, name);
+    try {
+      await access(candidate, constants.X_OK);
+      if ((await stat(candidate)).isFile()) return candidate;
+    } catch {
+      // Not here; keep looking.
+    }
+  }
+  return null;
+}
+
+/**
+ * The `glob` filter with ripgrep's meaning: a glob without `/` matches a file name at any depth,
+ * one with `/` matches the path relative to the searched directory. Applied by the tool rather
+ * than passed as `rg --glob`, because ripgrep lets a matching --glob override .gitignore.
+ */
+function createIncludeFilter(glob: string | undefined, searchDirectory: string): (absolutePath: string) => boolean {
+  if (glob === undefined || glob.trim() === '') return () => true;
+  let pattern = glob.trim();
+  while (pattern.startsWith('./')) pattern = pattern.slice(2);
+  if (pattern.startsWith('/')) pattern = pattern.slice(1);
+  const byName = !pattern.includes('/');
+  const matches = picomatch(pattern, { dot: true });
+  return (absolutePath) => {
+    const candidate = byName ? basename(absolutePath) : relative(searchDirectory, absolutePath).split(sep).join('/');
+    return matches(candidate);
+  };
+}
+
+export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
+  const implementation = options.implementation ?? 'auto';
+  const limits = options.limits ?? DEFAULT_GREP_LIMITS;
+  let ripgrep: Promise<string | null> | null = null;
+  const locateRipgrep = (): Promise<string | null> => {
+    if (implementation === 'javascript') return Promise.resolve(null);
+    ripgrep ??= options.ripgrepPath !== undefined ? Promise.resolve(options.ripgrepPath) : findOnPath('rg');
+    return ripgrep;
+  };
+
+  const search = async (request: SearchRequest): Promise<Awaited<ReturnType<typeof searchWithJavaScript>>> => {
+    const executable = await locateRipgrep();
+    if (executable === null) {
+      if (implementation === 'ripgrep') throw new ToolError('SEARCH_FAILED', 'ripgrep (rg) is not installed.');
+      return searchWithJavaScript(request);
+    }
+    try {
+      return await searchWithRipgrep(request, executable);
+    } catch (error) {
+      // Found on PATH but gone since (or not runnable): fall back rather than fail the search.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'EACCES') {
+        if (implementation === 'auto') {
+          ripgrep = Promise.resolve(null);
+          return searchWithJavaScript(request);
+        }
+        throw new ToolError('SEARCH_FAILED', `ripgrep could not be started (${executable}): ${(error as Error).message}`);
+      }
+      throw error;
+    }
+  };
+
+  return {
+    name: 'grep',
+    description: loadToolDescription(new URL('./grep.md', import.meta.url)),
+    schema: grepSchema,
+    readOnly: true,
+    strict: false,
+    access: (args, context) => ({ kind: 'read', paths: [resolve(context.root, args.path ?? '.')] }),
+    async execute(args: GrepArgs, context: ToolContext): Promise<ToolResult> {
+      const { root, signal } = context;
+      signal.throwIfAborted();
+      const target = await resolveExisting(root, args.path ?? '.');
+      const info = await stat(target.absolute);
+      const targetIsDirectory = info.isDirectory();
+      if (!targetIsDirectory && !info.isFile()) {
+        throw new ToolError('NOT_A_FILE', `${args.path} is not a regular file or directory, so it cannot be searched.`);
+      }
+      const searchDirectory = targetIsDirectory ? target.absolute : dirname(target.absolute);
+      let ancestorIgnoreFiles: string[] = [];
+      if (targetIsDirectory) {
+        const loaded = await IgnoreRules.load(root, target.absolute);
+        // The target's own .gitignore is read by both engines as they enter it.
+        ancestorIgnoreFiles = loaded.explicitlyIgnored
+          ? []
+          : loaded.rules.files.filter((file) => dirname(file) !== target.absolute);
+      }
+      const files = await search({
+        root,
+        target: target.absolute,
+        targetIsDirectory,
+        ancestorIgnoreFiles,
+        pattern: args.pattern,
+        literal: args.literal ?? false,
+        ignoreCase: args.ignore_case ?? false,
+        includes: createIncludeFilter(args.glob, searchDirectory),
+        keepPerFile: limits.maxLinesPerFile,
+        lineWidth: limits.lineWidth,
+        signal,
+      });
+      signal.throwIfAborted();
+      return { output: formatGrepReport(files, limits) };
+    },
+  };
+}

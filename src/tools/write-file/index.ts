@@ -1,0 +1,1 @@
+export { createWriteFileTool, type WriteFileArgs } from './write-file.js';

@@ -1,0 +1,194 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { startFakeProvider } from '../../src/testing/index.js';
+import { chatMessages, rejectsWith, waitFor, withProvider } from './fake-provider-client.js';
+
+describe('fake provider: faults', () => {
+  it('answers a status fault with an OpenAI error body and Retry-After on both APIs', async () => {
+    const fault = { kind: 'status', status: 429, retryAfter: '7', message: 'Slow down.' } as const;
+    await withProvider({ script: [{ fault }, { fault }] }, async (_provider, client) => {
+      for (const call of [
+        () => client.chat.completions.create({ model: 'm', messages: chatMessages }),
+        () => client.responses.create({ model: 'm', input: 'hi', stream: true }),
+      ]) {
+        const error = await rejectsWith(call(), (e) => e instanceof OpenAI.RateLimitError);
+        assert.ok(error instanceof OpenAI.RateLimitError);
+        assert.equal(error.status, 429);
+        assert.equal(error.headers?.get('retry-after'), '7');
+        assert.equal(error.code, 'rate_limit_exceeded');
+        assert.match(error.message, /Slow down\./);
+      }
+    });
+  });
+
+  it('cuts a stream mid-way: the SDK throws during iteration after the first events', async () => {
+    await withProvider(
+      {
+        script: [
+          { text: 'a long enough answer to need several chunks', fault: { kind: 'cut', afterEvents: 3 } },
+          { text: 'another long answer to be cut short', fault: { kind: 'cut', afterEvents: 4 } },
+          { text: 'a non-streaming body cut in half', fault: { kind: 'cut', afterEvents: 0 } },
+        ],
+      },
+      async (_provider, client) => {
+        let received = 0;
+        const chat = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });
+        await rejectsWith(
+          (async () => {
+            for await (const _chunk of chat) received++;
+          })(),
+          (e) => !(e instanceof OpenAI.APIError),
+        );
+        assert.equal(received, 3);
+
+        received = 0;
+        const responses = await client.responses.create({ model: 'm', input: 'hi', stream: true });
+        await rejectsWith(
+          (async () => {
+            for await (const _event of responses) received++;
+          })(),
+          (e) => e instanceof Error,
+        );
+        assert.equal(received, 4);
+
+        // Without streaming, the promised body is cut off half-way.
+        await rejectsWith(client.responses.create({ model: 'm', input: 'hi' }), (e) => e instanceof Error);
+      },
+    );
+  });
+
+  it('sends a non-JSON data line for a malformed fault, and the SDK throws', async () => {
+    await withProvider(
+      {
+        script: [
+          { text: 'abc', fault: { kind: 'malformed', afterEvents: 1 } },
+          { text: 'abc', fault: { kind: 'malformed', afterEvents: 2 } },
+          { text: 'abc', fault: { kind: 'malformed', afterEvents: 0 } },
+          { text: 'abc', fault: { kind: 'malformed', afterEvents: 1000 } },
+        ],
+      },
+      async (_provider, client) => {
+        let received = 0;
+        const chat = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });
+        await rejectsWith(
+          (async () => {
+            for await (const _chunk of chat) received++;
+          })(),
+          (e) => e instanceof SyntaxError,
+        );
+        assert.equal(received, 1);
+
+        received = 0;
+        const responses = await client.responses.create({ model: 'm', input: 'hi', stream: true });
+        await rejectsWith(
+          (async () => {
+            for await (const _event of responses) received++;
+          })(),
+          (e) => e instanceof SyntaxError,
+        );
+        assert.equal(received, 2);
+
+        await rejectsWith(client.chat.completions.create({ model: 'm', messages: chatMessages }), (e) => e instanceof Error);
+
+        // Past the end of the stream the bad line still replaces the last frame, so it is never lost.
+        const late = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });
+        await rejectsWith(
+          (async () => {
+            for await (const _chunk of late) received++;
+          })(),
+          (e) => e instanceof SyntaxError,
+        );
+      },
+    );
+  });
+
+  it('hangs until the client aborts, and close() ends a hanging request', async () => {
+    const provider = await startFakeProvider({ script: [{ fault: { kind: 'hang' } }, { fault: { kind: 'hang' } }] });
+    const client = new OpenAI({ baseURL: provider.baseURL, apiKey: 'k', maxRetries: 0, logLevel: 'off' });
+    try {
+      const controller = new AbortController();
+      const aborted = client.chat.completions.create(
+        { model: 'm', messages: chatMessages, stream: true },
+        { signal: controller.signal },
+      );
+      await waitFor(() => provider.requests.length === 1);
+      controller.abort();
+      await rejectsWith(aborted, (e) => e instanceof OpenAI.APIUserAbortError);
+
+      const pending = client.responses.create({ model: 'm', input: 'hi' });
+      await waitFor(() => provider.requests.length === 2);
+      const closing = provider.close();
+      await rejectsWith(pending, (e) => e instanceof OpenAI.APIConnectionError);
+      await closing;
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('drops the connection before answering: the SDK reports a connection error', async () => {
+    await withProvider({ script: [{ fault: { kind: 'drop' } }, { fault: { kind: 'drop' } }] }, async (provider, client) => {
+      await rejectsWith(
+        client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true }),
+        (e) => e instanceof OpenAI.APIConnectionError,
+      );
+      await rejectsWith(client.responses.create({ model: 'm', input: 'x' }), (e) => e instanceof OpenAI.APIConnectionError);
+      assert.equal(provider.requests.length, 2);
+      assert.equal(provider.remaining(), 0);
+    });
+  });
+
+  it('reports response_failed in-band: Chat error chunk, Responses response.failed', async () => {
+    const fault = { kind: 'response_failed', message: 'The model crashed.', code: 'server_error' } as const;
+    await withProvider(
+      { script: [{ text: 'partial', fault }, { text: 'partial', fault }, { fault }, { fault }] },
+      async (_provider, client) => {
+        const chat = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });
+        let text = '';
+        const error = await rejectsWith(
+          (async () => {
+            for await (const chunk of chat) text += chunk.choices[0]?.delta.content ?? '';
+          })(),
+          (e) => e instanceof OpenAI.APIError,
+        );
+        assert.match((error as Error).message, /The model crashed\./);
+        assert.equal(text, 'partial');
+
+        const stream = await client.responses.create({ model: 'm', input: 'hi', stream: true });
+        const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+        for await (const event of stream) events.push(event);
+        const last = events[events.length - 1];
+        assert.ok(last.type === 'response.failed');
+        assert.equal(last.response.status, 'failed');
+        assert.deepEqual(last.response.error, { code: 'server_error', message: 'The model crashed.' });
+
+        await rejectsWith(
+          client.chat.completions.create({ model: 'm', messages: chatMessages }),
+          (e) => e instanceof OpenAI.InternalServerError,
+        );
+        const failed = await client.responses.create({ model: 'm', input: 'hi' });
+        assert.equal(failed.status, 'failed');
+        assert.equal(failed.error?.message, 'The model crashed.');
+      },
+    );
+  });
+
+  it('sends a top-level error event for stream_error_event', async () => {
+    await withProvider(
+      { script: [{ text: 'never shown', fault: { kind: 'stream_error_event', message: 'Overloaded.' } }] },
+      async (_provider, client) => {
+        const stream = await client.responses.create({ model: 'm', input: 'hi', stream: true });
+        const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+        for await (const event of stream) events.push(event);
+        assert.deepEqual(
+          events.map((event) => event.type),
+          ['response.created', 'response.in_progress', 'error'],
+        );
+        const last = events[2];
+        assert.ok(last.type === 'error');
+        assert.equal(last.message, 'Overloaded.');
+        assert.equal(last.sequence_number, 2);
+      },
+    );
+  });
+});

@@ -1,0 +1,273 @@
+import assert from 'node:assert/strict';
+import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { createGrepTool, findOnPath, type GrepArgs, type GrepImplementation } from '../../src/tools/index.js';
+import { withTempDir } from '../helpers/temp-dir.js';
+import { callTool, expectToolError, makeContext } from './read-only-test-context.js';
+
+const ripgrep = await findOnPath('rg');
+const implementations: Array<{ name: Exclude<GrepImplementation, 'auto'>; skip: string | false }> = [
+  { name: 'ripgrep', skip: ripgrep === null ? 'rg is not installed' : false },
+  { name: 'javascript', skip: false },
+];
+
+async function writeTree(root: string, files: Record<string, string | Buffer>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+}
+
+const TREE: Record<string, string | Buffer> = {
+  '.gitignore': 'dist/\n*.log\n!keep.log\n/anchored.txt\nsrc/deep/skip-me.txt\n',
+  'anchored.txt': 'needle\n',
+  'sub/anchored.txt': 'needle in sub\n',
+  'dist/bundle.js': 'needle in dist\n',
+  'dist/.gitignore': '*.map\n',
+  'dist/bundle.js.map': 'needle map\n',
+  'app.log': 'needle log\n',
+  'keep.log': 'needle kept log\n',
+  'src/a.ts': 'const x = 1;\n// needle one\nNeedle two\nfoo(needle);\n',
+  'src/.gitignore': '*.gen.ts\n/local-only.txt\n',
+  'src/model.gen.ts': 'needle generated\n',
+  'src/local-only.txt': 'needle local\n',
+  'src/deep/local-only.txt': 'needle deep local\n',
+  'src/deep/skip-me.txt': 'needle skipped\n',
+  'src/sub/.gitignore': '!*.gen.ts\n',
+  'src/sub/kept.gen.ts': 'needle regenerated\n',
+  '.git/config': 'needle git\n',
+  'node_modules/x/index.js': 'needle module\n',
+  '.hidden/notes.txt': 'needle hidden\n',
+  'bin.dat': Buffer.concat([Buffer.from('needle binary\n'), Buffer.from([0, 1, 2])]),
+  'crlf.txt': 'needle\r\nfoo needle\r\nneedle bar\r\n',
+  'unicode.txt': 'héllo wörld needle ü\n',
+  'long.txt': `${'x'.repeat(1000)}needle${'y'.repeat(1000)}\n`,
+  'dash.txt': '--verbose flag\n-x marks\nplain\n',
+  'dots.txt': 'a.b\naxb\n(a+b)\n',
+  'noeol.txt': 'first\nlast needle',
+};
+
+const QUERIES: GrepArgs[] = [
+  { pattern: 'needle' },
+  { pattern: 'needle', path: 'src' },
+  { pattern: 'needle', path: 'src/deep' },
+  { pattern: 'needle', path: 'dist' },
+  { pattern: 'needle', path: 'src/a.ts' },
+  { pattern: 'needle', path: 'bin.dat' },
+  { pattern: 'NEEDLE', ignore_case: true },
+  { pattern: '(?i)needle TWO' },
+  { pattern: 'needle$' },
+  { pattern: '^needle' },
+  { pattern: 'needle', glob: '*.ts' },
+  { pattern: 'needle', glob: 'src/**/*.txt' },
+  { pattern: 'w.rld' },
+  { pattern: '-x' },
+  { pattern: '--verbose' },
+  { pattern: 'a.b' },
+  { pattern: 'a.b', literal: true },
+  { pattern: '(a+b)', literal: true },
+  { pattern: 'y{3}$' },
+  { pattern: 'absent-everywhere' },
+];
+
+const EXPECTED_ALL = [
+  '.hidden/notes.txt:1:needle hidden',
+  'crlf.txt:1:needle',
+  'crlf.txt:2:foo needle',
+  'crlf.txt:3:needle bar',
+  'keep.log:1:needle kept log',
+  `long.txt:1:…${'x'.repeat(100)}needle${'y'.repeat(194)}…`,
+  'noeol.txt:2:last needle',
+  'src/a.ts:2:// needle one',
+  'src/a.ts:4:foo(needle);',
+  'src/deep/local-only.txt:1:needle deep local',
+  'src/sub/kept.gen.ts:1:needle regenerated',
+  'sub/anchored.txt:1:needle in sub',
+  'unicode.txt:1:héllo wörld needle ü',
+].join('\n');
+
+for (const { name, skip } of implementations) {
+  describe(`grep (${name})`, { skip }, () => {
+    const tool = createGrepTool({ implementation: name });
+
+    it('prints path:line:text sorted by path, honouring root and nested .gitignore files', async () => {
+      await withTempDir(async (root) => {
+        await writeTree(root, TREE);
+        assert.equal(await callTool(tool, { pattern: 'needle' }, makeContext(root)), EXPECTED_ALL);
+      });
+    });
+
+    it('applies the ancestors’ .gitignore files when searching below the root', async () => {
+      await withTempDir(async (root) => {
+        await writeTree(root, TREE);
+        assert.equal(
+          await callTool(tool, { pattern: 'needle', path: 'src/deep' }, makeContext(root)),
+          'src/deep/local-only.txt:1:needle deep local',
+        );
+        // Asked for by name, an ignored directory is searched; its own .gitignore still counts.
+        assert.equal(await callTool(tool, { pattern: 'needle', path: 'dist' }, makeContext(root)), 'dist/bundle.js:1:needle in dist');
+      });
+    });
+
+    it('keeps gitignored files out even when they match the glob filter', async () => {
+      await withTempDir(async (root) => {
+        await writeTree(root, TREE);
+        assert.equal(
+          await callTool(tool, { pattern: 'needle', glob: '*.ts' }, makeContext(root)),
+          'src/a.ts:2:// needle one\nsrc/a.ts:4:foo(needle);\nsrc/sub/kept.gen.ts:1:needle regenerated',
+        );
+      });
+    });
+
+    it('handles literal text, case folding, CRLF anchors and patterns starting with a dash', async () => {
+      await withTempDir(async (root) => {
+        await writeTree(root, TREE);
+        const context = makeContext(root);
+        assert.equal(await callTool(tool, { pattern: '(a+b)', literal: true }, context), 'dots.txt:3:(a+b)');
+        assert.equal(await callTool(tool, { pattern: 'a.b', path: 'dots.txt' }, context), 'dots.txt:1:a.b\ndots.txt:2:axb\ndots.txt:3:(a+b)');
+        assert.equal(await callTool(tool, { pattern: 'needle$', path: 'crlf.txt' }, context), 'crlf.txt:1:needle\ncrlf.txt:2:foo needle');
+        assert.equal(await callTool(tool, { pattern: 'NEEDLE two', ignore_case: true, path: 'src' }, context), 'src/a.ts:3:Needle two');
+        assert.equal(await callTool(tool, { pattern: '-x' }, context), 'dash.txt:2:-x marks');
+        assert.equal(await callTool(tool, { pattern: '--verbose', literal: true }, context), 'dash.txt:1:--verbose flag');
+        assert.equal(await callTool(tool, { pattern: 'absent-everywhere' }, context), 'No matches found.');
+      });
+    });
+
+    it('caps lines per file and in total, and says how much was left out', async () => {
+      await withTempDir(async (root) => {
+        const files: Record<string, string> = {};
+        for (let index = 0; index < 15; index += 1) {
+          files[`f${String(index).padStart(2, '0')}.txt`] = Array.from({ length: 25 }, (_, line) => `hit ${line + 1}\n`).join('');
+        }
+        files['other.txt'] = 'miss\n';
+        await writeTree(root, files);
+        const output = await callTool(tool, { pattern: 'hit' }, makeContext(root));
+        const expected: string[] = [];
+        for (let index = 0; index < 10; index += 1) {
+          const path = `f${String(index).padStart(2, '0')}.txt`;
+          for (let line = 1; line <= 20; line += 1) expected.push(`${path}:${line}:hit ${line}`);
+          expected.push(`${path}: … 5 more matching lines in this file`);
+        }
+        expected.push(
+          '',
+          '[Showing 200 of 375 matching lines from 10 of 15 files; 5 more files with matches not shown. Narrow the search with path, glob or a more specific pattern.]',
+        );
+        assert.equal(output, expected.join('\n'));
+      });
+    });
+
+    it('reports an invalid regular expression with the engine’s message', async () => {
+      await withTempDir(async (root) => {
+        await writeTree(root, { 'a.txt': 'x\n' });
+        const message = await expectToolError(tool, { pattern: 'a(' }, makeContext(root), 'INVALID_PATTERN');
+        assert.match(message, /unclosed group|Unterminated group/i);
+      });
+    });
+
+    it('refuses paths leaving the root and never follows symlinks out of it', async () => {
+      await withTempDir(async (outside) => {
+        await withTempDir(async (root) => {
+          await writeTree(outside, { 'secret.txt': 'needle outside\n' });
+          await writeTree(root, { 'src/a.txt': 'needle inside\n' });
+          await symlink(outside, join(root, 'escape'));
+          await symlink(join(outside, 'secret.txt'), join(root, 'secret-link.txt'));
+          await symlink('src', join(root, 'inside-link'));
+          const context = makeContext(root);
+          assert.equal(await callTool(tool, { pattern: 'needle' }, context), 'src/a.txt:1:needle inside');
+          assert.equal(await callTool(tool, { pattern: 'needle', path: 'inside-link' }, context), 'src/a.txt:1:needle inside');
+          await expectToolError(tool, { pattern: 'needle', path: 'escape' }, context, 'PATH_OUTSIDE_ROOT');
+          await expectToolError(tool, { pattern: 'needle', path: 'secret-link.txt' }, context, 'PATH_OUTSIDE_ROOT');
+          await expectToolError(tool, { pattern: 'needle', path: '../' }, context, 'PATH_OUTSIDE_ROOT');
+          await expectToolError(tool, { pattern: 'root', path: '/etc/passwd' }, context, 'PATH_OUTSIDE_ROOT');
+        });
+      });
+    });
+
+    it('stops when the call is aborted', async () => {
+      await withTempDir(async (root) => {
+        await writeTree(root, { 'a.txt': 'needle\n'.repeat(50_000) });
+        const controller = new AbortController();
+        const pending = tool.execute({ pattern: 'needle' }, makeContext(root, controller.signal));
+        controller.abort();
+        await assert.rejects(pending, (error: Error) => error.name === 'AbortError');
+      });
+    });
+  });
+}
+
+describe('grep engines agree', { skip: ripgrep === null ? 'rg is not installed' : false }, () => {
+  it('gives identical output from ripgrep and JavaScript on the same tree', async () => {
+    await withTempDir(async (root) => {
+      await writeTree(root, TREE);
+      const viaRipgrep = createGrepTool({ implementation: 'ripgrep' });
+      const viaJavaScript = createGrepTool({ implementation: 'javascript' });
+      const pairs = await Promise.all(
+        QUERIES.map((query) =>
+          Promise.all([callTool(viaRipgrep, query, makeContext(root)), callTool(viaJavaScript, query, makeContext(root))]),
+        ),
+      );
+      QUERIES.forEach((query, index) => {
+        const [expected, actual] = pairs[index];
+        assert.equal(actual, expected, `query ${JSON.stringify(query)}`);
+      });
+      // The comparison means something only if the queries found things.
+      assert.ok(pairs.filter(([output]) => output !== 'No matches found.').length >= QUERIES.length - 3);
+    });
+  });
+});
+
+describe('grep engine selection', () => {
+  it('kills ripgrep when the call is aborted', async () => {
+    await withTempDir(async (root) => {
+      // A stand-in that records its pid and hangs, so the kill is observable.
+      const fake = join(root, 'fake-rg');
+      await writeFile(fake, `#!/bin/sh\necho $$ > "${join(root, 'pid')}"\nexec sleep 30\n`);
+      await chmod(fake, 0o755);
+      const tool = createGrepTool({ implementation: 'ripgrep', ripgrepPath: fake });
+      const controller = new AbortController();
+      const pending = tool.execute({ pattern: 'x' }, makeContext(root, controller.signal));
+      let pid = '';
+      while (pid === '') {
+        pid = await readFile(join(root, 'pid'), 'utf8').then((text) => text.trim(), () => '');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      controller.abort();
+      await assert.rejects(pending, (error: Error) => error.name === 'AbortError');
+      let alive = true;
+      for (let attempt = 0; attempt < 200 && alive; attempt += 1) {
+        try {
+          process.kill(Number(pid), 0);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        } catch {
+          alive = false;
+        }
+      }
+      assert.equal(alive, false, 'the ripgrep process must be gone');
+    });
+  });
+
+  it('falls back to JavaScript when ripgrep cannot be started, unless ripgrep was required', async () => {
+    await withTempDir(async (root) => {
+      await writeTree(root, { 'a.txt': 'needle\n' });
+      const missing = join(root, 'no-such-rg');
+      const auto = createGrepTool({ implementation: 'auto', ripgrepPath: missing });
+      assert.equal(await callTool(auto, { pattern: 'needle' }, makeContext(root)), 'a.txt:1:needle');
+      const required = createGrepTool({ implementation: 'ripgrep', ripgrepPath: missing });
+      await expectToolError(required, { pattern: 'needle' }, makeContext(root), 'SEARCH_FAILED');
+    });
+  });
+
+  it('finds executables on a PATH list', async () => {
+    await withTempDir(async (root) => {
+      await writeFile(join(root, 'tool'), '#!/bin/sh\n');
+      await chmod(join(root, 'tool'), 0o755);
+      await writeFile(join(root, 'plain'), '');
+      assert.equal(await findOnPath('tool', `/nonexistent:${root}`), join(root, 'tool'));
+      assert.equal(await findOnPath('plain', root), null);
+      const tool = createGrepTool();
+      assert.ok(tool.description.length < 800);
+      assert.deepEqual(tool.access({ pattern: 'x', path: 'src' }, { root: '/project' }), { kind: 'read', paths: ['/project/src'] });
+    });
+  });
+});
