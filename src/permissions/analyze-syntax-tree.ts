@@ -52,6 +52,7 @@ class WordBuilder {
   shape = '';
   dynamic = false;
   homeRelative = false;
+  usesVariables = false;
 
   addUnquoted(raw: string): void {
     if (this.text === '' && this.shape === '' && raw.startsWith('~')) this.homeRelative = true;
@@ -72,7 +73,9 @@ class WordBuilder {
   }
 
   finish(source: string): ShellWord {
-    if (this.dynamic || hasBraceExpansion(this.shape)) return { kind: 'dynamic', text: source, homeRelative: this.homeRelative };
+    if (this.dynamic || hasBraceExpansion(this.shape)) {
+      return { kind: 'dynamic', text: source, homeRelative: this.homeRelative, usesVariables: this.usesVariables };
+    }
     return { kind: hasGlobPattern(this.shape) ? 'glob' : 'static', text: this.text, homeRelative: this.homeRelative };
   }
 }
@@ -106,7 +109,9 @@ class SyntaxWalker implements RuleContext {
     } else if (CONTAINERS.has(node.type)) {
       this.children(node);
     } else if (node.type === 'compound_statement') {
-      if (node.child(0)?.type === '{') this.children(node);
+      // bash only opens a group at a `{` followed by a blank; `{ls;}` is a command named `{ls`.
+      if (/^\{\s/.test(node.text)) this.children(node);
+      else if (node.text.startsWith('{')) this.structural(`\`${node.text}\`: bash only opens a group at \`{\` followed by a blank`);
       else this.structural(`\`${node.text}\`: arithmetic commands are not classified`);
     } else if (node.type === 'redirected_statement') {
       for (const child of node.namedChildren) {
@@ -272,13 +277,17 @@ class SyntaxWalker implements RuleContext {
           else this.wordPart(child, builder);
         }
         return;
-      case 'simple_expansion':
       case 'ansi_c_string':
       case 'brace_expression':
         builder.dynamic = true;
         return;
+      case 'simple_expansion':
+        builder.dynamic = true;
+        builder.usesVariables = true;
+        return;
       case 'expansion':
         builder.dynamic = true;
+        builder.usesVariables = true;
         this.expansion(node);
         return;
       case 'command_substitution':
@@ -318,8 +327,12 @@ class SyntaxWalker implements RuleContext {
   }
 
   private pathProblem(word: ShellWord, contents: boolean): string | null {
-    // A value only known at run time cannot be checked here; the sandbox is the boundary for it.
-    if (word.kind === 'dynamic') return null;
+    // `$HOME/.ssh/…` is the natural way to name a file outside the root, so a path built from a
+    // variable is refused. Other run-time values (`$(…)` output) cannot be checked here; the
+    // sandbox is the boundary for them.
+    if (word.kind === 'dynamic') {
+      return word.usesVariables === true ? `the path \`${word.text}\` is built from a variable, so where it points cannot be checked` : null;
+    }
     if (word.homeRelative) return `\`${word.text}\` is in a home directory, outside the project root`;
     if (word.kind === 'static' && (word.text === '-' || HARMLESS_DEVICES.has(word.text))) return null;
     const path = word.kind === 'glob' ? globBaseDirectory(word.text) : word.text;

@@ -75,7 +75,9 @@ export function flagRule(spec: FlagRuleSpec): CommandRule {
         if (problem !== null) return `${argument.name}: ${problem}`;
       }
     }
-    let files = operands(parsed);
+    // A run-time word that may or may not be an option is checked as a path too: when it names
+    // a file, it is one the command reads.
+    let files = parsed.flatMap((argument) => (argument.kind === 'operand' || argument.kind === 'unknown' ? [argument.word] : []));
     if (spec.patternUnless !== undefined) {
       const patternGiven = parsed.some(
         (argument) => argument.kind === 'option' && optionIs(argument.name, spec.patternUnless ?? []),

@@ -16,6 +16,8 @@ export interface ShellWord {
   text: string;
   /** Starts with an unquoted `~`: the shell replaces it with a home directory. */
   homeRelative: boolean;
+  /** Contains a parameter expansion (`$HOME`, `${x}`): a path built from it cannot be checked. */
+  usesVariables?: boolean;
 }
 
 export function staticWord(text: string): ShellWord {

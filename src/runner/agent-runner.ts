@@ -82,7 +82,7 @@ export function glassboxVersion(): string {
 export async function openRunner(settings: RunnerSettings): Promise<Runner> {
   const root = resolveRoot(settings.root);
   const store = settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions'));
-  const tools = settings.tools ?? [...createReadOnlyTools(), ...createEditingTools(), createShellTool()];
+  const tools = settings.tools ?? [...createReadOnlyTools(), ...createEditingTools(), createShellTool({ glassboxHome: settings.home })];
   return { settings, root, store, tools };
 }
 

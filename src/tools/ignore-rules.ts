@@ -51,10 +51,7 @@ async function readLayer(directory: string): Promise<IgnoreLayer | null> {
 
 /** The `.gitignore` rules in effect for the entries of one directory. */
 export class IgnoreRules {
-  private constructor(
-    readonly directory: string,
-    private readonly layers: readonly IgnoreLayer[],
-  ) {}
+  private constructor(private readonly layers: readonly IgnoreLayer[]) {}
 
   /**
    * Rules for the entries of `directory` (absolute, real, inside `root`): every `.gitignore`
@@ -64,14 +61,14 @@ export class IgnoreRules {
     if (!isInside(root, directory)) throw new Error(`${directory} is not inside ${root}`);
     const below = toPosix(relative(root, directory)).split('/').filter((name) => name !== '');
     const rootLayer = await readLayer(root);
-    let rules = new IgnoreRules(root, rootLayer ? [rootLayer] : []);
+    let rules = new IgnoreRules(rootLayer ? [rootLayer] : []);
     let current = root;
     for (const name of below) {
       current = join(current, name);
       if (rules.ignores(current, true)) {
         // Like ripgrep with an explicit path: the ancestors' rules do not hide what was asked for.
         const own = await readLayer(directory);
-        return { rules: new IgnoreRules(directory, own ? [own] : []), explicitlyIgnored: true };
+        return { rules: new IgnoreRules(own ? [own] : []), explicitlyIgnored: true };
       }
       rules = await rules.enter(current);
     }
@@ -81,7 +78,7 @@ export class IgnoreRules {
   /** Rules for the entries of `child`, a directory directly inside this one. */
   async enter(child: string): Promise<IgnoreRules> {
     const layer = await readLayer(child);
-    return new IgnoreRules(child, layer ? [...this.layers, layer] : this.layers);
+    return new IgnoreRules(layer ? [...this.layers, layer] : this.layers);
   }
 
   /** `.gitignore` files in effect, shallowest first. */

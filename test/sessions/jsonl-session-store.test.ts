@@ -37,11 +37,12 @@ describe('JsonlSessionStore', () => {
       const path = store.sessionPath(sessionId);
       const intact = await readFile(path, 'utf8');
       const lines = intact.split('\n').length - 1;
-      await appendFile(path, '{"type":"response_item","ts":"2025-01-01T00:00:00.000Z","turn":1,"item":{"type":"mess');
+      const partial = '{"type":"response_item","ts":"2025-01-01T00:00:00.000Z","turn":1,"item":{"type":"mess';
+      await appendFile(path, partial);
 
       const torn = await store.read(sessionId);
       assert.deepEqual(torn.problems, []);
-      assert.deepEqual(torn.tornTail, { line: lines + 1, bytes: 87 });
+      assert.deepEqual(torn.tornTail, { line: lines + 1, bytes: partial.length });
       assert.equal(torn.records.length, lines);
 
       const writer = await store.openForAppend(sessionId);

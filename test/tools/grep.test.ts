@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createGrepTool, findOnPath, type GrepArgs, type GrepImplementation } from '../../src/tools/index.js';
+import { createGrepTool, findOnPath, type GrepArgs, type GrepImplementation } from '../../src/tools/grep/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { callTool, expectToolError, makeContext } from './read-only-test-context.js';
 

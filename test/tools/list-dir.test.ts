@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createListDirTool, formatSize } from '../../src/tools/index.js';
+import { createListDirTool, formatSize } from '../../src/tools/list-dir/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { callTool, expectToolError, makeContext } from './read-only-test-context.js';
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createReadFileTool } from '../../src/tools/index.js';
+import { toolDefinition } from '../../src/agent/index.js';
+import { createReadFileTool, createReadOnlyTools } from '../../src/tools/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { callTool, expectToolError, makeContext } from './read-only-test-context.js';
 
@@ -186,5 +187,14 @@ describe('read_file', () => {
 
   it('has a short model-facing description', () => {
     assert.ok(tool.description.length > 100 && tool.description.length < 800);
+  });
+
+  it('is one of the four read-only tools, whose definitions stay small', () => {
+    const tools = createReadOnlyTools();
+    assert.deepEqual(tools.map((each) => each.name), ['read_file', 'list_dir', 'glob', 'grep']);
+    assert.ok(tools.every((each) => each.readOnly && !each.strict));
+    const definitions = tools.map(toolDefinition);
+    assert.deepEqual(definitions[0].parameters.required, ['path']);
+    assert.ok(JSON.stringify(definitions).length < 3500, `${JSON.stringify(definitions).length} characters`);
   });
 });

@@ -12,7 +12,7 @@ import { isInside, resolveExisting } from '../path-policy.js';
 import { createIgnoringFileSystem } from './ignoring-file-system.js';
 
 const globSchema = z.object({
-  pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py".'),
+  pattern: z.string().min(1).describe('Glob pattern.'),
   path: z.string().optional().describe('Directory to search from, relative to the project root (default: the root).'),
 });
 

@@ -8,16 +8,16 @@ import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { IgnoreRules } from '../ignore-rules.js';
 import { resolveExisting } from '../path-policy.js';
-import { DEFAULT_GREP_LIMITS, formatGrepReport, type GrepLimits, type SearchRequest } from './grep-report.js';
+import { DEFAULT_GREP_LIMITS, formatGrepReport, type FileMatches, type GrepLimits, type SearchRequest } from './grep-report.js';
 import { searchWithJavaScript } from './javascript-search.js';
 import { searchWithRipgrep } from './ripgrep-search.js';
 
 const grepSchema = z.object({
-  pattern: z.string().min(1).describe('Regular expression (or plain text with literal: true) to search for.'),
-  path: z.string().optional().describe('File or directory to search, relative to the project root (default: the root).'),
-  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.py".'),
-  ignore_case: z.boolean().optional().describe('Case-insensitive search (default false).'),
-  literal: z.boolean().optional().describe('Treat pattern as plain text, not a regular expression (default false).'),
+  pattern: z.string().min(1).describe('Regular expression, or plain text with literal: true.'),
+  path: z.string().optional().describe('File or directory, relative to the project root (default: the root).'),
+  glob: z.string().optional().describe('Only search files matching this glob.'),
+  ignore_case: z.boolean().optional().describe('Case-insensitive (default false).'),
+  literal: z.boolean().optional().describe('Pattern is plain text (default false).'),
 });
 
 export type GrepArgs = z.infer<typeof grepSchema>;
@@ -75,7 +75,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
     return ripgrep;
   };
 
-  const search = async (request: SearchRequest): Promise<Awaited<ReturnType<typeof searchWithJavaScript>>> => {
+  const search = async (request: SearchRequest): Promise<FileMatches[]> => {
     const executable = await locateRipgrep();
     if (executable === null) {
       if (implementation === 'ripgrep') throw new ToolError('SEARCH_FAILED', 'ripgrep (rg) is not installed.');

@@ -10,7 +10,7 @@ import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolR
 import { isInside, resolveExisting } from '../path-policy.js';
 
 const listDirSchema = z.object({
-  path: z.string().optional().describe('Directory relative to the project root (default: the root itself).'),
+  path: z.string().optional().describe('Relative to the project root (default: the root).'),
 });
 
 export type ListDirArgs = z.infer<typeof listDirSchema>;

@@ -10,9 +10,9 @@ import { resolveExisting } from '../path-policy.js';
 import { BINARY_SNIFF_BYTES, containsNulByte, hasBinaryExtension } from './binary-file.js';
 
 const readFileSchema = z.object({
-  path: z.string().min(1).describe('File path, relative to the project root.'),
-  offset: z.number().int().min(1).optional().describe('1-based line number to start at (default 1).'),
-  limit: z.number().int().min(1).optional().describe('Maximum number of lines to show (default 2000).'),
+  path: z.string().min(1).describe('Relative to the project root.'),
+  offset: z.number().int().min(1).optional().describe('1-based first line (default 1).'),
+  limit: z.number().int().min(1).optional().describe('Lines to show (default 2000).'),
 });
 
 export type ReadFileArgs = z.infer<typeof readFileSchema>;

@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { startFakeProvider } from '../../src/testing/index.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { cliEnv, jsonLines, runCli, startCli } from '../helpers/run-cli.js';
+
+async function project(): Promise<{ root: string; home: string }> {
+  const base = await makeTempDir();
+  const root = join(base, 'project');
+  await mkdir(join(root, 'src'), { recursive: true });
+  await writeFile(join(root, 'README.md'), '# Sample\n\nA sample project.\n');
+  await writeFile(join(root, 'src', 'main.ts'), 'export const answer = 42;\n');
+  return { root, home: join(base, 'home') };
+}
+
+for (const wireApi of ['chat', 'responses'] as const) {
+  describe(`glassbox exec (${wireApi})`, () => {
+    test('--json prints every event, run_started first and the terminal event last; multi-round tool task', async () => {
+      const { root, home } = await project();
+      const provider = await startFakeProvider({
+        script: [
+          { text: 'Looking.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }, { name: 'grep', arguments: { pattern: 'answer' } }] },
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'src/main.ts' } }] },
+          { text: 'The answer is 42.' },
+        ],
+      });
+      try {
+        const result = await runCli(
+          ['exec', '--json', '--wire-api', wireApi, '--base-url', provider.baseURL, '-m', 'test-model', '-C', root, 'what', 'is', 'the', 'answer?'],
+          cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: home }),
+        );
+        assert.equal(result.code, 0, result.stderr);
+        const events = jsonLines(result.stdout);
+        assert.equal(events[0].type, 'run_started');
+        assert.equal(events[0].wireApi, wireApi);
+        assert.equal(events.at(-1)!.type, 'run_succeeded');
+        assert.equal(events.at(-1)!.answer, 'The answer is 42.');
+        assert.equal(provider.requests.length, 3);
+        const finished = events.filter((e) => e.type === 'tool_finished');
+        assert.equal(finished.length, 3);
+        assert.ok(finished.every((e) => e.isError === false), JSON.stringify(finished));
+        assert.match(JSON.stringify(provider.requests[2].body), /export const answer = 42/);
+        // The prompt words are joined and sent as the user message.
+        assert.match(JSON.stringify(provider.requests[0].body), /what is the answer\?/);
+        // The first message is the system prompt with the environment block.
+        assert.match(JSON.stringify(provider.requests[0].body), /<environment>/);
+      } finally {
+        await provider.close();
+      }
+    });
+  });
+}
+
+describe('glassbox exec: answers, exit codes and bad input', () => {
+  test('prints the final answer on stdout and progress on stderr', async () => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({ script: [{ text: 'Hello from the model.' }] });
+    try {
+      const result = await runCli(['exec', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: home }));
+      assert.equal(result.code, 0);
+      assert.equal(result.stdout, 'Hello from the model.\n');
+      assert.match(result.stderr, /session/);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  test('the API key is sent to the provider but never appears in output', async () => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({ apiKey: 'sk-secret-123', script: [{ text: 'ok' }] });
+    try {
+      const result = await runCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'sk-secret-123', GLASSBOX_HOME: home }));
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stdout + result.stderr, /sk-secret-123/);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  test('the offline demo model runs with no key and says so on stderr', async () => {
+    const { root, home } = await project();
+    const result = await runCli(['exec', '-C', root, 'What is this project?'], cliEnv({ GLASSBOX_HOME: home }));
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /offline demo model/);
+    assert.match(result.stderr, /OPENAI_API_KEY/);
+    assert.match(result.stdout, /README\.md/);
+    assert.match(result.stdout, /A sample project/);
+  });
+
+  test('unknown wire API is a usage error (exit 2, one line, no stack)', async () => {
+    const result = await runCli(['exec', '--wire-api', 'grpc', 'hi'], cliEnv({ OPENAI_API_KEY: 'x' }));
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /unknown wire API "grpc"; use --wire-api chat or --wire-api responses/);
+    assert.equal(result.stderr.trim().split('\n').length, 1);
+    assert.doesNotMatch(result.stderr, /at .*\.ts:\d+/);
+  });
+
+  test('bad numbers, bad URLs, missing root and empty prompt are usage errors', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['exec', '--max-rounds', 'zero', 'hi'], /--max-rounds expects a positive whole number/],
+      [['exec', '--base-url', 'not a url', 'hi'], /--base-url "not a url" is not a URL/],
+      [['exec', '-C', '/definitely/not/here', 'hi'], /does not exist/],
+      [['exec', '--sandbox', 'open', 'hi'], /unknown sandbox mode/],
+      [['exec', '   '], /prompt is empty/],
+      [['exec'], /missing required argument/],
+    ];
+    for (const [args, pattern] of cases) {
+      const result = await runCli(args, cliEnv({ OPENAI_API_KEY: 'x' }));
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, pattern);
+    }
+  });
+
+  test('a 401 from the provider is one clear line and exit code 2', async () => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({ apiKey: 'right-key', script: [] });
+    try {
+      const result = await runCli(['exec', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'wrong-key', GLASSBOX_HOME: home }));
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /AUTH_FAILED/);
+      assert.match(result.stderr, /OPENAI_API_KEY/);
+      assert.doesNotMatch(result.stderr, /\n\s+at /);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  test('an unreachable endpoint fails with exit 1 and says what to check', async () => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider();
+    const url = provider.baseURL;
+    await provider.close();
+    const result = await runCli(['exec', '--base-url', url, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /CONNECTION_FAILED/);
+    assert.match(result.stderr, /base-url|reach/i);
+  });
+
+  test('malformed SSE is a clear failure, exit 1', async () => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({ script: [{ text: 'some text to stream', chunkSize: 2, fault: { kind: 'malformed', afterEvents: 4 } }] });
+    try {
+      const result = await runCli(['exec', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /MALFORMED_STREAM/);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  test('SIGINT cancels the run cleanly: exit 130 and run_cancelled last', async () => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({ script: [{ text: 'streaming slowly '.repeat(40), chunkSize: 3, chunkDelayMs: 25 }] });
+    try {
+      const { child, done } = startCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
+      let sent = false;
+      child.stdout!.on('data', (chunk: Buffer) => {
+        if (!sent && chunk.toString().includes('assistant_delta')) {
+          sent = true;
+          child.kill('SIGINT');
+        }
+      });
+      const result = await done;
+      assert.equal(result.code, 130, result.stderr);
+      const events = jsonLines(result.stdout);
+      assert.equal(events.at(-1)!.type, 'run_cancelled');
+      assert.match(result.stderr, /cancel/i);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  test('--version and --help answer', async () => {
+    const version = await runCli(['--version'], cliEnv({}));
+    assert.equal(version.code, 0);
+    assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+    const help = await runCli(['--help'], cliEnv({}));
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /exec/);
+  });
+});

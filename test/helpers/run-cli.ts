@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ENTRY = fileURLToPath(new URL('./cli-entry.ts', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Environment for a CLI child: no inherited keys or Glassbox settings, only what the test says. */
+export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', NO_COLOR: '1' };
+  return { ...env, ...extra };
+}
+
+export function startCli(args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<CliResult> {
+  return startCli(args, env, cwd).done;
+}
+
+export function jsonLines(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
