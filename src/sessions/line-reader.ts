@@ -7,6 +7,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 
 const NEWLINE = 0x0a;
 const DEFAULT_CHUNK_SIZE = 256 * 1024;
+const FIRST_CHUNK_SIZE = 16 * 1024;
 
 export interface FileLine {
   /** 1-based line number. */
@@ -62,7 +63,10 @@ async function scanHandle(
   onLine: (line: FileLine) => boolean | void,
   options: ScanOptions,
 ): Promise<LineScanResult> {
-  const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+  const maxChunk = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+  // Start small and grow: most session heads and small files fit in the first read, and
+  // allocating a large buffer per file dominates when thousands of small files are scanned.
+  let chunkSize = Math.min(FIRST_CHUNK_SIZE, maxChunk);
   let position = options.startOffset ?? 0;
   const limit = options.maxBytes === undefined ? Number.POSITIVE_INFINITY : position + options.maxBytes;
   let line = (options.startLine ?? 1) - 1;
@@ -105,6 +109,7 @@ async function scanHandle(
       from = newline + 1;
     }
     position += bytesRead;
+    chunkSize = Math.min(chunkSize * 2, maxChunk);
   }
 }
 

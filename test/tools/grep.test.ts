@@ -46,6 +46,8 @@ const TREE: Record<string, string | Buffer> = {
   'dash.txt': '--verbose flag\n-x marks\nplain\n',
   'dots.txt': 'a.b\naxb\n(a+b)\n',
   'noeol.txt': 'first\nlast needle',
+  'bom.txt': '\uFEFFneedle after a BOM\n',
+  'utf16.txt': Buffer.from('\uFEFFneedle in UTF-16\r\nsecond needle\n', 'utf16le'),
 };
 
 const QUERIES: GrepArgs[] = [
@@ -73,6 +75,7 @@ const QUERIES: GrepArgs[] = [
 
 const EXPECTED_ALL = [
   '.hidden/notes.txt:1:needle hidden',
+  'bom.txt:1:needle after a BOM',
   'crlf.txt:1:needle',
   'crlf.txt:2:foo needle',
   'crlf.txt:3:needle bar',
@@ -85,6 +88,8 @@ const EXPECTED_ALL = [
   'src/sub/kept.gen.ts:1:needle regenerated',
   'sub/anchored.txt:1:needle in sub',
   'unicode.txt:1:héllo wörld needle ü',
+  'utf16.txt:1:needle in UTF-16',
+  'utf16.txt:2:second needle',
 ].join('\n');
 
 for (const { name, skip } of implementations) {

@@ -129,6 +129,15 @@ describe('read_file', () => {
     });
   });
 
+  it('hides a UTF-8 byte order mark and refuses UTF-16', async () => {
+    await withTempDir(async (root) => {
+      await writeFile(join(root, 'bom.txt'), '\uFEFFfirst\nsecond\n');
+      await writeFile(join(root, 'wide.txt'), Buffer.from('\uFEFFhello\n', 'utf16le'));
+      assert.equal(await callTool(tool, { path: 'bom.txt' }, makeContext(root)), numbered(['first', 'second']));
+      assert.match(await expectToolError(tool, { path: 'wide.txt' }, makeContext(root), 'BINARY_FILE'), /UTF-16/);
+    });
+  });
+
   it('refuses binary files, directories, special names and missing files with clear codes', async () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'blob.bin2'), Buffer.from([0x48, 0x69, 0x00, 0x01, 0x02]));

@@ -74,6 +74,74 @@ async function collectFiles(request: SearchRequest): Promise<string[]> {
   return files;
 }
 
+/**
+ * Splits a file into lines the way ripgrep reads it: a UTF-8 BOM is dropped, a UTF-16 BOM means
+ * the file is transcoded first, and a NUL byte (after transcoding) marks the file binary.
+ */
+class LineSplitter {
+  private decoder: TextDecoder | null = null;
+  private started = false;
+  private partialBytes: Buffer[] = [];
+  private pendingText = '';
+  binary = false;
+
+  constructor(private readonly onLine: (text: string) => void) {}
+
+  /** `data` is only valid during the call (the read buffer is reused). */
+  push(data: Buffer): void {
+    let bytes = data;
+    if (!this.started) {
+      this.started = true;
+      if (bytes[0] === 0xff && bytes[1] === 0xfe) this.decoder = new TextDecoder('utf-16le');
+      else if (bytes[0] === 0xfe && bytes[1] === 0xff) this.decoder = new TextDecoder('utf-16be');
+      else if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+    }
+    if (this.decoder !== null) {
+      this.pushText(this.decoder.decode(bytes, { stream: true }));
+      return;
+    }
+    if (bytes.indexOf(0) !== -1) {
+      this.binary = true;
+      return;
+    }
+    let position = 0;
+    for (;;) {
+      const newline = bytes.indexOf(0x0a, position);
+      if (newline === -1) {
+        if (position < bytes.length) this.partialBytes.push(Buffer.from(bytes.subarray(position)));
+        return;
+      }
+      const piece = bytes.subarray(position, newline);
+      const line = this.partialBytes.length === 0 ? piece : Buffer.concat([...this.partialBytes, piece]);
+      this.partialBytes = [];
+      this.onLine(line.toString('utf8'));
+      position = newline + 1;
+    }
+  }
+
+  end(): void {
+    if (this.binary) return;
+    if (this.decoder !== null) {
+      this.pushText(this.decoder.decode());
+      if (!this.binary && this.pendingText !== '') this.onLine(this.pendingText);
+    } else if (this.partialBytes.length > 0) {
+      this.onLine(Buffer.concat(this.partialBytes).toString('utf8'));
+    }
+  }
+
+  private pushText(text: string): void {
+    if (text.includes('\0')) this.binary = true;
+    if (this.binary) return;
+    const buffered = this.pendingText + text;
+    let start = 0;
+    for (let newline = buffered.indexOf('\n'); newline !== -1; newline = buffered.indexOf('\n', start)) {
+      this.onLine(buffered.slice(start, newline));
+      start = newline + 1;
+    }
+    this.pendingText = buffered.slice(start);
+  }
+}
+
 async function searchFile(
   root: string,
   path: string,
@@ -87,43 +155,28 @@ async function searchFile(
     return null;
   }
   const result: FileMatches = { path: relative(root, path).split(sep).join('/'), lines: [], total: 0 };
+  let lineNumber = 1;
+  const splitter = new LineSplitter((line) => {
+    const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+    const column = matcher(text);
+    if (column !== -1) {
+      result.total += 1;
+      if (result.lines.length < request.keepPerFile) {
+        result.lines.push({ line: lineNumber, text: clipAroundMatch(text, column, request.lineWidth) });
+      }
+    }
+    lineNumber += 1;
+  });
   try {
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-    let partial: Buffer[] = [];
-    let lineNumber = 1;
-    const testLine = (bytes: Buffer): void => {
-      let text = bytes.toString('utf8');
-      if (text.endsWith('\r')) text = text.slice(0, -1);
-      const column = matcher(text);
-      if (column !== -1) {
-        result.total += 1;
-        if (result.lines.length < request.keepPerFile) {
-          result.lines.push({ line: lineNumber, text: clipAroundMatch(text, column, request.lineWidth) });
-        }
-      }
-      lineNumber += 1;
-    };
-    for (;;) {
+    // ripgrep reports a file with a NUL byte anywhere as binary; the tool drops those.
+    while (!splitter.binary) {
       request.signal.throwIfAborted();
       const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
       if (bytesRead === 0) break;
-      const data = chunk.subarray(0, bytesRead);
-      // ripgrep reports a file with a NUL byte anywhere as binary; the tool drops those.
-      if (data.indexOf(0) !== -1) return null;
-      let position = 0;
-      for (;;) {
-        const newline = data.indexOf(0x0a, position);
-        if (newline === -1) {
-          if (position < data.length) partial.push(Buffer.from(data.subarray(position)));
-          break;
-        }
-        const piece = data.subarray(position, newline);
-        testLine(partial.length === 0 ? piece : Buffer.concat([...partial, piece]));
-        partial = [];
-        position = newline + 1;
-      }
+      splitter.push(chunk.subarray(0, bytesRead));
     }
-    if (partial.length > 0) testLine(Buffer.concat(partial));
+    splitter.end();
   } catch (error) {
     request.signal.throwIfAborted();
     if ((error as NodeJS.ErrnoException).code !== undefined) return null;
@@ -131,7 +184,7 @@ async function searchFile(
   } finally {
     await handle.close();
   }
-  return result;
+  return splitter.binary ? null : result;
 }
 
 /** Search with JavaScript regular expressions. */

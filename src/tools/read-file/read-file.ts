@@ -141,13 +141,18 @@ async function readLines(
       const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
+      let position = 0;
       if (firstChunk) {
         firstChunk = false;
+        if ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff)) {
+          throw new ToolError('BINARY_FILE', `${displayPath} is UTF-16 text; read_file only shows UTF-8 text. grep can search it.`);
+        }
         if (containsNulByte(data.subarray(0, BINARY_SNIFF_BYTES))) {
           throw new ToolError('BINARY_FILE', `${displayPath} looks like a binary file (it contains NUL bytes); read_file only shows text.`);
         }
+        // The editing tools keep a UTF-8 BOM out of the text they match, so it is not shown here either.
+        if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) position = 3;
       }
-      let position = 0;
       while (position < data.length) {
         const newline = data.indexOf(0x0a, position);
         const end = newline === -1 ? data.length : newline;
