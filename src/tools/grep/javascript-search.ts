@@ -5,6 +5,7 @@
 
 import { open, readdir, type FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { TextDecoder } from 'node:util';
 import { ToolError } from '../../agent/index.js';
 import { IgnoreRules } from '../ignore-rules.js';
 import { clipAroundMatch, type FileMatches, type SearchRequest } from './grep-report.js';
