@@ -54,8 +54,12 @@ export class ToolRuntime {
     return this.options.tools.filter((tool) => this.options.gate.isVisible(tool));
   }
 
+  private cachedDefinitions: ModelToolDefinition[] | null = null;
+
+  /** Computed once per runtime: schema conversion is not free, and the tool list is fixed for a run. */
   definitions(): ModelToolDefinition[] {
-    return this.visibleTools().map(toolDefinition);
+    this.cachedDefinitions ??= this.visibleTools().map(toolDefinition);
+    return this.cachedDefinitions;
   }
 
   /**

@@ -119,5 +119,19 @@ export type AnyTool = Tool<any>;
 export function toolDefinition(tool: AnyTool): ModelToolDefinition {
   const schema = z.toJSONSchema(tool.schema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
   delete schema.$schema;
+  dropSafeIntegerBounds(schema);
   return { name: tool.name, description: tool.description, parameters: schema, strict: tool.strict };
+}
+
+/** zod writes ±Number.MAX_SAFE_INTEGER bounds on every `.int()`; they tell the model nothing and cost bytes on every request. */
+function dropSafeIntegerBounds(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const child of node) dropSafeIntegerBounds(child);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const record = node as Record<string, unknown>;
+  if (record.maximum === Number.MAX_SAFE_INTEGER) delete record.maximum;
+  if (record.minimum === Number.MIN_SAFE_INTEGER) delete record.minimum;
+  for (const value of Object.values(record)) dropSafeIntegerBounds(value);
 }

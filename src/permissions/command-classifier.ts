@@ -1,10 +1,11 @@
 // Loads the bash grammar (WebAssembly, from node_modules, never the network) on first use and
 // classifies command strings synchronously afterwards. Loading costs tens of milliseconds, so it
-// happens once per process and only when a shell command is first classified.
+// happens once per process and only when a shell command is first classified; even the
+// tree-sitter runtime is imported then, not when this module is.
 
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
 import { analyzeSyntaxTree } from './analyze-syntax-tree.js';
 import type { CommandClassification } from './command-classification.js';
 
@@ -61,6 +62,7 @@ export class CommandClassifier {
 let loading: Promise<CommandClassifier> | null = null;
 
 async function load(): Promise<CommandClassifier> {
+  const { Language, Parser } = await import('web-tree-sitter');
   await Parser.init();
   const packageJson = createRequire(import.meta.url).resolve('tree-sitter-bash/package.json');
   const language = await Language.load(join(dirname(packageJson), 'tree-sitter-bash.wasm'));

@@ -3,9 +3,9 @@
 // this table needs approval. "Safe" means: no writes, no running other programs, no network, it
 // terminates on its own, and literal paths stay inside the project root.
 
-import { operands, optionIs, parseOptions, type OptionSpec, type ParsedArgument } from './command-options.js';
-import { checkGit } from './git-rule.js';
-import { checkSed } from './sed-rule.js';
+import { operands, optionIs, parseOptions, type OptionSpec, type ParsedArgument } from './parse-options.js';
+import { gitRule } from './git-rule.js';
+import { sedRule } from './sed-rule.js';
 import { mayBeOption, type ShellWord } from './shell-word.js';
 
 export interface RuleContext {
@@ -195,9 +195,9 @@ const jqRule: CommandRule = (args, context) => {
       checks.push(context.checkRead(argument.value));
     }
   }
-  const positional = operands(parsed);
-  const namedArgs = rest.some((word) => word.kind === 'static' && (word.text === '--args' || word.text === '--jsonargs'));
-  const inputs = namedArgs ? [] : positional.slice(fromFile === undefined ? 1 : 0);
+  // After --args/--jsonargs operands are strings, not files; they are still checked as paths,
+  // since telling which side of --args an operand sits on is not worth a false "safe".
+  const inputs = operands(parsed).slice(fromFile === undefined ? 1 : 0);
   checks.push(...inputs.map((word) => context.checkRead(word)));
   return firstProblem(checks);
 };
@@ -347,8 +347,8 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
   ['rg', rgRule],
   ['find', findRule],
   ['jq', jqRule],
-  ['sed', checkSed],
-  ['git', checkGit],
+  ['sed', sedRule],
+  ['git', gitRule],
 ]);
 
 /** Programs whose job is to run another command (or code): never known safe, never granted by prefix. */

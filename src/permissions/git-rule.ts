@@ -3,7 +3,7 @@
 // (`-c`, `--config-env`) are refused outright: `core.pager`, `diff.external` and friends turn
 // configuration into command execution.
 
-import { optionIs, parseOptions } from './command-options.js';
+import { optionIs, parseOptions } from './parse-options.js';
 import type { CommandRule, RuleContext } from './command-rules.js';
 import { mayBeOption, type ShellWord } from './shell-word.js';
 
@@ -68,7 +68,7 @@ function checkSubcommandOptions(args: readonly ShellWord[]): string | null {
   return null;
 }
 
-export const checkGit: CommandRule = (args: readonly ShellWord[], context: RuleContext) => {
+export const gitRule: CommandRule = (args: readonly ShellWord[], context: RuleContext) => {
   const unknown = args.find((word) => word.kind !== 'static' && mayBeOption(word));
   if (unknown !== undefined) return `\`${unknown.text}\` is expanded by the shell at run time and could become an option`;
   let index = 0;

@@ -20,6 +20,6 @@ export {
   type PermissionRule,
   type PermissionSettings,
 } from './permission-types.js';
-export { describeProtectedWrite, protectedWriteReason, type ProtectedWriteReason } from './protected-paths.js';
+export { describeProtectedWrite, protectedWriteReason, type ProtectedWriteReason } from './protected-write-reason.js';
 export { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath } from './secret-paths.js';
 export { SessionGrants } from './session-grants.js';

@@ -3,7 +3,7 @@
 // reads a file named in the script (`r`, `R`). The script is parsed with GNU sed's rules; anything
 // the parser does not recognise makes the command not known safe.
 
-import { operands, optionIs, parseOptions } from './command-options.js';
+import { operands, optionIs, parseOptions } from './parse-options.js';
 import type { CommandRule } from './command-rules.js';
 
 const SED_OPTIONS = { shortWithValue: 'efl', shortWithOptionalValue: 'i', longWithValue: ['--expression', '--file', '--line-length'] };
@@ -167,7 +167,7 @@ export function sedScriptProblem(script: string): string | null {
   }
 }
 
-export const checkSed: CommandRule = (args, context) => {
+export const sedRule: CommandRule = (args, context) => {
   const parsed = parseOptions(args, SED_OPTIONS);
   const unknown = parsed.find((argument) => argument.kind === 'unknown');
   if (unknown !== undefined) return `\`${unknown.word.text}\` is expanded by the shell at run time and could become an option such as -i`;

@@ -5,13 +5,13 @@ import { mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'n
 import { join } from 'node:path';
 import { JsonlSessionWriter } from './jsonl-session-writer.js';
 import { isLineStart, scanLines, type FileLine, type LineScanResult, type ScanOptions } from './line-reader.js';
-import { formatVersionProblem, interpretLine, RecordCollector } from './record-lines.js';
+import { formatVersionProblem, interpretLine, RecordScanner } from './record-lines.js';
 import { SessionError, SessionNotFoundError } from './session-errors.js';
 import { isSessionId, newSessionId } from './session-id.js';
 import { INDEX_FILE_NAME, SessionIndex } from './session-index.js';
 import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
 import { acquireSessionLock } from './session-lock.js';
-import { SESSION_FORMAT_VERSION, type SessionMetaRecord } from './session-records.js';
+import { SESSION_FORMAT_VERSION, type SessionMetaRecord, type SessionRecord } from './session-records.js';
 import type {
   ListProblem,
   ListSessionsOptions,
@@ -21,6 +21,7 @@ import type {
   SessionContents,
   SessionList,
   SessionProblem,
+  SessionScan,
   SessionStore,
   SessionWriter,
 } from './session-store.js';
@@ -171,10 +172,15 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   async read(sessionId: string): Promise<SessionContents> {
-    const path = this.existingPath(sessionId);
-    const collector = new RecordCollector(sessionId, path);
-    const scan = await this.scanSession(sessionId, ({ line, text }) => collector.add(line, text));
-    return collector.finish(scan.tailBytes > 0 ? { line: scan.lastLine + 1, bytes: scan.tailBytes } : null);
+    const records: SessionRecord[] = [];
+    const scan = await this.scan(sessionId, (record) => records.push(record));
+    return { ...scan, records };
+  }
+
+  async scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void): Promise<SessionScan> {
+    const scanner = new RecordScanner(sessionId, this.existingPath(sessionId), onRecord);
+    const result = await this.scanSession(sessionId, ({ line, text }) => scanner.add(line, text));
+    return scanner.finish(result.tailBytes > 0 ? { line: result.lastLine + 1, bytes: result.tailBytes } : null);
   }
 
   async readPage(sessionId: string, options: RecordPageOptions = {}): Promise<RecordPage> {

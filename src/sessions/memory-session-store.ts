@@ -3,10 +3,11 @@
 // exercise the real format, only without files, cross-process locks or an index.
 
 import { hostname } from 'node:os';
-import { formatVersionProblem, interpretLine, RecordCollector } from './record-lines.js';
+import { formatVersionProblem, interpretLine, RecordScanner } from './record-lines.js';
 import { SessionError, SessionLockedError, SessionNotFoundError, type LockOwner } from './session-errors.js';
 import { newSessionId } from './session-id.js';
 import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
+import type { SessionRecord } from './session-records.js';
 import type {
   ListSessionsOptions,
   NewSessionMeta,
@@ -15,6 +16,7 @@ import type {
   SessionContents,
   SessionList,
   SessionProblem,
+  SessionScan,
   SessionStore,
   SessionWriter,
 } from './session-store.js';
@@ -82,9 +84,15 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async read(sessionId: string): Promise<SessionContents> {
-    const collector = new RecordCollector(sessionId, `memory:${sessionId}`);
-    this.session(sessionId).lines.forEach((text, index) => collector.add(index + 1, text));
-    return collector.finish(null);
+    const records: SessionRecord[] = [];
+    const scan = await this.scan(sessionId, (record) => records.push(record));
+    return { ...scan, records };
+  }
+
+  async scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void): Promise<SessionScan> {
+    const scanner = new RecordScanner(sessionId, `memory:${sessionId}`, onRecord);
+    this.session(sessionId).lines.forEach((text, index) => scanner.add(index + 1, text));
+    return scanner.finish(null);
   }
 
   async readPage(sessionId: string, options: RecordPageOptions = {}): Promise<RecordPage> {
@@ -118,12 +126,12 @@ export class MemorySessionStore implements SessionStore {
     const problems: SessionList['problems'] = [];
     for (const sessionId of this.sessions.keys()) {
       try {
-        const { records } = await this.read(sessionId);
-        const [meta, ...rest] = records;
-        if (meta.type !== 'session_meta') continue;
-        const builder = new SessionSummaryBuilder(meta);
-        for (const record of rest) builder.add(record);
-        summaries.push(builder.snapshot());
+        const state: { builder: SessionSummaryBuilder | null } = { builder: null };
+        await this.scan(sessionId, (record) => {
+          if (record.type === 'session_meta') state.builder = new SessionSummaryBuilder(record);
+          else state.builder?.add(record);
+        });
+        if (state.builder !== null) summaries.push(state.builder.snapshot());
       } catch (error) {
         problems.push({ sessionId, message: (error as Error).message });
       }

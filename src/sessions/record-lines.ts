@@ -3,7 +3,7 @@
 
 import { SessionError } from './session-errors.js';
 import { parseRecordLine, SESSION_FORMAT_VERSION, type SessionMetaRecord, type SessionRecord } from './session-records.js';
-import type { SessionContents, SessionProblem } from './session-store.js';
+import type { SessionProblem, SessionScan } from './session-store.js';
 
 export type LineOutcome =
   | { kind: 'record'; record: SessionRecord }
@@ -58,15 +58,19 @@ export function formatVersionProblem(meta: SessionMetaRecord): SessionProblem | 
   };
 }
 
-/** Accumulates a whole session, line by line. */
-export class RecordCollector {
+/**
+ * Interprets a session line by line: keeps the meta record and the problems, and hands every
+ * usable record (meta included) to `onRecord` without keeping it, so a caller that only needs a
+ * replay or a summary never holds the whole file in memory.
+ */
+export class RecordScanner {
   private meta: SessionMetaRecord | null = null;
-  private readonly records: SessionRecord[] = [];
   private readonly problems: SessionProblem[] = [];
 
   constructor(
     private readonly sessionId: string,
     private readonly source: string,
+    private readonly onRecord: (record: SessionRecord, line: number) => void,
   ) {}
 
   add(line: number, text: string): void {
@@ -77,16 +81,16 @@ export class RecordCollector {
         const problem = formatVersionProblem(outcome.record);
         if (problem !== null) this.problems.push(problem);
       }
-      this.records.push(outcome.record);
+      this.onRecord(outcome.record, line);
     } else if (outcome.kind === 'problem') {
       this.problems.push(outcome.problem);
     }
   }
 
-  finish(tornTail: SessionContents['tornTail']): SessionContents {
+  finish(tornTail: SessionScan['tornTail']): SessionScan {
     if (this.meta === null) {
       throw new SessionError('SESSION_CORRUPT', `${this.source}: the file has no complete first line (session_meta)`);
     }
-    return { meta: this.meta, records: this.records, problems: this.problems, tornTail };
+    return { meta: this.meta, problems: this.problems, tornTail };
   }
 }

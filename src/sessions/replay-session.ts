@@ -104,31 +104,32 @@ export interface ReplayResult {
 }
 
 /**
- * Derive the history from a session's records. Pure, and cheap per record: replay of a long
- * session should cost about as much as parsing it.
+ * Replay as an accumulator, for callers that stream records (`SessionStore.scan`) instead of
+ * holding them all. `replaySession` is this over an array; there is no other replay logic.
  */
-export function replaySession(records: readonly SessionRecord[]): ReplayResult {
-  const history: ResponseItem[] = [];
-  const persisted = new Map<string, FunctionCallOutputItem>();
-  let turns = 0;
-  const usage: StagedUsage = { total: emptyUsage(), byStage: {}, calls: 0 };
-  for (const record of records) {
+export class HistoryReplay {
+  private readonly history: ResponseItem[] = [];
+  private readonly persisted = new Map<string, FunctionCallOutputItem>();
+  private turns = 0;
+  private readonly usage: StagedUsage = { total: emptyUsage(), byStage: {}, calls: 0 };
+
+  add(record: SessionRecord): void {
     switch (record.type) {
       case 'response_item':
         if (record.repaired === true && record.item.type === 'function_call_output') {
-          persisted.set(record.item.callId, record.item);
+          this.persisted.set(record.item.callId, record.item);
         } else {
-          history.push(record.item);
+          this.history.push(record.item);
         }
         break;
       case 'turn_started':
-        if (record.turn > turns) turns = record.turn;
+        if (record.turn > this.turns) this.turns = record.turn;
         break;
       case 'model_call':
-        usage.calls += 1;
+        this.usage.calls += 1;
         if (record.usage !== null) {
-          usage.total = addUsage(usage.total, record.usage);
-          usage.byStage[record.stage] = addUsage(usage.byStage[record.stage] ?? emptyUsage(), record.usage);
+          this.usage.total = addUsage(this.usage.total, record.usage);
+          this.usage.byStage[record.stage] = addUsage(this.usage.byStage[record.stage] ?? emptyUsage(), record.usage);
         }
         break;
       case 'compaction':
@@ -140,6 +141,20 @@ export function replaySession(records: readonly SessionRecord[]): ReplayResult {
         break;
     }
   }
-  const repair = repairOrphans(history, persisted);
-  return { history: repair.history, orphans: repair.orphans, added: repair.added, turns, usage };
+
+  finish(): ReplayResult {
+    const repair = repairOrphans(this.history, this.persisted);
+    const usage: StagedUsage = { total: { ...this.usage.total }, byStage: { ...this.usage.byStage }, calls: this.usage.calls };
+    return { history: repair.history, orphans: repair.orphans, added: repair.added, turns: this.turns, usage };
+  }
+}
+
+/**
+ * Derive the history from a session's records. Pure, and cheap per record: replay of a long
+ * session should cost about as much as parsing it.
+ */
+export function replaySession(records: Iterable<SessionRecord>): ReplayResult {
+  const replay = new HistoryReplay();
+  for (const record of records) replay.add(record);
+  return replay.finish();
 }

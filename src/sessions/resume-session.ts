@@ -3,8 +3,8 @@
 // repair is visible in the audit trail and every later replay sees the same history.
 
 import type { ResponseItem, StagedUsage } from '../agent/index.js';
-import { replaySession, type OrphanCall } from './replay-session.js';
-import type { SessionMetaRecord, SessionRecord } from './session-records.js';
+import { HistoryReplay, type OrphanCall } from './replay-session.js';
+import type { SessionMetaRecord } from './session-records.js';
 import type { SessionProblem, SessionStore, SessionWriter } from './session-store.js';
 
 export interface ResumedSession {
@@ -21,13 +21,13 @@ export interface ResumedSession {
 }
 
 /** The turn each call was made in, so a repair is filed under the turn it repairs. */
-function turnsOfCalls(records: readonly SessionRecord[], callIds: ReadonlySet<string>): Map<string, number> {
+async function turnsOfCalls(store: SessionStore, sessionId: string, callIds: ReadonlySet<string>): Promise<Map<string, number>> {
   const turns = new Map<string, number>();
-  for (const record of records) {
+  await store.scan(sessionId, (record) => {
     if (record.type === 'response_item' && record.item.type === 'function_call' && callIds.has(record.item.callId)) {
       turns.set(record.item.callId, record.turn);
     }
-  }
+  });
   return turns;
 }
 
@@ -35,10 +35,12 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
   // Lock first, then read: nobody can append between the replay and the repair.
   const writer = await store.openForAppend(sessionId);
   try {
-    const contents = await store.read(sessionId);
-    const replay = replaySession(contents.records);
+    const replayer = new HistoryReplay();
+    const scan = await store.scan(sessionId, (record) => replayer.add(record));
+    const replay = replayer.finish();
     if (replay.added.length > 0) {
-      const callTurns = turnsOfCalls(contents.records, new Set(replay.orphans.map((orphan) => orphan.callId)));
+      // Orphans are rare (a crash mid-tool), so a second pass beats tracking every call's turn.
+      const callTurns = await turnsOfCalls(store, sessionId, new Set(replay.orphans.map((orphan) => orphan.callId)));
       for (const output of replay.added) {
         const turn = callTurns.get(output.callId) ?? Math.max(1, replay.turns);
         await writer.append({ type: 'response_item', turn, item: output, repaired: true });
@@ -47,12 +49,12 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
     }
     return {
       writer,
-      meta: contents.meta,
+      meta: scan.meta,
       history: replay.history,
       turns: replay.turns,
       usage: replay.usage,
       repaired: replay.orphans,
-      problems: contents.problems,
+      problems: scan.problems,
     };
   } catch (error) {
     await writer.close();

@@ -180,9 +180,10 @@ function isObject(value: unknown): value is Fields {
 
 /** A check for an object with these fields; returns the first offending field name, or null. */
 function shape(fields: Record<string, Check>): (value: Fields) => string | null {
-  const entries = Object.entries(fields);
+  const names = Object.keys(fields);
+  const checks = Object.values(fields);
   return (value) => {
-    for (const [name, check] of entries) if (!check(value[name])) return name;
+    for (let index = 0; index < names.length; index += 1) if (!checks[index](value[names[index]])) return names[index];
     return null;
   };
 }

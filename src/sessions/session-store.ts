@@ -24,13 +24,17 @@ export interface SessionProblem {
   message: string;
 }
 
-export interface SessionContents {
+/** What a scan of a session learns besides the records it hands out. */
+export interface SessionScan {
   meta: SessionMetaRecord;
-  /** Every usable record in file order, the meta record first. */
-  records: SessionRecord[];
   problems: SessionProblem[];
   /** An unterminated last line (a write cut short by a crash): ignored, and cut off by the next writer. */
   tornTail: { line: number; bytes: number } | null;
+}
+
+export interface SessionContents extends SessionScan {
+  /** Every usable record in file order, the meta record first. */
+  records: SessionRecord[];
 }
 
 export interface RecordPageOptions {
@@ -88,6 +92,11 @@ export interface SessionStore {
   /** Take the lock, cut off a torn last line, and append after the existing records. */
   openForAppend(sessionId: string): Promise<SessionWriter>;
   read(sessionId: string): Promise<SessionContents>;
+  /**
+   * Hand every usable record (meta first) to `onRecord` in file order without keeping them:
+   * the way to replay or summarise a long session in one pass and little memory.
+   */
+  scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void): Promise<SessionScan>;
   readPage(sessionId: string, options?: RecordPageOptions): Promise<RecordPage>;
   list(options?: ListSessionsOptions): Promise<SessionList>;
   /** `last` (newest updated), a unique id prefix, or a full id → the full id. */

@@ -133,7 +133,7 @@ describe('session records', () => {
   it('keep fields a newer writer added, so forks and copies do not lose them', async () => {
     const store = new MemorySessionStore();
     const writer = await store.create(META);
-    const record = { ...turnStarted(1, 'hi'), futureField: { nested: true } } as NewSessionRecord;
+    const record = { ...turnStarted(1, 'hi'), futureField: { nested: true } } as unknown as NewSessionRecord;
     await writer.append(record);
     await writer.close();
     const [, started] = (await store.read(writer.sessionId)).records;

@@ -13,9 +13,9 @@ import { searchWithJavaScript } from './javascript-search.js';
 import { searchWithRipgrep } from './ripgrep-search.js';
 
 const grepSchema = z.object({
-  pattern: z.string().min(1).describe('Regular expression, or plain text with literal: true.'),
-  path: z.string().optional().describe('File or directory, relative to the project root (default: the root).'),
-  glob: z.string().optional().describe('Only search files matching this glob.'),
+  pattern: z.string().min(1).describe('Regex, or plain text with literal.'),
+  path: z.string().optional().describe('File or directory (default: root).'),
+  glob: z.string().optional().describe('Only files matching this glob.'),
   ignore_case: z.boolean().optional().describe('Case-insensitive (default false).'),
   literal: z.boolean().optional().describe('Pattern is plain text (default false).'),
 });

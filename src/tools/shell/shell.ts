@@ -20,23 +20,23 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 600_000;
 
 const shellArguments = z.strictObject({
-  command: z.string().min(1).describe('The command line, run with `bash -c`.'),
+  command: z.string().min(1).describe('Run with bash -c.'),
   workdir: z
     .string()
     .optional()
-    .describe('Directory to run in, relative to the project root. Default: the project root.'),
+    .describe('Relative to the project root (default: root).'),
   timeout_ms: z
     .number()
     .optional()
-    .describe(`Timeout in milliseconds, 1 to ${MAX_TIMEOUT_MS}. Default: ${DEFAULT_TIMEOUT_MS}.`),
+    .describe(`Default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}.`),
   escalate: z
     .boolean()
     .optional()
-    .describe('Ask to run outside the sandbox. Only when the sandbox blocks something necessary; needs a justification.'),
+    .describe('Run outside the sandbox (needs approval and a justification).'),
   justification: z
     .string()
     .optional()
-    .describe('Why the command needs to run outside the sandbox (required with escalate).'),
+    .describe('Why escalation is needed.'),
 });
 
 export type ShellArguments = z.infer<typeof shellArguments>;

@@ -1,0 +1,79 @@
+// What `createServer` needs, and the policy caps: the server's sandbox and approval policy are the
+// most a run may ask for, because the person who started the server decided how far a browser
+// tab may go.
+
+import { SANDBOX_MODES, type AnyTool, type CompactionHooks, type SandboxMode } from '../agent/index.js';
+import type { ModelGateway, WireApi } from '../model/index.js';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from '../permissions/index.js';
+import type { SessionStore } from '../sessions/index.js';
+
+export interface RunPolicy {
+  sandbox: SandboxMode;
+  approvalPolicy: ApprovalPolicy;
+}
+
+export interface ServerSettings {
+  /** Project root the agent works in. */
+  root: string;
+  /** Glassbox home: sessions live in `<home>/sessions`. */
+  home: string;
+  /** Default model and wire API of runs. */
+  model: string;
+  wireApi: WireApi;
+  /** The gateway runs use for a wire API (a run may choose the other one). */
+  gatewayFor: (wireApi: WireApi) => ModelGateway;
+  /** True when the model is the built-in offline demo. */
+  demo: boolean;
+  /** The most permissive settings a run may ask for. */
+  caps: RunPolicy;
+  /** What a run gets when it does not say; clamped to the caps. */
+  defaults: RunPolicy;
+  /** Network access inside the sandbox, for every run. */
+  network: boolean;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 4100; 0 picks a free port. */
+  port?: number;
+  /** Fixed access token; default: random per start. */
+  token?: string;
+  compactAt?: string;
+  contextWindow?: string;
+  maxRounds?: number;
+  tokenBudget?: number;
+  /** SSE comment interval; default 15 s. */
+  heartbeatMs?: number;
+  /** How long an approval waits for the browser before it counts as denied. */
+  approvalTimeoutMs?: number;
+  /** Finished runs kept for replay; default 100. */
+  keepFinishedRuns?: number;
+  /** The built workbench (index.html + assets/); default `dist/web` of this package. */
+  webRoot?: string;
+  /** Overrides the JSONL store under `<home>/sessions` (tests). */
+  store?: SessionStore;
+  /** Overrides the built-in tools (tests). */
+  tools?: AnyTool[];
+  /** Overrides the default compaction hooks (tests). */
+  compaction?: CompactionHooks | null;
+  /** Where unexpected errors are reported; default stderr. Never given secrets. */
+  log?: (message: string) => void;
+}
+
+/** Least permissive first. `never` is the most permissive policy: it never asks. */
+export const SANDBOX_ORDER: readonly SandboxMode[] = SANDBOX_MODES;
+export const APPROVAL_ORDER: readonly ApprovalPolicy[] = APPROVAL_POLICIES;
+
+export function sandboxWithin(requested: SandboxMode, cap: SandboxMode): boolean {
+  return SANDBOX_ORDER.indexOf(requested) <= SANDBOX_ORDER.indexOf(cap);
+}
+
+export function approvalPolicyWithin(requested: ApprovalPolicy, cap: ApprovalPolicy): boolean {
+  return APPROVAL_ORDER.indexOf(requested) <= APPROVAL_ORDER.indexOf(cap);
+}
+
+/** The defaults, lowered to the caps where they exceed them. */
+export function clampToCaps(defaults: RunPolicy, caps: RunPolicy): RunPolicy {
+  return {
+    sandbox: sandboxWithin(defaults.sandbox, caps.sandbox) ? defaults.sandbox : caps.sandbox,
+    approvalPolicy: approvalPolicyWithin(defaults.approvalPolicy, caps.approvalPolicy) ? defaults.approvalPolicy : caps.approvalPolicy,
+  };
+}

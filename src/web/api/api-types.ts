@@ -1,0 +1,119 @@
+// The shapes of the HTTP API (docs/api.md). Run events, records and summaries are the app's own
+// types, imported as types only so no server code reaches the bundle.
+
+import type { ModelMessage, ModelToolDefinition, Usage, WireApi, FinishReason } from '../../model/ir.js';
+import type { RunErrorInfo, RunEvent, UsageStage } from '../../agent/run-events.js';
+import type { SessionMetaRecord, SessionRecord } from '../../sessions/session-records.js';
+import type { SessionSummary } from '../../sessions/session-summary.js';
+
+export type { RunEvent, SessionRecord, SessionSummary, Usage, WireApi };
+
+export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
+export type ApprovalPolicy = 'untrusted' | 'on-request' | 'never';
+export type ApprovalDecision = 'approve' | 'approve_session' | 'deny';
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** Least to most permissive: the server's setting is a cap, a run may only pick one at or before it. */
+export const SANDBOX_ORDER: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
+export const APPROVAL_ORDER: readonly ApprovalPolicy[] = ['untrusted', 'on-request', 'never'];
+export const WIRE_API_NAMES: readonly WireApi[] = ['chat', 'responses'];
+
+export interface Health {
+  ok: boolean;
+  version: string;
+  model: string;
+  wireApi: WireApi;
+  demo: boolean;
+  root: string;
+}
+
+export interface ModelInfo {
+  id: string;
+  contextWindow: number | null;
+  maxOutputTokens: number | null;
+}
+
+export interface ModelsInfo {
+  models: ModelInfo[];
+  defaults: { model: string; wireApi: WireApi; sandbox: SandboxMode; approvalPolicy: ApprovalPolicy };
+  caps: { sandbox: SandboxMode; approvalPolicy: ApprovalPolicy };
+}
+
+export interface StartRunRequest {
+  prompt: string;
+  sessionId?: string;
+  model?: string;
+  wireApi?: WireApi;
+  sandbox?: SandboxMode;
+  approvalPolicy?: ApprovalPolicy;
+  compactAt?: number | string;
+}
+
+export interface RunInfo {
+  runId: string;
+  sessionId: string;
+  status: RunStatus;
+  startedAt: string;
+  prompt: string;
+}
+
+export interface PendingApproval {
+  runId: string;
+  callId: string;
+  toolName: string;
+  summary: string;
+  reason: string;
+  arguments: string;
+  requestedAt: string;
+  expiresAt: string | null;
+}
+
+export type Cursor = string | number;
+
+export interface SessionList {
+  sessions: SessionSummary[];
+  nextCursor: Cursor | null;
+  problems: unknown[];
+}
+
+export interface RecordLine {
+  line: number;
+  record: SessionRecord;
+}
+
+export interface SessionPage {
+  summary: SessionSummary;
+  meta: SessionMetaRecord | null;
+  records: RecordLine[];
+  problems: unknown[];
+  nextCursor: Cursor | null;
+}
+
+export interface ModelCallView {
+  turn: number;
+  round: number;
+  stage: UsageStage;
+  usage: Usage | null;
+  durationMs: number;
+  finishReason: FinishReason | null;
+  error: RunErrorInfo | null;
+  request: { messages: ModelMessage[]; tools: Array<ModelToolDefinition | string> };
+  contextTokens: number | null;
+}
+
+export type HistoryCompacted = Extract<RunEvent, { type: 'history_compacted' }>;
+export type CompactionPayload = Omit<HistoryCompacted, 'type'> & { type?: string };
+
+export interface ContextPoint {
+  turn: number;
+  round: number;
+  tokens: number;
+  estimated: boolean;
+}
+
+export interface ContextInfo {
+  window: number | null;
+  threshold: number | null;
+  points: ContextPoint[];
+  compactions: Array<CompactionPayload & { turn: number }>;
+}

@@ -1,0 +1,119 @@
+// One readable line per tool call ("Read src/x.ts", "Ran `npm test`"), so a transcript reads like
+// a log of what the agent did rather than a list of JSON blobs. Unknown tools still get a line.
+
+export interface ActionPhrase {
+  verb: string;
+  /** What the action was about; empty when the verb says it all. */
+  subject: string;
+  /** How to show the subject: a command in code style, a path, or a quoted search. */
+  style: 'code' | 'path' | 'quote' | 'plain';
+  /** Trailing detail, e.g. " in src" or " (lines 10–40)". */
+  detail: string;
+}
+
+function parseArguments(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+}
+
+function firstLine(command: string, max = 120): string {
+  const line = command.trim().split('\n')[0] ?? '';
+  const multi = command.trim().includes('\n');
+  if (line.length > max) return `${line.slice(0, max - 1)}…`;
+  return multi ? `${line} …` : line;
+}
+
+function inPath(path: string | null): string {
+  return path === null || path === '.' || path === './' ? '' : ` in ${path}`;
+}
+
+/** Files named by a patch, grouped by what happens to them. */
+export function patchTargets(patch: string): { added: string[]; updated: string[]; deleted: string[] } {
+  const targets = { added: [] as string[], updated: [] as string[], deleted: [] as string[] };
+  for (const raw of patch.split('\n')) {
+    const line = raw.trim();
+    const match = /^\*\*\* (Add|Update|Delete) File:\s*(.+)$/.exec(line);
+    if (match === null) continue;
+    const [, kind, path] = match;
+    if (kind === 'Add') targets.added.push(path);
+    else if (kind === 'Update') targets.updated.push(path);
+    else targets.deleted.push(path);
+  }
+  return targets;
+}
+
+function listFiles(paths: string[]): string {
+  if (paths.length <= 3) return paths.join(', ');
+  return `${paths.slice(0, 2).join(', ')} and ${paths.length - 2} more`;
+}
+
+function patchPhrase(patch: string): ActionPhrase {
+  const { added, updated, deleted } = patchTargets(patch);
+  const groups = [
+    { verb: 'Edited', paths: updated },
+    { verb: 'Created', paths: added },
+    { verb: 'Deleted', paths: deleted },
+  ].filter((group) => group.paths.length > 0);
+  if (groups.length === 0) return { verb: 'Applied a patch', subject: '', style: 'plain', detail: '' };
+  if (groups.length === 1) return { verb: groups[0].verb, subject: listFiles(groups[0].paths), style: 'path', detail: '' };
+  const all = [...updated, ...added, ...deleted];
+  return { verb: 'Patched', subject: listFiles(all), style: 'path', detail: '' };
+}
+
+export function actionPhrase(name: string, rawArguments: string): ActionPhrase {
+  const args = parseArguments(rawArguments);
+  if (args === null) return { verb: `Called ${name}`, subject: '', style: 'plain', detail: ' (arguments are not valid JSON)' };
+  switch (name) {
+    case 'read_file': {
+      const path = text(args.path) ?? '?';
+      const offset = typeof args.offset === 'number' ? args.offset : null;
+      const limit = typeof args.limit === 'number' ? args.limit : null;
+      let detail = '';
+      if (offset !== null && limit !== null) detail = ` (lines ${offset}–${offset + limit - 1})`;
+      else if (offset !== null) detail = ` (from line ${offset})`;
+      else if (limit !== null) detail = ` (first ${limit} lines)`;
+      return { verb: 'Read', subject: path, style: 'path', detail };
+    }
+    case 'list_dir': {
+      const path = text(args.path);
+      if (path === null || path === '.') return { verb: 'Listed the project root', subject: '', style: 'plain', detail: '' };
+      return { verb: 'Listed', subject: path, style: 'path', detail: '' };
+    }
+    case 'glob':
+      return { verb: 'Found files matching', subject: text(args.pattern) ?? '?', style: 'quote', detail: inPath(text(args.path)) };
+    case 'grep': {
+      const glob = text(args.glob);
+      return {
+        verb: 'Searched for',
+        subject: text(args.pattern) ?? '?',
+        style: 'quote',
+        detail: `${inPath(text(args.path))}${glob === null ? '' : ` (${glob})`}`,
+      };
+    }
+    case 'write_file':
+      return { verb: 'Wrote', subject: text(args.path) ?? '?', style: 'path', detail: '' };
+    case 'edit_file':
+      return { verb: 'Edited', subject: text(args.path) ?? '?', style: 'path', detail: args.replace_all === true ? ' (every match)' : '' };
+    case 'apply_patch':
+      return patchPhrase(text(args.patch) ?? '');
+    case 'shell':
+      return { verb: 'Ran', subject: firstLine(text(args.command) ?? '?'), style: 'code', detail: '' };
+    default:
+      return { verb: `Called ${name}`, subject: '', style: 'plain', detail: '' };
+  }
+}
+
+/** The phrase as plain text, for titles, aria labels and tests. */
+export function phraseText(phrase: ActionPhrase): string {
+  const subject =
+    phrase.subject === '' ? '' : phrase.style === 'code' ? ` \`${phrase.subject}\`` : phrase.style === 'quote' ? ` "${phrase.subject}"` : ` ${phrase.subject}`;
+  return `${phrase.verb}${subject}${phrase.detail}`;
+}
