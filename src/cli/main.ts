@@ -4,6 +4,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { UsageError, EXIT } from './usage-error.js';
+import { registerSessionCommands } from './sessions-command.js';
+import { resolveHome } from './run-config.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -66,6 +68,8 @@ export function buildProgram(): Command {
       const { execCommand } = await import('./exec-command.js');
       process.exitCode = await execCommand(promptWords.join(' '), options);
     });
+
+  registerSessionCommands(program, { resolveHome: (option) => resolveHome(option), glassboxVersion: version() });
 
   return program;
 }

@@ -2,18 +2,21 @@
 // session files. Read-only except for fork, which only creates a new session.
 
 import { join } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   forkSession,
   JsonlSessionStore,
   type AuditEvent,
+  type ResponseItemRecord,
   type SessionRecord,
   type SessionSummary,
 } from '../sessions/index.js';
 
 export interface SessionCommandDeps {
-  /** The Glassbox home; sessions live in `<home>/sessions`. */
-  resolveHome(): string;
+  /** The Glassbox home; sessions live in `<home>/sessions`. `option` is the command's --home. */
+  resolveHome(option?: string): string;
+  /** Recorded in the meta of sessions that `fork` creates; default: the parent's. */
+  glassboxVersion?: string;
   /** Defaults to process.stdout / process.stderr; tests capture them instead. */
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
@@ -111,6 +114,22 @@ function describeAudit(event: AuditEvent): string {
   }
 }
 
+function describeItem(record: ResponseItemRecord): string {
+  const item = record.item;
+  switch (item.type) {
+    case 'message':
+      return item.role === 'assistant'
+        ? `assistant (${item.runtimeRole === 'final_response' ? 'final' : 'working'}): ${clip(item.content, 100)}`
+        : `${item.role}: ${clip(item.content, 100)}`;
+    case 'function_call':
+      return `call ${item.name} ${item.callId} ${clip(item.arguments, 80)}`;
+    case 'function_call_output':
+      return `output ${item.name} ${item.callId}${item.isError ? ' [error]' : ''}${record.repaired ? ' [repaired]' : ''}: ${clip(item.output, 80)}`;
+    case 'compaction_summary':
+      return `compaction summary ${item.compactionId}: ${clip(item.summary, 80)}`;
+  }
+}
+
 /** A short, human summary of one record, for `sessions show`. */
 export function describeRecord(record: SessionRecord): string {
   switch (record.type) {
@@ -120,22 +139,8 @@ export function describeRecord(record: SessionRecord): string {
     }
     case 'turn_started':
       return `turn ${record.turn} · ${record.model} · approval ${record.policy.approvalPolicy} · sandbox ${record.policy.sandbox} · "${clip(record.prompt, 80)}"`;
-    case 'response_item': {
-      const item = record.item;
-      switch (item.type) {
-        case 'message':
-          return item.role === 'assistant'
-            ? `assistant (${item.runtimeRole === 'final_response' ? 'final' : 'working'}): ${clip(item.content, 100)}`
-            : `${item.role}: ${clip(item.content, 100)}`;
-        case 'function_call':
-          return `call ${item.name} ${item.callId} ${clip(item.arguments, 80)}`;
-        case 'function_call_output':
-          return `output ${item.name} ${item.callId}${item.isError ? ' [error]' : ''}${record.repaired ? ' [repaired]' : ''}: ${clip(item.output, 80)}`;
-        case 'compaction_summary':
-          return `compaction summary ${item.compactionId}: ${clip(item.summary, 80)}`;
-      }
-      break;
-    }
+    case 'response_item':
+      return describeItem(record);
     case 'model_call': {
       const usage = record.usage ? ` · ${record.usage.inputTokens} in / ${record.usage.outputTokens} out` : '';
       const outcome = record.error ? `failed [${record.error.code}] ${clip(record.error.message, 80)}` : (record.finishReason ?? 'no finish reason');
@@ -154,24 +159,25 @@ export function describeRecord(record: SessionRecord): string {
     case 'compaction':
       return `turn ${record.turn} · ${record.compactionId}`;
   }
-  return '';
 }
 
 // ---------------------------------------------------------------------------------------------
 // Commands
 
-function storeFor(deps: SessionCommandDeps): JsonlSessionStore {
-  return new JsonlSessionStore(join(deps.resolveHome(), 'sessions'));
+function storeFor(deps: SessionCommandDeps, home?: string): JsonlSessionStore {
+  return new JsonlSessionStore(join(deps.resolveHome(home), 'sessions'));
 }
 
 async function listSessions(
   deps: SessionCommandDeps,
   io: Output,
-  options: { json?: boolean; limit?: number; query?: string },
+  options: { json?: boolean; limit?: number; query?: string; home?: string },
 ): Promise<void> {
-  const store = storeFor(deps);
+  const store = storeFor(deps, options.home);
   const list = await store.list({ limit: options.limit ?? DEFAULT_LIST_LIMIT, query: options.query });
-  for (const problem of list.problems) io.err(`warning: session ${problem.sessionId}: ${problem.message}\n`);
+  for (const problem of list.problems) {
+    io.err(problem.sessionId === null ? `warning: ${problem.message}\n` : `warning: session ${problem.sessionId}: ${problem.message}\n`);
+  }
   if (options.json) {
     io.out(`${JSON.stringify(list.sessions, null, 2)}\n`);
     return;
@@ -189,27 +195,30 @@ async function listSessions(
   if (list.nextCursor !== null) io.err(`(more sessions not shown; use --limit to see more)\n`);
 }
 
-async function showSession(deps: SessionCommandDeps, io: Output, reference: string, json: boolean): Promise<void> {
-  const store = storeFor(deps);
+async function showSession(deps: SessionCommandDeps, io: Output, reference: string, json: boolean, home?: string): Promise<void> {
+  const store = storeFor(deps, home);
   const sessionId = await store.resolveId(reference);
-  const contents = await store.read(sessionId);
-  if (json) {
-    io.out(contents.records.map((record) => `${JSON.stringify(record)}\n`).join(''));
-  } else {
-    io.out(contents.records.map((record) => `${formatTime(record.ts)}  ${record.type.padEnd(14)}  ${describeRecord(record)}\n`).join(''));
-  }
-  for (const problem of contents.problems) io.err(`${store.sessionPath(sessionId)}:${problem.line}: ${problem.message}\n`);
-  if (contents.tornTail !== null) {
-    io.err(
-      `${store.sessionPath(sessionId)}:${contents.tornTail.line}: unfinished last line (${contents.tornTail.bytes} bytes) ignored; the next resume removes it\n`,
-    );
+  // Stream: a long session is printed without holding all of its records.
+  let pending: string[] = [];
+  const scan = await store.scan(sessionId, (record) => {
+    pending.push(json ? `${JSON.stringify(record)}\n` : `${formatTime(record.ts)}  ${record.type.padEnd(14)}  ${describeRecord(record)}\n`);
+    if (pending.length >= 500) {
+      io.out(pending.join(''));
+      pending = [];
+    }
+  });
+  if (pending.length > 0) io.out(pending.join(''));
+  const path = store.sessionPath(sessionId);
+  for (const problem of scan.problems) io.err(`${path}:${problem.line}: ${problem.message}\n`);
+  if (scan.tornTail !== null) {
+    io.err(`${path}:${scan.tornTail.line}: unfinished last line (${scan.tornTail.bytes} bytes) ignored; the next resume removes it\n`);
   }
 }
 
-async function forkCommand(deps: SessionCommandDeps, io: Output, reference: string, atTurn: number | undefined): Promise<void> {
-  const store = storeFor(deps);
+async function forkCommand(deps: SessionCommandDeps, io: Output, reference: string, atTurn: number | undefined, home?: string): Promise<void> {
+  const store = storeFor(deps, home);
   const sessionId = await store.resolveId(reference);
-  const forkId = await forkSession(store, sessionId, { atTurn });
+  const forkId = await forkSession(store, sessionId, { atTurn, glassboxVersion: deps.glassboxVersion });
   io.out(`${forkId}\n`);
 }
 
@@ -225,7 +234,8 @@ export function registerSessionCommands(program: Command, deps: SessionCommandDe
     .option('--json', 'print JSON instead of a table')
     .option('--limit <n>', `show at most N sessions (default ${DEFAULT_LIST_LIMIT})`, parsePositiveInteger)
     .option('--query <text>', 'only sessions whose id, title, cwd or model contains this text')
-    .action(async (options: { json?: boolean; limit?: number; query?: string }) => {
+    .addOption(new Option('--home <dir>', 'Glassbox home (default ~/.glassbox)').env('GLASSBOX_HOME'))
+    .action(async (options: { json?: boolean; limit?: number; query?: string; home?: string }) => {
       await listSessions(deps, io, options);
     });
 
@@ -237,8 +247,8 @@ export function registerSessionCommands(program: Command, deps: SessionCommandDe
     .action(async (reference: string, _options: unknown, command: Command) => {
       // The parent command also has --json and commander hands it the flag wherever it appears,
       // so read the merged options.
-      const { json } = command.optsWithGlobals<{ json?: boolean }>();
-      await showSession(deps, io, reference, json === true);
+      const { json, home } = command.optsWithGlobals<{ json?: boolean; home?: string }>();
+      await showSession(deps, io, reference, json === true, home);
     });
 
   program
@@ -246,7 +256,8 @@ export function registerSessionCommands(program: Command, deps: SessionCommandDe
     .description('start a new session from an existing one, up to a turn, and print its id')
     .argument('<id>', 'session id, unique prefix, or "last"')
     .option('--at-turn <n>', 'last turn to keep (default: the last turn that ended)', parseTurnNumber)
-    .action(async (reference: string, options: { atTurn?: number }) => {
-      await forkCommand(deps, io, reference, options.atTurn);
+    .addOption(new Option('--home <dir>', 'Glassbox home (default ~/.glassbox)').env('GLASSBOX_HOME'))
+    .action(async (reference: string, options: { atTurn?: number; home?: string }) => {
+      await forkCommand(deps, io, reference, options.atTurn, options.home);
     });
 }

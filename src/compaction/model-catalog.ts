@@ -35,6 +35,7 @@ const CATALOG: readonly CatalogEntry[] = [
   entry('gpt-4o', 128_000, 16_384),
   entry('chatgpt-4o', 128_000, 16_384),
   entry('gpt-4-turbo', 128_000, 4_096),
+  entry('gpt-4.5', 128_000, 16_384),
   entry('gpt-4', 8_192, 8_192),
   entry('gpt-3.5-turbo', 16_385, 4_096),
   entry('gpt-oss', 131_072, 32_768),

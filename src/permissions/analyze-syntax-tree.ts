@@ -30,6 +30,10 @@ const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redi
 const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>']);
 /** Expansion operators that only transform a value (no assignment, indirection, substring or @P). */
 const VALUE_OPERATORS = new Set([':-', '-', ':?', '?', ':+', '+', '#', '##', '%', '%%', '/', '//', '/#', '/%', '^', '^^', ',', ',,']);
+const EXPANDING_WORDS = new Set([
+  'string', 'concatenation', 'simple_expansion', 'expansion', 'command_substitution', 'process_substitution',
+  'arithmetic_expansion',
+]);
 const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin']);
 const MAX_DEPTH = 64;
 
@@ -140,7 +144,16 @@ class SyntaxWalker implements RuleContext {
   private singleBracketTest(node: Node): void {
     this.commands.push('[');
     if (/[<>]/.test(node.text)) this.structural(`\`${node.text}\`: \`<\` or \`>\` inside \`[ … ]\` is a redirection in bash`);
-    this.substitutionsWithin(node);
+    this.wordsWithin(node);
+  }
+
+  /** Judge every expanding word below `node` (substitutions run; `${x:=…}` assigns). */
+  private wordsWithin(node: Node): void {
+    for (const child of node.namedChildren) {
+      if (child === null) continue;
+      if (EXPANDING_WORDS.has(child.type)) this.word(child);
+      else this.wordsWithin(child);
+    }
   }
 
   private children(node: Node): void {

@@ -128,7 +128,7 @@ function decideExec(access: ExecAccess, input: PermissionInput, settings: Permis
     return decision('allow', 'danger-full-access', `runs without a sandbox in danger-full-access mode (${why})`, unsandboxed);
   }
 
-  if (false) {
+  if (!settings.sandboxAvailable) {
     // The fail-closed floor: with no sandbox, only known-safe commands run without a person.
     if (safe) return decision('allow', 'known-safe', `${why}; runs unsandboxed because the sandbox is unavailable`, unsandboxed);
     if (policy === 'untrusted') {

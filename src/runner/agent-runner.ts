@@ -22,7 +22,7 @@ import {
 import { parseToolArguments, type JsonSchema, type ModelGateway, type WireApi } from '../model/index.js';
 import type { ApprovalPolicy } from '../permissions/index.js';
 import { detectSandbox } from '../sandbox/index.js';
-import { JsonlSessionStore, replaySession, repairOrphans, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
+import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
 import { createEditingTools, createReadOnlyTools, createShellTool } from '../tools/index.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
@@ -98,19 +98,9 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
   const { settings, store } = runner;
   if (request.resume) {
     const sessionId = await store.resolveId(request.resume);
-    const writer = await store.openForAppend(sessionId);
-    try {
-      const contents = await store.read(sessionId);
-      const replay = replaySession(contents.records);
-      const repair = repairOrphans(replay.history);
-      for (const output of repair.added) {
-        await writer.append({ type: 'response_item', turn: replay.turns, item: output, repaired: true });
-      }
-      return { writer, history: repair.history, newItems: [userMessage(request.prompt)], turn: replay.turns + 1, resumed: true };
-    } catch (error) {
-      await writer.close();
-      throw error;
-    }
+    // Takes the lock, replays, and appends synthetic outputs for calls a crash left unanswered.
+    const resumed = await resumeSession(store, sessionId);
+    return { writer: resumed.writer, history: resumed.history, newItems: [userMessage(request.prompt)], turn: resumed.turns + 1, resumed: true };
   }
   const writer = await store.create({ cwd: runner.root, model: settings.model, wireApi: settings.wireApi, glassboxVersion: glassboxVersion() });
   const system = await buildSystemPrompt({ root: runner.root });

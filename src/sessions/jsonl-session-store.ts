@@ -34,6 +34,9 @@ const DEFAULT_PAGE_SIZE = 200;
 /** Compact the index once it has this many more lines than twice the number of sessions. */
 const INDEX_SLACK_LINES = 100;
 const FILE_CONCURRENCY = 16;
+// Sessions hold prompts and tool output, which can include secrets: owner-only by default.
+const DIRECTORY_MODE = 0o700;
+const FILE_MODE = 0o600;
 
 export interface JsonlSessionStoreOptions {
   now?: () => Date;
@@ -114,13 +117,13 @@ export class JsonlSessionStore implements SessionStore {
   async create(input: NewSessionMeta): Promise<SessionWriter> {
     const meta = buildMetaRecord(input, this.now, this.newId);
     const first = prepareRecord(meta, this.now);
-    await mkdir(this.directory, { recursive: true });
+    await mkdir(this.directory, { recursive: true, mode: DIRECTORY_MODE });
     const path = this.sessionPath(meta.sessionId);
     const lock = await acquireSessionLock(this.lockPath(meta.sessionId), meta.sessionId);
     let handle: FileHandle | null = null;
     try {
       try {
-        handle = await open(path, 'ax');
+        handle = await open(path, 'ax', FILE_MODE);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
           throw new SessionError('SESSION_INVALID_ARGUMENT', `session ${meta.sessionId} already exists in ${this.location}`, {
@@ -357,7 +360,7 @@ export class JsonlSessionStore implements SessionStore {
         await this.index.append(fresh);
       }
     } catch (error) {
-      problems.push({ sessionId: '', message: `could not update ${this.index.path}: ${(error as Error).message}` });
+      problems.push({ sessionId: null, message: `could not update ${this.index.path}: ${(error as Error).message}` });
     }
     return { summaries: [...exact, ...fresh, ...approximate], problems };
   }
@@ -373,7 +376,7 @@ export class JsonlSessionStore implements SessionStore {
         if (!(error instanceof SessionNotFoundError)) problems.push({ sessionId: id, message: (error as Error).message });
       }
     });
-    await mkdir(this.directory, { recursive: true });
+    await mkdir(this.directory, { recursive: true, mode: DIRECTORY_MODE });
     await this.index.replace(summaries);
     return { summaries, problems };
   }

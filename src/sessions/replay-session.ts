@@ -3,7 +3,7 @@
 
 import { addUsage, emptyUsage } from '../model/index.js';
 import type { FunctionCallOutputItem, ResponseItem, StagedUsage } from '../agent/index.js';
-import { SessionError } from './session-errors.js';
+import { applyCompactionRecord } from '../compaction/index.js';
 import type { SessionRecord } from './session-records.js';
 
 export interface OrphanCall {
@@ -110,6 +110,9 @@ export interface ReplayResult {
 export class HistoryReplay {
   private readonly history: ResponseItem[] = [];
   private readonly persisted = new Map<string, FunctionCallOutputItem>();
+  /** Repairs made up at a compaction point; reported with the final ones so they get persisted. */
+  private readonly earlierOrphans: OrphanCall[] = [];
+  private readonly earlierAdded: FunctionCallOutputItem[] = [];
   private turns = 0;
   private readonly usage: StagedUsage = { total: emptyUsage(), byStage: {}, calls: 0 };
 
@@ -132,11 +135,17 @@ export class HistoryReplay {
           this.usage.byStage[record.stage] = addUsage(this.usage.byStage[record.stage] ?? emptyUsage(), record.usage);
         }
         break;
-      case 'compaction':
-        throw new SessionError(
-          'SESSION_UNSUPPORTED',
-          `this session contains a compaction record (turn ${record.turn}, ${record.compactionId}); replaying compacted sessions is not supported yet`,
-        );
+      case 'compaction': {
+        // The live run compacted a history with every call answered (repairs included), so the
+        // transform is re-applied to exactly that: repaired first, then compacted.
+        const repair = repairOrphans(this.history, this.persisted);
+        this.earlierOrphans.push(...repair.orphans);
+        this.earlierAdded.push(...repair.added);
+        const compacted = applyCompactionRecord(repair.history, record);
+        this.history.length = 0;
+        this.history.push(...compacted);
+        break;
+      }
       default:
         break;
     }
@@ -145,7 +154,13 @@ export class HistoryReplay {
   finish(): ReplayResult {
     const repair = repairOrphans(this.history, this.persisted);
     const usage: StagedUsage = { total: { ...this.usage.total }, byStage: { ...this.usage.byStage }, calls: this.usage.calls };
-    return { history: repair.history, orphans: repair.orphans, added: repair.added, turns: this.turns, usage };
+    return {
+      history: repair.history,
+      orphans: [...this.earlierOrphans, ...repair.orphans],
+      added: [...this.earlierAdded, ...repair.added],
+      turns: this.turns,
+      usage,
+    };
   }
 }
 

@@ -49,7 +49,7 @@ export class SessionIndex {
   /** One append call: small writes with O_APPEND land whole even with several writers. */
   async append(summaries: readonly SessionSummary[]): Promise<void> {
     if (summaries.length === 0) return;
-    await appendFile(this.path, summaries.map(indexLine).join(''), { flag: 'a' });
+    await appendFile(this.path, summaries.map(indexLine).join(''), { flag: 'a', mode: 0o600 });
   }
 
   /** Write a fresh index with one line per session, swapped in atomically by rename. */
@@ -58,7 +58,7 @@ export class SessionIndex {
     for (const summary of summaries) lines.push(indexLine(summary));
     const temporary = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await writeFile(temporary, lines.join(''), { flag: 'wx' });
+      await writeFile(temporary, lines.join(''), { flag: 'wx', mode: 0o600 });
       await rename(temporary, this.path);
     } catch (error) {
       await unlink(temporary).catch(() => undefined);

@@ -98,7 +98,7 @@ export async function acquireSessionLock(path: string, sessionId: string): Promi
   let lastSeen: LockOwner | null = null;
   for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt += 1) {
     try {
-      await writeFile(path, content, { flag: 'wx' });
+      await writeFile(path, content, { flag: 'wx', mode: 0o600 });
       track(path);
       return createHeldLock(path, owner);
     } catch (error) {

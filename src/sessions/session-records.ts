@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { FinishReason, Usage, WireApi } from '../model/index.js';
 import type { ResponseItem, RunErrorInfo, RunEvent, StagedUsage, UsageStage } from '../agent/index.js';
+import type { CompactionEntry } from '../compaction/index.js';
 
 export const SESSION_FORMAT_VERSION = 1;
 
@@ -119,15 +120,11 @@ export interface TurnCancelledRecord extends TurnEndFields {
 }
 
 /**
- * Reserved for context compaction. Only the fields every compaction will have are fixed here; the
- * compaction work adds its payload. Replay refuses these until it knows how to apply them.
+ * A context compaction: what was done and every input of its pure transform (`summary` and
+ * `userBudgetTokens`, or `prunedCallIds`), so replay re-applies it and reproduces the history the
+ * live run held. The response items it replaced stay in the file above it, for audit.
  */
-export interface CompactionRecord {
-  type: 'compaction';
-  ts: string;
-  turn: number;
-  compactionId: string;
-}
+export type CompactionRecord = { type: 'compaction'; ts: string; turn: number } & CompactionEntry;
 
 export type SessionRecord =
   | SessionMetaRecord
@@ -199,6 +196,8 @@ const isUsage: Check = (value) => isObject(value) && usageShape(value) === null;
 const errorShape = shape({ code: isString, message: isString });
 const isErrorInfo: Check = (value) => isObject(value) && errorShape(value) === null;
 
+// Lookups by a type read from the file go through Maps, so a record typed `constructor` or
+// `__proto__` cannot reach Object.prototype members.
 const assistantShape = shape({ content: isString, runtimeRole: oneOf('working_message', 'final_response') });
 const itemShapes = new Map<string, (value: Fields) => string | null>(Object.entries({
   message: (value) => {
@@ -230,7 +229,6 @@ const auditShapeTable: Record<AuditEventType, (value: Fields) => string | null> 
   tool_finished: shape({ callId: isString, name: isString, isError: isBoolean, durationMs: isAmount }),
 };
 
-// Lookups go through Maps: a record typed `constructor` must not find Object.prototype members.
 const auditShapes = new Map<string, (value: Fields) => string | null>(Object.entries(auditShapeTable));
 export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = Object.keys(auditShapeTable) as AuditEventType[];
 
@@ -346,12 +344,25 @@ const warningSchema: z.ZodType<WarningRecord> = z.object({
   code: z.string(),
   message: z.string(),
 });
-const compactionSchema: z.ZodType<CompactionRecord> = z.looseObject({
+const tokenCount = z.number().min(0);
+const compactionFields = {
   type: z.literal('compaction'),
   ts: z.string(),
   turn: turnSchema,
-  compactionId: z.string(),
-});
+  compactionId: z.string().min(1),
+  trigger: z.enum(['auto', 'manual', 'overflow']),
+  phase: z.enum(['pre_turn', 'mid_turn', 'manual']),
+  tokensBefore: tokenCount,
+  tokensAfter: tokenCount,
+  itemsRemoved: z.number().int().min(0),
+  itemsKept: z.number().int().min(0),
+  reason: z.string(),
+  estimated: z.boolean(),
+};
+const compactionSchema: z.ZodType<CompactionRecord> = z.discriminatedUnion('kind', [
+  z.looseObject({ ...compactionFields, kind: z.literal('summary'), summary: z.string(), userBudgetTokens: z.number().int().min(0) }),
+  z.looseObject({ ...compactionFields, kind: z.literal('prune'), prunedCallIds: z.array(z.string()) }),
+]);
 
 const zodSchemas = new Map<string, z.ZodType>(Object.entries({
   session_meta: sessionMetaSchema,

@@ -59,7 +59,8 @@ export interface ListSessionsOptions {
 }
 
 export interface ListProblem {
-  sessionId: string;
+  /** null for a problem with the index itself. */
+  sessionId: string | null;
   message: string;
 }
 

@@ -141,6 +141,7 @@ const MORE_UNSAFE: readonly Case[] = [
   ['if true; then ls; fi', false, 'control flow'],
   ['[[ -f x ]]', false, 'arithmetic'],
   ['[ a > b ]', false, 'redirection'],
+  ['[ "${x:=a}" ]', false, ':='],
   ['((x=1))', false, 'arithmetic'],
   ['echo $((1+2))', false, 'arithmetic'],
   ['echo ${x:=a}', false, ':='],

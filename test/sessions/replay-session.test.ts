@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { itemsToModelMessages, type ResponseItem } from '../../src/agent/index.js';
 import {
+  HistoryReplay,
   INTERRUPTED_CALL_OUTPUT,
   MemorySessionStore,
   SessionError,
@@ -54,6 +55,19 @@ describe('replaySession', () => {
   it('is deterministic: replaying twice gives byte-identical histories', async () => {
     const records = await recordsOf(3);
     assert.equal(JSON.stringify(replaySession(records).history), JSON.stringify(replaySession(records).history));
+  });
+
+  it('gives the same result streamed through HistoryReplay as over a records array', async () => {
+    const store = new MemorySessionStore();
+    const writer = await store.create(META);
+    for (let turn = 1; turn <= 3; turn += 1) await appendAll(writer, toolTurn(turn, `prompt ${turn}`));
+    await writer.append({ type: 'response_item', turn: 3, item: call('dangling') });
+    await writer.close();
+    const streamed = new HistoryReplay();
+    await store.scan(writer.sessionId, (record) => streamed.add(record));
+    const whole = replaySession((await store.read(writer.sessionId)).records);
+    assert.deepEqual(streamed.finish(), whole);
+    assert.deepEqual(whole.orphans, [{ callId: 'dangling', name: 'read_file' }]);
   });
 
   it('refuses compaction records until compaction replay exists', () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   JsonlSessionStore,
@@ -53,7 +53,37 @@ const EVERY_RECORD: NewSessionRecord[] = [
   { type: 'turn_completed', turn: 1, runId: 'run-1', usage: stagedUsage(100, 20), rounds: 2 },
   { type: 'turn_failed', turn: 2, runId: 'run-2', usage: stagedUsage(5, 1), rounds: 1, error: { code: 'AUTH_FAILED', message: 'bad key' } },
   { type: 'turn_cancelled', turn: 3, runId: 'run-3', usage: stagedUsage(0, 0, 0), rounds: 0, reason: 'user pressed Ctrl-C' },
-  { type: 'compaction', turn: 3, compactionId: 'cmp-2' },
+  {
+    type: 'compaction',
+    turn: 3,
+    compactionId: 'cmp-2',
+    kind: 'summary',
+    trigger: 'auto',
+    phase: 'mid_turn',
+    tokensBefore: 9000,
+    tokensAfter: 1200,
+    itemsRemoved: 12,
+    itemsKept: 2,
+    reason: 'Reported token usage 9000 reached the compaction threshold 8000.',
+    estimated: false,
+    summary: '## Goal\nFix the bug.',
+    userBudgetTokens: 20000,
+  },
+  {
+    type: 'compaction',
+    turn: 3,
+    compactionId: 'cmp-3',
+    kind: 'prune',
+    trigger: 'overflow',
+    phase: 'pre_turn',
+    tokensBefore: 9000,
+    tokensAfter: 7000,
+    itemsRemoved: 2,
+    itemsKept: 10,
+    reason: 'The provider rejected the request as too long.',
+    estimated: true,
+    prunedCallIds: ['c1', 'c2'],
+  },
 ];
 
 async function withStores(run: (store: SessionStore, label: string) => Promise<void>): Promise<void> {
@@ -95,6 +125,9 @@ describe('session records', () => {
       assert.equal(lines.length, 2);
       assert.match(lines[0], /^\{"type":"session_meta","ts":"[^"]+","formatVersion":1,"sessionId":"/);
       assert.match(lines[1], /^\{"type":"turn_started","ts":"/);
+      // Prompts and tool output can hold secrets: only the owner may read sessions.
+      assert.equal((await stat(store.sessionPath(writer.sessionId))).mode & 0o077, 0);
+      assert.equal((await stat(join(dir, 'index.jsonl'))).mode & 0o077, 0);
     });
   });
 

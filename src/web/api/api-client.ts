@@ -7,6 +7,7 @@ import type {
   CompactionPayload,
   Cursor,
   Health,
+  ModelCallPage,
   ModelCallView,
   ModelsInfo,
   PendingApproval,
@@ -107,7 +108,8 @@ export const api = {
     call<SessionList>('GET', `/api/sessions${query(params)}`),
   session: (sessionId: string, params: { cursor?: Cursor | null; limit?: number } = {}) =>
     call<SessionPage>('GET', `/api/sessions/${segment(sessionId)}${query(params)}`),
-  modelCalls: (sessionId: string) => call<{ calls: ModelCallView[] }>('GET', `/api/sessions/${segment(sessionId)}/model-calls`),
+  modelCalls: (sessionId: string, params: { cursor?: Cursor | null; limit?: number } = {}) =>
+    call<ModelCallPage>('GET', `/api/sessions/${segment(sessionId)}/model-calls${query(params)}`),
   context: (sessionId: string) => call<ContextInfo>('GET', `/api/sessions/${segment(sessionId)}/context`),
   fork: (sessionId: string, atTurn?: number) =>
     call<{ sessionId: string }>('POST', `/api/sessions/${segment(sessionId)}/fork`, atTurn === undefined ? {} : { atTurn }),
@@ -116,6 +118,23 @@ export const api = {
       ...(instructions !== undefined && instructions.trim() !== '' ? { instructions: instructions.trim() } : {}),
     }),
 };
+
+/** Every model call of a session, following the cursor. */
+export async function loadAllModelCalls(sessionId: string, signal?: AbortSignal): Promise<ModelCallView[]> {
+  const calls: ModelCallView[] = [];
+  let cursor: Cursor | null = null;
+  const seen = new Set<string>();
+  do {
+    const page: ModelCallPage = await api.modelCalls(sessionId, { cursor, limit: 200 });
+    calls.push(...page.calls);
+    cursor = page.nextCursor ?? null;
+    if (cursor !== null) {
+      if (seen.has(String(cursor))) break;
+      seen.add(String(cursor));
+    }
+  } while (cursor !== null && !signal?.aborted);
+  return calls;
+}
 
 /** Every record of a session, following the cursor: the transcript and audit need the whole file. */
 export async function loadAllRecords(sessionId: string, signal?: AbortSignal): Promise<SessionPage> {

@@ -82,7 +82,8 @@ export interface RecordLine {
 }
 
 export interface SessionPage {
-  summary: SessionSummary;
+  /** null when the server's index does not (yet) list the session. */
+  summary: SessionSummary | null;
   meta: SessionMetaRecord | null;
   records: RecordLine[];
   problems: unknown[];
@@ -97,8 +98,16 @@ export interface ModelCallView {
   durationMs: number;
   finishReason: FinishReason | null;
   error: RunErrorInfo | null;
-  request: { messages: ModelMessage[]; tools: Array<ModelToolDefinition | string> };
+  /** The request rebuilt by replay; null for compaction calls, or when replay failed (see requestError). */
+  request: { model: string; messages: ModelMessage[]; tools: ModelToolDefinition[] } | null;
+  requestError: string | null;
+  /** Input plus output tokens as reported; null without reported usage. */
   contextTokens: number | null;
+}
+
+export interface ModelCallPage {
+  calls: ModelCallView[];
+  nextCursor: Cursor | null;
 }
 
 export type HistoryCompacted = Extract<RunEvent, { type: 'history_compacted' }>;
@@ -115,5 +124,6 @@ export interface ContextInfo {
   window: number | null;
   threshold: number | null;
   points: ContextPoint[];
-  compactions: Array<CompactionPayload & { turn: number }>;
+  /** Compaction record payloads (turn, compactionId, trigger, tokensBefore…); read leniently. */
+  compactions: Array<Record<string, unknown>>;
 }

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// Builds the workbench (src/web) into dist/web with Vite. Called by scripts/build.js; runs
+// offline (everything comes from node_modules) and takes a few seconds.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const configFile = join(root, 'src', 'web', 'vite.config.ts');
+
+let vite;
+try {
+  vite = await import('vite');
+} catch {
+  // A production install has no dev dependencies; the package ships dist/web already built.
+  if (existsSync(join(root, 'dist', 'web', 'index.html'))) process.exit(0);
+  console.error('build-web: vite is not installed (it is a dev dependency); run npm install first');
+  process.exit(1);
+}
+
+try {
+  await vite.build({ configFile, logLevel: process.env.GLASSBOX_WEB_LOG ?? 'warn' });
+} catch (error) {
+  console.error(`build-web: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

@@ -1,0 +1,158 @@
+// `glassbox serve`: the workbench and its HTTP + SSE API on loopback. The server's --sandbox and
+// --approval-policy are caps on what a browser may ask for; runs default to read-only/on-request.
+// The URL with the access token goes to stdout (one line, easy to script); everything else to stderr.
+// Registering the command loads nothing heavy: the model, runner and server load when it runs.
+
+import { spawn } from 'node:child_process';
+import { Command, Option } from 'commander';
+import type { ModelGateway, WireApi } from '../model/index.js';
+import { addModelOptions } from './main.js';
+import type { ModelOptionValues } from './run-config.js';
+import { EXIT, UsageError } from './usage-error.js';
+
+export interface ServeCliOptions extends ModelOptionValues {
+  port?: string;
+  host?: string;
+  open?: boolean;
+  token?: string;
+  sandbox?: string;
+  approvalPolicy?: string;
+  network?: boolean;
+  compactAt?: string;
+  contextWindow?: string;
+  maxRounds?: string;
+  tokenBudget?: string;
+}
+
+export interface ServeIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Resolves when the server should stop; default: the first SIGINT or SIGTERM. */
+  stopSignal?: Promise<void>;
+}
+
+export function registerServeCommand(program: Command): Command {
+  return addModelOptions(program.command('serve').description('serve the workbench and its HTTP API on this machine'))
+    .option('--port <port>', 'port to listen on; 0 picks a free one', '4100')
+    .option('--host <host>', 'address to bind (keep the loopback default unless you know why)', '127.0.0.1')
+    .option('--open', 'open the workbench in the default browser')
+    .addOption(new Option('--token <token>', 'fixed access token (default: a new random one per start)').env('GLASSBOX_TOKEN'))
+    .option('--sandbox <mode>', 'the most permissive sandbox a run may use: read-only | workspace-write | danger-full-access (default workspace-write)')
+    .option('--approval-policy <policy>', 'the most permissive approval policy a run may use: untrusted | on-request | never (default on-request)')
+    .option('--network', 'allow network access inside the sandbox')
+    .option('--max-rounds <n>', 'stop each run after N model rounds')
+    .option('--token-budget <n>', 'stop each run once it has used N tokens')
+    .action(async (options: ServeCliOptions) => {
+      process.exitCode = await serveCommand(options, { stdout: process.stdout, stderr: process.stderr });
+    });
+}
+
+function parsePort(value: string | undefined): number {
+  const text = (value ?? '4100').trim();
+  const port = Number(text);
+  if (!/^\d{1,5}$/.test(text) || port > 65_535) throw new UsageError(`--port expects a port number from 0 to 65535, got "${value}"`);
+  return port;
+}
+
+function firstSignal(): { promise: Promise<void>; dispose(): void } {
+  let dispose = (): void => {};
+  const promise = new Promise<void>((resolve) => {
+    const onSignal = (): void => resolve();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    dispose = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    };
+  });
+  return { promise, dispose };
+}
+
+/** Best effort: a missing opener or a headless machine is not an error, the URL is printed anyway. */
+function openBrowser(url: string): void {
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // ignored: see above
+  }
+}
+
+export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promise<number> {
+  const { parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } = await import('./run-config.js');
+  const config = resolveCommonConfig(options);
+  const port = parsePort(options.port);
+  const host = (options.host ?? '127.0.0.1').trim();
+  if (host === '') throw new UsageError('--host must not be empty');
+  const caps = {
+    sandbox: parseSandboxMode(options.sandbox, 'workspace-write'),
+    approvalPolicy: parseApprovalPolicy(options.approvalPolicy, 'on-request'),
+  };
+  const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
+  const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
+  const { accessTokenProblem, createServer } = await import('../server/index.js');
+  if (options.token !== undefined) {
+    const problem = accessTokenProblem(options.token);
+    if (problem !== null) throw new UsageError(`--token / GLASSBOX_TOKEN: ${problem}`);
+  }
+
+  const { openModel } = await import('./open-model.js');
+  const { createGateway } = await import('../model/index.js');
+  const model = await openModel(config, { stderr: io.stderr });
+  // The configured wire API's gateway is the opened one; the other dialect talks to the same endpoint.
+  const gateways = new Map<WireApi, ModelGateway>([[config.wireApi, model.gateway]]);
+  const gatewayFor = (wireApi: WireApi): ModelGateway => {
+    let gateway = gateways.get(wireApi);
+    if (gateway === undefined) {
+      gateway = createGateway({ wireApi, baseURL: model.gateway.baseURL, apiKey: config.apiKey });
+      gateways.set(wireApi, gateway);
+    }
+    return gateway;
+  };
+
+  const signal = io.stopSignal === undefined ? firstSignal() : { promise: io.stopSignal, dispose: () => {} };
+  try {
+    const server = createServer({
+      root: config.root,
+      home: config.home,
+      model: config.model,
+      wireApi: config.wireApi,
+      gatewayFor,
+      demo: config.demo,
+      caps,
+      defaults: { sandbox: 'read-only', approvalPolicy: 'on-request' },
+      network: options.network === true,
+      host,
+      port,
+      token: options.token,
+      compactAt: options.compactAt,
+      contextWindow: options.contextWindow,
+      maxRounds,
+      tokenBudget,
+    });
+    let address;
+    try {
+      address = await server.listen();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is in use; pick another with --port (0 picks a free one)`);
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot bind to --host ${host}: ${(error as Error).message}`);
+      throw error;
+    }
+    io.stdout.write(`${address.url}\n`);
+    io.stderr.write(
+      `glassbox serve: workbench for ${config.root} at ${address.origin} (model ${config.model}, caps: sandbox ${caps.sandbox}, approvals ${caps.approvalPolicy}); Ctrl-C to stop\n`,
+    );
+    if (options.open) openBrowser(address.url);
+    await signal.promise;
+    io.stderr.write('glassbox serve: stopping (cancelling active runs)…\n');
+    await server.close();
+    return EXIT.ok;
+  } finally {
+    signal.dispose();
+    await model.close();
+  }
+}

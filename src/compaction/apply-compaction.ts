@@ -1,0 +1,158 @@
+// The pure history transforms. Live compaction and session replay call the very same functions
+// with the very same recorded inputs, so a resumed session holds exactly the history the live run
+// held: nothing here may depend on runtime state (clocks, loaded tokenizers, randomness).
+
+import type { FunctionCallOutputItem, ResponseItem } from '../agent/index.js';
+import type { CompactionTransform } from './compaction-entry.js';
+import { cheapItemTokens } from './token-count.js';
+
+/** Recent user messages kept verbatim after a summary, in (chars / 4) tokens. */
+export const DEFAULT_USER_BUDGET_TOKENS = 20_000;
+
+export interface SummaryOptions {
+  userBudgetTokens: number;
+}
+
+function isLeadingSystem(history: readonly ResponseItem[]): boolean {
+  const first = history[0];
+  return first !== undefined && first.type === 'message' && first.role === 'system';
+}
+
+/**
+ * Full replacement: the leading system message (if any), one `compaction_summary`, and the most
+ * recent user messages, newest first until the budget is spent (the newest always, even alone
+ * over budget), restored to their original order. Assistant messages, calls, outputs and earlier
+ * summaries are all dropped: the new summary absorbed them, and no call can be left without its
+ * output because none survives.
+ */
+export function applySummaryCompaction(
+  history: readonly ResponseItem[],
+  summary: { compactionId: string; summary: string },
+  options: SummaryOptions,
+): ResponseItem[] {
+  const kept: ResponseItem[] = [];
+  let spent = 0;
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    const item = history[index];
+    if (item.type !== 'message' || item.role !== 'user') continue;
+    const cost = cheapItemTokens(item);
+    if (kept.length > 0 && spent + cost > options.userBudgetTokens) break;
+    kept.push(item);
+    spent += cost;
+  }
+  kept.reverse();
+  const result: ResponseItem[] = [];
+  if (isLeadingSystem(history)) result.push(history[0]);
+  result.push({ type: 'compaction_summary', compactionId: summary.compactionId, summary: summary.summary });
+  result.push(...kept);
+  return result;
+}
+
+/** Every pruned output starts with this, which also makes pruning idempotent. */
+export const PRUNED_OUTPUT_MARKER = '[Tool output elided to save context:';
+/** Outputs shorter than this are left alone: the placeholder would save next to nothing. */
+export const PRUNE_MIN_OUTPUT_CHARS = 600;
+/** The cheap pass never touches this many most recent user turns. */
+export const PROTECTED_USER_TURNS = 2;
+const PLACEHOLDER_ARGUMENT_CHARS = 240;
+
+export function isPrunedOutput(item: ResponseItem): boolean {
+  return item.type === 'function_call_output' && item.output.startsWith(PRUNED_OUTPUT_MARKER);
+}
+
+function groupDigits(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function clipArguments(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= PLACEHOLDER_ARGUMENT_CHARS ? flat : `${flat.slice(0, PLACEHOLDER_ARGUMENT_CHARS)}…`;
+}
+
+/** The short stand-in for an old output: which call it was, how big, and how to get it back. */
+export function prunedOutputPlaceholder(output: FunctionCallOutputItem, callArguments: string | null): string {
+  const call = callArguments === null ? output.name : `${output.name} ${clipArguments(callArguments)}`;
+  const lines = output.output.split('\n').length;
+  return (
+    `${PRUNED_OUTPUT_MARKER} ${call} returned ${groupDigits(output.output.length)} characters ` +
+    `(${groupDigits(lines)} line${lines === 1 ? '' : 's'})${output.isError ? ' as an error' : ''}. ` +
+    'Re-run the tool to see it again.]'
+  );
+}
+
+/** Where the protected tail starts: the N-th most recent user message (or the first one, or 0). */
+function protectedFrom(history: readonly ResponseItem[], protectedTurns: number): number {
+  const users: number[] = [];
+  history.forEach((item, index) => {
+    if (item.type === 'message' && item.role === 'user') users.push(index);
+  });
+  if (users.length === 0) return 0;
+  return users.length >= protectedTurns ? users[users.length - protectedTurns] : users[0];
+}
+
+export interface PruneSelection {
+  protectedUserTurns?: number;
+  minOutputChars?: number;
+}
+
+/**
+ * The outputs the cheap pass may elide: large, not yet elided, and older than the protected
+ * recent user turns. A call id that also occurs in the protected tail is skipped, because the
+ * transform works by id and must not reach into the tail.
+ */
+export function selectPruneCandidates(history: readonly ResponseItem[], selection: PruneSelection = {}): string[] {
+  const from = protectedFrom(history, selection.protectedUserTurns ?? PROTECTED_USER_TURNS);
+  const minChars = selection.minOutputChars ?? PRUNE_MIN_OUTPUT_CHARS;
+  const inTail = new Set<string>();
+  for (let index = from; index < history.length; index += 1) {
+    const item = history[index];
+    if (item.type === 'function_call' || item.type === 'function_call_output') inTail.add(item.callId);
+  }
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  for (let index = 0; index < from; index += 1) {
+    const item = history[index];
+    if (item.type !== 'function_call_output' || isPrunedOutput(item) || item.output.length < minChars) continue;
+    if (inTail.has(item.callId) || seen.has(item.callId)) continue;
+    seen.add(item.callId);
+    ids.push(item.callId);
+  }
+  return ids;
+}
+
+/**
+ * Replace the body of every output whose call id is listed with a placeholder naming the tool,
+ * its arguments and the size elided. Calls and outputs stay paired; everything else is untouched
+ * (the very same item objects).
+ */
+export function applyPrune(history: readonly ResponseItem[], prunedCallIds: readonly string[]): ResponseItem[] {
+  const ids = new Set(prunedCallIds);
+  if (ids.size === 0) return history.slice();
+  const callArguments = new Map<string, string>();
+  return history.map((item) => {
+    if (item.type === 'function_call') {
+      if (ids.has(item.callId)) callArguments.set(item.callId, item.arguments);
+      return item;
+    }
+    if (item.type !== 'function_call_output' || !ids.has(item.callId) || isPrunedOutput(item)) return item;
+    return { ...item, output: prunedOutputPlaceholder(item, callArguments.get(item.callId) ?? null) };
+  });
+}
+
+/** Re-apply a recorded compaction: what replay calls at each compaction record. */
+export function applyCompactionRecord(history: readonly ResponseItem[], record: CompactionTransform): ResponseItem[] {
+  switch (record.kind) {
+    case 'summary':
+      return applySummaryCompaction(history, record, { userBudgetTokens: record.userBudgetTokens });
+    case 'prune':
+      return applyPrune(history, record.prunedCallIds);
+  }
+}
+
+/** How many items of `before` survive unchanged (by identity) in `after`. */
+export function countKeptItems(before: readonly ResponseItem[], after: readonly ResponseItem[]): number {
+  const survivors = new Set(after);
+  let kept = 0;
+  for (const item of before) if (survivors.has(item)) kept += 1;
+  return kept;
+}

@@ -1,0 +1,393 @@
+// The hooks the sampling loop calls at its safe boundaries (before a turn's first request, after a
+// fully committed round, on a context-overflow error), and the manual compaction behind
+// `glassbox compact`. Each check counts the context, decides purely, tries the cheap pass, and
+// only then asks the model for a summary. Every change is persisted (through the injected
+// `persist`) before the in-memory history is replaced, so the file never lags the live state.
+
+import { randomUUID } from 'node:crypto';
+import type { ModelError, ModelGateway, Usage } from '../model/index.js';
+import type { CompactionHooks, LoopState, ModelCallRecord, ResponseItem, RunEvent } from '../agent/index.js';
+import { applyPrune, DEFAULT_USER_BUDGET_TOKENS, selectPruneCandidates } from './apply-compaction.js';
+import {
+  historyCompactedEvent,
+  type CompactionEntry,
+  type CompactionPhase,
+  type CompactionTrigger,
+  type PruneCompaction,
+  type SummaryCompaction,
+} from './compaction-entry.js';
+import type { ResolvedCompaction, SettingsWarning } from './compaction-settings.js';
+import { decideCompaction, MIN_COMPACTABLE_ITEMS } from './decide-compaction.js';
+import { DEFAULT_TRANSCRIPT_CLIP_CHARS } from './summary-request.js';
+import { abortableSleep, CompactionFailure, summarizeHistory, type SummarizerContext, type SummarizerSettings } from './summarizer.js';
+import { countContext, TokenCounter } from './token-count.js';
+
+/**
+ * `full`: everything below. `seed`: the original design only, kept for comparison (benchmarks):
+ * reported usage only, checked between rounds only, no cheap pass, no overflow recovery, no
+ * guards, and a failed summary fails the run.
+ */
+export type CompactionMode = 'full' | 'seed';
+
+export interface CompactionTuning {
+  mode: CompactionMode;
+  userBudgetTokens: number;
+  /** Tool outputs and call arguments are clipped to this in the summarizer's transcript. */
+  clipChars: number;
+  /** Consecutive failed or ineffective compactions before auto-compaction is switched off. */
+  maxConsecutiveFailures: number;
+  summaryAttempts: number;
+  retryBaseDelayMs: number;
+  /** The cheap pass is used only if it reclaims at least this much; default max(1000, 5 % of the threshold). */
+  pruneMinimumTokens: number | null;
+  /** Tokens each request carries outside history (tool schemas), added to full estimates. */
+  overheadTokens: number;
+}
+
+export const DEFAULT_COMPACTION_TUNING: CompactionTuning = {
+  mode: 'full',
+  userBudgetTokens: DEFAULT_USER_BUDGET_TOKENS,
+  clipChars: DEFAULT_TRANSCRIPT_CLIP_CHARS,
+  maxConsecutiveFailures: 3,
+  summaryAttempts: 3,
+  retryBaseDelayMs: 500,
+  pruneMinimumTokens: null,
+  overheadTokens: 0,
+};
+
+export interface CompactionSettings extends CompactionTuning {
+  model: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** Compact once the context reaches this many tokens. */
+  threshold: number;
+  /** Extra summary instructions (config), added to the template. */
+  instructions: string | null;
+  /** Shown once, at the first check (e.g. the model is not in the catalog). */
+  warnings: SettingsWarning[];
+}
+
+/** Settings for the hooks from resolved config, with optional tuning on top. */
+export function compactionSettings(resolved: ResolvedCompaction, tuning: Partial<CompactionTuning> = {}): CompactionSettings {
+  const merged = { ...DEFAULT_COMPACTION_TUNING, ...tuning };
+  if (merged.mode === 'seed' && tuning.userBudgetTokens === undefined) {
+    // The seed budgeted 20,000 characters.
+    merged.userBudgetTokens = 5_000;
+  }
+  return {
+    ...merged,
+    model: resolved.model,
+    contextWindow: resolved.limits.contextWindow,
+    maxOutputTokens: resolved.limits.maxOutputTokens,
+    threshold: resolved.threshold,
+    instructions: resolved.instructions,
+    warnings: resolved.warnings,
+  };
+}
+
+export interface CompactionDeps {
+  gateway: Pick<ModelGateway, 'createResponse'>;
+  /** Append the compaction to the session. Awaited before the history is replaced. */
+  persist(entry: CompactionEntry): Promise<void>;
+  /** Record each summary call (a `model_call` record with stage `compaction`). */
+  onModelCall?(call: ModelCallRecord): void | Promise<void>;
+  newCompactionId?(): string;
+  sleep?(ms: number, signal: AbortSignal): Promise<void>;
+  tokenCounter?: TokenCounter;
+  /** Start with auto-compaction switched off (the session's breaker tripped in an earlier turn). */
+  disabled?: boolean;
+}
+
+export interface CompactionController extends Required<CompactionHooks> {
+  /** Auto-compaction was switched off by the breaker. */
+  readonly disabled: boolean;
+  readonly consecutiveFailures: number;
+}
+
+interface Episode {
+  trigger: CompactionTrigger;
+  phase: CompactionPhase;
+  tokensBefore: number;
+  reason: string;
+  estimated: boolean;
+}
+
+function newId(): string {
+  return `cmp_${randomUUID()}`;
+}
+
+function replaceHistory(state: LoopState, items: readonly ResponseItem[]): void {
+  const history = state.history as ResponseItem[];
+  history.length = 0;
+  history.push(...items);
+  // Usage measured before the compaction describes a history that no longer exists.
+  state.lastUsage = null;
+  state.lastUsageHistoryLength = 0;
+}
+
+function summarizerSettings(settings: CompactionSettings): SummarizerSettings {
+  return {
+    model: settings.model,
+    contextWindow: settings.contextWindow,
+    maxOutputTokens: settings.maxOutputTokens,
+    userBudgetTokens: settings.userBudgetTokens,
+    clipChars: settings.clipChars,
+    attempts: settings.mode === 'seed' ? 1 : Math.max(1, settings.summaryAttempts),
+    retryBaseDelayMs: settings.retryBaseDelayMs,
+    rejectInflation: settings.mode === 'full',
+  };
+}
+
+export function createCompactionHooks(settings: CompactionSettings, deps: CompactionDeps): CompactionController {
+  const full = settings.mode === 'full';
+  const counter = deps.tokenCounter ?? new TokenCounter();
+  const sleep = deps.sleep ?? abortableSleep;
+  const makeId = deps.newCompactionId ?? newId;
+  const pruneMinimum = settings.pruneMinimumTokens ?? Math.max(1_000, Math.round(settings.threshold * 0.05));
+  let disabled = deps.disabled === true;
+  let consecutiveFailures = 0;
+  let warned = false;
+
+  const showWarnings = (state: LoopState): void => {
+    if (warned) return;
+    warned = true;
+    for (const warning of settings.warnings) state.emit({ type: 'warning', code: warning.code, message: warning.message });
+    if (disabled) {
+      state.emit({
+        type: 'warning',
+        code: 'COMPACTION_DISABLED',
+        message: 'Auto-compaction is off for this session after repeated failed compactions; `glassbox compact <session>` compacts by hand and turns it back on.',
+      });
+    }
+  };
+
+  const install = async (state: LoopState, entry: CompactionEntry, items: readonly ResponseItem[]): Promise<void> => {
+    await deps.persist(entry);
+    replaceHistory(state, items);
+    state.emit(historyCompactedEvent(entry));
+  };
+
+  const fail = (state: LoopState, message: string): void => {
+    consecutiveFailures += 1;
+    state.emit({
+      type: 'warning',
+      code: 'COMPACTION_FAILED',
+      message: `Context compaction did not succeed (${consecutiveFailures} of ${settings.maxConsecutiveFailures} in a row): ${message}`,
+    });
+    if (consecutiveFailures >= settings.maxConsecutiveFailures && !disabled) {
+      disabled = true;
+      state.emit({
+        type: 'warning',
+        code: 'COMPACTION_DISABLED',
+        message: `Auto-compaction is now off for this session after ${consecutiveFailures} failed or ineffective compactions in a row; the run continues without it. \`glassbox compact <session>\` compacts by hand.`,
+      });
+    }
+  };
+
+  /** The cheap pass. `minimum` 1 means "anything at all" (the fallback after a failed summary). */
+  const prune = async (state: LoopState, episode: Episode, minimum: number): Promise<PruneCompaction | null> => {
+    const ids = selectPruneCandidates(state.history);
+    if (ids.length === 0) return null;
+    const pruned = applyPrune(state.history, ids);
+    const reclaimed = (await counter.current(state.history)) - (await counter.current(pruned));
+    if (reclaimed < minimum) return null;
+    const entry: PruneCompaction = {
+      kind: 'prune',
+      compactionId: makeId(),
+      trigger: episode.trigger,
+      phase: episode.phase,
+      tokensBefore: episode.tokensBefore,
+      tokensAfter: Math.max(0, episode.tokensBefore - reclaimed),
+      itemsRemoved: ids.length,
+      itemsKept: state.history.length - ids.length,
+      reason: `${episode.reason} Elided ${ids.length} old tool output${ids.length === 1 ? '' : 's'}, about ${reclaimed} tokens, without a model call.`,
+      estimated: episode.estimated,
+      prunedCallIds: ids,
+    };
+    await install(state, entry, pruned);
+    return entry;
+  };
+
+  const summarize = async (state: LoopState, episode: Episode): Promise<SummaryCompaction> => {
+    const context: SummarizerContext = {
+      gateway: deps.gateway,
+      counter,
+      signal: state.signal,
+      round: state.round,
+      emit: state.emit,
+      recordUsage: (usage) => state.recordUsage('compaction', usage),
+      onModelCall: deps.onModelCall,
+      sleep,
+      newCompactionId: makeId,
+    };
+    const result = await summarizeHistory(state.history, summarizerSettings(settings), context, [settings.instructions]);
+    const omitted = result.omittedItems > 0 ? ` ${result.omittedItems} of the oldest items were left out of the summarizer's input to make it fit.` : '';
+    const entry: SummaryCompaction = {
+      kind: 'summary',
+      compactionId: result.compactionId,
+      trigger: episode.trigger,
+      phase: episode.phase,
+      tokensBefore: episode.tokensBefore,
+      tokensAfter: result.estimateAfter + settings.overheadTokens,
+      itemsRemoved: result.itemsRemoved,
+      itemsKept: result.itemsKept,
+      reason: episode.reason + omitted,
+      estimated: episode.estimated,
+      summary: result.summary,
+      userBudgetTokens: settings.userBudgetTokens,
+    };
+    await install(state, entry, result.history);
+    return entry;
+  };
+
+  /** One compaction episode. Returns whether the history changed. */
+  const compact = async (state: LoopState, episode: Episode): Promise<boolean> => {
+    let changed = false;
+    let current = episode;
+    if (full) {
+      const pruned = await prune(state, episode, pruneMinimum);
+      if (pruned) {
+        changed = true;
+        // After an overflow our estimates are evidently off: do not trust them to stop here.
+        if (pruned.tokensAfter < settings.threshold && episode.trigger !== 'overflow') {
+          consecutiveFailures = 0;
+          return true;
+        }
+        current = {
+          ...episode,
+          tokensBefore: pruned.tokensAfter,
+          reason: `${episode.reason} The cheap pass left about ${pruned.tokensAfter} tokens, so the history is summarized too.`,
+        };
+      }
+    }
+    try {
+      const entry = await summarize(state, current);
+      if (entry.tokensAfter >= settings.threshold) {
+        fail(state, `the compacted history is still about ${entry.tokensAfter} tokens, at or above the threshold ${settings.threshold}`);
+      } else {
+        consecutiveFailures = 0;
+      }
+      return true;
+    } catch (error) {
+      if (!(error instanceof CompactionFailure) || !full) throw error;
+      if (!changed) changed = (await prune(state, { ...current, reason: `${current.reason} ${error.message} Fell back to the cheap pass.` }, 1)) !== null;
+      fail(state, error.message);
+      return changed;
+    }
+  };
+
+  const check = async (state: LoopState, phase: CompactionPhase): Promise<void> => {
+    if (disabled) return;
+    const count = await countContext(state, counter, { threshold: settings.threshold, estimate: full, overheadTokens: settings.overheadTokens });
+    const decision = decideCompaction({
+      tokens: count.tokens,
+      threshold: settings.threshold,
+      historyLength: state.history.length,
+      estimated: count.estimated,
+    });
+    if (!decision.compact) return;
+    await compact(state, { trigger: 'auto', phase, tokensBefore: decision.tokens, reason: decision.reason, estimated: decision.estimated });
+  };
+
+  return {
+    get disabled() {
+      return disabled;
+    },
+    get consecutiveFailures() {
+      return consecutiveFailures;
+    },
+    async beforeTurn(state) {
+      showWarnings(state);
+      // The seed only checked between rounds; a resumed session over the threshold went out as is.
+      if (full) await check(state, 'pre_turn');
+    },
+    async afterRound(state) {
+      showWarnings(state);
+      await check(state, 'mid_turn');
+    },
+    async onContextOverflow(state, error: ModelError) {
+      if (!full || disabled || state.history.length < MIN_COMPACTABLE_ITEMS) return false;
+      const count = await countContext(state, counter, { threshold: settings.threshold, estimate: true, overheadTokens: settings.overheadTokens });
+      return compact(state, {
+        trigger: 'overflow',
+        phase: state.round <= 1 ? 'pre_turn' : 'mid_turn',
+        tokensBefore: count.tokens ?? 0,
+        reason: `The provider rejected the request as too long for its context window (${error.message}).`,
+        estimated: count.estimated,
+      });
+    },
+  };
+}
+
+export interface ManualCompactionInput {
+  history: readonly ResponseItem[];
+  settings: CompactionSettings;
+  gateway: Pick<ModelGateway, 'createResponse'>;
+  /** Added to the template and to the configured instructions for this summary only. */
+  instructions?: string | null;
+  signal?: AbortSignal;
+  /** The round number model-call records and events carry (0: outside any round). */
+  round?: number;
+  emit?(event: RunEvent): void;
+  onModelCall?(call: ModelCallRecord): void | Promise<void>;
+  newCompactionId?(): string;
+  sleep?(ms: number, signal: AbortSignal): Promise<void>;
+  tokenCounter?: TokenCounter;
+}
+
+export interface ManualCompactionResult {
+  /** The replacement history; the caller persists `entry` first, then uses it. */
+  history: ResponseItem[];
+  entry: SummaryCompaction;
+  /** Usage of each summary call made, for the caller's totals. */
+  usage: Usage[];
+}
+
+/**
+ * Summarize a history on request (`glassbox compact`, the HTTP API), whatever its size. Throws
+ * `CompactionFailure` when there is nothing to compact or no usable summary could be had.
+ */
+export async function compactHistory(input: ManualCompactionInput): Promise<ManualCompactionResult> {
+  const { history, settings } = input;
+  if (history.length < MIN_COMPACTABLE_ITEMS) {
+    throw new CompactionFailure(
+      `The history has only ${history.length} item${history.length === 1 ? '' : 's'}; there is nothing worth compacting.`,
+      'NOTHING_TO_COMPACT',
+    );
+  }
+  const counter = input.tokenCounter ?? new TokenCounter();
+  const usage: Usage[] = [];
+  const signal = input.signal ?? new AbortController().signal;
+  const context: SummarizerContext = {
+    gateway: input.gateway,
+    counter,
+    signal,
+    round: input.round ?? 0,
+    emit: input.emit ?? (() => {}),
+    recordUsage: (value) => {
+      if (value) usage.push(value);
+    },
+    onModelCall: input.onModelCall,
+    sleep: input.sleep ?? abortableSleep,
+    newCompactionId: input.newCompactionId ?? newId,
+  };
+  const tokensBefore = (await counter.precise(history)) + settings.overheadTokens;
+  const extra = input.instructions?.trim() ? input.instructions.trim() : null;
+  const result = await summarizeHistory(history, { ...summarizerSettings(settings), rejectInflation: true }, context, [settings.instructions, extra]);
+  const omitted = result.omittedItems > 0 ? ` ${result.omittedItems} of the oldest items were left out of the summarizer's input to make it fit.` : '';
+  const entry: SummaryCompaction = {
+    kind: 'summary',
+    compactionId: result.compactionId,
+    trigger: 'manual',
+    phase: 'manual',
+    tokensBefore,
+    tokensAfter: result.estimateAfter + settings.overheadTokens,
+    itemsRemoved: result.itemsRemoved,
+    itemsKept: result.itemsKept,
+    reason: `Compacted on request${extra ? ' with extra instructions' : ''}; the history was about ${tokensBefore} tokens (estimated).${omitted}`,
+    estimated: true,
+    summary: result.summary,
+    userBudgetTokens: settings.userBudgetTokens,
+  };
+  return { history: result.history, entry, usage };
+}

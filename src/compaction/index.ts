@@ -1,0 +1,106 @@
+// Context compaction: when the history sent to the model gets too big, shrink it at a safe
+// boundary — first by eliding old tool outputs, then by replacing it with a model-written summary
+// — and record what was done so replay reproduces it. See docs/compaction.md.
+
+export {
+  DEFAULT_MODEL_LIMITS,
+  lookupModelLimits,
+  modelCatalogEntries,
+  normalizeModelName,
+  type LimitsSource,
+  type ModelLimits,
+  type ModelLookup,
+} from './model-catalog.js';
+export {
+  CompactionConfigError,
+  DEFAULT_COMPACT_AT,
+  compactAtTokens,
+  describeCompactAt,
+  parseCompactAt,
+  parseContextWindow,
+  type CompactAt,
+} from './compact-at.js';
+export {
+  EMPTY_COMPACTION_CONFIG,
+  configFilePath,
+  parseCompactionConfig,
+  readCompactionConfig,
+  resolveCompactionSettings,
+  type CompactionConfig,
+  type ModelOverride,
+  type ResolveCompactionInput,
+  type ResolvedCompaction,
+  type SettingsWarning,
+} from './compaction-settings.js';
+export {
+  ITEM_OVERHEAD_TOKENS,
+  PRECISE_COUNT_FROM,
+  TokenCounter,
+  cheapItemTokens,
+  cheapTokenEstimate,
+  countContext,
+  itemText,
+  itemsSinceUsage,
+  loadO200kTokenizer,
+  type ContextCount,
+  type ContextView,
+  type CountOptions,
+  type CountTokens,
+  type TokenizerLoader,
+} from './token-count.js';
+export { MIN_COMPACTABLE_ITEMS, decideCompaction, type CompactionDecision, type CompactionDecisionInput } from './decide-compaction.js';
+export {
+  historyCompactedEvent,
+  type CompactionEntry,
+  type CompactionFacts,
+  type CompactionKind,
+  type CompactionPhase,
+  type CompactionTransform,
+  type CompactionTrigger,
+  type HistoryCompactedEvent,
+  type PruneCompaction,
+  type SummaryCompaction,
+} from './compaction-entry.js';
+export {
+  DEFAULT_USER_BUDGET_TOKENS,
+  PROTECTED_USER_TURNS,
+  PRUNED_OUTPUT_MARKER,
+  PRUNE_MIN_OUTPUT_CHARS,
+  applyCompactionRecord,
+  applyPrune,
+  applySummaryCompaction,
+  countKeptItems,
+  isPrunedOutput,
+  prunedOutputPlaceholder,
+  selectPruneCandidates,
+  type PruneSelection,
+  type SummaryOptions,
+} from './apply-compaction.js';
+export {
+  DEFAULT_TRANSCRIPT_CLIP_CHARS,
+  SUMMARY_REQUEST_CLOSING,
+  buildSummaryRequest,
+  clipMiddle,
+  estimateRequestTokens,
+  fitSummaryRequest,
+  serializeTranscript,
+  summaryInstructions,
+  summaryTemplate,
+  transcriptUnits,
+  type SummaryRequest,
+  type SummaryRequestInput,
+} from './summary-request.js';
+export { CompactionFailure, abortableSleep, backoffDelay, summarizeHistory, type SummaryResult, type SummarizerSettings } from './summarizer.js';
+export {
+  DEFAULT_COMPACTION_TUNING,
+  compactHistory,
+  compactionSettings,
+  createCompactionHooks,
+  type CompactionController,
+  type CompactionDeps,
+  type CompactionMode,
+  type CompactionSettings,
+  type CompactionTuning,
+  type ManualCompactionInput,
+  type ManualCompactionResult,
+} from './compactor.js';

@@ -1,0 +1,186 @@
+// The request that asks the model for a summary. It goes through the same gateway as every other
+// call, without tools (a summary must not act), with the structured template from
+// `prompts/summary-instructions.md` as the system message and the history as tagged data.
+
+import { readFileSync } from 'node:fs';
+import type { ModelRequest } from '../model/index.js';
+import type { ResponseItem } from '../agent/index.js';
+import { cheapTokenEstimate, ITEM_OVERHEAD_TOKENS } from './token-count.js';
+
+/** Each tool output (and call argument string) is clipped to this many characters in the transcript. */
+export const DEFAULT_TRANSCRIPT_CLIP_CHARS = 2_000;
+
+let template: string | null = null;
+
+/** The structured summary template, read once from its data file. */
+export function summaryTemplate(): string {
+  template ??= readFileSync(new URL('./prompts/summary-instructions.md', import.meta.url), 'utf8').trim();
+  return template;
+}
+
+/**
+ * The template plus extra instructions (config `compaction.instructions`, `compact --instructions`).
+ * Extras are added after the template, never instead of it: the sections must survive.
+ */
+export function summaryInstructions(extra: readonly (string | null | undefined)[] = []): string {
+  const additions = extra.map((text) => text?.trim() ?? '').filter((text) => text !== '');
+  if (additions.length === 0) return summaryTemplate();
+  return `${summaryTemplate()}\n\nAdditional instructions for this summary (they add to the above, they do not replace it):\n${additions.map((text) => `- ${text}`).join('\n')}`;
+}
+
+const TAG_NAMES = 'transcript|previous_summary|user|assistant|tool_call|tool_output|note';
+const TAG_PATTERN = new RegExp(`<(/?)(${TAG_NAMES})(?=[\\s>/])`, 'gi');
+
+/** Content must not be able to close or open our tags and so step outside the data. */
+function escapeTags(text: string): string {
+  return text.replace(TAG_PATTERN, '&lt;$1$2');
+}
+
+function attribute(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** Keep the head and the tail: errors and results tend to sit at either end. */
+export function clipMiddle(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const tail = Math.floor(maxChars / 4);
+  const head = maxChars - tail;
+  return `${text.slice(0, head)}\n[… ${text.length - head - tail} characters omitted …]\n${text.slice(text.length - tail)}`;
+}
+
+function renderItem(item: ResponseItem, clipChars: number): string {
+  switch (item.type) {
+    case 'message':
+      return `<${item.role}>\n${escapeTags(item.content)}\n</${item.role}>`;
+    case 'function_call':
+      return `<tool_call name=${attribute(item.name)} id=${attribute(item.callId)}>\n${escapeTags(clipMiddle(item.arguments, clipChars))}\n</tool_call>`;
+    case 'function_call_output': {
+      const error = item.isError ? ' error="true"' : '';
+      return `<tool_output name=${attribute(item.name)} id=${attribute(item.callId)}${error}>\n${escapeTags(clipMiddle(item.output, clipChars))}\n</tool_output>`;
+    }
+    case 'compaction_summary':
+      return `<previous_summary>\n${escapeTags(item.summary)}\n</previous_summary>`;
+  }
+}
+
+/**
+ * Groups of items that must be kept or dropped together: a message with the calls and outputs
+ * that follow it, or a batch of calls with its outputs. Dropping whole groups never separates a
+ * call from its output.
+ */
+export function transcriptUnits(items: readonly ResponseItem[]): ResponseItem[][] {
+  const units: ResponseItem[][] = [];
+  let previous: ResponseItem | null = null;
+  for (const item of items) {
+    const continues =
+      previous !== null &&
+      (item.type === 'function_call_output' ||
+        (item.type === 'function_call' &&
+          (previous.type === 'function_call' || (previous.type === 'message' && previous.role === 'assistant'))));
+    if (continues) units[units.length - 1].push(item);
+    else units.push([item]);
+    previous = item;
+  }
+  return units;
+}
+
+/** The transcript as tagged data; `omitted` says how many early items were left out to fit. */
+export function serializeTranscript(items: readonly ResponseItem[], options: { clipChars?: number; omitted?: number } = {}): string {
+  const clipChars = options.clipChars ?? DEFAULT_TRANSCRIPT_CLIP_CHARS;
+  const parts = ['<transcript>'];
+  const summaries = items.filter((item) => item.type === 'compaction_summary');
+  const rest = items.filter((item) => item.type !== 'compaction_summary');
+  // The previous summary leads, whatever its position: it covers the oldest part of the story.
+  for (const item of summaries) parts.push(renderItem(item, clipChars));
+  if (options.omitted && options.omitted > 0) {
+    parts.push(`<note>${options.omitted} earlier item${options.omitted === 1 ? ' was' : 's were'} left out here so the transcript fits; summarize what remains.</note>`);
+  }
+  for (const item of rest) parts.push(renderItem(item, clipChars));
+  parts.push('</transcript>');
+  return parts.join('\n');
+}
+
+export const SUMMARY_REQUEST_CLOSING = 'Write the summary of the transcript above now, following the system instructions.';
+
+export interface SummaryRequestInput {
+  model: string;
+  /** The history to summarize; a leading system message is left out (it survives compaction). */
+  history: readonly ResponseItem[];
+  /** The full system instruction, from `summaryInstructions`. */
+  instructions: string;
+  clipChars?: number;
+  /** Leave out this many of the oldest transcript units (previous summaries are never left out). */
+  dropUnits?: number;
+}
+
+export interface SummaryRequest {
+  /** No `tools`: the dialects then send neither `tools` nor `tool_choice`. */
+  request: ModelRequest;
+  /** History items summarized. */
+  itemCount: number;
+  /** Oldest units, and the items in them, left out to make it fit. */
+  droppedUnits: number;
+  omittedItems: number;
+  /** Units that could still be dropped. */
+  droppableUnits: number;
+  estimatedTokens: number;
+}
+
+export function buildSummaryRequest(input: SummaryRequestInput): SummaryRequest {
+  const first = input.history[0];
+  const body = first !== undefined && first.type === 'message' && first.role === 'system' ? input.history.slice(1) : input.history.slice();
+  const summaries = body.filter((item) => item.type === 'compaction_summary');
+  const units = transcriptUnits(body.filter((item) => item.type !== 'compaction_summary'));
+  // At least the newest unit stays: a summary of nothing new is no summary.
+  const drop = Math.min(Math.max(0, input.dropUnits ?? 0), Math.max(0, units.length - 1));
+  const keptUnits = units.slice(drop);
+  const omittedItems = units.slice(0, drop).reduce((sum, unit) => sum + unit.length, 0);
+  const items = [...summaries, ...keptUnits.flat()];
+  const transcript = serializeTranscript(items, { clipChars: input.clipChars, omitted: omittedItems });
+  const user = `${transcript}\n\n${SUMMARY_REQUEST_CLOSING}`;
+  const request: ModelRequest = {
+    model: input.model,
+    messages: [
+      { role: 'system', content: input.instructions },
+      { role: 'user', content: user },
+    ],
+  };
+  return {
+    request,
+    itemCount: items.length,
+    droppedUnits: drop,
+    omittedItems,
+    droppableUnits: Math.max(0, units.length - 1 - drop),
+    estimatedTokens: estimateRequestTokens(request),
+  };
+}
+
+/** The cheap size of a request, with a margin for the JSON escaping the wire adds. */
+export function estimateRequestTokens(request: ModelRequest): number {
+  let tokens = 0;
+  for (const message of request.messages) tokens += cheapTokenEstimate(message.content) + ITEM_OVERHEAD_TOKENS;
+  return Math.ceil(tokens * 1.1);
+}
+
+/**
+ * The largest transcript (fewest dropped units) whose estimate fits `maxInputTokens`, by binary
+ * search over the number of dropped units. Returns null when not even the newest unit fits.
+ */
+export function fitSummaryRequest(input: Omit<SummaryRequestInput, 'dropUnits'>, maxInputTokens: number, minDropUnits = 0): SummaryRequest | null {
+  const first = buildSummaryRequest({ ...input, dropUnits: minDropUnits });
+  if (first.estimatedTokens <= maxInputTokens) return first;
+  let low = minDropUnits + 1;
+  let high = minDropUnits + first.droppableUnits;
+  let best: SummaryRequest | null = null;
+  while (low <= high) {
+    const middle = Math.floor((low + high) / 2);
+    const candidate = buildSummaryRequest({ ...input, dropUnits: middle });
+    if (candidate.estimatedTokens <= maxInputTokens) {
+      best = candidate;
+      high = middle - 1;
+    } else {
+      low = middle + 1;
+    }
+  }
+  return best;
+}

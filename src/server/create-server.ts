@@ -1,0 +1,211 @@
+// `createServer`: the Hono app with its guards and routes, the run manager and approval registry
+// behind it, and `listen`/`close` around a Node HTTP server.
+
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { ApprovalRegistry, type AnyTool } from '../agent/index.js';
+import { glassboxVersion, openRunner, runTurn, type Runner, type RunnerSettings } from '../runner/index.js';
+import { JsonlSessionStore } from '../sessions/index.js';
+import { accessTokenProblem, generateAccessToken, tokenCookie, tokensMatch } from './access-token.js';
+import { CompactionBridge } from './compaction-bridge.js';
+import { HttpError, toHttpError } from './http-error.js';
+import { authGuard, hostGuard } from './request-guard.js';
+import { RunManager, type RunParameters } from './run-manager.js';
+import { registerRunRoutes } from './run-routes.js';
+import type { ServerContext } from './server-context.js';
+import { clampToCaps, type ServerSettings } from './server-settings.js';
+import { registerSessionRoutes } from './session-routes.js';
+import { DEFAULT_HEARTBEAT_MS } from './sse-response.js';
+import { DEFAULT_WEB_ROOT, PAGE_SECURITY_HEADERS, WorkbenchFiles } from './workbench-files.js';
+
+export interface ListeningAddress {
+  /** The URL to open: it carries the token, which the first visit trades for a cookie. */
+  url: string;
+  /** `http://host:port`, without the token. */
+  origin: string;
+  port: number;
+  token: string;
+}
+
+export interface GlassboxServer {
+  readonly app: Hono;
+  readonly token: string;
+  readonly runs: RunManager;
+  readonly approvals: ApprovalRegistry;
+  listen(): Promise<ListeningAddress>;
+  /** Cancel active runs, end every stream and stop listening. Idempotent. */
+  close(): Promise<void>;
+}
+
+const SHUTDOWN_REASON = 'The server is shutting down.';
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+function defaultLog(message: string): void {
+  process.stderr.write(`glassbox serve: ${message}\n`);
+}
+
+function urlHost(host: string): string {
+  if (WILDCARD_HOSTS.has(host)) return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+export function createServer(settings: ServerSettings): GlassboxServer {
+  const token = settings.token ?? generateAccessToken();
+  const tokenProblem = accessTokenProblem(token);
+  if (tokenProblem !== null) throw Object.assign(new Error(tokenProblem), { exitCode: 2 });
+  const host = settings.host ?? '127.0.0.1';
+  const log = settings.log ?? defaultLog;
+  const store = settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions'));
+  const defaults = clampToCaps(settings.defaults, settings.caps);
+  const compaction = new CompactionBridge(settings);
+  const approvals = new ApprovalRegistry(settings.approvalTimeoutMs);
+
+  const runnerSettings = (parameters: RunParameters | undefined): RunnerSettings => ({
+    root: settings.root,
+    home: settings.home,
+    model: parameters?.model ?? settings.model,
+    wireApi: parameters?.wireApi ?? settings.wireApi,
+    gateway: settings.gatewayFor(parameters?.wireApi ?? settings.wireApi),
+    sandbox: parameters?.sandbox ?? defaults.sandbox,
+    approvalPolicy: parameters?.approvalPolicy ?? defaults.approvalPolicy,
+    network: settings.network,
+    maxRounds: settings.maxRounds,
+    tokenBudget: settings.tokenBudget,
+    compactAt: parameters?.compactAt ?? settings.compactAt,
+    contextWindow: settings.contextWindow,
+    store,
+    tools: settings.tools,
+    compaction: settings.compaction,
+  });
+  const openServerRunner = (parameters?: RunParameters): Promise<Runner> => openRunner(runnerSettings(parameters));
+  let toolList: Promise<readonly AnyTool[]> | null = null;
+
+  const runs = new RunManager({
+    approvals,
+    keepFinishedRuns: settings.keepFinishedRuns,
+    log,
+    startTurn: async (parameters, hooks) => {
+      const runner = await openServerRunner(parameters);
+      return runTurn(runner, {
+        prompt: parameters.prompt,
+        resume: parameters.sessionId,
+        runId: hooks.runId,
+        signal: hooks.signal,
+        approvals: hooks.approvals,
+        onEvent: hooks.onEvent,
+      });
+    },
+  });
+
+  let boundPort: number | null = null;
+  const context: ServerContext = {
+    settings,
+    defaults,
+    runs,
+    approvals,
+    store,
+    compaction,
+    heartbeatMs: settings.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    version: glassboxVersion(),
+    openRunner: openServerRunner,
+    tools: () => (toolList ??= openServerRunner().then((runner) => runner.tools)),
+  };
+
+  const app = new Hono();
+  const workbench = new WorkbenchFiles(settings.webRoot ?? DEFAULT_WEB_ROOT);
+
+  app.onError((error, c) => {
+    const known = toHttpError(error);
+    if (known !== null) return c.json(known.body(), known.status);
+    // Only the message and stack: request bodies and headers (which hold the token) are never logged.
+    log(`internal error on ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return c.json({ error: 'internal server error; see the server log' }, 500);
+  });
+
+  app.notFound((c) => {
+    if (c.req.path.startsWith('/api/') || c.req.path === '/api') return c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404);
+    return c.text('not found', 404, PAGE_SECURITY_HEADERS);
+  });
+
+  app.use('*', hostGuard({ bindHost: host, port: () => boundPort, token }));
+  app.use('/api/*', authGuard(token));
+
+  app.get('/api/health', (c) =>
+    c.json({ ok: true, version: context.version, model: settings.model, wireApi: settings.wireApi, demo: settings.demo, root: settings.root }),
+  );
+
+  app.get('/api/models', (c) => {
+    const limits = compaction.modelLimits(settings.model);
+    return c.json({
+      models: [{ id: settings.model, contextWindow: limits.contextWindow, maxOutputTokens: limits.maxOutputTokens }],
+      defaults: { model: settings.model, wireApi: settings.wireApi, sandbox: defaults.sandbox, approvalPolicy: defaults.approvalPolicy },
+      caps: { sandbox: settings.caps.sandbox, approvalPolicy: settings.caps.approvalPolicy },
+    });
+  });
+
+  registerRunRoutes(app, context);
+  registerSessionRoutes(app, context);
+
+  app.get('/assets/*', async (c) => {
+    const file = await workbench.asset(c.req.path.slice('/assets/'.length));
+    if (file === null) return c.text('not found', 404, PAGE_SECURITY_HEADERS);
+    return c.body(file.body, 200, { ...PAGE_SECURITY_HEADERS, 'content-type': file.contentType, 'cache-control': 'no-cache' });
+  });
+
+  // `/` and client-side routes of the workbench (paths without a file extension).
+  app.get('*', async (c) => {
+    if (c.req.path.startsWith('/api/')) throw new HttpError(404, `no route GET ${c.req.path}`);
+    const offered = c.req.query('token');
+    if (c.req.path === '/' && offered !== undefined) {
+      if (!tokensMatch(token, offered)) return c.text('wrong access token: open the URL glassbox serve printed', 401, PAGE_SECURITY_HEADERS);
+      // Trade the token for a cookie and drop it from the address bar (and from history).
+      return c.body(null, 302, { ...PAGE_SECURITY_HEADERS, location: '/', 'set-cookie': tokenCookie(token), 'cache-control': 'no-store' });
+    }
+    const last = c.req.path.slice(c.req.path.lastIndexOf('/') + 1);
+    if (last.includes('.')) return c.text('not found', 404, PAGE_SECURITY_HEADERS);
+    const page = await workbench.index();
+    return c.body(page.body, 200, { ...PAGE_SECURITY_HEADERS, 'content-type': page.contentType, 'cache-control': 'no-store' });
+  });
+
+  let server: ServerType | null = null;
+  let closing: Promise<void> | null = null;
+
+  const listen = (): Promise<ListeningAddress> => {
+    if (server !== null) return Promise.reject(new Error('the server is already listening'));
+    return new Promise((resolve, reject) => {
+      const started = serve(
+        { fetch: app.fetch, port: settings.port ?? 4100, hostname: host, overrideGlobalObjects: false },
+        (info: AddressInfo) => {
+          started.off('error', reject);
+          boundPort = info.port;
+          const origin = `http://${urlHost(host)}:${info.port}`;
+          resolve({ url: `${origin}/?token=${token}`, origin, port: info.port, token });
+        },
+      );
+      started.once('error', (error) => {
+        server = null;
+        reject(error);
+      });
+      server = started;
+    });
+  };
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await runs.close(SHUTDOWN_REASON);
+      const current = server as Server | null;
+      if (current === null || !current.listening) return;
+      await new Promise<void>((resolve) => {
+        current.close(() => resolve());
+        // Streams have ended with their runs; what is left is idle keep-alive sockets.
+        current.closeAllConnections();
+      });
+    })();
+    return closing;
+  };
+
+  return { app, token, runs, approvals, listen, close };
+}

@@ -1,0 +1,150 @@
+// Runs and approvals: start a run (answered with its event stream), list runs, re-attach to a
+// run's stream, cancel, and list/resolve the approvals runs are waiting for.
+
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { SANDBOX_MODES } from '../agent/index.js';
+import { WIRE_APIS } from '../model/index.js';
+import { APPROVAL_POLICIES } from '../permissions/index.js';
+import { isSessionId } from '../sessions/index.js';
+import { CompactionBridge } from './compaction-bridge.js';
+import { HttpError } from './http-error.js';
+import { queryObject, readJsonBody, validate } from './json-body.js';
+import type { RunParameters } from './run-manager.js';
+import type { ServerContext } from './server-context.js';
+import { approvalPolicyWithin, sandboxWithin } from './server-settings.js';
+import { sseResponse } from './sse-response.js';
+
+const RUN_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MAX_PROMPT_CHARS = 256 * 1024;
+const MAX_MESSAGE_CHARS = 16 * 1024;
+export const CANCEL_REASON = 'Cancelled from the workbench.';
+
+const startRunSchema = z.strictObject({
+  prompt: z
+    .string()
+    .max(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`)
+    .refine((value) => value.trim() !== '', 'must not be empty'),
+  sessionId: z.string().refine(isSessionId, 'must be a full session id (a UUIDv7)').nullable().optional(),
+  model: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be a model name without spaces or control characters')
+    .optional(),
+  wireApi: z.enum(WIRE_APIS as [string, ...string[]]).optional(),
+  sandbox: z.enum(SANDBOX_MODES as [string, ...string[]]).optional(),
+  approvalPolicy: z.enum(APPROVAL_POLICIES as [string, ...string[]]).optional(),
+  compactAt: z
+    .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().max(32)])
+    .transform((value) => String(value))
+    .superRefine((value, context) => {
+      const problem = CompactionBridge.checkCompactAt(value);
+      if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+});
+
+const approvalsQuerySchema = z.strictObject({ runId: z.string().max(100).optional() });
+
+const resolveApprovalSchema = z.strictObject({
+  decision: z.enum(['approve', 'approve_session', 'deny']),
+  message: z.string().max(MAX_MESSAGE_CHARS, `must be at most ${MAX_MESSAGE_CHARS} characters`).nullable().optional(),
+});
+
+const cancelSchema = z.strictObject({});
+
+function parseRunParameters(context: ServerContext, body: z.infer<typeof startRunSchema>): RunParameters {
+  const { settings, defaults } = context;
+  const sandbox = (body.sandbox ?? defaults.sandbox) as RunParameters['sandbox'];
+  const approvalPolicy = (body.approvalPolicy ?? defaults.approvalPolicy) as RunParameters['approvalPolicy'];
+  if (!sandboxWithin(sandbox, settings.caps.sandbox)) {
+    throw new HttpError(403, `sandbox ${sandbox} is more permissive than this server allows (at most ${settings.caps.sandbox})`);
+  }
+  if (!approvalPolicyWithin(approvalPolicy, settings.caps.approvalPolicy)) {
+    throw new HttpError(403, `approval policy ${approvalPolicy} is more permissive than this server allows (at most ${settings.caps.approvalPolicy})`);
+  }
+  return {
+    prompt: body.prompt,
+    sessionId: body.sessionId ?? null,
+    model: body.model ?? settings.model,
+    wireApi: (body.wireApi ?? settings.wireApi) as RunParameters['wireApi'],
+    sandbox,
+    approvalPolicy,
+    compactAt: body.compactAt ?? null,
+  };
+}
+
+function knownRunId(runId: string): string {
+  if (!RUN_ID_PATTERN.test(runId)) throw new HttpError(404, `no run ${runId}`);
+  return runId;
+}
+
+/** `Last-Event-ID` (or `?lastEventId=` for clients that cannot set headers): the last id the client has. */
+function lastEventId(header: string | undefined, query: string | undefined): number {
+  const value = header ?? query;
+  if (value === undefined || value.trim() === '') return 0;
+  if (!/^\d{1,15}$/.test(value.trim())) throw new HttpError(400, 'Last-Event-ID must be a whole number', { 'Last-Event-ID': ['must be a whole number'] });
+  return Number(value.trim());
+}
+
+export function registerRunRoutes(app: Hono, context: ServerContext): void {
+  const { runs, approvals } = context;
+
+  app.post('/api/runs', async (c) => {
+    const body = validate(startRunSchema, await readJsonBody(c), 'body');
+    const parameters = parseRunParameters(context, body);
+    // Refuse an unknown session before starting anything, so the answer is a plain 404.
+    if (parameters.sessionId !== null) await context.store.readPage(parameters.sessionId, { limit: 1 });
+    const run = await runs.start(parameters);
+    return sseResponse({ log: run.log, afterId: 0, heartbeatMs: context.heartbeatMs, headers: { 'x-run-id': run.runId } });
+  });
+
+  app.get('/api/runs', (c) => {
+    validate(z.strictObject({}), queryObject(c), 'query');
+    return c.json({ runs: runs.list() });
+  });
+
+  app.get('/api/runs/:runId/events', (c) => {
+    const query = validate(z.strictObject({ lastEventId: z.string().max(20).optional() }), queryObject(c), 'query');
+    const runId = knownRunId(c.req.param('runId'));
+    const run = runs.get(runId);
+    if (run === undefined) throw new HttpError(404, `no run ${runId}`);
+    const afterId = lastEventId(c.req.header('last-event-id'), query.lastEventId);
+    if (afterId > run.log.lastId) throw new HttpError(400, `run ${runId} has no event ${afterId} yet (last is ${run.log.lastId})`);
+    return sseResponse({ log: run.log, afterId, heartbeatMs: context.heartbeatMs, headers: { 'x-run-id': run.runId } });
+  });
+
+  app.post('/api/runs/:runId/cancel', async (c) => {
+    validate(cancelSchema, await readJsonBody(c), 'body');
+    const runId = knownRunId(c.req.param('runId'));
+    const outcome = runs.cancel(runId, CANCEL_REASON);
+    if (outcome === 'unknown') throw new HttpError(404, `no run ${runId}`);
+    if (outcome === 'finished') throw new HttpError(409, `run ${runId} has already finished`);
+    return c.json({ cancelled: true }, 202);
+  });
+
+  app.get('/api/approvals', (c) => {
+    const query = validate(approvalsQuerySchema, queryObject(c), 'query');
+    const pending = approvals.list(query.runId).map((approval) => ({
+      runId: approval.runId,
+      callId: approval.callId,
+      toolName: approval.toolName,
+      summary: approval.summary,
+      reason: approval.reason,
+      arguments: approval.arguments,
+      requestedAt: approval.requestedAt,
+      expiresAt: approval.expiresAt,
+    }));
+    return c.json({ approvals: pending });
+  });
+
+  app.post('/api/approvals/:runId/:callId', async (c) => {
+    const body = validate(resolveApprovalSchema, await readJsonBody(c), 'body');
+    const runId = c.req.param('runId');
+    const callId = c.req.param('callId');
+    if (!approvals.resolve(runId, callId, body.decision, body.message ?? null, 'user')) {
+      throw new HttpError(404, `no pending approval for call ${callId} of run ${runId}`);
+    }
+    return c.json({ resolved: true });
+  });
+}

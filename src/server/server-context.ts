@@ -1,0 +1,24 @@
+// What route handlers share: the resolved settings and the server's long-lived parts.
+
+import type { AnyTool, ApprovalRegistry } from '../agent/index.js';
+import type { Runner } from '../runner/index.js';
+import type { SessionStore } from '../sessions/index.js';
+import type { CompactionBridge } from './compaction-bridge.js';
+import type { RunManager, RunParameters } from './run-manager.js';
+import type { RunPolicy, ServerSettings } from './server-settings.js';
+
+export interface ServerContext {
+  settings: ServerSettings;
+  /** Defaults after clamping to the caps. */
+  defaults: RunPolicy;
+  runs: RunManager;
+  approvals: ApprovalRegistry;
+  store: SessionStore;
+  compaction: CompactionBridge;
+  heartbeatMs: number;
+  version: string;
+  /** A runner for these run parameters (runs), or for the server's defaults (compaction, inspection). */
+  openRunner(parameters?: RunParameters): Promise<Runner>;
+  /** The tools runs get, for rebuilding recorded requests. */
+  tools(): Promise<readonly AnyTool[]>;
+}

@@ -1,0 +1,49 @@
+// Small display formatters shared by the panes. Locale-independent on purpose so screenshots and
+// tests read the same everywhere.
+
+export function formatTokens(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  if (Math.abs(value) >= 1_000_000) return `${(value / 1_000_000).toFixed(1)}M`;
+  if (Math.abs(value) >= 10_000) return `${Math.round(value / 1000)}k`;
+  if (Math.abs(value) >= 1000) return `${(value / 1000).toFixed(1)}k`;
+  return String(Math.round(value));
+}
+
+export function formatCount(value: number): string {
+  return String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** "3 min ago"; falls back to the date for anything older than a week. */
+export function formatRelativeTime(iso: string, now: number = Date.now()): string {
+  const time = Date.parse(iso);
+  if (Number.isNaN(time)) return iso;
+  const seconds = Math.round((now - time) / 1000);
+  if (seconds < 45) return 'just now';
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.round(seconds / 3600)} h ago`;
+  if (seconds < 7 * 86_400) return `${Math.round(seconds / 86_400)} d ago`;
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+/** Pretty JSON when the text is JSON, the text itself otherwise. */
+export function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** Caps very long text so one huge tool output cannot freeze the page; says how much was left out. */
+export function capText(text: string, max: number): { text: string; omitted: number } {
+  if (text.length <= max) return { text, omitted: 0 };
+  return { text: text.slice(0, max), omitted: text.length - max };
+}

@@ -1,0 +1,1 @@
+export { capText, formatCount, formatDuration, formatRelativeTime, formatTokens, prettyJson } from './format-numbers.js';

@@ -1,0 +1,164 @@
+// The Context tab: how full the context was at each round, what compaction did about it, and a
+// way to compact now.
+
+import { useEffect, useId, useMemo, useState } from 'react';
+import { api, describeError, type ContextInfo } from '../api/index.js';
+import { formatCount, formatTokens } from '../format/index.js';
+import { compactionView, CompactionNote, type CompactionView } from '../transcript/index.js';
+import { ContextChart } from './context-chart.js';
+import type { ChartCompaction } from './context-geometry.js';
+
+export interface ContextTabProps {
+  sessionId: string | null;
+  /** Changes whenever the session may have changed (a round completed, a compaction, a run ended). */
+  version: string;
+  runActive: boolean;
+  onCompacted(): void;
+}
+
+function CompactionCard({ compaction, turn }: { compaction: CompactionView; turn: number | null }) {
+  const rows: Array<[string, string]> = [
+    ['Trigger', [compaction.trigger, compaction.phase].filter(Boolean).join(' · ') || '–'],
+    ['Kind', compaction.kind ?? '–'],
+    ['Tokens', `${formatTokens(compaction.tokensBefore)} → ${formatTokens(compaction.tokensAfter)}${compaction.estimated ? ' (estimated)' : ''}`],
+    ['Items', `${compaction.itemsRemoved ?? '–'} removed, ${compaction.itemsKept ?? '–'} kept`],
+  ];
+  return (
+    <article className="compaction-card" data-compaction-id={compaction.compactionId}>
+      <header>
+        <strong>Compaction{turn !== null && ` in turn ${turn}`}</strong>
+        <span className="muted small-text mono">{compaction.compactionId}</span>
+      </header>
+      <dl>
+        {rows.map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {compaction.reason !== '' && <p className="compaction-reason">{compaction.reason}</p>}
+      <CompactionNote compaction={compaction} />
+    </article>
+  );
+}
+
+export function ContextTab({ sessionId, version, runActive, onCompacted }: ContextTabProps) {
+  const [info, setInfo] = useState<{ sessionId: string; context: ContextInfo } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [instructions, setInstructions] = useState('');
+  const [compacting, setCompacting] = useState(false);
+  const [compactError, setCompactError] = useState<string | null>(null);
+  const instructionsId = useId();
+
+  useEffect(() => {
+    if (sessionId === null) return;
+    let stale = false;
+    api.context(sessionId).then(
+      (context) => {
+        if (stale) return;
+        setInfo({ sessionId, context });
+        setError(null);
+      },
+      (failure: unknown) => {
+        if (!stale) setError(describeError(failure));
+      },
+    );
+    return () => {
+      stale = true;
+    };
+  }, [sessionId, version]);
+
+  const context = info !== null && info.sessionId === sessionId ? info.context : null;
+  const compactions = useMemo(
+    () => (context?.compactions ?? []).map((payload) => ({ view: compactionView(payload), turn: typeof payload.turn === 'number' ? payload.turn : null })),
+    [context],
+  );
+  const chartCompactions: ChartCompaction[] = compactions.map(({ view, turn }) => ({
+    compactionId: view.compactionId,
+    turn,
+    tokensBefore: view.tokensBefore,
+    tokensAfter: view.tokensAfter,
+  }));
+  const saved = compactions.reduce(
+    (sum, { view }) => sum + (view.tokensBefore !== null && view.tokensAfter !== null ? Math.max(0, view.tokensBefore - view.tokensAfter) : 0),
+    0,
+  );
+
+  async function compactNow() {
+    if (sessionId === null) return;
+    setCompacting(true);
+    setCompactError(null);
+    try {
+      await api.compact(sessionId, instructions);
+      setInstructions('');
+      onCompacted();
+    } catch (failure) {
+      setCompactError(describeError(failure));
+    } finally {
+      setCompacting(false);
+    }
+  }
+
+  if (sessionId === null) return <p className="muted pad">Open or start a session to see its context.</p>;
+  const latest = context?.points[context.points.length - 1];
+  return (
+    <div className="context-tab">
+      {error !== null && (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      )}
+      {context !== null && (
+        <>
+          <div className="tiles">
+            <div className="tile">
+              <div className="tile-label">Context now</div>
+              <div className="tile-value">{formatTokens(latest?.tokens)}</div>
+            </div>
+            <div className="tile">
+              <div className="tile-label">Threshold / window</div>
+              <div className="tile-value">
+                {formatTokens(context.threshold)} / {formatTokens(context.window)}
+              </div>
+            </div>
+            <div className="tile" data-testid="compactions-tile">
+              <div className="tile-label">Compactions</div>
+              <div className="tile-value">{compactions.length}</div>
+              <div className="tile-note">{formatCount(saved)} tokens saved</div>
+            </div>
+          </div>
+          <ContextChart input={{ window: context.window, threshold: context.threshold, points: context.points, compactions: chartCompactions }} />
+        </>
+      )}
+      <section className="compact-now" aria-label="Compact now">
+        <label htmlFor={instructionsId}>Compact now — instructions for the summary (optional)</label>
+        <textarea
+          id={instructionsId}
+          rows={2}
+          value={instructions}
+          onChange={(event) => setInstructions(event.target.value)}
+          placeholder="e.g. keep the failing test names"
+          disabled={compacting || runActive}
+        />
+        <div className="row">
+          <button type="button" onClick={() => void compactNow()} disabled={compacting || runActive}>
+            {compacting ? 'Compacting…' : 'Compact now'}
+          </button>
+          {runActive && <span className="muted small-text">A run is active on this session.</span>}
+        </div>
+        {compactError !== null && (
+          <p className="error-text" role="alert">
+            {compactError}
+          </p>
+        )}
+      </section>
+      <div className="compaction-cards">
+        {compactions.length === 0 && context !== null && <p className="muted">No compaction yet.</p>}
+        {compactions.map(({ view, turn }) => (
+          <CompactionCard key={view.compactionId} compaction={view} turn={turn} />
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,3 @@
+export { NewRunForm, allowedUpTo, type ContinueTarget, type NewRunFormProps } from './new-run-form.js';
+export { SessionList, type SessionListProps } from './session-list.js';
+export { RunStatus, type RunStatusProps } from './run-status.js';

@@ -1,0 +1,125 @@
+// One tool call as a readable line ("Ran `npm test`") that expands to its arguments and output,
+// with its permission decision and, while it waits, the approval card.
+
+import { memo, useState } from 'react';
+import type { ApprovalDecision } from '../api/index.js';
+import { capText, formatDuration, prettyJson } from '../format/index.js';
+import { actionPhrase, phraseText, type ActionPhrase } from './action-phrase.js';
+import { ApprovalCard } from './approval-card.js';
+import type { ToolCallState, ToolCallStatus } from './transcript-model.js';
+
+const OUTPUT_PREVIEW_CHARS = 20_000;
+
+const STATUS_LABEL: Record<ToolCallStatus, string> = {
+  requested: 'queued',
+  awaiting_approval: 'waiting for approval',
+  running: 'running',
+  succeeded: 'done',
+  failed: 'failed',
+  denied: 'denied',
+  cancelled: 'cancelled',
+};
+
+const STATUS_ICON: Record<ToolCallStatus, string> = {
+  requested: '○',
+  awaiting_approval: '?',
+  running: '◐',
+  succeeded: '✓',
+  failed: '✗',
+  denied: '⊘',
+  cancelled: '–',
+};
+
+function PhraseView({ phrase }: { phrase: ActionPhrase }) {
+  return (
+    <span className="phrase">
+      <span className="phrase-verb">{phrase.verb}</span>
+      {phrase.subject !== '' && ' '}
+      {phrase.style === 'code' && <code>{phrase.subject}</code>}
+      {phrase.style === 'path' && <span className="phrase-path">{phrase.subject}</span>}
+      {phrase.style === 'quote' && <span className="phrase-quote">“{phrase.subject}”</span>}
+      {phrase.style === 'plain' && phrase.subject}
+      {phrase.detail !== '' && <span className="muted">{phrase.detail}</span>}
+    </span>
+  );
+}
+
+function OutputView({ output, isError }: { output: string; isError: boolean }) {
+  const [full, setFull] = useState(false);
+  const shown = full ? { text: output, omitted: 0 } : capText(output, OUTPUT_PREVIEW_CHARS);
+  return (
+    <div className="tool-section">
+      <div className="tool-section-title">{isError ? 'Error output' : 'Output'}</div>
+      <pre className={isError ? 'tool-output is-error' : 'tool-output'}>{shown.text === '' ? '(empty)' : shown.text}</pre>
+      {shown.omitted > 0 && (
+        <button type="button" className="link" onClick={() => setFull(true)}>
+          Show {shown.omitted.toLocaleString('en')} more characters
+        </button>
+      )}
+    </div>
+  );
+}
+
+function resolutionText(call: ToolCallState): string | null {
+  const resolution = call.approval?.resolution;
+  if (!resolution) return null;
+  const verb = resolution.decision === 'approve' ? 'Approved' : resolution.decision === 'approve_session' ? 'Approved for the session' : 'Denied';
+  const by = resolution.by === 'user' ? '' : ` (${resolution.by})`;
+  return `${verb}${by}${resolution.message ? `: “${resolution.message}”` : ''}`;
+}
+
+export type ApprovalHandler = (runId: string, callId: string, decision: ApprovalDecision, message: string) => Promise<void>;
+
+export interface ToolCallViewProps {
+  call: ToolCallState;
+  /** The run the call belongs to; approvals can only be answered for a known, live run. */
+  runId: string | null;
+  onApprove: ApprovalHandler | null;
+}
+
+export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove }: ToolCallViewProps) {
+  const phrase = actionPhrase(call.name, call.arguments);
+  const waiting = call.approval !== null && call.approval.resolution === null && call.status === 'awaiting_approval';
+  const resolution = resolutionText(call);
+  const permission = call.permission;
+  return (
+    <li className={`tool-call status-${call.status}`} data-call-id={call.callId}>
+      <details>
+        <summary title={phraseText(phrase)}>
+          <span className="tool-status" aria-label={STATUS_LABEL[call.status]} title={STATUS_LABEL[call.status]}>
+            {STATUS_ICON[call.status]}
+          </span>
+          <PhraseView phrase={phrase} />
+          <span className="tool-meta">
+            {call.status === 'running' || call.status === 'awaiting_approval' || call.status === 'denied' || call.status === 'failed' || call.status === 'cancelled'
+              ? STATUS_LABEL[call.status]
+              : formatDuration(call.durationMs)}
+          </span>
+        </summary>
+        <div className="tool-body">
+          {permission !== null && (
+            <p className="tool-permission">
+              Permission: <strong>{permission.decision}</strong> <span className="muted">({permission.rule})</span> — {permission.reason}
+            </p>
+          )}
+          <div className="tool-section">
+            <div className="tool-section-title">
+              Arguments <span className="muted">· {call.name}</span>
+            </div>
+            <pre className="tool-args">{prettyJson(call.arguments)}</pre>
+          </div>
+          {call.output !== null && <OutputView output={call.output} isError={call.isError} />}
+        </div>
+      </details>
+      {resolution !== null && <p className="tool-resolution">{resolution}</p>}
+      {waiting && call.approval !== null && (
+        <ApprovalCard
+          approval={call.approval}
+          toolName={call.name}
+          arguments={call.arguments}
+          onDecide={onApprove === null || runId === null ? null : (decision, message) => onApprove(runId, call.callId, decision, message)}
+        />
+      )}
+    </li>
+  );
+});

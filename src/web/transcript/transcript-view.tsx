@@ -1,0 +1,166 @@
+// The centre pane: the conversation, turn by turn, following the stream while the reader is at
+// the bottom and leaving them alone when they scrolled up to read.
+
+import { memo, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { formatCount, formatTokens } from '../format/index.js';
+import { MarkdownText } from './markdown-text.js';
+import { ToolCallView, type ApprovalHandler } from './tool-call-view.js';
+import type { CompactionView, TranscriptEntry, TranscriptTurn, TurnOutcome } from './transcript-model.js';
+
+export interface TranscriptProps {
+  turns: TranscriptTurn[];
+  /** Answers approvals of the live run; null when nothing here can be answered. */
+  onApprove: ApprovalHandler | null;
+  onFork: ((turn: number) => void) | null;
+  /** Shown under the last turn; the parent decides what actions apply. */
+  footer: ReactNode;
+  empty: ReactNode;
+}
+
+const PHASE_TEXT = {
+  waiting: 'Waiting for the model…',
+  streaming: 'Writing…',
+  tools: 'Running tools…',
+  approval: 'Waiting for your approval…',
+  compacting: 'Compacting the context…',
+} as const;
+
+export function CompactionNote({ compaction }: { compaction: CompactionView }) {
+  const saved = compaction.tokensBefore !== null && compaction.tokensAfter !== null ? compaction.tokensBefore - compaction.tokensAfter : null;
+  return (
+    <div className="compaction-note" role="note">
+      <div className="compaction-rule" aria-hidden="true" />
+      <details>
+        <summary>
+          Context compacted{compaction.trigger !== null && ` (${compaction.trigger})`}:{' '}
+          {formatTokens(compaction.tokensBefore)} → {formatTokens(compaction.tokensAfter)} tokens
+          {saved !== null && saved > 0 && <span className="muted"> · saved {formatTokens(saved)}</span>}
+        </summary>
+        {compaction.reason !== '' && <p className="muted">{compaction.reason}</p>}
+        {compaction.summary !== '' ? <MarkdownText text={compaction.summary} /> : <p className="muted">No summary recorded.</p>}
+      </details>
+    </div>
+  );
+}
+
+function EntryView({ entry, runId, onApprove }: { entry: TranscriptEntry; runId: string | null; onApprove: ApprovalHandler | null }) {
+  switch (entry.kind) {
+    case 'assistant':
+      return (
+        <div className={`message assistant role-${entry.role}`}>
+          {entry.role === 'final' && <div className="message-label">Answer</div>}
+          <MarkdownText text={entry.text} streaming={entry.role === 'streaming'} />
+        </div>
+      );
+    case 'tools':
+      return (
+        <ul className="tool-group" aria-label={`${entry.calls.length} tool call${entry.calls.length === 1 ? '' : 's'}`}>
+          {entry.calls.map((call) => (
+            <ToolCallView key={call.callId} call={call} runId={runId} onApprove={onApprove} />
+          ))}
+        </ul>
+      );
+    case 'compaction':
+      return <CompactionNote compaction={entry.compaction} />;
+    case 'notice':
+      return <p className={`notice tone-${entry.tone}`}>{entry.text}</p>;
+    case 'user':
+      return <div className="message user">{entry.text}</div>;
+  }
+}
+
+function OutcomeView({ outcome }: { outcome: TurnOutcome }) {
+  switch (outcome.status) {
+    case 'running':
+      return (
+        <p className="turn-progress" role="status">
+          <span className="spinner" aria-hidden="true" />
+          {PHASE_TEXT[outcome.phase]}
+        </p>
+      );
+    case 'succeeded':
+      return (
+        <p className="turn-done muted">
+          Done{outcome.rounds !== null && ` in ${outcome.rounds} round${outcome.rounds === 1 ? '' : 's'}`}
+          {outcome.totalTokens !== null && ` · ${formatCount(outcome.totalTokens)} tokens`}
+        </p>
+      );
+    case 'failed':
+      return (
+        <div className="turn-error" role="alert">
+          <strong>Run failed</strong> <code>{outcome.code}</code>
+          <p>{outcome.message}</p>
+        </div>
+      );
+    case 'cancelled':
+      return (
+        <div className="turn-cancelled" role="status">
+          <strong>Cancelled</strong>
+          {outcome.reason !== '' && <span> — {outcome.reason}</span>}
+        </div>
+      );
+    case 'incomplete':
+      return <p className="turn-done muted">This turn has no end record (interrupted, or still running elsewhere).</p>;
+  }
+}
+
+const TurnView = memo(function TurnView({
+  turn,
+  onApprove,
+  onFork,
+}: {
+  turn: TranscriptTurn;
+  onApprove: ApprovalHandler | null;
+  onFork: ((turn: number) => void) | null;
+}) {
+  const canFork = onFork !== null && turn.turn !== null && turn.outcome.status !== 'running';
+  return (
+    <article className={`turn outcome-${turn.outcome.status}`} aria-label={turn.turn === null ? 'New turn' : `Turn ${turn.turn}`} data-turn={turn.turn ?? ''}>
+      <header className="turn-header">
+        <span className="turn-number">{turn.turn === null ? 'New turn' : `Turn ${turn.turn}`}</span>
+        {canFork && (
+          <button type="button" className="small ghost" onClick={() => onFork(turn.turn as number)} title="Start a new session containing the history up to the end of this turn">
+            Fork here
+          </button>
+        )}
+      </header>
+      <div className="message user">{turn.prompt}</div>
+      {turn.entries.map((entry) => (
+        <EntryView key={entry.key} entry={entry} runId={turn.runId} onApprove={turn.outcome.status === 'running' ? onApprove : null} />
+      ))}
+      <OutcomeView outcome={turn.outcome} />
+    </article>
+  );
+});
+
+/** Keeps the view pinned to the newest content while the reader is at (or near) the bottom. */
+function useFollowBottom(dependency: unknown) {
+  const ref = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (element === null) return;
+    const onScroll = () => {
+      pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+    };
+    element.addEventListener('scroll', onScroll, { passive: true });
+    return () => element.removeEventListener('scroll', onScroll);
+  }, []);
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (element !== null && pinned.current) element.scrollTop = element.scrollHeight;
+  }, [dependency]);
+  return ref;
+}
+
+export function Transcript({ turns, onApprove, onFork, footer, empty }: TranscriptProps) {
+  const scroller = useFollowBottom(turns);
+  return (
+    <div className="transcript-scroll" ref={scroller} tabIndex={-1}>
+      <div className="transcript-body">
+        {turns.length === 0 ? empty : turns.map((turn) => <TurnView key={turn.key} turn={turn} onApprove={onApprove} onFork={onFork} />)}
+        {footer}
+      </div>
+    </div>
+  );
+}
