@@ -33,10 +33,15 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
     glassboxHome: settings.home,
     sessionGrants: new SessionGrants(),
   };
+  // Remembered per request so an approve-for-session grant is keyed on the same parse the
+  // decision used (command prefixes like `npm test`), not on the raw command string.
+  const classifications = new WeakMap<GateRequest, CommandClassification>();
   const classify = async (request: GateRequest): Promise<CommandClassification | null> => {
     if (request.access.kind !== 'exec') return null;
     const classifier = await loadCommandClassifier();
-    return classifier.classify(request.access.command, { root: settings.root });
+    const classification = classifier.classify(request.access.command, { root: settings.root, cwd: request.access.workdir });
+    classifications.set(request, classification);
+    return classification;
   };
   return {
     async decide(request: GateRequest): Promise<GateDecision> {
@@ -45,7 +50,7 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
       return decidePermission({ toolName: request.tool.name, access: request.access, commandSafety }, permissionSettings);
     },
     grantForSession(request: GateRequest): void {
-      permissionSettings.sessionGrants.add({ toolName: request.tool.name, access: request.access, commandSafety: null });
+      permissionSettings.sessionGrants.add({ toolName: request.tool.name, access: request.access, commandSafety: classifications.get(request) ?? null });
     },
     isVisible(tool: AnyTool): boolean {
       return isToolVisible(tool, permissionSettings);

@@ -3,7 +3,7 @@
 // (or compaction) at a time, because the session file has one writer.
 
 import { randomUUID } from 'node:crypto';
-import type { ApprovalBroker, RunEvent, SandboxMode, TerminalRunEvent } from '../agent/index.js';
+import { isTerminalEvent, type ApprovalBroker, type RunEvent, type SandboxMode, type TerminalRunEvent } from '../agent/index.js';
 import { emptyUsage, type WireApi } from '../model/index.js';
 import type { ApprovalPolicy } from '../permissions/index.js';
 import { HttpError } from './http-error.js';
@@ -57,7 +57,7 @@ export class ManagedRun {
   readonly controller = new AbortController();
   sessionId: string | null;
   status: RunStatus = 'running';
-  /** Settles when the turn has fully ended (its file closed). */
+  /** Settles when the turn has fully ended (its file closed); never rejects. */
   done: Promise<void> = Promise.resolve();
 
   constructor(runId: string, parameters: RunParameters, maxDeltaChars: number) {
@@ -109,7 +109,14 @@ export class RunManager {
       started = resolve;
       failedEarly = reject;
     });
+    // The terminal event is held back until the turn has closed its session file: a client that
+    // sees it may start the next turn at once, and must not find the session still busy.
+    let terminal: TerminalRunEvent | null = null;
     const onEvent = (event: RunEvent): void => {
+      if (isTerminalEvent(event)) {
+        terminal ??= event;
+        return;
+      }
       if (event.type === 'run_started' && run.sessionId === null) {
         run.sessionId = event.sessionId;
         releaseSession = this.reserveSession(event.sessionId);
@@ -117,45 +124,45 @@ export class RunManager {
       this.record(run, event);
       started();
     };
+    const finish = (event: TerminalRunEvent): void => {
+      releaseSession?.();
+      this.record(run, event);
+      this.remember(run.runId);
+      started();
+    };
 
     run.done = this.options
       .startTurn(parameters, { runId: run.runId, signal: run.controller.signal, approvals: this.options.approvals, onEvent })
       .then(
-        ({ terminal }) => {
-          if (!run.log.finished) this.record(run, terminal);
-          started();
-        },
+        (result) => finish(terminal ?? result.terminal),
         (error: unknown) => {
-          if (run.log.lastId === 0) {
+          releaseSession?.();
+          if (run.log.lastId === 0 && terminal === null) {
+            this.runs.delete(run.runId);
             failedEarly(error);
             return;
           }
-          // The turn failed after it started streaming (e.g. the session file could not be
-          // closed): clients still get a terminal event instead of a stream that never ends.
+          // The turn failed after it started (e.g. its session file could not be closed): clients
+          // still get a terminal event instead of a stream that never ends.
           this.options.log(`run ${run.runId} ended with an error: ${(error as Error)?.message ?? String(error)}`);
-          if (!run.log.finished) {
-            this.record(run, {
+          finish(
+            terminal ?? {
               type: 'run_failed',
               error: { code: 'INTERNAL_ERROR', message: 'The run stopped because of an internal error; see the server log.' },
               usage: { total: emptyUsage(), byStage: {}, calls: 0 },
               rounds: 0,
-            });
-          }
+            },
+          );
         },
       )
-      .finally(() => {
-        releaseSession?.();
-        if (run.status === 'running') run.status = 'failed';
-        if (run.log.lastId === 0) this.runs.delete(run.runId);
-        else this.remember(run.runId);
-      });
+      .catch((error: unknown) => this.options.log(`run ${run.runId}: ${(error as Error)?.message ?? String(error)}`));
 
     await firstEvent;
     return run;
   }
 
   private record(run: ManagedRun, event: RunEvent): void {
-    if (event.type === 'run_succeeded' || event.type === 'run_failed' || event.type === 'run_cancelled') run.status = statusOf(event);
+    if (isTerminalEvent(event)) run.status = statusOf(event);
     run.log.append(event);
   }
 

@@ -5,7 +5,6 @@ import {
   HistoryReplay,
   INTERRUPTED_CALL_OUTPUT,
   MemorySessionStore,
-  SessionError,
   repairOrphans,
   replaySession,
   type SessionRecord,
@@ -70,14 +69,100 @@ describe('replaySession', () => {
     assert.deepEqual(whole.orphans, [{ callId: 'dangling', name: 'read_file' }]);
   });
 
-  it('refuses compaction records until compaction replay exists', () => {
-    const records = [{ type: 'compaction', ts: '2025-01-01T00:00:00.000Z', turn: 2, compactionId: 'cmp-9' }] as SessionRecord[];
-    assert.throws(() => replaySession(records), (error: unknown) => {
-      assert.ok(error instanceof SessionError);
-      assert.equal(error.code, 'SESSION_UNSUPPORTED');
-      assert.match(error.message, /compaction record \(turn 2, cmp-9\)/);
-      return true;
+  it('replays compaction instead of returning the uncompacted transcript', async () => {
+    const records = await recordsOf(2);
+    const base = records.length;
+    const store = new MemorySessionStore();
+    const writer = await store.create(META);
+    await appendAll(writer, toolTurn(1, 'prompt 1'));
+    await appendAll(writer, toolTurn(2, 'prompt 2'));
+    await writer.append({
+      type: 'compaction',
+      turn: 2,
+      compactionId: 'cmp-9',
+      kind: 'summary',
+      trigger: 'auto',
+      phase: 'mid_turn',
+      tokensBefore: 9000,
+      tokensAfter: 100,
+      itemsRemoved: 16,
+      itemsKept: 2,
+      reason: 'Reported token usage 9000 reached the compaction threshold 8000.',
+      estimated: false,
+      summary: 'Both prompts were handled.',
+      userBudgetTokens: 20_000,
     });
+    await appendAll(writer, [{ type: 'response_item', turn: 3, item: user('prompt 3') }]);
+    await writer.close();
+    const contents = await store.read(writer.sessionId);
+    // Append-only: every original item is still in the file.
+    assert.equal(contents.records.filter((record) => record.type === 'response_item').length, records.slice(1, base).filter((r) => r.type === 'response_item').length + 1);
+    assert.deepEqual(replaySession(contents.records).history, [
+      { type: 'compaction_summary', compactionId: 'cmp-9', summary: 'Both prompts were handled.' },
+      user('prompt 1'),
+      user('prompt 2'),
+      user('prompt 3'),
+    ]);
+  });
+
+  it('replays a prune record: the listed outputs get their placeholder, nothing else changes', async () => {
+    const records = await recordsOf(1);
+    const prune = {
+      type: 'compaction',
+      ts: '2025-01-01T00:00:00.000Z',
+      turn: 1,
+      compactionId: 'cmp-p',
+      kind: 'prune',
+      trigger: 'auto',
+      phase: 'mid_turn',
+      tokensBefore: 10,
+      tokensAfter: 5,
+      itemsRemoved: 1,
+      itemsKept: 7,
+      reason: 'test',
+      estimated: false,
+      prunedCallIds: ['t1-a'],
+    } as SessionRecord;
+    const plain = replaySession(records).history;
+    const pruned = replaySession([...records, prune]).history;
+    assert.equal(pruned.length, plain.length);
+    const index = plain.findIndex((item) => item.type === 'function_call_output' && item.callId === 't1-a');
+    const elided = pruned[index];
+    assert.ok(elided.type === 'function_call_output' && elided.output.startsWith('[Tool output elided to save context: read_file'));
+    pruned.forEach((item, position) => {
+      if (position !== index) assert.deepEqual(item, plain[position]);
+    });
+  });
+
+  it('repairs interrupted calls before applying a compaction, as the live run saw them', () => {
+    const ts = '2025-01-01T00:00:00.000Z';
+    const records: SessionRecord[] = [
+      { type: 'response_item', ts, turn: 1, item: user('go') },
+      { type: 'response_item', ts, turn: 1, item: call('lost') },
+      { type: 'response_item', ts, turn: 1, item: { ...synthetic('lost') }, repaired: true },
+      { type: 'response_item', ts, turn: 2, item: user('again') },
+      {
+        type: 'compaction',
+        ts,
+        turn: 2,
+        compactionId: 'cmp-r',
+        kind: 'prune',
+        trigger: 'auto',
+        phase: 'pre_turn',
+        tokensBefore: 10,
+        tokensAfter: 10,
+        itemsRemoved: 0,
+        itemsKept: 4,
+        reason: 'test',
+        estimated: true,
+        prunedCallIds: [],
+      },
+      { type: 'response_item', ts, turn: 2, item: call('next') },
+      { type: 'response_item', ts, turn: 2, item: output('next') },
+    ];
+    const replay = replaySession(records);
+    assert.deepEqual(replay.history, [user('go'), call('lost'), synthetic('lost'), user('again'), call('next'), output('next')]);
+    assert.deepEqual(replay.added, []);
   });
 });
 

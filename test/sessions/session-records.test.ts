@@ -142,6 +142,21 @@ describe('session records', () => {
         { type: 'turn_completed', turn: 1, runId: 'r', usage: undefined, rounds: 1 },
         { type: 'session_meta', sessionId: writer.sessionId },
         { type: 'not_a_record', turn: 1 },
+        { type: 'compaction', turn: 1, compactionId: 'cmp-payload-missing' },
+        {
+          type: 'compaction',
+          turn: 1,
+          compactionId: 'cmp-x',
+          kind: 'prune',
+          trigger: 'auto',
+          phase: 'mid_turn',
+          tokensBefore: 1,
+          tokensAfter: 1,
+          itemsRemoved: 0,
+          itemsKept: 0,
+          reason: 'no ids',
+          estimated: false,
+        },
       ];
       for (const record of invalid) {
         await assert.rejects(writer.append(record as NewSessionRecord), (error: unknown) => {
