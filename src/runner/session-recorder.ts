@@ -48,7 +48,8 @@ export class SessionRecorder implements RunObserver {
   }
 
   async onCommit(items: readonly ResponseItem[]): Promise<void> {
-    for (const item of items) await this.append({ type: 'response_item', turn: this.turn, item });
+    // Queued together so the writer lands them in one write, still in order.
+    await Promise.all(items.map((item) => this.append({ type: 'response_item', turn: this.turn, item })));
   }
 
   async onModelCall(call: ModelCallRecord): Promise<void> {

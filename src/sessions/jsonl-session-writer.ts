@@ -6,7 +6,8 @@ import type { SessionSummaryBuilder } from './session-summary.js';
 import { SerialSessionWriter } from './session-writer.js';
 
 /**
- * Appends to `<id>.jsonl` through a descriptor opened with O_APPEND, one `write` per line, and
+ * Appends to `<id>.jsonl` through a descriptor opened with O_APPEND, one `write` per batch of
+ * whole lines, and
  * keeps the session's summary current so `sync` (turn end) and `close` can publish it to the index.
  */
 export class JsonlSessionWriter extends SerialSessionWriter {
@@ -25,8 +26,8 @@ export class JsonlSessionWriter extends SerialSessionWriter {
     this.dirty = options.summaryChanged;
   }
 
-  protected async writeLine(line: string, record: SessionRecord): Promise<void> {
-    const bytes = Buffer.from(line, 'utf8');
+  protected async writeLines(lines: readonly string[], records: readonly SessionRecord[]): Promise<void> {
+    const bytes = Buffer.from(lines.join(''), 'utf8');
     // A regular file takes the whole buffer in one write; the loop only guards the rare short
     // write (e.g. a signal), which still lands contiguously because we hold the lock.
     let offset = 0;
@@ -34,7 +35,7 @@ export class JsonlSessionWriter extends SerialSessionWriter {
       const { bytesWritten } = await this.handle.write(bytes, offset);
       offset += bytesWritten;
     }
-    this.summary.add(record);
+    for (const record of records) this.summary.add(record);
     this.dirty = true;
   }
 

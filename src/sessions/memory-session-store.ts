@@ -40,8 +40,8 @@ class MemorySessionWriter extends SerialSessionWriter {
     super(sessionId, now);
   }
 
-  protected async writeLine(line: string): Promise<void> {
-    this.session.lines.push(line.slice(0, -1));
+  protected async writeLines(lines: readonly string[]): Promise<void> {
+    for (const line of lines) this.session.lines.push(line.slice(0, -1));
   }
 
   protected async flush(): Promise<void> {

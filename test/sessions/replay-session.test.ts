@@ -9,6 +9,7 @@ import {
   replaySession,
   type SessionRecord,
 } from '../../src/sessions/index.js';
+import { applyPrune } from '../../src/compaction/index.js';
 import { META, appendAll, assistant, call, output, toolTurn, user } from './session-fixtures.js';
 
 async function recordsOf(turns: number): Promise<SessionRecord[]> {
@@ -155,13 +156,16 @@ describe('replaySession', () => {
         itemsKept: 4,
         reason: 'test',
         estimated: true,
-        prunedCallIds: [],
+        prunedCallIds: ['lost'],
       },
       { type: 'response_item', ts, turn: 2, item: call('next') },
       { type: 'response_item', ts, turn: 2, item: output('next') },
     ];
     const replay = replaySession(records);
-    assert.deepEqual(replay.history, [user('go'), call('lost'), synthetic('lost'), user('again'), call('next'), output('next')]);
+    // The live run pruned the repaired output it held; replay must prune that same output.
+    const live = applyPrune([user('go'), call('lost'), synthetic('lost'), user('again')], ['lost']);
+    assert.deepEqual(replay.history, [...live, call('next'), output('next')]);
+    assert.notDeepEqual(live[2], synthetic('lost'));
     assert.deepEqual(replay.added, []);
   });
 });
