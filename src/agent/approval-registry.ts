@@ -65,7 +65,6 @@ export class ApprovalRegistry implements ApprovalBroker {
         () => settle({ decision: 'deny', by: 'timeout', message: `No decision within ${Math.round(this.timeoutMs / 1000)} s.` }),
         this.timeoutMs,
       );
-      timer.unref?.();
       this.waiters.set(key, { pending, settle });
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });

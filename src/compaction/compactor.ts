@@ -112,6 +112,9 @@ interface Episode {
   estimated: boolean;
 }
 
+/** The warning code of a tripped breaker; replay looks for it to keep the breaker tripped across turns. */
+export const COMPACTION_DISABLED_WARNING = 'COMPACTION_DISABLED';
+
 function newId(): string {
   return `cmp_${randomUUID()}`;
 }
@@ -155,7 +158,7 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
     if (disabled) {
       state.emit({
         type: 'warning',
-        code: 'COMPACTION_DISABLED',
+        code: COMPACTION_DISABLED_WARNING,
         message: 'Auto-compaction is off for this session after repeated failed compactions; `glassbox compact <session>` compacts by hand and turns it back on.',
       });
     }
@@ -178,7 +181,7 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       disabled = true;
       state.emit({
         type: 'warning',
-        code: 'COMPACTION_DISABLED',
+        code: COMPACTION_DISABLED_WARNING,
         message: `Auto-compaction is now off for this session after ${consecutiveFailures} failed or ineffective compactions in a row; the run continues without it. \`glassbox compact <session>\` compacts by hand.`,
       });
     }

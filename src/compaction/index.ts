@@ -92,6 +92,7 @@ export {
 } from './summary-request.js';
 export { CompactionFailure, abortableSleep, backoffDelay, summarizeHistory, type SummaryResult, type SummarizerSettings } from './summarizer.js';
 export {
+  COMPACTION_DISABLED_WARNING,
   DEFAULT_COMPACTION_TUNING,
   compactHistory,
   compactionSettings,

@@ -20,6 +20,15 @@ import {
   type TerminalRunEvent,
 } from '../agent/index.js';
 import { parseToolArguments, type JsonSchema, type ModelGateway, type WireApi } from '../model/index.js';
+import {
+  cheapTokenEstimate,
+  compactionSettings,
+  createCompactionHooks,
+  readCompactionConfig,
+  resolveCompactionSettings,
+  type CompactionTuning,
+  type ResolvedCompaction,
+} from '../compaction/index.js';
 import type { ApprovalPolicy } from '../permissions/index.js';
 import { detectSandbox } from '../sandbox/index.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
@@ -46,8 +55,10 @@ export interface RunnerSettings {
   store?: SessionStore;
   /** Defaults to every built-in tool. */
   tools?: AnyTool[];
-  /** Replaces the default compaction hooks (tests, benchmarks). */
+  /** Replaces the default compaction hooks (tests, benchmarks); null turns compaction off. */
   compaction?: CompactionHooks | null;
+  /** Adjusts the default compaction hooks (mode, retry delays, budgets) without replacing them. */
+  compactionTuning?: Partial<CompactionTuning>;
 }
 
 export interface Runner {
@@ -55,6 +66,8 @@ export interface Runner {
   readonly root: string;
   readonly store: SessionStore;
   readonly tools: AnyTool[];
+  /** Context window, threshold and summary instructions, from flags, `<home>/config.json` and the catalog. */
+  readonly compaction: ResolvedCompaction;
 }
 
 export interface TurnRequest {
@@ -83,7 +96,19 @@ export async function openRunner(settings: RunnerSettings): Promise<Runner> {
   const root = resolveRoot(settings.root);
   const store = settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions'));
   const tools = settings.tools ?? [...createReadOnlyTools(), ...createEditingTools(), createShellTool({ glassboxHome: settings.home })];
-  return { settings, root, store, tools };
+  // Resolved now so a bad --compact-at, --context-window or config.json fails before any turn.
+  const compaction = resolveCompactionSettings({
+    model: settings.model,
+    contextWindow: settings.contextWindow,
+    compactAt: settings.compactAt,
+    config: await readCompactionConfig(settings.home),
+  });
+  return { settings, root, store, tools, compaction };
+}
+
+/** Tokens the tool schemas add to every request, which a history-only estimate would miss. */
+export function toolSchemaTokens(definitions: readonly unknown[]): number {
+  return definitions.length === 0 ? 0 : cheapTokenEstimate(JSON.stringify(definitions));
 }
 
 interface OpenedSession {
@@ -92,6 +117,8 @@ interface OpenedSession {
   newItems: ResponseItem[];
   turn: number;
   resumed: boolean;
+  /** The compaction breaker tripped in an earlier turn of this session. */
+  compactionDisabled: boolean;
 }
 
 async function openSession(runner: Runner, request: TurnRequest): Promise<OpenedSession> {
@@ -100,11 +127,18 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
     const sessionId = await store.resolveId(request.resume);
     // Takes the lock, replays, and appends synthetic outputs for calls a crash left unanswered.
     const resumed = await resumeSession(store, sessionId);
-    return { writer: resumed.writer, history: resumed.history, newItems: [userMessage(request.prompt)], turn: resumed.turns + 1, resumed: true };
+    return {
+      writer: resumed.writer,
+      history: resumed.history,
+      newItems: [userMessage(request.prompt)],
+      turn: resumed.turns + 1,
+      resumed: true,
+      compactionDisabled: resumed.autoCompactionDisabled,
+    };
   }
   const writer = await store.create({ cwd: runner.root, model: settings.model, wireApi: settings.wireApi, glassboxVersion: glassboxVersion() });
   const system = await buildSystemPrompt({ root: runner.root });
-  return { writer, history: [], newItems: [systemMessage(system), userMessage(request.prompt)], turn: 1, resumed: false };
+  return { writer, history: [], newItems: [systemMessage(system), userMessage(request.prompt)], turn: 1, resumed: false, compactionDisabled: false };
 }
 
 export async function runTurn(runner: Runner, request: TurnRequest): Promise<TurnResult> {
@@ -150,7 +184,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       tools,
       signal: request.signal,
       observer: recorder,
-      compaction: settings.compaction ?? undefined,
+      compaction: compactionHooks(runner, session, recorder, toolSchemaTokens(tools.definitions())),
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
     });
@@ -160,6 +194,20 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   } finally {
     await session.writer.close();
   }
+}
+
+/** The hooks for one turn: the breaker is per session, and compactions are filed under this turn. */
+function compactionHooks(runner: Runner, session: OpenedSession, recorder: SessionRecorder, overheadTokens: number): CompactionHooks | undefined {
+  const { settings } = runner;
+  if (settings.compaction !== undefined) return settings.compaction ?? undefined;
+  return createCompactionHooks(compactionSettings(runner.compaction, { overheadTokens, ...settings.compactionTuning }), {
+    gateway: settings.gateway,
+    persist: async (entry) => {
+      await session.writer.append({ type: 'compaction', turn: session.turn, ...entry });
+    },
+    onModelCall: (call) => recorder.onModelCall(call),
+    disabled: session.compactionDisabled,
+  });
 }
 
 const schemaCache = new WeakMap<AnyTool, JsonSchema>();

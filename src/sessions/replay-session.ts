@@ -3,7 +3,7 @@
 
 import { addUsage, emptyUsage } from '../model/index.js';
 import type { FunctionCallOutputItem, ResponseItem, StagedUsage } from '../agent/index.js';
-import { applyCompactionRecord } from '../compaction/index.js';
+import { applyCompactionRecord, COMPACTION_DISABLED_WARNING } from '../compaction/index.js';
 import type { SessionRecord } from './session-records.js';
 
 export interface OrphanCall {
@@ -101,6 +101,8 @@ export interface ReplayResult {
   turns: number;
   /** Sum over the session's `model_call` records. */
   usage: StagedUsage;
+  /** The compaction breaker tripped (a `COMPACTION_DISABLED` warning) after the last compaction. */
+  autoCompactionDisabled: boolean;
 }
 
 /**
@@ -114,6 +116,7 @@ export class HistoryReplay {
   private readonly earlierOrphans: OrphanCall[] = [];
   private readonly earlierAdded: FunctionCallOutputItem[] = [];
   private turns = 0;
+  private autoCompactionDisabled = false;
   private readonly usage: StagedUsage = { total: emptyUsage(), byStage: {}, calls: 0 };
 
   add(record: SessionRecord): void {
@@ -144,8 +147,13 @@ export class HistoryReplay {
         const compacted = applyCompactionRecord(repair.history, record);
         this.history.length = 0;
         this.history.push(...compacted);
+        // Any compaction that worked (a manual one in particular) re-arms the breaker.
+        this.autoCompactionDisabled = false;
         break;
       }
+      case 'warning':
+        if (record.code === COMPACTION_DISABLED_WARNING) this.autoCompactionDisabled = true;
+        break;
       default:
         break;
     }
@@ -160,6 +168,7 @@ export class HistoryReplay {
       added: [...this.earlierAdded, ...repair.added],
       turns: this.turns,
       usage,
+      autoCompactionDisabled: this.autoCompactionDisabled,
     };
   }
 }

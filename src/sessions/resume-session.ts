@@ -18,6 +18,8 @@ export interface ResumedSession {
   /** Calls repaired by this resume (empty when the session ended cleanly or was already repaired). */
   repaired: OrphanCall[];
   problems: SessionProblem[];
+  /** Auto-compaction was switched off by the breaker in an earlier turn (see `ReplayResult`). */
+  autoCompactionDisabled: boolean;
 }
 
 /** The turn each call was made in, so a repair is filed under the turn it repairs. */
@@ -55,6 +57,7 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
       usage: replay.usage,
       repaired: replay.orphans,
       problems: scan.problems,
+      autoCompactionDisabled: replay.autoCompactionDisabled,
     };
   } catch (error) {
     await writer.close();

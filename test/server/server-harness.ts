@@ -4,7 +4,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { createGateway, type WireApi } from '../../src/model/index.js';
+import { createGateway, type ModelGateway, type WireApi } from '../../src/model/index.js';
+import type { SessionStore } from '../../src/sessions/index.js';
 import { createServer, type GlassboxServer, type ServerSettings } from '../../src/server/index.js';
 import { startFakeProvider, type FakeProvider, type ScriptStep } from '../../src/testing/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -32,6 +33,10 @@ export interface HarnessOptions {
   whenExhausted?: 'error' | ScriptStep;
   settings?: Partial<ServerSettings>;
   files?: Record<string, string>;
+  /** Wrap the gateway runs get (e.g. to capture IR requests). */
+  wrapGateway?: (gateway: ModelGateway) => ModelGateway;
+  /** Build the store from the sessions directory (e.g. to watch its calls). */
+  store?: (directory: string) => SessionStore;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -50,7 +55,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     home,
     model: 'test-model',
     wireApi: 'chat',
-    gatewayFor: (wireApi: WireApi) => createGateway({ wireApi, baseURL: provider.baseURL, apiKey: 'sk-test', retry: { maxAttempts: 1 } }),
+    gatewayFor: (wireApi: WireApi) => {
+      const gateway = createGateway({ wireApi, baseURL: provider.baseURL, apiKey: 'sk-test', retry: { maxAttempts: 1 } });
+      return options.wrapGateway ? options.wrapGateway(gateway) : gateway;
+    },
+    ...(options.store ? { store: options.store(join(home, 'sessions')) } : {}),
     demo: false,
     caps: { sandbox: 'workspace-write', approvalPolicy: 'on-request' },
     defaults: { sandbox: 'read-only', approvalPolicy: 'on-request' },

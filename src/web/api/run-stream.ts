@@ -18,6 +18,8 @@ export interface RunStreamOptions {
   maxReconnects?: number;
   /** First back-off delay; doubles per failed attempt (default 250 ms). */
   reconnectDelayMs?: number;
+  /** The fetch to use (default: the page's, same-origin with the auth cookie). */
+  fetch?: typeof fetch;
 }
 
 const TERMINAL = new Set(['run_succeeded', 'run_failed', 'run_cancelled']);
@@ -55,6 +57,10 @@ export class RunStream {
     private readonly options: RunStreamOptions = {},
   ) {}
 
+  private get fetch(): typeof fetch {
+    return this.options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
   get currentRunId(): string | null {
     return this.runId;
   }
@@ -66,7 +72,7 @@ export class RunStream {
 
   /** Starts a run and follows it to its terminal event. Rejects with ApiError when the server refuses the run. */
   async start(request: StartRunRequest): Promise<void> {
-    const response = await fetch('/api/runs', {
+    const response = await this.fetch('/api/runs', {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
@@ -131,7 +137,7 @@ export class RunStream {
   private async reattach(): Promise<Response> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.lastId > 0) headers['last-event-id'] = String(this.lastId);
-    const response = await fetch(`/api/runs/${encodeURIComponent(this.runId ?? '')}/events`, {
+    const response = await this.fetch(`/api/runs/${encodeURIComponent(this.runId ?? '')}/events`, {
       credentials: 'same-origin',
       headers,
       signal: this.controller.signal,

@@ -41,15 +41,15 @@ function clampTo<T extends string>(allowed: T[], wanted: T): T {
 }
 
 const SANDBOX_HINT: Record<SandboxMode, string> = {
-  'read-only': 'read-only — commands cannot write',
-  'workspace-write': 'workspace-write — writes inside the project',
-  'danger-full-access': 'danger-full-access — no sandbox',
+  'read-only': 'Nothing may be written.',
+  'workspace-write': 'Writes inside the project only.',
+  'danger-full-access': 'No sandbox at all.',
 };
 
 const APPROVAL_HINT: Record<ApprovalPolicy, string> = {
-  untrusted: 'untrusted — ask for anything not known safe',
-  'on-request': 'on-request — ask when the sandbox is not enough',
-  never: 'never — never ask',
+  untrusted: 'Asks before anything not known to be safe.',
+  'on-request': 'Asks when the sandbox is not enough.',
+  never: 'Never asks; what is not allowed fails.',
 };
 
 function parseCompactAt(value: string): number | string | undefined {
@@ -133,7 +133,7 @@ export function NewRunForm({ models, target, running, cancelRequested, error, pr
         <select id={ids.wire} value={wireApi} onChange={(event) => setWireApi(event.target.value as WireApi)} disabled={running}>
           {WIRE_API_NAMES.map((name) => (
             <option key={name} value={name}>
-              {name === 'chat' ? 'chat (Chat Completions)' : 'responses (Responses)'}
+              {name}
             </option>
           ))}
         </select>
@@ -141,24 +141,26 @@ export function NewRunForm({ models, target, running, cancelRequested, error, pr
         <select id={ids.sandbox} value={sandbox} onChange={(event) => setSandbox(event.target.value as SandboxMode)} disabled={running}>
           {sandboxes.map((mode) => (
             <option key={mode} value={mode}>
-              {SANDBOX_HINT[mode]}
+              {mode}
             </option>
           ))}
         </select>
+        <span className="field-hint">{SANDBOX_HINT[sandbox]}</span>
         <label htmlFor={ids.policy}>Approval</label>
         <select id={ids.policy} value={approvalPolicy} onChange={(event) => setApprovalPolicy(event.target.value as ApprovalPolicy)} disabled={running}>
           {policies.map((policy) => (
             <option key={policy} value={policy}>
-              {APPROVAL_HINT[policy]}
+              {policy}
             </option>
           ))}
         </select>
+        <span className="field-hint">{APPROVAL_HINT[approvalPolicy]}</span>
         <label htmlFor={ids.compact}>Compact at</label>
         <input
           id={ids.compact}
           value={compactAt}
           onChange={(event) => setCompactAt(event.target.value)}
-          placeholder="server default (e.g. 80% or 6000)"
+          placeholder="default (e.g. 80% or 6000)"
           disabled={running}
           inputMode="text"
         />

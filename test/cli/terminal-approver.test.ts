@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
+import { ApprovalRegistry } from '../../src/agent/index.js';
+import { attachTerminalApprover } from '../../src/cli/terminal-approver.js';
+
+function fakeTty(): { input: NodeJS.ReadStream; output: NodeJS.WriteStream; typed: PassThrough; shown: () => string } {
+  const typed = new PassThrough();
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  Object.assign(typed, { isTTY: true, setRawMode: () => typed });
+  return { input: typed as unknown as NodeJS.ReadStream, output: out as unknown as NodeJS.WriteStream, typed, shown: () => text };
+}
+
+const request = (callId: string) => ({ runId: 'r', callId, toolName: 'shell', summary: 'shell: rm -rf build', reason: 'not known safe', arguments: '{}' });
+
+for (const [answer, decision, message] of [
+  ['y', 'approve', null],
+  ['a', 'approve_session', null],
+  ['n: use the clean script instead', 'deny', 'use the clean script instead'],
+  ['n', 'deny', null],
+] as const) {
+  test(`terminal approver: "${answer}" → ${decision}`, async () => {
+    const registry = new ApprovalRegistry();
+    const tty = fakeTty();
+    const detach = attachTerminalApprover(registry, tty.input, tty.output);
+    try {
+      const pending = registry.request(request('c1'), new AbortController().signal);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.match(tty.shown(), /approval needed: shell: rm -rf build/);
+      tty.typed.write(`${answer}\n`);
+      const resolution = await pending;
+      assert.equal(resolution.decision, decision);
+      assert.equal(resolution.by, 'user');
+      assert.equal(resolution.message, message);
+    } finally {
+      detach();
+    }
+  });
+}
+
+test('terminal approver: without a TTY every request is denied and says why', async () => {
+  const registry = new ApprovalRegistry();
+  const input = new PassThrough() as unknown as NodeJS.ReadStream;
+  const detach = attachTerminalApprover(registry, input, new PassThrough() as unknown as NodeJS.WriteStream);
+  try {
+    const resolution = await registry.request(request('c2'), new AbortController().signal);
+    assert.equal(resolution.decision, 'deny');
+    assert.equal(resolution.by, 'no-tty');
+    assert.match(resolution.message ?? '', /no TTY/);
+  } finally {
+    detach();
+  }
+});
+
+test('approval registry: timeout denies, cancel denies, list shows pending', async () => {
+  const registry = new ApprovalRegistry(30);
+  const pending = registry.request(request('c3'), new AbortController().signal);
+  assert.equal(registry.list().length, 1);
+  const timedOut = await pending;
+  assert.equal(timedOut.decision, 'deny');
+  assert.equal(timedOut.by, 'timeout');
+  assert.equal(registry.list().length, 0);
+
+  const controller = new AbortController();
+  const cancelled = registry.request(request('c4'), controller.signal);
+  controller.abort();
+  assert.equal((await cancelled).by, 'cancelled');
+  assert.equal(registry.resolve('r', 'c4', 'approve'), false);
+});
