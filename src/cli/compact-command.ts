@@ -2,6 +2,7 @@
 // small. The work is `compactSession` (shared with the HTTP API); this file is flags and output.
 // Heavy modules load only when the command runs.
 
+import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { HistoryCompactedEvent } from '../compaction/index.js';
 import { addModelOptions } from './main.js';
@@ -40,8 +41,15 @@ export async function compactCommand(reference: string, options: CompactCliOptio
   const { openModel } = await import('./open-model.js');
   const { openRunner, compactSession } = await import('../runner/index.js');
   const config = resolveCommonConfig(options);
-  const stderrStream = { write: (chunk: string | Uint8Array) => (err(String(chunk)), true) } as unknown as NodeJS.WritableStream;
-  const model = await openModel(config, { stderr: stderrStream });
+  const stderr = deps.stderr
+    ? new Writable({
+        write(chunk: Buffer | string, _encoding, done) {
+          err(String(chunk));
+          done();
+        },
+      })
+    : process.stderr;
+  const model = await openModel(config, { stderr });
   try {
     const runner = await openRunner({
       root: config.root,

@@ -121,7 +121,7 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     const known = toHttpError(error);
     if (known !== null) return c.json(known.body(), known.status);
     // Only the message and stack: request bodies and headers (which hold the token) are never logged.
-    log(`internal error on ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    log(`internal error on ${c.req.method} ${JSON.stringify(c.req.path)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return c.json({ error: 'internal server error; see the server log' }, 500);
   });
 

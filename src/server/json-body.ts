@@ -63,9 +63,12 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown, what: 'body' |
 }
 
 function describeIssues(error: z.ZodError, rootName: string): FieldErrors {
-  const fields: FieldErrors = {};
+  // A Map, not an object literal: field names come from the client (`constructor`, `__proto__`).
+  const fields = new Map<string, string[]>();
   const add = (field: string, message: string): void => {
-    (fields[field] ??= []).push(message);
+    const messages = fields.get(field);
+    if (messages === undefined) fields.set(field, [message]);
+    else messages.push(message);
   };
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -74,7 +77,7 @@ function describeIssues(error: z.ZodError, rootName: string): FieldErrors {
     }
     add(issue.path.length > 0 ? issue.path.join('.') : rootName, issue.message);
   }
-  return fields;
+  return Object.fromEntries(fields);
 }
 
 /** A query parameter holding a positive whole number up to `max`. */

@@ -11,3 +11,4 @@ export { MemorySessionStore, type MemorySessionStoreOptions } from './memory-ses
 export * from './replay-session.js';
 export * from './resume-session.js';
 export * from './fork-session.js';
+export { REPLAY_SKIPPABLE_TYPES, type ScanRecordOptions } from './record-lines.js';

@@ -5,7 +5,7 @@ import { mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'n
 import { join } from 'node:path';
 import { JsonlSessionWriter } from './jsonl-session-writer.js';
 import { isLineStart, scanLines, type FileLine, type LineScanResult, type ScanOptions } from './line-reader.js';
-import { formatVersionProblem, interpretLine, RecordScanner } from './record-lines.js';
+import { formatVersionProblem, interpretLine, RecordScanner, type ScanRecordOptions } from './record-lines.js';
 import { SessionError, SessionNotFoundError } from './session-errors.js';
 import { isSessionId, newSessionId } from './session-id.js';
 import { INDEX_FILE_NAME, SessionIndex } from './session-index.js';
@@ -180,8 +180,8 @@ export class JsonlSessionStore implements SessionStore {
     return { ...scan, records };
   }
 
-  async scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void): Promise<SessionScan> {
-    const scanner = new RecordScanner(sessionId, this.existingPath(sessionId), onRecord);
+  async scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void, options?: ScanRecordOptions): Promise<SessionScan> {
+    const scanner = new RecordScanner(sessionId, this.existingPath(sessionId), onRecord, options);
     const result = await this.scanSession(sessionId, ({ line, text }) => scanner.add(line, text));
     return scanner.finish(result.tailBytes > 0 ? { line: result.lastLine + 1, bytes: result.tailBytes } : null);
   }

@@ -3,7 +3,7 @@
 // exercise the real format, only without files, cross-process locks or an index.
 
 import { hostname } from 'node:os';
-import { formatVersionProblem, interpretLine, RecordScanner } from './record-lines.js';
+import { formatVersionProblem, interpretLine, RecordScanner, type ScanRecordOptions } from './record-lines.js';
 import { SessionError, SessionLockedError, SessionNotFoundError, type LockOwner } from './session-errors.js';
 import { newSessionId } from './session-id.js';
 import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
@@ -89,8 +89,8 @@ export class MemorySessionStore implements SessionStore {
     return { ...scan, records };
   }
 
-  async scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void): Promise<SessionScan> {
-    const scanner = new RecordScanner(sessionId, `memory:${sessionId}`, onRecord);
+  async scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void, options?: ScanRecordOptions): Promise<SessionScan> {
+    const scanner = new RecordScanner(sessionId, `memory:${sessionId}`, onRecord, options);
     this.session(sessionId).lines.forEach((text, index) => scanner.add(index + 1, text));
     return scanner.finish(null);
   }

@@ -2,7 +2,7 @@
 // session (whole, paged, summarised, from memory) so they all agree on what a file contains.
 
 import { SessionError } from './session-errors.js';
-import { parseRecordLine, SESSION_FORMAT_VERSION, type SessionMetaRecord, type SessionRecord } from './session-records.js';
+import { parseRecordLine, SESSION_FORMAT_VERSION, type SessionMetaRecord, type SessionRecord, type SessionRecordType } from './session-records.js';
 import type { SessionProblem, SessionScan } from './session-store.js';
 
 export type LineOutcome =
@@ -63,6 +63,26 @@ export function formatVersionProblem(meta: SessionMetaRecord): SessionProblem | 
  * usable record (meta included) to `onRecord` without keeping it, so a caller that only needs a
  * replay or a summary never holds the whole file in memory.
  */
+export interface ScanRecordOptions {
+  /**
+   * Record types the caller does not need. Writers put `type` first on every line, so such lines
+   * are recognised by their prefix and never parsed — replay skips audit records this way. A line
+   * that does not start with `{"type":"` is parsed as usual.
+   */
+  skipTypes?: ReadonlySet<SessionRecordType>;
+}
+
+/** What replay never reads: skipping them saves a JSON.parse per line on resume. */
+export const REPLAY_SKIPPABLE_TYPES: ReadonlySet<SessionRecordType> = new Set(['audit', 'turn_completed', 'turn_failed', 'turn_cancelled']);
+
+const TYPE_PREFIX = '{"type":"';
+
+function leadingType(text: string): string | null {
+  if (!text.startsWith(TYPE_PREFIX)) return null;
+  const end = text.indexOf('"', TYPE_PREFIX.length);
+  return end === -1 ? null : text.slice(TYPE_PREFIX.length, end);
+}
+
 export class RecordScanner {
   private meta: SessionMetaRecord | null = null;
   private readonly problems: SessionProblem[] = [];
@@ -71,9 +91,15 @@ export class RecordScanner {
     private readonly sessionId: string,
     private readonly source: string,
     private readonly onRecord: (record: SessionRecord, line: number) => void,
+    private readonly options: ScanRecordOptions = {},
   ) {}
 
   add(line: number, text: string): void {
+    const skip = this.options.skipTypes;
+    if (skip !== undefined && line > 1) {
+      const type = leadingType(text);
+      if (type !== null && skip.has(type as SessionRecordType)) return;
+    }
     const outcome = interpretLine(line, text, this.sessionId, this.source);
     if (outcome.kind === 'record') {
       if (outcome.record.type === 'session_meta') {

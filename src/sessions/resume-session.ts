@@ -4,6 +4,7 @@
 
 import type { ResponseItem, StagedUsage } from '../agent/index.js';
 import { HistoryReplay, type OrphanCall } from './replay-session.js';
+import { REPLAY_SKIPPABLE_TYPES } from './record-lines.js';
 import type { SessionMetaRecord } from './session-records.js';
 import type { SessionProblem, SessionStore, SessionWriter } from './session-store.js';
 
@@ -38,7 +39,7 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
   const writer = await store.openForAppend(sessionId);
   try {
     const replayer = new HistoryReplay();
-    const scan = await store.scan(sessionId, (record) => replayer.add(record));
+    const scan = await store.scan(sessionId, (record) => replayer.add(record), { skipTypes: REPLAY_SKIPPABLE_TYPES });
     const replay = replayer.finish();
     if (replay.added.length > 0) {
       // Orphans are rare (a crash mid-tool), so a second pass beats tracking every call's turn.

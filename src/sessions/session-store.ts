@@ -4,6 +4,7 @@
 import type { WireApi } from '../model/index.js';
 import type { NewSessionRecord, SessionMetaRecord, SessionParent, SessionRecord } from './session-records.js';
 import type { SessionSummary } from './session-summary.js';
+import type { ScanRecordOptions } from './record-lines.js';
 
 export interface NewSessionMeta {
   /** Defaults to a fresh UUIDv7. */
@@ -97,7 +98,7 @@ export interface SessionStore {
    * Hand every usable record (meta first) to `onRecord` in file order without keeping them:
    * the way to replay or summarise a long session in one pass and little memory.
    */
-  scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void): Promise<SessionScan>;
+  scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void, options?: ScanRecordOptions): Promise<SessionScan>;
   readPage(sessionId: string, options?: RecordPageOptions): Promise<RecordPage>;
   list(options?: ListSessionsOptions): Promise<SessionList>;
   /** `last` (newest updated), a unique id prefix, or a full id → the full id. */

@@ -1,0 +1,285 @@
+// The workbench in real Chromium against a real `glassbox serve` (in process) and the scripted
+// fake provider. Run with: node --import tsx --test test/browser/workbench.test.ts
+// Screenshots of each screen land in test-artifacts/.
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { buildWorkbench, launchChromium, openPage, screenshot, startWorkbench, TOKEN, type Workbench } from './workbench-harness.js';
+
+let browser: Browser;
+
+before(async () => {
+  buildWorkbench();
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/** Runs `body` with a fresh server and page; always stops both, and fails on page errors. */
+async function withWorkbench(
+  options: Parameters<typeof startWorkbench>[0],
+  body: (page: Page, workbench: Workbench) => Promise<void>,
+  view: { size?: { width: number; height: number }; expectedErrors?: RegExp } = {},
+): Promise<void> {
+  const workbench = await startWorkbench(options);
+  const { context, page, errors } = await openPage(browser, view.size);
+  page.setDefaultTimeout(10_000);
+  try {
+    await body(page, workbench);
+    const expected = view.expectedErrors;
+    assert.deepEqual(
+      errors.filter((error) => expected === undefined || !expected.test(error)),
+      [],
+      'the page logged errors',
+    );
+  } finally {
+    await context.close();
+    await workbench.close();
+  }
+}
+
+async function startRun(page: Page, prompt: string, settings: { approvalPolicy?: string } = {}): Promise<void> {
+  await page.getByRole('textbox', { name: 'Prompt' }).fill(prompt);
+  if (settings.approvalPolicy !== undefined) await page.getByLabel('Approval').selectOption(settings.approvalPolicy);
+  await page.getByRole('textbox', { name: 'Prompt' }).press('Control+Enter');
+}
+
+async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Starts a run through the API (as another client would) and reads its stream to the end. */
+async function runThroughApi(workbench: Workbench, prompt: string): Promise<string> {
+  const response = await fetch(`${workbench.origin}/api/runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt }),
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  const text = await response.text();
+  const started = /"type":"run_started","sessionId":"([^"]+)"/.exec(text);
+  assert.ok(started, 'the stream has run_started');
+  assert.match(text, /event: run_succeeded/);
+  return started[1];
+}
+
+describe('workbench', () => {
+  test('runs a task end to end: tools as phrases, the streamed answer as Markdown', async () => {
+    const answer = [
+      '# Summary',
+      '',
+      'This project prints **hello**.',
+      '',
+      '```ts',
+      'const greeting: string = "hello";',
+      '```',
+      '',
+      '| file | lines |',
+      '|---|---|',
+      '| README.md | 1 |',
+    ].join('\n');
+    await withWorkbench(
+      {
+        files: { 'README.md': 'hello world\n' },
+        script: [
+          { text: 'Let me look around.', toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }, { name: 'grep', arguments: { pattern: 'hello' } }] },
+          { text: answer, chunkSize: 4, chunkDelayMs: 25 },
+        ],
+      },
+      async (page, workbench) => {
+        await page.goto(workbench.url);
+        await page.getByRole('heading', { name: 'New session' }).waitFor();
+        await screenshot(page, '01-empty');
+        await startRun(page, 'What is this project?');
+
+        // Streaming: the answer grows in a streaming block before it becomes the final answer.
+        await page.locator('.message.role-streaming').first().waitFor();
+        await screenshot(page, '02-streaming');
+        const answerBlock = page.locator('.message.role-final');
+        await answerBlock.getByRole('heading', { name: 'Summary' }).waitFor();
+        await page.getByText(/Done in 2 rounds/).waitFor();
+
+        await assert.doesNotReject(answerBlock.locator('strong', { hasText: 'hello' }).waitFor());
+        assert.ok((await answerBlock.locator('pre code .hljs-keyword').count()) > 0, 'code is highlighted');
+        assert.equal(await answerBlock.locator('table td').first().textContent(), 'README.md');
+        assert.equal(await page.locator('.message.role-streaming').count(), 0);
+
+        const calls = page.locator('.tool-call');
+        assert.deepEqual(await calls.locator('.phrase').allTextContents(), ['Read README.md', 'Searched for “hello”']);
+        await calls.first().locator('> details > summary').click();
+        assert.match((await calls.first().locator('.tool-output').textContent()) ?? '', /hello world/);
+        await screenshot(page, '03-answer');
+
+        // The session appears in the list, and the inspector shows the requests as sent.
+        await page.locator('.session-item', { hasText: 'What is this project?' }).waitFor();
+        await page.locator('.model-call').nth(1).waitFor();
+        await page.locator('.model-call').first().locator('summary').first().click();
+        assert.match((await page.locator('.model-call').first().locator('.request-message.role-user').textContent()) ?? '', /What is this project\?/);
+        await screenshot(page, '04-debug');
+
+        // Tabs are keyboard reachable: arrows move between them.
+        await page.getByRole('tab', { name: 'Debug' }).focus();
+        await page.keyboard.press('ArrowRight');
+        assert.equal(await page.getByRole('tab', { name: /Audit/ }).getAttribute('aria-selected'), 'true');
+        await page.locator('.audit-table tbody tr').first().waitFor();
+        assert.match((await page.locator('.audit-table').textContent()) ?? '', /Read README\.md.*allow/);
+        await page.keyboard.press('ArrowRight');
+        await page.locator('.raw-records li', { hasText: 'session_meta' }).waitFor();
+        await screenshot(page, '05-session-records');
+
+        assert.equal(workbench.provider.requests.length, 2);
+      },
+    );
+  });
+
+  test('approves a shell call from the approval card, then denies one with a message', async () => {
+    await withWorkbench(
+      {
+        sandbox: 'workspace-write',
+        approvalPolicy: 'on-request',
+        script: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo approved > approved.txt' } }] },
+          { text: 'Wrote **approved.txt**.' },
+          { toolCalls: [{ name: 'shell', arguments: { command: 'rm approved.txt' } }] },
+          { text: 'Understood, I kept the file.' },
+        ],
+      },
+      async (page, workbench) => {
+        await page.goto(workbench.url);
+        // The caps: nothing looser than the server's on-request / workspace-write is offered.
+        assert.deepEqual(await page.getByLabel('Approval').locator('option').allTextContents(), ['untrusted', 'on-request']);
+        assert.deepEqual(await page.getByLabel('Sandbox').locator('option').allTextContents(), ['read-only', 'workspace-write']);
+        await page.getByLabel('Sandbox').selectOption('workspace-write');
+        await startRun(page, 'Create approved.txt', { approvalPolicy: 'untrusted' });
+
+        const card = page.locator('.approval-card');
+        await card.waitFor();
+        assert.match((await page.locator('.tool-call .phrase').first().textContent()) ?? '', /^Ran echo approved > approved\.txt/);
+        await screenshot(page, '06-approval-card');
+        await card.getByRole('button', { name: 'Approve', exact: true }).click();
+        await page.getByText(/Done in 2 rounds/).waitFor();
+        assert.equal(await card.count(), 0);
+        assert.equal(readFileSync(join(workbench.root, 'approved.txt'), 'utf8').trim(), 'approved');
+        await page.locator('.tool-resolution', { hasText: 'Approved' }).waitFor();
+
+        // Continue the session: the next prompt resumes it; deny the call with a message.
+        await page.getByRole('button', { name: 'Continue this session' }).click();
+        assert.equal(await page.getByRole('textbox', { name: 'Prompt' }).evaluate((element) => element === element.ownerDocument.activeElement), true);
+        await startRun(page, 'Now delete it', { approvalPolicy: 'untrusted' });
+        await card.waitFor();
+        await card.getByRole('textbox').fill('keep the file');
+        await card.getByRole('button', { name: 'Deny' }).click();
+        await page.locator('.turn[data-turn="2"]').getByText(/Done in 2 rounds/).waitFor();
+        assert.ok(existsSync(join(workbench.root, 'approved.txt')), 'the denied command did not run');
+        await page.locator('.tool-resolution', { hasText: 'Denied: “keep the file”' }).waitFor();
+        const lastRequest = workbench.provider.requests[3].rawBody;
+        assert.match(lastRequest, /keep the file/);
+        assert.match(lastRequest, /Create approved\.txt/, 'the second turn resumed the first');
+
+        await page.getByRole('tab', { name: /Audit/ }).click();
+        const audit = (await page.locator('.audit-table').textContent()) ?? '';
+        assert.match(audit, /asked/);
+        assert.match(audit, /approved/);
+        assert.match(audit, /denied.*keep the file/);
+        await screenshot(page, '07-approval-audit');
+      },
+    );
+  });
+
+  test('opens an old session from the list, continues it, and forks it', async () => {
+    await withWorkbench(
+      {
+        files: { 'notes.md': '# Notes\n' },
+        script: [
+          { toolCalls: [{ name: 'list_dir', arguments: {} }] },
+          { text: 'There is one file: `notes.md`.' },
+          { text: 'Another session.' },
+          { text: 'Turn two answer.' },
+        ],
+      },
+      async (page, workbench) => {
+        const oldSession = await runThroughApi(workbench, 'List the files please');
+        await runThroughApi(workbench, 'Something unrelated');
+
+        await page.goto(workbench.url);
+        const search = page.getByRole('searchbox', { name: 'Search sessions' });
+        await page.locator('.session-item').nth(1).waitFor();
+        await search.fill('List the files');
+        await waitUntil(async () => (await page.locator('.session-item').count()) === 1, 'the search narrows the list');
+        await page.locator('.session-item', { hasText: 'List the files please' }).click();
+
+        // The transcript comes from the records.
+        await page.locator('.tool-call .phrase', { hasText: 'Listed the project root' }).waitFor();
+        assert.match((await page.locator('.message.role-final').textContent()) ?? '', /There is one file: notes\.md/);
+        assert.match((await page.locator('.run-target').textContent()) ?? '', /Continuing/);
+        await screenshot(page, '08-old-session');
+
+        await startRun(page, 'And what is in it?');
+        await page.locator('.turn[data-turn="2"] .message.role-final', { hasText: 'Turn two answer.' }).waitFor();
+        await page.locator('.turn[data-turn="2"]').getByText(/Done in 1 round/).waitFor();
+        const resumed = workbench.provider.requests[3].rawBody;
+        assert.match(resumed, /List the files please/);
+        assert.match(resumed, /And what is in it\?/);
+        assert.equal((await page.locator('.session-item', { hasText: 'List the files please' }).textContent())?.includes('2 turns'), true);
+
+        // Fork at turn 1: a new session with the first turn only opens.
+        await page.locator('.turn[data-turn="1"]').getByRole('button', { name: 'Fork here' }).click();
+        await page.getByText(/Forked at turn 1/).waitFor();
+        await waitUntil(async () => !((await page.locator('.transcript-head').textContent()) ?? '').includes(oldSession), 'the fork opens');
+        await page.locator('.turn[data-turn="1"]').waitFor();
+        assert.equal(await page.locator('.turn[data-turn="2"]').count(), 0);
+        await page.getByRole('tab', { name: 'Session' }).click();
+        await page.locator('.session-facts', { hasText: 'Forked from' }).waitFor();
+        assert.match((await page.locator('.session-facts').textContent()) ?? '', new RegExp(oldSession));
+        await screenshot(page, '09-forked');
+      },
+    );
+  });
+
+  test('without the token the page says so (401), with it the workbench loads', async () => {
+    await withWorkbench({}, async (page, workbench) => {
+      await page.goto(workbench.origin);
+      await page.getByRole('heading', { name: 'Not signed in' }).waitFor();
+      const status = await page.evaluate(async () => (await fetch('/api/health')).status);
+      assert.equal(status, 401);
+      await screenshot(page, '10-unauthorized');
+
+      await page.goto(workbench.url);
+      await page.getByRole('heading', { name: 'New session' }).waitFor();
+      assert.equal(new URL(page.url()).search, '', 'the token left the address bar');
+      assert.equal(await page.evaluate(async () => (await fetch('/api/health')).status), 200);
+    }, { expectedErrors: /status of 401/ });
+  });
+
+  test('narrow window in dark mode: one pane at a time, all reachable', async () => {
+    await withWorkbench(
+      { script: [{ text: 'Short **answer**.' }] },
+      async (page, workbench) => {
+        await page.emulateMedia({ colorScheme: 'dark' });
+        await page.goto(workbench.url);
+        const panes = page.getByRole('navigation', { name: 'Panes' });
+        await panes.getByRole('button', { name: 'Runs' }).click();
+        await startRun(page, 'Say something short');
+        await page.locator('.message.role-final', { hasText: 'Short answer.' }).waitFor();
+        assert.equal(await page.locator('.pane-sidebar').isVisible(), false);
+        await screenshot(page, '11-narrow-dark-transcript');
+        await panes.getByRole('button', { name: 'Inspector' }).click();
+        await page.getByRole('tab', { name: 'Debug' }).waitFor();
+        assert.equal(await page.locator('.pane-transcript').isVisible(), false);
+        await screenshot(page, '12-narrow-dark-inspector');
+        const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+        assert.notEqual(background, 'rgb(245, 245, 242)', 'dark mode changes the palette');
+      },
+      { size: { width: 420, height: 800 } },
+    );
+  });
+});

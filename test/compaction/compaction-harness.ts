@@ -1,0 +1,208 @@
+// Runs the sampling loop with real compaction hooks against the scripted fake provider, through
+// the real SDK and gateway, and records what happened. Shared by the compaction tests.
+
+import { z } from 'zod';
+import {
+  ALLOW_ALL_GATE,
+  NO_APPROVER,
+  ToolRuntime,
+  createToolSessionState,
+  runSamplingLoop,
+  userMessage,
+  type CompactionHooks,
+  type ModelCallRecord,
+  type ResponseItem,
+  type RunEvent,
+  type TerminalRunEvent,
+  type Tool,
+} from '../../src/agent/index.js';
+import {
+  createCompactionHooks,
+  type CompactionController,
+  type CompactionEntry,
+  type CompactionSettings,
+} from '../../src/compaction/index.js';
+import { createGateway, type ModelGateway, type WireApi } from '../../src/model/index.js';
+import { startFakeProvider, type CapturedRequest, type FakeProvider, type FakeProviderOptions, type ScriptedTurn } from '../../src/testing/index.js';
+
+export const SUMMARY_MARKER = 'You are compacting the working history';
+
+/** A request the compactor made (no tools, the summary template), in either wire format. */
+export function isSummaryRequest(request: CapturedRequest): boolean {
+  return request.rawBody.includes(SUMMARY_MARKER);
+}
+
+export function turnRequests(provider: FakeProvider): CapturedRequest[] {
+  return provider.requests.filter((request) => !isSummaryRequest(request));
+}
+
+export function summaryRequests(provider: FakeProvider): CapturedRequest[] {
+  return provider.requests.filter(isSummaryRequest);
+}
+
+/** The conversation items of a captured request, normalized across the two wire APIs. */
+export function sentMessages(request: CapturedRequest): Array<{ kind: string; text: string }> {
+  const body = request.body;
+  if (request.wireApi === 'chat') {
+    const messages = (body.messages as Array<Record<string, unknown>>) ?? [];
+    const out: Array<{ kind: string; text: string }> = [];
+    for (const message of messages) {
+      if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
+        if (typeof message.content === 'string' && message.content !== '') out.push({ kind: 'assistant', text: message.content });
+        for (const call of message.tool_calls as Array<{ function: { arguments: string } }>) out.push({ kind: 'function_call', text: call.function.arguments });
+      } else if (message.role === 'tool') {
+        out.push({ kind: 'function_call_output', text: String(message.content) });
+      } else {
+        out.push({ kind: String(message.role), text: String(message.content ?? '') });
+      }
+    }
+    return out;
+  }
+  const input = (body.input as Array<Record<string, unknown>>) ?? [];
+  return input.map((item) => {
+    if (item.type === 'function_call') return { kind: 'function_call', text: String(item.arguments) };
+    if (item.type === 'function_call_output') return { kind: 'function_call_output', text: String(item.output) };
+    return { kind: String(item.role), text: String(item.content) };
+  });
+}
+
+/** Prose-like text of exactly `size` characters: about four characters per token, like real output. */
+export function filler(head: string, size: number): string {
+  const words = ['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'consectetur', 'adipiscing', 'elit', 'sed', 'eiusmod'];
+  let text = head;
+  for (let index = 0; text.length < size; index += 1) text += ` ${words[(index * 7) % words.length]}${index}`;
+  return text.slice(0, size);
+}
+
+/** A read-only tool whose output is `size` characters (the argument `label` leads it). */
+export function bigOutputTool(size: number): Tool<{ label: string }> {
+  return {
+    name: 'read_big',
+    description: 'Returns a large blob.',
+    schema: z.object({ label: z.string() }),
+    readOnly: true,
+    strict: false,
+    access: () => ({ kind: 'none' }),
+    async execute(args) {
+      return { output: filler(`${args.label}:`, size) };
+    },
+  };
+}
+
+/** A step answering summary requests with `summary` and every other request from `turns`, in order. */
+export function scriptedWithSummaries(turns: ScriptedTurn[], summary: (request: CapturedRequest, index: number) => ScriptedTurn): (request: CapturedRequest) => ScriptedTurn {
+  let turn = 0;
+  let summaries = 0;
+  return (request) => {
+    if (isSummaryRequest(request)) return summary(request, summaries++);
+    const next = turns[turn++];
+    if (next === undefined) return { text: 'Out of script.' };
+    return next;
+  };
+}
+
+export const FAST_RETRY = { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 1, random: () => 0.5 };
+
+export function testSettings(overrides: Partial<CompactionSettings> = {}): CompactionSettings {
+  return {
+    mode: 'full',
+    userBudgetTokens: 20_000,
+    clipChars: 2_000,
+    maxConsecutiveFailures: 3,
+    summaryAttempts: 2,
+    retryBaseDelayMs: 1,
+    pruneMinimumTokens: null,
+    overheadTokens: 0,
+    model: 'test-model',
+    contextWindow: 100_000,
+    maxOutputTokens: 8_000,
+    threshold: 5_000,
+    instructions: null,
+    warnings: [],
+    ...overrides,
+  };
+}
+
+export interface CompactionRun {
+  terminal: TerminalRunEvent;
+  events: RunEvent[];
+  history: ResponseItem[];
+  entries: CompactionEntry[];
+  modelCalls: ModelCallRecord[];
+  provider: FakeProvider;
+  hooks: CompactionController | null;
+}
+
+export interface CompactionRunOptions extends FakeProviderOptions {
+  wireApi: WireApi;
+  settings?: CompactionSettings;
+  /** Use these hooks instead of building them from `settings`. */
+  hooks?: (gateway: ModelGateway, entries: CompactionEntry[], modelCalls: ModelCallRecord[]) => CompactionHooks;
+  history?: ResponseItem[];
+  prompt?: string;
+  tools?: Tool<{ label: string }>[];
+  resumed?: boolean;
+}
+
+export async function runWithCompaction(options: CompactionRunOptions): Promise<CompactionRun> {
+  const provider = await startFakeProvider(options);
+  try {
+    const gateway = createGateway({ wireApi: options.wireApi, baseURL: provider.baseURL, apiKey: 'test-key', retry: FAST_RETRY });
+    const entries: CompactionEntry[] = [];
+    const modelCalls: ModelCallRecord[] = [];
+    const events: RunEvent[] = [];
+    const history = options.history ?? [];
+    let controller: CompactionController | null = null;
+    let ids = 0;
+    const hooks = options.hooks
+      ? options.hooks(gateway, entries, modelCalls)
+      : (controller = createCompactionHooks(options.settings ?? testSettings(), {
+          gateway,
+          persist: async (entry) => {
+            entries.push(entry);
+          },
+          onModelCall: (call) => {
+            modelCalls.push(call);
+          },
+          newCompactionId: () => `cmp-${++ids}`,
+          sleep: async () => {},
+        }));
+    const runtime = new ToolRuntime({
+      tools: options.tools ?? [bigOutputTool(8_000)],
+      root: process.cwd(),
+      state: createToolSessionState(),
+      gate: ALLOW_ALL_GATE,
+      approvals: NO_APPROVER,
+    });
+    const terminal = await runSamplingLoop({
+      gateway,
+      model: 'test-model',
+      wireApi: options.wireApi,
+      sessionId: 'session-test',
+      runId: 'run-test',
+      resumed: options.resumed ?? false,
+      history,
+      newItems: [userMessage(options.prompt ?? 'do the thing')],
+      tools: runtime,
+      signal: new AbortController().signal,
+      observer: {
+        onEvent: (event) => events.push(event),
+        onModelCall: (call) => {
+          modelCalls.push(call);
+        },
+      },
+      compaction: hooks,
+    });
+    return { terminal, events, history, entries, modelCalls, provider, hooks: controller };
+  } finally {
+    await provider.close();
+  }
+}
+
+export function compactedEvents(events: RunEvent[]): Array<Extract<RunEvent, { type: 'history_compacted' }>> {
+  return events.filter((event): event is Extract<RunEvent, { type: 'history_compacted' }> => event.type === 'history_compacted');
+}
+
+export function warnings(events: RunEvent[]): Array<Extract<RunEvent, { type: 'warning' }>> {
+  return events.filter((event): event is Extract<RunEvent, { type: 'warning' }> => event.type === 'warning');
+}

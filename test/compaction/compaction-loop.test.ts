@@ -1,0 +1,260 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { systemMessage, userMessage, type ResponseItem } from '../../src/agent/index.js';
+import { COMPACTION_SUMMARY_PREFIX } from '../../src/agent/index.js';
+import { PRUNED_OUTPUT_MARKER, createCompactionHooks } from '../../src/compaction/index.js';
+import { WIRE_APIS_UNDER_TEST } from '../helpers/loop-harness.js';
+import {
+  bigOutputTool,
+  compactedEvents,
+  filler,
+  runWithCompaction,
+  scriptedWithSummaries,
+  sentMessages,
+  summaryRequests,
+  testSettings,
+  turnRequests,
+  warnings,
+} from './compaction-harness.js';
+
+const readBig = (label: string) => ({ name: 'read_big', arguments: { label } });
+const SUMMARY = '## Goal\nDo the thing.\n\n## Next step\nFinish.';
+
+for (const wireApi of WIRE_APIS_UNDER_TEST) {
+  describe(`compaction in the sampling loop (${wireApi})`, () => {
+    test('Boundary: compacts mid-turn after a committed round; the next request has the summary and the prompt, no calls or outputs', async () => {
+      const run = await runWithCompaction({
+        wireApi,
+        whenExhausted: { text: 'unexpected' },
+        script: [
+          scriptedWithSummaries(
+            [
+              { toolCalls: [readBig('a')], usage: { input: 1000, output: 20 } },
+              { toolCalls: [readBig('b')], usage: { input: 4000, output: 20, cached: 3500 } },
+              { text: 'Done.', usage: { input: 900, output: 5 } },
+            ],
+            () => ({ text: SUMMARY, usage: { input: 700, output: 40 } }),
+          ),
+        ].flatMap((step) => [step, step, step, step]),
+      });
+      assert.equal(run.terminal.type, 'run_succeeded');
+      const summaries = summaryRequests(run.provider);
+      assert.equal(summaries.length, 1, 'one summary call for one threshold crossing');
+
+      // The summary request: non-streaming, no tools and no tool_choice on the wire.
+      const body = summaries[0].body;
+      assert.equal('tools' in body, false);
+      assert.equal('tool_choice' in body, false);
+      assert.notEqual(body.stream, true);
+
+      // The request after compaction carries the summary and the user prompt, and nothing else.
+      const after = turnRequests(run.provider)[2];
+      const sent = sentMessages(after);
+      assert.deepEqual(sent.map((message) => message.kind), ['user', 'user']);
+      assert.ok(sent[0].text.startsWith(COMPACTION_SUMMARY_PREFIX));
+      assert.ok(sent[0].text.includes(SUMMARY));
+      assert.equal(sent[1].text, 'do the thing');
+
+      const [event] = compactedEvents(run.events);
+      assert.equal(event.trigger, 'auto');
+      assert.equal(event.phase, 'mid_turn');
+      assert.equal(event.kind, 'summary');
+      assert.equal(event.summary, SUMMARY);
+      assert.equal(event.estimated, false);
+      assert.equal(event.itemsRemoved, 4);
+      assert.equal(event.itemsKept, 1);
+      assert.ok(event.tokensBefore >= 5000 && event.tokensBefore > 4020, String(event.tokensBefore));
+      assert.ok(event.tokensAfter < 100, String(event.tokensAfter));
+      assert.equal(event.reason, `Reported token usage ${event.tokensBefore} reached the compaction threshold 5000.`);
+
+      // The summary call counts in the run's totals under its own stage, and is recorded.
+      assert.equal(run.terminal.usage.byStage.compaction?.inputTokens, 700);
+      assert.equal(run.terminal.usage.total.inputTokens, 1000 + 4000 + 900 + 700);
+      assert.deepEqual(run.modelCalls.map((call) => call.stage), ['turn', 'turn', 'compaction', 'turn']);
+      assert.equal(run.entries.length, 1);
+      assert.deepEqual(run.history.map((item) => item.type), ['compaction_summary', 'message', 'message']);
+    });
+
+    test('Counting: a provider that reports no usage still compacts, on an estimate marked as such', async () => {
+      const big = await runWithCompaction({
+        wireApi,
+        settings: testSettings({ threshold: 5000 }),
+        script: [
+          scriptedWithSummaries(
+            [{ toolCalls: [readBig('a')], usage: null }, { toolCalls: [readBig('b')], usage: null }, { toolCalls: [readBig('c')], usage: null }, { text: 'Done.', usage: null }],
+            () => ({ text: SUMMARY, usage: null }),
+          ),
+        ].flatMap((step) => Array.from({ length: 6 }, () => step)),
+      });
+      assert.equal(big.terminal.type, 'run_succeeded');
+      const [event] = compactedEvents(big.events);
+      assert.ok(event, 'compacted');
+      assert.equal(event.estimated, true);
+      assert.match(event.reason, /^Estimated token count \d+ reached the compaction threshold 5000\.$/);
+      assert.equal(summaryRequests(big.provider).length, 1);
+      assert.equal(big.terminal.usage.calls, turnRequests(big.provider).length + 1);
+    });
+
+    test('Check points: a provider context-overflow error compacts and the round is retried once, successfully', async () => {
+      const overflow = await runWithCompaction({
+        wireApi,
+        contextWindow: 4000,
+        settings: testSettings({ threshold: 1_000_000 }),
+        tools: [bigOutputTool(20_000)],
+        script: [
+          scriptedWithSummaries([{ toolCalls: [readBig('a')] }, { text: 'Done after compaction.' }], () => ({ text: SUMMARY })),
+        ].flatMap((step) => Array.from({ length: 4 }, () => step)),
+      });
+      assert.equal(overflow.terminal.type, 'run_succeeded');
+      assert.equal(overflow.terminal.type === 'run_succeeded' && overflow.terminal.answer, 'Done after compaction.');
+      const [event] = compactedEvents(overflow.events);
+      assert.equal(event.trigger, 'overflow');
+      assert.equal(event.phase, 'mid_turn');
+      assert.match(event.reason, /rejected the request as too long/);
+      // The rejected request, the summary, and the retried round.
+      const turns = turnRequests(overflow.provider);
+      assert.equal(turns.length, 3);
+      assert.equal(sentMessages(turns[2]).some((message) => message.kind === 'function_call_output'), false);
+      assert.deepEqual(
+        overflow.modelCalls.map((call) => `${call.stage}:${call.error?.code ?? 'ok'}`),
+        ['turn:ok', 'turn:CONTEXT_OVERFLOW', 'compaction:ok', 'turn:ok'],
+      );
+    });
+
+    test('Guards: the breaker stops a scripted failure loop after 3 failed compactions; the run continues', async () => {
+      const rounds = Array.from({ length: 6 }, (_, n) => ({ toolCalls: [readBig(`r${n}`)], usage: { input: 6000, output: 10 } }));
+      const run = await runWithCompaction({
+        wireApi,
+        settings: testSettings({ threshold: 1000, summaryAttempts: 2 }),
+        script: [
+          scriptedWithSummaries([...rounds, { text: 'Finished anyway.', usage: { input: 6000, output: 5 } }], () => ({
+            fault: { kind: 'status', status: 400, message: 'summaries are broken today' },
+          })),
+        ].flatMap((step) => Array.from({ length: 20 }, () => step)),
+      });
+      assert.equal(run.terminal.type, 'run_succeeded');
+      assert.equal(run.terminal.type === 'run_succeeded' && run.terminal.answer, 'Finished anyway.');
+      // 3 episodes × 2 attempts, then nothing more.
+      assert.equal(summaryRequests(run.provider).length, 6);
+      const codes = warnings(run.events).map((warning) => warning.code);
+      assert.deepEqual(codes, ['COMPACTION_FAILED', 'COMPACTION_FAILED', 'COMPACTION_FAILED', 'COMPACTION_DISABLED']);
+      assert.match(warnings(run.events)[0].message, /summaries are broken today/);
+      assert.equal(run.hooks?.disabled, true);
+      assert.equal(compactedEvents(run.events).length, 0);
+      // Failed summary calls still count as calls in the run's totals.
+      assert.equal(run.terminal.usage.calls, turnRequests(run.provider).length + 6);
+    });
+
+    test('Cheap pass first: eliding old tool outputs alone gets under the threshold, so no summary call is made', async () => {
+      const history: ResponseItem[] = [
+        systemMessage('You are a test agent.'),
+        userMessage('first'),
+        { type: 'function_call', callId: 'old', name: 'read_big', arguments: '{"label":"old"}' },
+        { type: 'function_call_output', callId: 'old', name: 'read_big', output: filler('old:', 12_000), isError: false },
+        { type: 'message', role: 'assistant', content: 'Read it.', runtimeRole: 'final_response' },
+        userMessage('second'),
+        { type: 'function_call', callId: 'recent', name: 'read_big', arguments: '{"label":"recent"}' },
+        { type: 'function_call_output', callId: 'recent', name: 'read_big', output: filler('recent:', 1_200), isError: false },
+        { type: 'message', role: 'assistant', content: 'Read that too.', runtimeRole: 'final_response' },
+      ];
+      const run = await runWithCompaction({
+        wireApi,
+        history,
+        prompt: 'third',
+        resumed: true,
+        settings: testSettings({ threshold: 2500 }),
+        script: [scriptedWithSummaries([{ text: 'Answer.', usage: { input: 300, output: 3 } }], () => ({ text: SUMMARY }))],
+      });
+      assert.equal(run.terminal.type, 'run_succeeded');
+      assert.equal(summaryRequests(run.provider).length, 0);
+      const [event] = compactedEvents(run.events);
+      assert.equal(event.kind, 'prune');
+      assert.equal(event.phase, 'pre_turn');
+      assert.equal(event.estimated, true);
+      assert.equal(event.itemsRemoved, 1);
+      assert.ok(event.tokensAfter < 2500);
+      assert.deepEqual(run.entries.map((entry) => entry.kind === 'prune' && entry.prunedCallIds), [['old']]);
+      const outputs = sentMessages(turnRequests(run.provider)[0]).filter((message) => message.kind === 'function_call_output');
+      assert.equal(outputs.length, 2, 'calls and outputs stay paired');
+      assert.ok(outputs[0].text.startsWith(`${PRUNED_OUTPUT_MARKER} read_big {"label":"old"} returned 12,000 characters`));
+      assert.ok(outputs[1].text.startsWith('recent:'), 'the two most recent user turns are untouched');
+    });
+
+    test('two compactions in one turn keep only the latest summary, which merged the previous one', async () => {
+      const run = await runWithCompaction({
+        wireApi,
+        script: [
+          scriptedWithSummaries(
+            [
+              { toolCalls: [readBig('a')], usage: { input: 6000, output: 10 } },
+              { toolCalls: [readBig('b')], usage: { input: 6000, output: 10 } },
+              { text: 'Done.', usage: { input: 500, output: 2 } },
+            ],
+            (_request, index) => ({ text: `summary number ${index + 1}` }),
+          ),
+        ].flatMap((step) => Array.from({ length: 6 }, () => step)),
+      });
+      assert.equal(run.terminal.type, 'run_succeeded');
+      const summaries = summaryRequests(run.provider);
+      assert.equal(summaries.length, 2);
+      assert.ok(summaries[1].rawBody.includes('<previous_summary>\\nsummary number 1\\n</previous_summary>'));
+      const kept = run.history.filter((item) => item.type === 'compaction_summary');
+      assert.deepEqual(kept, [{ type: 'compaction_summary', compactionId: 'cmp-2', summary: 'summary number 2' }]);
+    });
+
+    test('Guards: a summary that is not smaller than what it replaces is refused, and the cheap pass is the fallback', async () => {
+      const history: ResponseItem[] = [
+        userMessage('first'),
+        { type: 'function_call', callId: 'old', name: 'read_big', arguments: '{"label":"old"}' },
+        { type: 'function_call_output', callId: 'old', name: 'read_big', output: filler('old:', 3_000), isError: false },
+        userMessage('second'),
+      ];
+      const run = await runWithCompaction({
+        wireApi,
+        history,
+        prompt: 'third',
+        // The cheap pass alone would not count as meaningful; only the fallback may use it.
+        settings: testSettings({ threshold: 500, pruneMinimumTokens: 100_000 }),
+        script: [scriptedWithSummaries([{ text: 'Answer.', usage: { input: 100, output: 2 } }], () => ({ text: filler('bloated:', 40_000) }))].flatMap((step) => [step, step, step, step]),
+      });
+      assert.equal(run.terminal.type, 'run_succeeded');
+      assert.equal(summaryRequests(run.provider).length, 1, 'an inflated summary is not retried');
+      assert.deepEqual(run.entries.map((entry) => entry.kind), ['prune']);
+      assert.match(run.entries[0].reason, /would not shrink the history/);
+      assert.equal(run.history.filter((item) => item.type === 'compaction_summary').length, 0);
+      const [warning] = warnings(run.events);
+      assert.equal(warning.code, 'COMPACTION_FAILED');
+      assert.match(warning.message, /would not shrink/);
+    });
+
+    test('seed mode: reported usage only, between rounds only; no usage means no compaction', async () => {
+      const settings = testSettings({ mode: 'seed', threshold: 1000 });
+      const run = await runWithCompaction({
+        wireApi,
+        settings,
+        script: [
+          scriptedWithSummaries([{ toolCalls: [readBig('a')], usage: null }, { toolCalls: [readBig('b')], usage: null }, { text: 'Done.', usage: null }], () => ({ text: SUMMARY })),
+        ].flatMap((step) => [step, step, step, step]),
+      });
+      assert.equal(run.terminal.type, 'run_succeeded');
+      assert.equal(summaryRequests(run.provider).length, 0);
+      const overflowHandled = await createCompactionHooks(settings, {
+        gateway: { createResponse: async () => assert.fail('no summary in seed mode on overflow') },
+        persist: async () => {},
+      }).onContextOverflow(
+        {
+          history: [userMessage('a'), userMessage('b'), userMessage('c'), userMessage('d')],
+          lastUsage: null,
+          lastUsageHistoryLength: 0,
+          round: 2,
+          signal: new AbortController().signal,
+          emit: () => {},
+          recordUsage: () => {},
+          commit: async () => {},
+        },
+        new (await import('../../src/model/index.js')).ModelError('CONTEXT_OVERFLOW', 'too long'),
+      );
+      assert.equal(overflowHandled, false);
+    });
+  });
+}
