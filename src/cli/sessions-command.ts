@@ -3,14 +3,9 @@
 
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import {
-  forkSession,
-  JsonlSessionStore,
-  type AuditEvent,
-  type ResponseItemRecord,
-  type SessionRecord,
-  type SessionSummary,
-} from '../sessions/index.js';
+// Types only at the top: the store (zod schemas, the model layer) loads when a command runs, so
+// `glassbox --help` stays cheap.
+import type { AuditEvent, JsonlSessionStore, ResponseItemRecord, SessionRecord, SessionSummary } from '../sessions/index.js';
 
 export interface SessionCommandDeps {
   /** The Glassbox home; sessions live in `<home>/sessions`. `option` is the command's --home. */
@@ -164,8 +159,9 @@ export function describeRecord(record: SessionRecord): string {
 // ---------------------------------------------------------------------------------------------
 // Commands
 
-function storeFor(deps: SessionCommandDeps, home?: string): JsonlSessionStore {
-  return new JsonlSessionStore(join(deps.resolveHome(home), 'sessions'));
+async function storeFor(deps: SessionCommandDeps, home?: string): Promise<JsonlSessionStore> {
+  const { JsonlSessionStore: Store } = await import('../sessions/index.js');
+  return new Store(join(deps.resolveHome(home), 'sessions'));
 }
 
 async function listSessions(
@@ -173,7 +169,7 @@ async function listSessions(
   io: Output,
   options: { json?: boolean; limit?: number; query?: string; home?: string },
 ): Promise<void> {
-  const store = storeFor(deps, options.home);
+  const store = await storeFor(deps, options.home);
   const list = await store.list({ limit: options.limit ?? DEFAULT_LIST_LIMIT, query: options.query });
   for (const problem of list.problems) {
     io.err(problem.sessionId === null ? `warning: ${problem.message}\n` : `warning: session ${problem.sessionId}: ${problem.message}\n`);
@@ -196,7 +192,7 @@ async function listSessions(
 }
 
 async function showSession(deps: SessionCommandDeps, io: Output, reference: string, json: boolean, home?: string): Promise<void> {
-  const store = storeFor(deps, home);
+  const store = await storeFor(deps, home);
   const sessionId = await store.resolveId(reference);
   // Stream: a long session is printed without holding all of its records.
   let pending: string[] = [];
@@ -216,8 +212,9 @@ async function showSession(deps: SessionCommandDeps, io: Output, reference: stri
 }
 
 async function forkCommand(deps: SessionCommandDeps, io: Output, reference: string, atTurn: number | undefined, home?: string): Promise<void> {
-  const store = storeFor(deps, home);
+  const store = await storeFor(deps, home);
   const sessionId = await store.resolveId(reference);
+  const { forkSession } = await import('../sessions/index.js');
   const forkId = await forkSession(store, sessionId, { atTurn, glassboxVersion: deps.glassboxVersion });
   io.out(`${forkId}\n`);
 }

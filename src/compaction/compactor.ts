@@ -115,6 +115,10 @@ interface Episode {
 /** The warning code of a tripped breaker; replay looks for it to keep the breaker tripped across turns. */
 export const COMPACTION_DISABLED_WARNING = 'COMPACTION_DISABLED';
 
+function isCompactable(item: ResponseItem): boolean {
+  return !(item.type === 'message' && (item.role === 'system' || item.role === 'user'));
+}
+
 function newId(): string {
   return `cmp_${randomUUID()}`;
 }
@@ -309,7 +313,9 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       await check(state, 'mid_turn');
     },
     async onContextOverflow(state, error: ModelError) {
-      if (!full || disabled || state.history.length < MIN_COMPACTABLE_ITEMS) return false;
+      // Unlike the threshold check, any history with something besides system and user messages
+      // is worth compacting here: the alternative is a failed run.
+      if (!full || disabled || !state.history.some(isCompactable)) return false;
       const count = await countContext(state, counter, { threshold: settings.threshold, estimate: true, overheadTokens: settings.overheadTokens });
       return compact(state, {
         trigger: 'overflow',

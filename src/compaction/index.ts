@@ -90,7 +90,15 @@ export {
   type SummaryRequest,
   type SummaryRequestInput,
 } from './summary-request.js';
-export { CompactionFailure, abortableSleep, backoffDelay, summarizeHistory, type SummaryResult, type SummarizerSettings } from './summarizer.js';
+export {
+  CompactionFailure,
+  abortableSleep,
+  backoffDelay,
+  summarizeHistory,
+  type SummarizerContext,
+  type SummarizerSettings,
+  type SummaryResult,
+} from './summarizer.js';
 export {
   COMPACTION_DISABLED_WARNING,
   DEFAULT_COMPACTION_TUNING,

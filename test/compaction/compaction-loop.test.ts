@@ -186,13 +186,15 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         script: [
           scriptedWithSummaries(
             [
+              // Round 1 leaves 3 items: too few to compact. Round 2 crosses, round 3 crosses again.
               { toolCalls: [readBig('a')], usage: { input: 6000, output: 10 } },
               { toolCalls: [readBig('b')], usage: { input: 6000, output: 10 } },
+              { toolCalls: [readBig('c')], usage: { input: 6000, output: 10 } },
               { text: 'Done.', usage: { input: 500, output: 2 } },
             ],
             (_request, index) => ({ text: `summary number ${index + 1}` }),
           ),
-        ].flatMap((step) => Array.from({ length: 6 }, () => step)),
+        ].flatMap((step) => Array.from({ length: 8 }, () => step)),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       const summaries = summaryRequests(run.provider);

@@ -92,7 +92,7 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
   const liveVisible = run !== null && (run.sessionId !== null ? run.sessionId === selectedId : run.serial === followedSerial);
   const turns = mergeLiveTurn(data.turns, liveVisible ? run.turn : null);
   const lastTurn = data.turns.reduce((max, turn) => Math.max(max, turn.turn ?? 0), 0);
-  const title = data.page?.summary?.title || (selectedId === null ? 'New session' : selectedId);
+  const title = data.page?.summary?.title || turns[0]?.prompt.replace(/\s+/g, ' ').trim() || 'New session';
 
   const openSession = useCallback((sessionId: string) => {
     setSelectedId(sessionId);
@@ -114,14 +114,14 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
       setBanner(null);
       const body: StartRunRequest = selectedId === null ? request : { ...request, sessionId: selectedId };
       const expectedTurn = selectedId === null ? 1 : data.page === null ? null : lastTurn + 1;
-      const { serial, done } = live.start(body, expectedTurn);
+      const { serial, accepted, done } = live.start(body, expectedTurn);
       setFollowedSerial(serial);
       setPane('transcript');
-      const end = await done;
-      if (end.kind === 'ended') return true;
-      setFormError(describeError(end.error));
-      // Refused outright (bad settings, a run already active): nothing ran, so keep the prompt.
-      return end.kind !== 'refused';
+      void done.then((end) => {
+        if (end.kind !== 'ended') setFormError(describeError(end.error));
+      });
+      // The prompt box empties once the server took the run; a refused run keeps it for a retry.
+      return accepted;
     },
     [selectedId, data.page, lastTurn, live],
   );
@@ -213,7 +213,7 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
         <div className="transcript-head">
           <h1 title={selectedId ?? undefined}>{title}</h1>
           {data.loading && <span className="muted small-text">loading…</span>}
-          {selectedId !== null && <span className="muted small-text mono">{selectedId}</span>}
+          {selectedId !== null && <span className="muted small-text mono session-id">{selectedId}</span>}
         </div>
         {banner !== null && (
           <p className="banner" role="status">

@@ -2,7 +2,7 @@
 // audit records plus whatever the live run has reported that the records may not show yet.
 
 import type { RunEvent, SessionRecord } from '../api/index.js';
-import { actionPhrase, phraseText } from '../transcript/index.js';
+import { actionPhrase, PhraseView } from '../transcript/index.js';
 
 type AuditEvent = Extract<RunEvent, { type: 'tool_permission_decided' | 'approval_requested' | 'approval_resolved' }>;
 
@@ -45,46 +45,41 @@ export function collectAudit(records: SessionRecord[], liveEvents: RunEvent[]): 
 function decisionOf(event: AuditEvent): { label: string; tone: string } {
   if (event.type === 'tool_permission_decided') return { label: event.decision, tone: event.decision };
   if (event.type === 'approval_requested') return { label: 'asked', tone: 'ask' };
-  return { label: event.decision === 'approve_session' ? 'approved for session' : event.decision === 'approve' ? 'approved' : 'denied', tone: event.decision === 'deny' ? 'deny' : 'allow' };
+  const label = event.decision === 'approve_session' ? 'approved for session' : event.decision === 'approve' ? 'approved' : 'denied';
+  return { label, tone: event.decision === 'deny' ? 'deny' : 'allow' };
 }
 
+/** Who decided, and why; an approval request's reason is its permission decision's, so it is not repeated. */
 function detailOf(event: AuditEvent): { who: string; why: string } {
   if (event.type === 'tool_permission_decided') return { who: event.rule, why: event.reason };
-  if (event.type === 'approval_requested') return { who: 'asked a person', why: event.reason || event.summary };
-  return { who: `by ${event.by}`, why: event.message ?? '' };
+  if (event.type === 'approval_requested') return { who: 'waiting for a person', why: '' };
+  return { who: `by ${event.by}`, why: event.message === null ? '' : `“${event.message}”` };
 }
 
 export function AuditTab({ rows, calls }: AuditTabProps) {
   if (rows.length === 0) return <p className="muted pad">No permission decisions yet.</p>;
   return (
-    <table className="audit-table">
-      <thead>
-        <tr>
-          <th scope="col">Turn</th>
-          <th scope="col">Call</th>
-          <th scope="col">Decision</th>
-          <th scope="col">Rule / by</th>
-          <th scope="col">Reason</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => {
-          const call = calls.get(row.event.callId);
-          const decision = decisionOf(row.event);
-          const detail = detailOf(row.event);
-          return (
-            <tr key={row.key} data-event={row.event.type}>
-              <td className="mono">{row.turn ?? 'live'}</td>
-              <td title={row.event.callId}>{call === undefined ? row.event.name : phraseText(actionPhrase(call.name, call.arguments))}</td>
-              <td>
-                <span className={`decision decision-${decision.tone}`}>{decision.label}</span>
-              </td>
-              <td className="mono small-text">{detail.who}</td>
-              <td>{detail.why}</td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <ol className="audit-list" aria-label="Permission decisions and approvals">
+      {rows.map((row) => {
+        const call = calls.get(row.event.callId);
+        const decision = decisionOf(row.event);
+        const detail = detailOf(row.event);
+        return (
+          <li key={row.key} className="audit-row" data-event={row.event.type}>
+            <div className="audit-line">
+              <span className={`decision decision-${decision.tone}`}>{decision.label}</span>
+              <span className="audit-call" title={row.event.callId}>
+                {call === undefined ? row.event.name : <PhraseView phrase={actionPhrase(call.name, call.arguments)} />}
+              </span>
+              <span className="muted small-text audit-turn">{row.turn === null ? 'live' : `turn ${row.turn}`}</span>
+            </div>
+            <div className="audit-detail">
+              <span className="mono small-text muted">{detail.who}</span>
+              {detail.why !== '' && <span className="audit-why"> — {detail.why}</span>}
+            </div>
+          </li>
+        );
+      })}
+    </ol>
   );
 }

@@ -94,6 +94,27 @@ const ModelCallRow = memo(function ModelCallRow({ call }: { call: ModelCallView 
   );
 });
 
+type EventRow = { kind: 'event'; entry: LiveEvent } | { kind: 'deltas'; firstId: number; lastId: number; round: number; text: string; count: number };
+
+/** Consecutive text deltas of a round become one row: hundreds of them would bury everything else. */
+export function groupDeltas(events: LiveEvent[]): EventRow[] {
+  const rows: EventRow[] = [];
+  for (const entry of events) {
+    const event = entry.event;
+    const last = rows[rows.length - 1];
+    if (event.type === 'assistant_delta') {
+      if (last !== undefined && last.kind === 'deltas' && last.round === event.round && last.lastId === entry.id - 1) {
+        rows[rows.length - 1] = { ...last, lastId: entry.id, text: last.text + event.delta, count: last.count + 1 };
+      } else {
+        rows.push({ kind: 'deltas', firstId: entry.id, lastId: entry.id, round: event.round, text: event.delta, count: 1 });
+      }
+    } else {
+      rows.push({ kind: 'event', entry });
+    }
+  }
+  return rows;
+}
+
 function eventSummary(entry: LiveEvent): string {
   const event = entry.event;
   switch (event.type) {
@@ -172,17 +193,33 @@ export function DebugTab({ sessionId, version, liveEvents }: DebugTabProps) {
           </button>
         )}
         <ol className="live-events">
-          {shownEvents.map((entry) => (
-            <li key={entry.id}>
-              <details>
-                <summary>
-                  <span className="mono muted">#{entry.id}</span> <span className="event-type">{entry.event.type}</span>{' '}
-                  <span className="muted event-summary">{eventSummary(entry)}</span>
-                </summary>
-                <pre>{JSON.stringify(entry.event, null, 2)}</pre>
-              </details>
-            </li>
-          ))}
+          {groupDeltas(shownEvents).map((row) =>
+            row.kind === 'event' ? (
+              <li key={row.entry.id}>
+                <details>
+                  <summary>
+                    <span className="mono muted">#{row.entry.id}</span> <span className="event-type">{row.entry.event.type}</span>{' '}
+                    <span className="muted event-summary">{eventSummary(row.entry)}</span>
+                  </summary>
+                  <pre>{JSON.stringify(row.entry.event, null, 2)}</pre>
+                </details>
+              </li>
+            ) : (
+              <li key={row.firstId}>
+                <details>
+                  <summary>
+                    <span className="mono muted">
+                      #{row.firstId}
+                      {row.count > 1 && `–${row.lastId}`}
+                    </span>{' '}
+                    <span className="event-type">assistant_delta</span> <span className="muted">×{row.count}</span>{' '}
+                    <span className="muted event-summary">{JSON.stringify(row.text.slice(0, 80))}</span>
+                  </summary>
+                  <pre>{row.text}</pre>
+                </details>
+              </li>
+            ),
+          )}
         </ol>
       </section>
     </div>

@@ -72,11 +72,17 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
     });
     let sessionId: string | null = null;
     let received = 0;
+    let accept: (accepted: boolean) => void = () => undefined;
+    const accepted = new Promise<boolean>((resolve) => (accept = resolve));
     const runStream = new RunStream({
-      onRunId: (id) => update((current) => ({ ...current, runId: id })),
+      onRunId: (id) => {
+        accept(true);
+        update((current) => ({ ...current, runId: id }));
+      },
       onConnection: (connection) => update((current) => ({ ...current, connection })),
       onEvent: (event, id) => {
         received += 1;
+        accept(true);
         if (event.type === 'run_started') {
           sessionId = event.sessionId;
           latest.current.onSessionKnown(event.sessionId, mine);
@@ -93,25 +99,29 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
     stream.current = runStream;
     const done = begin(runStream).then(
       (): RunEnd => {
+        accept(true);
         if (serial.current === mine) latest.current.onEnded(sessionId);
         return { kind: 'ended' };
       },
       (error: unknown): RunEnd => {
         if (received === 0 && runStream.currentRunId === null) {
+          accept(false);
           setRun((current) => (current !== null && current.serial === mine ? null : current));
           return { kind: 'refused', error };
         }
+        accept(true);
         update((current) => ({ ...current, status: 'lost', error: describeError(error) }));
         if (serial.current === mine) latest.current.onEnded(sessionId);
         return { kind: 'lost', error };
       },
     );
-    return { serial: mine, done };
+    return { serial: mine, accepted, done };
   }, []);
 
   /**
-   * Starts a run. `serial` names it at once; `done` says how following it ended (a lost stream's
-   * error is also kept on the run; a refused run is removed).
+   * Starts a run. `serial` names it at once; `accepted` settles as soon as the server took it (or
+   * refused it); `done` says how following it ended (a lost stream's error is also kept on the
+   * run; a refused run is removed).
    */
   const start = useCallback(
     (request: StartRunRequest, expectedTurn: number | null) => follow(request.prompt, expectedTurn, (runStream) => runStream.start(request)),

@@ -14,4 +14,4 @@ export {
 } from './transcript-model.js';
 export { MarkdownText } from './markdown-text.js';
 export { CompactionNote } from './transcript-view.js';
-export type { ApprovalHandler } from './tool-call-view.js';
+export { PhraseView, type ApprovalHandler } from './tool-call-view.js';

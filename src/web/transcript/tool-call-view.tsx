@@ -30,7 +30,7 @@ const STATUS_ICON: Record<ToolCallStatus, string> = {
   cancelled: '–',
 };
 
-function PhraseView({ phrase }: { phrase: ActionPhrase }) {
+export function PhraseView({ phrase }: { phrase: ActionPhrase }) {
   return (
     <span className="phrase">
       <span className="phrase-verb">{phrase.verb}</span>

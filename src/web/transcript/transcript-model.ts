@@ -51,7 +51,7 @@ export type TranscriptEntry =
   /** `round` is known live; records do not say, so there it is null. */
   | { kind: 'tools'; key: string; round: number | null; calls: ToolCallState[] }
   | { kind: 'compaction'; key: string; compaction: CompactionView }
-  | { kind: 'notice'; key: string; tone: 'info' | 'warning'; text: string }
+  | { kind: 'notice'; key: string; tone: 'info' | 'warning'; title: string; text: string }
   | { kind: 'user'; key: string; text: string };
 
 export type RunningPhase = 'waiting' | 'streaming' | 'tools' | 'approval' | 'compacting';
@@ -112,6 +112,11 @@ function assistantCount(entries: TranscriptEntry[]): number {
   return entries.filter((entry) => entry.kind === 'assistant').length;
 }
 
+/** Warnings are numbered per turn the same way live and from records. */
+function noticeKey(entries: TranscriptEntry[]): string {
+  return `notice-${entries.filter((entry) => entry.kind === 'notice' && entry.key.startsWith('notice-')).length}`;
+}
+
 function newCall(callId: string, name: string, args: string): ToolCallState {
   return { callId, name, arguments: args, status: 'requested', output: null, isError: false, durationMs: null, permission: null, approval: null };
 }
@@ -160,7 +165,6 @@ export function transcriptFromRecords(records: SessionRecord[]): TranscriptTurn[
   let current: TranscriptTurn | null = null;
   // Whether the next function_call starts a new round's group (after outputs or text).
   let groupOpen = false;
-  let notices = 0;
 
   const ensureTurn = (turnNumber: number | null): TranscriptTurn => {
     if (current === null || (turnNumber !== null && current.turn !== turnNumber)) {
@@ -251,8 +255,7 @@ export function transcriptFromRecords(records: SessionRecord[]): TranscriptTurn[
       case 'warning': {
         const turn = record.turn === null ? current : ensureTurn(record.turn);
         if (turn === null) break;
-        notices += 1;
-        update(turn, [...turn.entries, { kind: 'notice', key: `notice-${notices}`, tone: 'warning', text: `${record.code}: ${record.message}` }]);
+        update(turn, [...turn.entries, { kind: 'notice', key: noticeKey(turn.entries), tone: 'warning', title: record.code, text: record.message }]);
         break;
       }
       case 'turn_completed': {
@@ -341,7 +344,8 @@ export function applyRunEvent(turn: TranscriptTurn, event: RunEvent): Transcript
             kind: 'notice',
             key: `retry-${event.round}-${event.attempt}`,
             tone: 'warning',
-            text: `Model call failed (${event.error.code}: ${event.error.message}); retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s`,
+            title: `Retry ${event.attempt}`,
+            text: `The model call failed (${event.error.code}: ${event.error.message}); retrying in ${(event.delayMs / 1000).toFixed(1)} s.`,
           },
         ],
       };
@@ -394,7 +398,7 @@ export function applyRunEvent(turn: TranscriptTurn, event: RunEvent): Transcript
     case 'warning':
       return {
         ...turn,
-        entries: [...turn.entries, { kind: 'notice', key: `warning-${turn.entries.length}`, tone: 'warning', text: `${event.code}: ${event.message}` }],
+        entries: [...turn.entries, { kind: 'notice', key: noticeKey(turn.entries), tone: 'warning', title: event.code, text: event.message }],
       };
     case 'run_succeeded': {
       let entries = finishStreaming(turn.entries, 'final');

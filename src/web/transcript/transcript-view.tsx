@@ -63,7 +63,15 @@ function EntryView({ entry, runId, onApprove }: { entry: TranscriptEntry; runId:
     case 'compaction':
       return <CompactionNote compaction={entry.compaction} />;
     case 'notice':
-      return <p className={`notice tone-${entry.tone}`}>{entry.text}</p>;
+      // Warnings can be long and repeat every turn: one line until opened.
+      return (
+        <details className={`notice tone-${entry.tone}`}>
+          <summary>
+            <strong>{entry.title}</strong> <span className="notice-preview">{entry.text}</span>
+          </summary>
+          <p>{entry.text}</p>
+        </details>
+      );
     case 'user':
       return <div className="message user">{entry.text}</div>;
   }
