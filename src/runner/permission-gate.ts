@@ -1,7 +1,9 @@
 // Adapts the pure permission rules (`permissions/`) to the loop's `PermissionGate` interface. The
 // bash parser behind the command classifier loads on the first shell call, not at start-up.
 
-import type { AnyTool, GateDecision, GateRequest, PermissionGate, SandboxMode } from '../agent/index.js';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { AnyTool, GateDecision, GateRequest, PermissionGate, SandboxMode, ToolAccess } from '../agent/index.js';
 import {
   SessionGrants,
   decidePermission,
@@ -43,17 +45,52 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
     classifications.set(request, classification);
     return classification;
   };
+  // The access a decision was made on, with symlinks followed; reused for the session grant.
+  const checkedAccess = new WeakMap<GateRequest, ToolAccess>();
   return {
     async decide(request: GateRequest): Promise<GateDecision> {
       const commandSafety = await classify(request);
       if (request.access.kind === 'exec') permissionSettings.sandboxAvailable = await settings.detectSandbox();
-      return decidePermission({ toolName: request.tool.name, access: request.access, commandSafety }, permissionSettings);
+      const access = await withRealPaths(request.access);
+      checkedAccess.set(request, access);
+      return decidePermission({ toolName: request.tool.name, access, commandSafety }, permissionSettings);
     },
     grantForSession(request: GateRequest): void {
-      permissionSettings.sessionGrants.add({ toolName: request.tool.name, access: request.access, commandSafety: classifications.get(request) ?? null });
+      permissionSettings.sessionGrants.add({
+        toolName: request.tool.name,
+        access: checkedAccess.get(request) ?? request.access,
+        commandSafety: classifications.get(request) ?? null,
+      });
     },
     isVisible(tool: AnyTool): boolean {
       return isToolVisible(tool, permissionSettings);
     },
   };
+}
+
+/**
+ * Tools follow symlinks, so rules must see where a path really leads: `notes.txt -> .env` is a
+ * secret read and `hooks -> .git/hooks` a protected write. Each path is checked both as written
+ * and as resolved (through its nearest existing ancestor for paths not created yet).
+ */
+async function withRealPaths(access: ToolAccess): Promise<ToolAccess> {
+  if (access.kind !== 'read' && access.kind !== 'write') return access;
+  const paths = new Set(access.paths);
+  for (const path of access.paths) paths.add(await realLocation(path));
+  return { ...access, paths: [...paths] };
+}
+
+async function realLocation(path: string): Promise<string> {
+  const missing: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      return join(await realpath(current), ...missing);
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return path;
+      missing.unshift(basename(current));
+      current = parent;
+    }
+  }
 }

@@ -3,9 +3,10 @@
 
 export function formatTokens(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';
-  if (Math.abs(value) >= 1_000_000) return `${(value / 1_000_000).toFixed(1)}M`;
-  if (Math.abs(value) >= 10_000) return `${Math.round(value / 1000)}k`;
-  if (Math.abs(value) >= 1000) return `${(value / 1000).toFixed(1)}k`;
+  const trim = (text: string) => text.replace(/\.0$/, '');
+  if (Math.abs(value) >= 1_000_000) return `${trim((value / 1_000_000).toFixed(1))}M`;
+  if (Math.abs(value) >= 100_000) return `${Math.round(value / 1000)}k`;
+  if (Math.abs(value) >= 1000) return `${trim((value / 1000).toFixed(1))}k`;
   return String(Math.round(value));
 }
 

@@ -1,46 +1,8 @@
 // The Audit tab: every permission decision and approval, with its reason, from the session's
 // audit records plus whatever the live run has reported that the records may not show yet.
 
-import type { RunEvent, SessionRecord } from '../api/index.js';
+import type { AuditEvent, AuditRow, CallDescriptions } from './audit-rows.js';
 import { actionPhrase, PhraseView } from '../transcript/index.js';
-
-type AuditEvent = Extract<RunEvent, { type: 'tool_permission_decided' | 'approval_requested' | 'approval_resolved' }>;
-
-export interface AuditRow {
-  key: string;
-  turn: number | null;
-  ts: string | null;
-  event: AuditEvent;
-}
-
-export interface AuditTabProps {
-  rows: AuditRow[];
-  /** callId → the call's name and arguments, to say what was decided about. */
-  calls: Map<string, { name: string; arguments: string }>;
-}
-
-export function isAuditEvent(event: RunEvent): event is AuditEvent {
-  return event.type === 'tool_permission_decided' || event.type === 'approval_requested' || event.type === 'approval_resolved';
-}
-
-/** Audit rows and call descriptions from records, then live events of a run the records lack. */
-export function collectAudit(records: SessionRecord[], liveEvents: RunEvent[]): { rows: AuditRow[]; calls: AuditTabProps['calls'] } {
-  const rows: AuditRow[] = [];
-  const calls: AuditTabProps['calls'] = new Map();
-  records.forEach((record, index) => {
-    if (record.type === 'response_item' && record.item.type === 'function_call') calls.set(record.item.callId, record.item);
-    if (record.type === 'audit') {
-      const event = record.event as RunEvent;
-      if (isAuditEvent(event)) rows.push({ key: `r${index}`, turn: record.turn, ts: record.ts, event });
-    }
-  });
-  const recorded = new Set(rows.map((row) => `${row.event.type}:${row.event.callId}`));
-  liveEvents.forEach((event, index) => {
-    if (event.type === 'tool_requested') calls.set(event.callId, event);
-    if (isAuditEvent(event) && !recorded.has(`${event.type}:${event.callId}`)) rows.push({ key: `l${index}`, turn: null, ts: null, event });
-  });
-  return { rows, calls };
-}
 
 function decisionOf(event: AuditEvent): { label: string; tone: string } {
   if (event.type === 'tool_permission_decided') return { label: event.decision, tone: event.decision };
@@ -54,6 +16,11 @@ function detailOf(event: AuditEvent): { who: string; why: string } {
   if (event.type === 'tool_permission_decided') return { who: event.rule, why: event.reason };
   if (event.type === 'approval_requested') return { who: 'waiting for a person', why: '' };
   return { who: `by ${event.by}`, why: event.message === null ? '' : `“${event.message}”` };
+}
+
+export interface AuditTabProps {
+  rows: AuditRow[];
+  calls: CallDescriptions;
 }
 
 export function AuditTab({ rows, calls }: AuditTabProps) {

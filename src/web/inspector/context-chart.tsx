@@ -1,15 +1,34 @@
 // A hand-drawn SVG line chart of context tokens per model round, with the compaction threshold,
 // the context window, and a mark at every compaction.
 
-import { useId } from 'react';
+import { useId, useLayoutEffect, useRef, useState } from 'react';
 import { formatTokens } from '../format/index.js';
 import { chartGeometry, type ChartInput } from './context-geometry.js';
 
-const SIZE = { width: 560, height: 220 };
+const HEIGHT = 220;
+const FALLBACK_WIDTH = 400;
+
+/** Drawn at the container's real width, so labels keep their size instead of scaling with the pane. */
+function useWidth() {
+  const ref = useRef<HTMLElement | null>(null);
+  const [width, setWidth] = useState(FALLBACK_WIDTH);
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (element === null) return;
+    const measure = () => setWidth(Math.max(240, Math.round(element.getBoundingClientRect().width)));
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return { ref, width };
+}
 
 export function ContextChart({ input }: { input: ChartInput }) {
   const titleId = useId();
-  const geometry = chartGeometry(input, SIZE);
+  const { ref, width } = useWidth();
+  const size = { width, height: HEIGHT };
+  const geometry = chartGeometry(input, size);
   const { plot } = geometry;
   const last = input.points[input.points.length - 1];
   const description =
@@ -20,8 +39,8 @@ export function ContextChart({ input }: { input: ChartInput }) {
         (input.window !== null ? `, window ${formatTokens(input.window)}` : '') +
         `; ${input.compactions.length} compaction${input.compactions.length === 1 ? '' : 's'}.`;
   return (
-    <figure className="context-chart">
-      <svg viewBox={`0 0 ${SIZE.width} ${SIZE.height}`} role="img" aria-labelledby={titleId} preserveAspectRatio="xMidYMid meet">
+    <figure className="context-chart" ref={ref}>
+      <svg viewBox={`0 0 ${size.width} ${size.height}`} role="img" aria-labelledby={titleId} preserveAspectRatio="xMidYMid meet">
         <title id={titleId}>Context tokens per round. {description}</title>
         {geometry.yTicks.map((tick) => (
           <g key={tick.value} className="chart-grid">

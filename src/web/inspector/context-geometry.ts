@@ -42,13 +42,13 @@ const MARGIN = { left: 48, right: 12, top: 12, bottom: 26 };
 /** Draw the window line only when it is within this factor of everything else on the chart. */
 const WINDOW_FACTOR = 2.5;
 
-/** A round number of tokens per tick: 1, 2 or 5 times a power of ten. */
+/** A round number of tokens per tick: 1, 2, 2.5 or 5 times a power of ten (at least 1). */
 export function niceStep(rough: number): number {
-  if (!(rough > 0)) return 1;
+  if (!(rough > 1)) return 1;
   const power = 10 ** Math.floor(Math.log10(rough));
   const fraction = rough / power;
-  const nice = fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10;
-  return nice * power;
+  const nice = fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 2.5 ? 2.5 : fraction <= 5 ? 5 : 10;
+  return Math.max(1, nice * power);
 }
 
 /** The index of the point each compaction is drawn before: the first drop at or after its turn. */

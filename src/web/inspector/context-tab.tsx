@@ -4,7 +4,7 @@
 import { useEffect, useId, useMemo, useState } from 'react';
 import { api, describeError, type ContextInfo } from '../api/index.js';
 import { formatCount, formatTokens } from '../format/index.js';
-import { compactionView, CompactionNote, type CompactionView } from '../transcript/index.js';
+import { compactionView, MarkdownText, type CompactionView } from '../transcript/index.js';
 import { ContextChart } from './context-chart.js';
 import type { ChartCompaction } from './context-geometry.js';
 
@@ -38,7 +38,12 @@ function CompactionCard({ compaction, turn }: { compaction: CompactionView; turn
         ))}
       </dl>
       {compaction.reason !== '' && <p className="compaction-reason">{compaction.reason}</p>}
-      <CompactionNote compaction={compaction} />
+      {compaction.summary !== '' && (
+        <details className="compaction-summary">
+          <summary>Summary</summary>
+          <MarkdownText text={compaction.summary} />
+        </details>
+      )}
     </article>
   );
 }

@@ -5,6 +5,7 @@ import { memo, useEffect, useState } from 'react';
 import { describeError, loadAllModelCalls, type ModelCallView } from '../api/index.js';
 import { capText, formatCount, formatDuration } from '../format/index.js';
 import type { LiveEvent } from '../live-run/index.js';
+import { groupDeltas } from './event-rows.js';
 
 export interface DebugTabProps {
   sessionId: string | null;
@@ -93,27 +94,6 @@ const ModelCallRow = memo(function ModelCallRow({ call }: { call: ModelCallView 
     </details>
   );
 });
-
-type EventRow = { kind: 'event'; entry: LiveEvent } | { kind: 'deltas'; firstId: number; lastId: number; round: number; text: string; count: number };
-
-/** Consecutive text deltas of a round become one row: hundreds of them would bury everything else. */
-export function groupDeltas(events: LiveEvent[]): EventRow[] {
-  const rows: EventRow[] = [];
-  for (const entry of events) {
-    const event = entry.event;
-    const last = rows[rows.length - 1];
-    if (event.type === 'assistant_delta') {
-      if (last !== undefined && last.kind === 'deltas' && last.round === event.round && last.lastId === entry.id - 1) {
-        rows[rows.length - 1] = { ...last, lastId: entry.id, text: last.text + event.delta, count: last.count + 1 };
-      } else {
-        rows.push({ kind: 'deltas', firstId: entry.id, lastId: entry.id, round: event.round, text: event.delta, count: 1 });
-      }
-    } else {
-      rows.push({ kind: 'event', entry });
-    }
-  }
-  return rows;
-}
 
 function eventSummary(entry: LiveEvent): string {
   const event = entry.event;

@@ -4,7 +4,8 @@
 import { useId, useMemo, useRef, type KeyboardEvent } from 'react';
 import type { SessionRecord } from '../api/index.js';
 import type { LiveEvent } from '../live-run/index.js';
-import { AuditTab, collectAudit } from './audit-tab.js';
+import { collectAudit } from './audit-rows.js';
+import { AuditTab } from './audit-tab.js';
 import { ContextTab } from './context-tab.js';
 import { DebugTab } from './debug-tab.js';
 import { SessionTab } from './session-tab.js';
