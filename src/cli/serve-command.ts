@@ -99,6 +99,14 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     if (problem !== null) throw new UsageError(`--token / GLASSBOX_TOKEN: ${problem}`);
   }
 
+  // A bad --compact-at, --context-window or <home>/config.json is a usage error before anything starts.
+  const { readCompactionConfig, resolveCompactionSettings } = await import('../compaction/index.js');
+  resolveCompactionSettings({
+    model: config.model,
+    contextWindow: options.contextWindow,
+    compactAt: options.compactAt,
+    config: await readCompactionConfig(config.home),
+  });
   const { openModel } = await import('./open-model.js');
   const { createGateway } = await import('../model/index.js');
   const model = await openModel(config, { stderr: io.stderr });

@@ -3,6 +3,7 @@
 
 import { ChatCompletionsGateway } from './chat-completions/index.js';
 import type { GatewayConfig, ModelGateway, RetryPolicy } from './gateway.js';
+import { ModelError } from './model-error.js';
 import { WIRE_APIS, type ModelCallOptions, type ModelRequest, type ModelResponse, type ModelStreamEvent } from './ir.js';
 import { ResponsesGateway } from './responses/index.js';
 import { resolveRetryPolicy, streamWithRetries, withRetries, type Sleep } from './retry.js';
@@ -17,6 +18,8 @@ export class RetryingGateway implements ModelGateway {
     private readonly inner: ModelGateway,
     private readonly policy: RetryPolicy,
     private readonly sleep?: Sleep,
+    /** Strings (the API key) that must never appear in an error message, e.g. echoed by a provider. */
+    private readonly secrets: readonly string[] = [],
   ) {
     this.wireApi = inner.wireApi;
     this.baseURL = inner.baseURL;
@@ -24,18 +27,33 @@ export class RetryingGateway implements ModelGateway {
 
   createResponse(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
     return withRetries(() => this.inner.createResponse(request, { signal: options.signal }), {
-      ...options,
+      ...this.redactedOptions(options),
       policy: this.policy,
       sleep: this.sleep,
+    }).catch((error: unknown) => {
+      throw redactError(error, this.secrets);
     });
   }
 
-  streamResponse(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<ModelStreamEvent> {
-    return streamWithRetries(() => this.inner.streamResponse(request, { signal: options.signal }), {
+  async *streamResponse(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<ModelStreamEvent> {
+    try {
+      yield* streamWithRetries(() => this.inner.streamResponse(request, { signal: options.signal }), {
+        ...this.redactedOptions(options),
+        policy: this.policy,
+        sleep: this.sleep,
+      });
+    } catch (error) {
+      throw redactError(error, this.secrets);
+    }
+  }
+
+  private redactedOptions(options: ModelCallOptions): ModelCallOptions {
+    const { onRetry } = options;
+    if (!onRetry || this.secrets.length === 0) return options;
+    return {
       ...options,
-      policy: this.policy,
-      sleep: this.sleep,
-    });
+      onRetry: (notice) => onRetry({ ...notice, error: { ...notice.error, message: redact(notice.error.message, this.secrets) } }),
+    };
   }
 }
 
@@ -46,5 +64,23 @@ export function createGateway(config: GatewayConfig): ModelGateway {
   const resolved = resolveClientConfig(config);
   const policy = resolveRetryPolicy(config.retry);
   const inner = config.wireApi === 'chat' ? new ChatCompletionsGateway(resolved) : new ResponsesGateway(resolved);
-  return new RetryingGateway(inner, policy);
+  // Keys shorter than 8 characters are placeholders ("x", "no-key"); redacting them would mangle text.
+  const secrets = config.apiKey.length >= 8 ? [config.apiKey] : [];
+  return new RetryingGateway(inner, policy, undefined, secrets);
+}
+
+const REDACTED = '[redacted]';
+
+function redact(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) result = result.split(secret).join(REDACTED);
+  return result;
+}
+
+/** A provider may echo request headers in an error body; the key must not travel on in messages. */
+function redactError(error: unknown, secrets: readonly string[]): unknown {
+  if (secrets.length === 0 || !(error instanceof ModelError)) return error;
+  const message = redact(error.message, secrets);
+  if (message === error.message) return error;
+  return new ModelError(error.code, message, { status: error.status, retryable: error.retryable, retryAfterMs: error.retryAfterMs });
 }

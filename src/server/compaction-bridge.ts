@@ -1,34 +1,36 @@
-// The server's view of compaction: the context window and threshold the chart draws, a token
-// estimate for calls without reported usage, and manual compaction of a session. Settings are
-// parsed once at start so a bad `--compact-at` is an error before the server listens.
+// The server's view of compaction: the context window and threshold the chart and the model list
+// show (resolved like a run resolves them: flags over `<home>/config.json` over the catalog), a
+// token estimate for calls without reported usage, and manual compaction of a session.
 
 import type { ResponseItem } from '../agent/index.js';
-import * as runnerModule from '../runner/index.js';
-import type { Runner } from '../runner/index.js';
-import { compactAtTokens, DEFAULT_COMPACT_AT, parseCompactAt, parseContextWindow, type CompactAt } from '../compaction/compact-at.js';
-import { lookupModelLimits } from '../compaction/model-catalog.js';
-import { cheapItemTokens } from '../compaction/token-count.js';
+import {
+  CompactionFailure,
+  cheapItemTokens,
+  parseCompactAt,
+  parseContextWindow,
+  readCompactionConfig,
+  resolveCompactionSettings,
+  type HistoryCompactedEvent,
+  type ModelLimits,
+} from '../compaction/index.js';
+import { compactSession, type Runner } from '../runner/index.js';
 import { HttpError } from './http-error.js';
 import type { ContextLimits } from './session-inspection.js';
 
-export interface ModelLimitsView {
-  contextWindow: number;
-  maxOutputTokens: number;
+export interface CompactionBridgeSettings {
+  home: string;
+  compactAt?: string;
+  contextWindow?: string;
 }
 
-type CompactSession = (options: { runner: Runner; sessionId: string; instructions?: string }) => Promise<unknown>;
-
 export class CompactionBridge {
-  private readonly compactAt: CompactAt;
-  private readonly contextWindow: number | null;
-
-  /** Throws (with exitCode 2) when a setting cannot be parsed. */
-  constructor(settings: { compactAt?: string; contextWindow?: string }) {
-    this.compactAt = settings.compactAt === undefined ? DEFAULT_COMPACT_AT : parseCompactAt(settings.compactAt);
-    this.contextWindow = settings.contextWindow === undefined ? null : parseContextWindow(settings.contextWindow);
+  /** Parses the flags now, so a bad `--compact-at` or `--context-window` fails before the server listens. */
+  constructor(private readonly settings: CompactionBridgeSettings) {
+    if (settings.compactAt !== undefined) parseCompactAt(settings.compactAt);
+    if (settings.contextWindow !== undefined) parseContextWindow(settings.contextWindow);
   }
 
-  /** A run's `compactAt`, checked; a problem is the caller's (400). */
+  /** A run's `compactAt`, checked; the problem is the caller's (400). */
   static checkCompactAt(value: string): string | null {
     try {
       parseCompactAt(value, 'compactAt');
@@ -38,14 +40,24 @@ export class CompactionBridge {
     }
   }
 
-  modelLimits(model: string): ModelLimitsView {
-    const { limits } = lookupModelLimits(model);
-    return { contextWindow: this.contextWindow ?? limits.contextWindow, maxOutputTokens: limits.maxOutputTokens };
+  private async resolve(model: string): Promise<{ limits: ModelLimits; threshold: number }> {
+    // A config.json broken after start throws CompactionConfigError, which answers as a 409 with the reason.
+    const resolved = resolveCompactionSettings({
+      model,
+      contextWindow: this.settings.contextWindow,
+      compactAt: this.settings.compactAt,
+      config: await readCompactionConfig(this.settings.home),
+    });
+    return { limits: resolved.limits, threshold: resolved.threshold };
   }
 
-  limitsFor(model: string): ContextLimits {
-    const window = this.modelLimits(model).contextWindow;
-    return { window, threshold: compactAtTokens(this.compactAt, window) };
+  async modelLimits(model: string): Promise<ModelLimits> {
+    return (await this.resolve(model)).limits;
+  }
+
+  async limitsFor(model: string): Promise<ContextLimits> {
+    const { limits, threshold } = await this.resolve(model);
+    return { window: limits.contextWindow, threshold };
   }
 
   estimate(items: readonly ResponseItem[]): number {
@@ -54,10 +66,13 @@ export class CompactionBridge {
     return total;
   }
 
-  /** Compact a session now. The runner module provides `compactSession` once compaction is built in. */
-  async compact(runner: Runner, sessionId: string, instructions: string | undefined): Promise<unknown> {
-    const compactSession = (runnerModule as Record<string, unknown>).compactSession;
-    if (typeof compactSession !== 'function') throw new HttpError(409, 'this build of glassbox cannot compact sessions yet');
-    return (compactSession as CompactSession)({ runner, sessionId, ...(instructions === undefined ? {} : { instructions }) });
+  /** Compact a session now with the server's default model. Nothing to compact, or no usable summary, is a 409. */
+  async compact(runner: Runner, sessionId: string, instructions: string | undefined, signal: AbortSignal): Promise<HistoryCompactedEvent> {
+    try {
+      return await compactSession({ runner, sessionId, signal, ...(instructions === undefined ? {} : { instructions }) });
+    } catch (error) {
+      if (error instanceof CompactionFailure) throw new HttpError(409, error.message);
+      throw error;
+    }
   }
 }

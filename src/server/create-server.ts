@@ -3,6 +3,7 @@
 
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
+import { z } from 'zod';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { JsonlSessionStore } from '../sessions/index.js';
 import { accessTokenProblem, generateAccessToken, tokenCookie, tokensMatch } from './access-token.js';
 import { CompactionBridge } from './compaction-bridge.js';
 import { HttpError, toHttpError } from './http-error.js';
+import { queryObject, validate } from './json-body.js';
 import { authGuard, hostGuard } from './request-guard.js';
 import { RunManager, type RunParameters } from './run-manager.js';
 import { registerRunRoutes } from './run-routes.js';
@@ -41,6 +43,7 @@ export interface GlassboxServer {
 }
 
 const SHUTDOWN_REASON = 'The server is shutting down.';
+const NO_QUERY = z.strictObject({});
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 function defaultLog(message: string): void {
@@ -61,6 +64,8 @@ export function createServer(settings: ServerSettings): GlassboxServer {
   const store = settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions'));
   const defaults = clampToCaps(settings.defaults, settings.caps);
   const compaction = new CompactionBridge(settings);
+  // Aborted by `close`, so a manual compaction's model call does not outlive the server.
+  const shutdown = new AbortController();
   const approvals = new ApprovalRegistry(settings.approvalTimeoutMs);
 
   const runnerSettings = (parameters: RunParameters | undefined): RunnerSettings => ({
@@ -110,8 +115,19 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     compaction,
     heartbeatMs: settings.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     version: glassboxVersion(),
+    shutdownSignal: shutdown.signal,
     openRunner: openServerRunner,
-    tools: () => (toolList ??= openServerRunner().then((runner) => runner.tools)),
+    tools: () => {
+      toolList ??= openServerRunner().then(
+        (runner) => runner.tools,
+        (error: unknown) => {
+          // Not cached: the cause (a broken config.json) may be fixed by the next request.
+          toolList = null;
+          throw error;
+        },
+      );
+      return toolList;
+    },
   };
 
   const app = new Hono();
@@ -130,15 +146,17 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     return c.text('not found', 404, PAGE_SECURITY_HEADERS);
   });
 
-  app.use('*', hostGuard({ bindHost: host, port: () => boundPort, token }));
+  app.use('*', hostGuard({ bindHost: host, port: () => boundPort }));
   app.use('/api/*', authGuard(token));
 
-  app.get('/api/health', (c) =>
-    c.json({ ok: true, version: context.version, model: settings.model, wireApi: settings.wireApi, demo: settings.demo, root: settings.root }),
-  );
+  app.get('/api/health', (c) => {
+    validate(NO_QUERY, queryObject(c), 'query');
+    return c.json({ ok: true, version: context.version, model: settings.model, wireApi: settings.wireApi, demo: settings.demo, root: settings.root });
+  });
 
-  app.get('/api/models', (c) => {
-    const limits = compaction.modelLimits(settings.model);
+  app.get('/api/models', async (c) => {
+    validate(NO_QUERY, queryObject(c), 'query');
+    const limits = await compaction.modelLimits(settings.model);
     return c.json({
       models: [{ id: settings.model, contextWindow: limits.contextWindow, maxOutputTokens: limits.maxOutputTokens }],
       defaults: { model: settings.model, wireApi: settings.wireApi, sandbox: defaults.sandbox, approvalPolicy: defaults.approvalPolicy },
@@ -195,6 +213,7 @@ export function createServer(settings: ServerSettings): GlassboxServer {
 
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      shutdown.abort(SHUTDOWN_REASON);
       await runs.close(SHUTDOWN_REASON);
       const current = server as Server | null;
       if (current === null || !current.listening) return;

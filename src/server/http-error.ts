@@ -2,6 +2,7 @@
 // for validation, the offending fields. Anything else that escapes a handler is a bug and is
 // answered with a generic 500 (details go to the server's log only).
 
+import { CompactionConfigError } from '../compaction/index.js';
 import { isSessionError, type SessionError } from '../sessions/index.js';
 
 export type FieldErrors = Record<string, string[]>;
@@ -53,5 +54,7 @@ export function httpErrorFromSessionError(error: SessionError): HttpError | null
 export function toHttpError(error: unknown): HttpError | null {
   if (error instanceof HttpError) return error;
   if (isSessionError(error)) return httpErrorFromSessionError(error);
+  // `<home>/config.json` turned invalid while the server runs: the operator's to fix, so say what.
+  if (error instanceof CompactionConfigError) return new HttpError(409, `the server's compaction settings are invalid: ${error.message}`);
   return null;
 }

@@ -15,7 +15,6 @@ export interface GuardSettings {
   bindHost: string;
   /** The port actually bound; null before `listen`. */
   port: () => number | null;
-  token: string;
 }
 
 function bracketed(host: string): string {

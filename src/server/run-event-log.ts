@@ -43,10 +43,6 @@ function lastIdOf(entry: Entry): number {
   return entry.kind === 'event' ? entry.id : entry.firstId + entry.lengths.length - 1;
 }
 
-function firstIdOf(entry: Entry): number {
-  return entry.kind === 'event' ? entry.id : entry.firstId;
-}
-
 export class RunEventLog {
   private readonly entries: Entry[] = [];
   private readonly subscribers = new Set<EventSubscriber>();
@@ -157,10 +153,4 @@ export class RunEventLog {
     return this.entries.length;
   }
 
-  /** The first event (run_started), when there is one. */
-  get firstEvent(): RunEvent | null {
-    const first = this.entries[0];
-    if (first === undefined || firstIdOf(first) !== 1) return null;
-    return first.kind === 'event' ? first.event : null;
-  }
 }

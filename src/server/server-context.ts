@@ -17,6 +17,8 @@ export interface ServerContext {
   compaction: CompactionBridge;
   heartbeatMs: number;
   version: string;
+  /** Aborted when the server closes. */
+  shutdownSignal: AbortSignal;
   /** A runner for these run parameters (runs), or for the server's defaults (compaction, inspection). */
   openRunner(parameters?: RunParameters): Promise<Runner>;
   /** The tools runs get, for rebuilding recorded requests. */

@@ -5,6 +5,7 @@
 
 import { itemsToModelMessages, toolDefinition, type AnyTool, type ResponseItem, type RunErrorInfo, type SandboxMode, type UsageStage } from '../agent/index.js';
 import type { FinishReason, ModelMessage, ModelToolDefinition, Usage } from '../model/index.js';
+import { historyCompactedEvent, type HistoryCompactedEvent } from '../compaction/index.js';
 import { APPROVAL_POLICIES, isToolVisible, type ApprovalPolicy } from '../permissions/index.js';
 import { HistoryReplay, type SessionRecord, type SessionStore, type TurnPolicy } from '../sessions/index.js';
 import { SANDBOX_ORDER } from './server-settings.js';
@@ -43,8 +44,11 @@ export interface ContextView {
   window: number | null;
   threshold: number | null;
   points: ContextPoint[];
-  compactions: Record<string, unknown>[];
+  compactions: CompactionPoint[];
 }
+
+/** A `history_compacted` payload, with the turn it was filed under and when. */
+export type CompactionPoint = Omit<HistoryCompactedEvent, 'type'> & { turn: number; ts: string };
 
 export interface ContextLimits {
   window: number | null;
@@ -197,11 +201,11 @@ function modelCallView(
 export async function contextChart(
   store: SessionStore,
   sessionId: string,
-  limitsFor: (model: string) => ContextLimits,
+  limitsFor: (model: string) => Promise<ContextLimits>,
   estimate: (items: readonly ResponseItem[]) => number,
 ): Promise<ContextView> {
   const points: ContextPoint[] = [];
-  const compactions: Record<string, unknown>[] = [];
+  const compactions: CompactionPoint[] = [];
   let replay: RequestReplay | null = null;
   await store.scan(sessionId, (record) => {
     if (record.type === 'session_meta') {
@@ -219,12 +223,12 @@ export async function contextChart(
       }
     }
     if (record.type === 'compaction') {
-      const { type: _type, ...payload } = record as unknown as Record<string, unknown>;
-      compactions.push(payload);
+      const { type: _type, ...payload } = historyCompactedEvent(record);
+      compactions.push({ ...payload, turn: record.turn, ts: record.ts });
     }
     replay.add(record);
   });
   const model = (replay as RequestReplay | null)?.currentModel ?? null;
-  const limits = model === null ? { window: null, threshold: null } : limitsFor(model);
+  const limits = model === null ? { window: null, threshold: null } : await limitsFor(model);
   return { window: limits.window, threshold: limits.threshold, points, compactions };
 }

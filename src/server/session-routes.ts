@@ -117,7 +117,7 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
     if (release === null) throw new HttpError(409, `session ${sessionId} has an active run; compact it when the run has ended`);
     try {
       const runner = await context.openRunner();
-      const compaction = await context.compaction.compact(runner, sessionId, body.instructions);
+      const compaction = await context.compaction.compact(runner, sessionId, body.instructions, context.shutdownSignal);
       return c.json({ compaction });
     } finally {
       release();

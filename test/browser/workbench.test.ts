@@ -195,6 +195,63 @@ describe('workbench', () => {
     );
   });
 
+  test('a compaction shows as a card, and the context chart drops where it happened', async () => {
+    await withWorkbench(
+      {
+        compactAt: '6000',
+        contextWindow: '10000',
+        files: { 'README.md': 'hello world\n' },
+        script: [
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }], usage: { input: 2500, output: 50 } },
+          { toolCalls: [{ name: 'list_dir', arguments: {} }], usage: { input: 6500, output: 50 } },
+          // The summary request of the automatic compaction.
+          { text: '## Progress\n\nRead README.md (it says hello world) and listed the root.', usage: { input: 900, output: 40 } },
+          { text: 'The project says **hello world**.', usage: { input: 2100, output: 30 } },
+          // The summary request of "Compact now".
+          { text: '## Progress\n\nThe answer was given: hello world.', usage: { input: 700, output: 30 } },
+        ],
+      },
+      async (page, workbench) => {
+        await page.goto(workbench.url);
+        await startRun(page, 'What does the README say?');
+        await page.locator('.compaction-note').waitFor();
+        await page.getByText(/Done in \d+ rounds/).waitFor();
+        assert.match((await page.locator('.compaction-note summary').textContent()) ?? '', /Context compacted \(auto\): 6\.6k → /);
+
+        await page.getByRole('tab', { name: 'Context' }).click();
+        const tile = page.getByTestId('compactions-tile');
+        await tile.getByText('1', { exact: true }).waitFor();
+        assert.match((await tile.textContent()) ?? '', /tokens saved/);
+        const card = page.locator('.compaction-card');
+        await card.first().waitFor();
+        assert.match((await card.first().textContent()) ?? '', /auto · mid_turn/);
+        await card.first().locator('.compaction-summary summary').click();
+        await card.first().getByText('Read README.md (it says hello world)').waitFor();
+
+        // The chart: three rounds, the line falls after the compaction marker.
+        const dots = page.locator('.context-chart circle.chart-dot');
+        await waitUntil(async () => (await dots.count()) === 3, 'the chart has a point per round');
+        const ys = await Promise.all([0, 1, 2].map(async (i) => Number(await dots.nth(i).getAttribute('cy'))));
+        assert.ok(ys[1] < ys[0], 'the context grew (higher on the chart)');
+        assert.ok(ys[2] > ys[1], 'and dropped after the compaction');
+        const markerX = Number(await page.locator('.chart-compaction line').first().getAttribute('x1'));
+        const xs = await Promise.all([1, 2].map(async (i) => Number(await dots.nth(i).getAttribute('cx'))));
+        assert.ok(markerX > xs[0] && markerX < xs[1], 'the compaction is marked where the line drops');
+        await page.locator('.chart-threshold').waitFor();
+        await screenshot(page, '08-compaction-chart');
+
+        // Compact now, with instructions: a second, manual card.
+        await page.getByRole('textbox', { name: /instructions/ }).fill('keep the greeting');
+        await page.getByRole('button', { name: 'Compact now' }).click();
+        await waitUntil(async () => (await card.count()) === 2, 'the manual compaction card appears');
+        assert.match((await card.nth(1).textContent()) ?? '', /manual/);
+        await tile.getByText('2', { exact: true }).waitFor();
+        assert.match(workbench.provider.requests[4].rawBody, /keep the greeting/);
+        await screenshot(page, '09-compact-now');
+      },
+    );
+  });
+
   test('opens an old session from the list, continues it, and forks it', async () => {
     await withWorkbench(
       {
@@ -221,7 +278,7 @@ describe('workbench', () => {
         await page.locator('.tool-call .phrase', { hasText: 'Listed the project root' }).waitFor();
         assert.match((await page.locator('.message.role-final').textContent()) ?? '', /There is one file: notes\.md/);
         assert.match((await page.locator('.run-target').textContent()) ?? '', /Continuing/);
-        await screenshot(page, '08-old-session');
+        await screenshot(page, '10-old-session');
 
         await startRun(page, 'And what is in it?');
         await page.locator('.turn[data-turn="2"] .message.role-final', { hasText: 'Turn two answer.' }).waitFor();
@@ -240,7 +297,7 @@ describe('workbench', () => {
         await page.getByRole('tab', { name: 'Session' }).click();
         await page.locator('.session-facts', { hasText: 'Forked from' }).waitFor();
         assert.match((await page.locator('.session-facts').textContent()) ?? '', new RegExp(oldSession));
-        await screenshot(page, '09-forked');
+        await screenshot(page, '11-forked');
       },
     );
   });
@@ -251,7 +308,7 @@ describe('workbench', () => {
       await page.getByRole('heading', { name: 'Not signed in' }).waitFor();
       const status = await page.evaluate(async () => (await fetch('/api/health')).status);
       assert.equal(status, 401);
-      await screenshot(page, '10-unauthorized');
+      await screenshot(page, '12-unauthorized');
 
       await page.goto(workbench.url);
       await page.getByRole('heading', { name: 'New session' }).waitFor();
@@ -271,11 +328,11 @@ describe('workbench', () => {
         await startRun(page, 'Say something short');
         await page.locator('.message.role-final', { hasText: 'Short answer.' }).waitFor();
         assert.equal(await page.locator('.pane-sidebar').isVisible(), false);
-        await screenshot(page, '11-narrow-dark-transcript');
+        await screenshot(page, '13-narrow-dark-transcript');
         await panes.getByRole('button', { name: 'Inspector' }).click();
         await page.getByRole('tab', { name: 'Debug' }).waitFor();
         assert.equal(await page.locator('.pane-transcript').isVisible(), false);
-        await screenshot(page, '12-narrow-dark-inspector');
+        await screenshot(page, '14-narrow-dark-inspector');
         const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
         assert.notEqual(background, 'rgb(245, 245, 242)', 'dark mode changes the palette');
       },
