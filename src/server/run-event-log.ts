@@ -152,5 +152,4 @@ export class RunEventLog {
   get storedEntries(): number {
     return this.entries.length;
   }
-
 }

@@ -54,7 +54,7 @@ describe('RunEventLog', () => {
         });
         assert.deepEqual(replay.events.map((e) => e.event), expected.slice(after));
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed: 7 },
     );
   });
 

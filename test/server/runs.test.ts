@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { eventsOf, readFrames, startHarness, type Harness, type SseFrame } from './server-harness.js';
+import { JsonlSessionStore } from '../../src/sessions/index.js';
+import { eventsOf, readFrames, startHarness, type Harness } from './server-harness.js';
 
 type Event = ReturnType<typeof eventsOf>[number];
 
@@ -17,8 +19,6 @@ async function startRun(h: Harness, body: Record<string, unknown>): Promise<{ ru
   assert.ok(runId);
   return { runId, response };
 }
-
-const isTerminal = (frame: SseFrame): boolean => /^run_(succeeded|failed|cancelled)$/.test(frame.event ?? '');
 
 describe('runs over SSE', () => {
   test('a run end to end: run_started first, the terminal event last, ids contiguous, data is the event JSON', async () => {
@@ -231,6 +231,43 @@ describe('runs over SSE', () => {
       assert.equal(events.at(-1)!.event.reason, 'The server is shutting down.');
     } finally {
       if (!closed) await h.server.close();
+      await h.close();
+    }
+  });
+
+  test('a config.json broken while the server runs is a 409 that says why, not a 500', async () => {
+    const h = await startHarness({ script: [{ text: 'never reached' }] });
+    try {
+      await mkdir(h.home, { recursive: true });
+      await writeFile(join(h.home, 'config.json'), '{"compaction": {"compactAt": "lots"}}');
+      const run = await h.post('/api/runs', { prompt: 'hi' });
+      assert.equal(run.status, 409);
+      assert.match(((await run.json()) as { error: string }).error, /compactAt/);
+      assert.equal((await h.api('/api/models')).status, 409);
+      assert.equal(h.provider.requests.length, 0);
+      assert.deepEqual(h.logs, []);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a session locked by another glassbox process is a 409, not a stream or a 500', async () => {
+    const h = await startHarness({ script: [{ text: 'First.' }, { text: 'Second.' }] });
+    try {
+      const first = eventsOf(await readFrames((await startRun(h, { prompt: 'one' })).response));
+      const sessionId = String(first[0].event.sessionId);
+      const writer = await new JsonlSessionStore(join(h.home, 'sessions')).openForAppend(sessionId);
+      try {
+        const locked = await h.post('/api/runs', { prompt: 'two', sessionId });
+        assert.equal(locked.status, 409);
+        assert.match(((await locked.json()) as { error: string }).error, /in use/);
+      } finally {
+        await writer.close();
+      }
+      const after = eventsOf(await readFrames((await startRun(h, { prompt: 'two', sessionId })).response));
+      assert.equal(after.at(-1)!.event.answer, 'Second.');
+      assert.deepEqual(h.logs, []);
+    } finally {
       await h.close();
     }
   });

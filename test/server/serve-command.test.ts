@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
@@ -101,23 +102,17 @@ function capture(): { stream: Writable; text: () => string; line: Promise<string
 }
 
 describe('serveCommand (in process)', () => {
-  test('without a key it serves the demo model and says so; run defaults are lowered to the caps', async () => {
+  test('the demo model is served and announced; run defaults are lowered to the caps', async () => {
     await withTempDir(async (dir) => {
       const stdout = capture();
       const stderr = capture();
       let stop: () => void = () => {};
       const stopSignal = new Promise<void>((resolve) => (stop = resolve));
-      const previousKey = process.env.OPENAI_API_KEY;
-      const previousUrl = process.env.OPENAI_BASE_URL;
-      delete process.env.OPENAI_API_KEY;
-      delete process.env.OPENAI_BASE_URL;
-      let exit: Promise<number>;
-      try {
-        exit = serveCommand({ port: '0', cd: dir, home: join(dir, 'home'), sandbox: 'read-only', approvalPolicy: 'untrusted' }, { stdout: stdout.stream, stderr: stderr.stream, stopSignal });
-      } finally {
-        if (previousKey !== undefined) process.env.OPENAI_API_KEY = previousKey;
-        if (previousUrl !== undefined) process.env.OPENAI_BASE_URL = previousUrl;
-      }
+      // --demo: the same path as having no key, without depending on this process's environment.
+      const exit = serveCommand(
+        { port: '0', cd: dir, home: join(dir, 'home'), demo: true, sandbox: 'read-only', approvalPolicy: 'untrusted' },
+        { stdout: stdout.stream, stderr: stderr.stream, stopSignal },
+      );
       const url = await Promise.race([stdout.line, exit.then((code) => `exited ${code}`)]);
       const origin = new URL(url).origin;
       const token = new URL(url).searchParams.get('token') ?? '';
@@ -151,6 +146,23 @@ describe('serveCommand (in process)', () => {
         );
         assert.equal(stdout.text(), '');
       }
+      const busy = createNetServer();
+      await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = String((busy.address() as AddressInfo).port);
+        await assert.rejects(
+          serveCommand({ ...base, port }, { stdout: capture().stream, stderr: capture().stream, stopSignal: new Promise(() => {}) }),
+          (error: { exitCode?: number; message: string }) => error.exitCode === 2 && /in use/.test(error.message),
+        );
+      } finally {
+        await new Promise((resolve) => busy.close(resolve));
+      }
+      await mkdir(join(dir, 'home'), { recursive: true });
+      await writeFile(join(dir, 'home', 'config.json'), '{"models": {"x": {"contextWindow": -1}}}');
+      await assert.rejects(
+        serveCommand(base, { stdout: capture().stream, stderr: capture().stream, stopSignal: new Promise(() => {}) }),
+        (error: { exitCode?: number; message: string }) => error.exitCode === 2 && /config\.json/.test(error.message),
+      );
     });
   });
 });

@@ -276,3 +276,18 @@ describe('grep engine selection', () => {
     });
   });
 });
+
+it('grep over a directory never shows secret files; naming one searches it', async () => {
+  await withTempDir(async (root) => {
+    await writeFile(join(root, '.env'), 'API_TOKEN=hunter2\n');
+    await writeFile(join(root, 'config.ts'), 'const API_TOKEN = process.env.API_TOKEN;\n');
+    for (const implementation of ['ripgrep', 'javascript'] as const) {
+      const tool = createGrepTool({ implementation });
+      const all = await callTool(tool, { pattern: 'API_TOKEN' }, makeContext(root));
+      assert.match(all, /config\.ts/);
+      assert.doesNotMatch(all, /hunter2/, implementation);
+      const named = await callTool(tool, { pattern: 'API_TOKEN', path: '.env' }, makeContext(root));
+      assert.match(named, /hunter2/, implementation);
+    }
+  });
+});

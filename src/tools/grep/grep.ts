@@ -3,6 +3,7 @@
 
 import { access, constants, stat } from 'node:fs/promises';
 import { basename, delimiter, dirname, join, relative, resolve, sep } from 'node:path';
+import { isSecretPath } from '../../permissions/index.js';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
@@ -63,6 +64,15 @@ function createIncludeFilter(glob: string | undefined, searchDirectory: string):
     const candidate = byName ? basename(absolutePath) : relative(searchDirectory, absolutePath).split(sep).join('/');
     return matches(candidate);
   };
+}
+
+/**
+ * A directory search never shows secret files (`.env`, keys…): reading them needs approval, and
+ * the permission check only sees the directory. Naming the file itself goes through that check.
+ */
+function skipSecretsUnlessNamed(include: (absolutePath: string) => boolean, root: string, targetIsDirectory: boolean): (absolutePath: string) => boolean {
+  if (!targetIsDirectory) return include;
+  return (absolutePath) => !isSecretPath(relative(root, absolutePath).split(sep).join('/')) && include(absolutePath);
 }
 
 export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
@@ -130,7 +140,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
         pattern: args.pattern,
         literal: args.literal ?? false,
         ignoreCase: args.ignore_case ?? false,
-        includes: createIncludeFilter(args.glob, searchDirectory),
+        includes: skipSecretsUnlessNamed(createIncludeFilter(args.glob, searchDirectory), root, targetIsDirectory),
         keepPerFile: limits.maxLinesPerFile,
         lineWidth: limits.lineWidth,
         signal,

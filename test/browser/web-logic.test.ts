@@ -1,0 +1,278 @@
+// The workbench's pure logic, without a browser: SSE parsing, action phrases, the transcript
+// built from events and from records, the context chart geometry, audit and event rows.
+// (Imports the modules directly: the folders' index files also export React components.)
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { RunEvent, StagedUsage } from '../../src/agent/index.js';
+import type { SessionRecord } from '../../src/sessions/index.js';
+import { SseParser } from '../../src/web/api/sse-parser.js';
+import { actionPhrase, patchTargets, phraseText } from '../../src/web/transcript/action-phrase.js';
+import { applyRunEvent, mergeLiveTurn, startLiveTurn, transcriptFromRecords, type TranscriptTurn } from '../../src/web/transcript/transcript-model.js';
+import { chartGeometry, compactionPositions, niceStep } from '../../src/web/inspector/context-geometry.js';
+import { collectAudit } from '../../src/web/inspector/audit-rows.js';
+import { groupDeltas } from '../../src/web/inspector/event-rows.js';
+import { formatTokens } from '../../src/web/format/format-numbers.js';
+
+const usage: StagedUsage = {
+  total: { inputTokens: 10, cachedInputTokens: null, outputTokens: 5, reasoningTokens: 0, totalTokens: 15, raw: null },
+  byStage: {},
+  calls: 1,
+};
+
+describe('SseParser', () => {
+  test('frames split anywhere across chunks, CRLF lines, comments and multi-line data', () => {
+    const text = ': heartbeat\r\n\r\nid: 1\r\nevent: a\r\ndata: {"x":1}\r\n\r\nid: 2\ndata: line one\ndata: line two\n\n';
+    for (let size = 1; size <= text.length; size++) {
+      const parser = new SseParser();
+      const frames = [];
+      for (let i = 0; i < text.length; i += size) frames.push(...parser.push(text.slice(i, i + size)));
+      assert.deepEqual(
+        frames,
+        [
+          { id: '1', event: 'a', data: '{"x":1}' },
+          { id: '2', event: 'message', data: 'line one\nline two' },
+        ],
+        `chunk size ${size}`,
+      );
+    }
+  });
+
+  test('an unfinished frame is held back until its blank line', () => {
+    const parser = new SseParser();
+    assert.deepEqual(parser.push('id: 3\ndata: {}\n'), []);
+    assert.deepEqual(parser.push('\n'), [{ id: '3', event: 'message', data: '{}' }]);
+  });
+});
+
+describe('actionPhrase', () => {
+  const cases: Array<[string, unknown, string]> = [
+    ['read_file', { path: 'src/x.ts' }, 'Read src/x.ts'],
+    ['read_file', { path: 'src/x.ts', offset: 10, limit: 31 }, 'Read src/x.ts (lines 10–40)'],
+    ['list_dir', {}, 'Listed the project root'],
+    ['list_dir', { path: 'src' }, 'Listed src'],
+    ['glob', { pattern: '**/*.ts', path: 'src' }, 'Found files matching "**/*.ts" in src'],
+    ['grep', { pattern: 'foo' }, 'Searched for "foo"'],
+    ['grep', { pattern: 'foo', path: 'src', glob: '*.ts' }, 'Searched for "foo" in src (*.ts)'],
+    ['write_file', { path: 'a.txt', content: 'x' }, 'Wrote a.txt'],
+    ['edit_file', { path: 'a.txt', old_string: 'a', new_string: 'b' }, 'Edited a.txt'],
+    ['shell', { command: 'npm test' }, 'Ran `npm test`'],
+    ['shell', { command: 'npm ci\nnpm test' }, 'Ran `npm ci …`'],
+    ['mystery', { a: 1 }, 'Called mystery'],
+  ];
+  for (const [name, args, expected] of cases) {
+    test(`${name} ${JSON.stringify(args)}`, () => assert.equal(phraseText(actionPhrase(name, JSON.stringify(args))), expected));
+  }
+
+  test('patches name their files; unreadable arguments are said to be so', () => {
+    const patch = '*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** Add File: b.ts\n+new\n*** End Patch';
+    assert.deepEqual(patchTargets(patch), { added: ['b.ts'], updated: ['a.ts'], deleted: [] });
+    assert.equal(phraseText(actionPhrase('apply_patch', JSON.stringify({ patch }))), 'Patched a.ts, b.ts');
+    const update = '*** Begin Patch\n*** Update File: a.ts\n*** End Patch';
+    assert.equal(phraseText(actionPhrase('apply_patch', JSON.stringify({ patch: update }))), 'Edited a.ts');
+    assert.equal(phraseText(actionPhrase('shell', '{"command": "ls"')), 'Called shell (arguments are not valid JSON)');
+  });
+});
+
+/** One turn: text, a read call allowed, a shell call denied, then an answer — as events and as records. */
+const runId = 'run-1';
+const events: RunEvent[] = [
+  { type: 'run_started', sessionId: 's-1', runId, model: 'm', wireApi: 'chat', resumed: false },
+  { type: 'model_requested', round: 1, stage: 'turn', messageCount: 2, toolCount: 8 },
+  { type: 'assistant_delta', round: 1, delta: 'Let me ' },
+  { type: 'assistant_delta', round: 1, delta: 'look.' },
+  { type: 'model_completed', round: 1, stage: 'turn', usage: null, finishReason: 'tool_calls', durationMs: 5 },
+  { type: 'tool_requested', round: 1, callId: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' },
+  { type: 'tool_requested', round: 1, callId: 'c2', name: 'shell', arguments: '{"command":"rm a.txt"}' },
+  { type: 'tool_permission_decided', callId: 'c1', name: 'read_file', decision: 'allow', reason: 'inside root', rule: 'read-inside-root' },
+  { type: 'tool_started', callId: 'c1', name: 'read_file' },
+  { type: 'tool_finished', callId: 'c1', name: 'read_file', isError: false, output: '1 hi', durationMs: 3 },
+  { type: 'tool_permission_decided', callId: 'c2', name: 'shell', decision: 'ask', reason: 'rm writes', rule: 'policy:untrusted' },
+  { type: 'approval_requested', callId: 'c2', name: 'shell', summary: 'shell: rm a.txt', reason: 'rm writes', arguments: '{"command":"rm a.txt"}' },
+  { type: 'approval_resolved', callId: 'c2', name: 'shell', decision: 'deny', by: 'user', message: 'keep it' },
+  { type: 'tool_finished', callId: 'c2', name: 'shell', isError: true, output: 'Error [DENIED]: keep it', durationMs: 0 },
+  { type: 'model_requested', round: 2, stage: 'turn', messageCount: 5, toolCount: 8 },
+  { type: 'assistant_delta', round: 2, delta: '**Done**' },
+  { type: 'model_completed', round: 2, stage: 'turn', usage: null, finishReason: 'stop', durationMs: 5 },
+  { type: 'run_succeeded', answer: '**Done**', usage, rounds: 2 },
+];
+const ts = '2026-01-01T00:00:00.000Z';
+const records: SessionRecord[] = [
+  { type: 'session_meta', ts, formatVersion: 1, sessionId: 's-1', createdAt: ts, cwd: '/p', model: 'm', wireApi: 'chat', parent: null, glassboxVersion: '0' },
+  { type: 'turn_started', ts, turn: 1, runId, prompt: 'Tidy up', policy: { approvalPolicy: 'untrusted', sandbox: 'read-only' }, model: 'm', wireApi: 'chat' },
+  { type: 'response_item', ts, turn: 1, item: { type: 'message', role: 'system', content: 'sys' } },
+  { type: 'response_item', ts, turn: 1, item: { type: 'message', role: 'user', content: 'Tidy up' } },
+  { type: 'response_item', ts, turn: 1, item: { type: 'message', role: 'assistant', content: 'Let me look.', runtimeRole: 'working_message' } },
+  { type: 'response_item', ts, turn: 1, item: { type: 'function_call', callId: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' } },
+  { type: 'response_item', ts, turn: 1, item: { type: 'function_call', callId: 'c2', name: 'shell', arguments: '{"command":"rm a.txt"}' } },
+  { type: 'audit', ts, turn: 1, event: { type: 'tool_permission_decided', callId: 'c1', name: 'read_file', decision: 'allow', reason: 'inside root', rule: 'read-inside-root' } },
+  { type: 'audit', ts, turn: 1, event: { type: 'tool_finished', callId: 'c1', name: 'read_file', isError: false, durationMs: 3 } },
+  { type: 'audit', ts, turn: 1, event: { type: 'tool_permission_decided', callId: 'c2', name: 'shell', decision: 'ask', reason: 'rm writes', rule: 'policy:untrusted' } },
+  { type: 'audit', ts, turn: 1, event: { type: 'approval_requested', callId: 'c2', name: 'shell', summary: 'shell: rm a.txt', reason: 'rm writes', arguments: '{}' } },
+  { type: 'audit', ts, turn: 1, event: { type: 'approval_resolved', callId: 'c2', name: 'shell', decision: 'deny', by: 'user', message: 'keep it' } },
+  { type: 'response_item', ts, turn: 1, item: { type: 'function_call_output', callId: 'c1', name: 'read_file', output: '1 hi', isError: false } },
+  { type: 'response_item', ts, turn: 1, item: { type: 'function_call_output', callId: 'c2', name: 'shell', output: 'Error [DENIED]: keep it', isError: true } },
+  { type: 'response_item', ts, turn: 1, item: { type: 'message', role: 'assistant', content: '**Done**', runtimeRole: 'final_response' } },
+  { type: 'turn_completed', ts, turn: 1, runId, usage, rounds: 2 },
+];
+
+function replay(list: RunEvent[], until = list.length): TranscriptTurn {
+  return list.slice(0, until).reduce(applyRunEvent, startLiveTurn('Tidy up', 1));
+}
+
+describe('transcript model', () => {
+  test('live: deltas stream, then become the working text or the final answer', () => {
+    const streaming = replay(events, 4);
+    assert.deepEqual(streaming.entries, [{ kind: 'assistant', key: 'text-0', text: 'Let me look.', role: 'streaming' }]);
+    assert.deepEqual(streaming.outcome, { status: 'running', phase: 'streaming' });
+    const waiting = replay(events, 12);
+    assert.equal(waiting.entries[0].kind === 'assistant' && waiting.entries[0].role, 'working');
+    assert.deepEqual(waiting.outcome, { status: 'running', phase: 'approval' });
+    const tools = waiting.entries[1];
+    assert.ok(tools.kind === 'tools');
+    assert.deepEqual(
+      tools.calls.map((call) => call.status),
+      ['succeeded', 'awaiting_approval'],
+    );
+  });
+
+  test('live and recorded copies of a turn agree, key for key', () => {
+    const live = replay(events);
+    const [recorded] = transcriptFromRecords(records);
+    assert.equal(live.key, recorded.key);
+    assert.deepEqual(live.outcome, { status: 'succeeded', rounds: 2, totalTokens: 15 });
+    assert.deepEqual(recorded.outcome, live.outcome);
+    const shape = (turn: TranscriptTurn) =>
+      turn.entries.map((entry) =>
+        entry.kind === 'tools'
+          ? { key: entry.key, calls: entry.calls.map(({ callId, status, output, permission, approval }) => ({ callId, status, output, permission, approval })) }
+          : entry,
+      );
+    assert.deepEqual(shape(recorded), shape(live));
+    const calls = live.entries[1].kind === 'tools' ? live.entries[1].calls : [];
+    assert.equal(calls[1].status, 'denied');
+    assert.deepEqual(calls[1].approval?.resolution, { decision: 'deny', by: 'user', message: 'keep it' });
+    assert.deepEqual(live.entries[2], { kind: 'assistant', key: 'text-1', text: '**Done**', role: 'final' });
+  });
+
+  test('a failed run leaves no call looking like it still runs', () => {
+    const failed = applyRunEvent(replay(events, 9), { type: 'run_failed', error: { code: 'X', message: 'boom' }, usage, rounds: 1 });
+    const tools = failed.entries[1];
+    assert.ok(tools.kind === 'tools');
+    assert.deepEqual(
+      tools.calls.map((call) => call.status),
+      ['cancelled', 'cancelled'],
+    );
+    assert.deepEqual(failed.outcome, { status: 'failed', code: 'X', message: 'boom' });
+  });
+
+  test('the live turn stands in for its recorded copy only until that copy has ended', () => {
+    const live = replay(events, 6);
+    const incomplete = transcriptFromRecords(records.slice(0, 7));
+    assert.equal(incomplete[0].outcome.status, 'incomplete');
+    const merged = mergeLiveTurn(incomplete, live);
+    assert.equal(merged.length, 1);
+    assert.equal(merged[0].outcome.status, 'running');
+    assert.equal(merged[0].key, incomplete[0].key);
+    const complete = transcriptFromRecords(records);
+    assert.equal(mergeLiveTurn(complete, live)[0], complete[0]);
+    assert.equal(mergeLiveTurn([], live).length, 1);
+  });
+
+  test('compactions appear once, from the event or the record, with their numbers', () => {
+    const compacted: RunEvent = {
+      type: 'history_compacted',
+      compactionId: 'cmp_1',
+      trigger: 'auto',
+      phase: 'mid_turn',
+      kind: 'summary',
+      tokensBefore: 6500,
+      tokensAfter: 1900,
+      itemsRemoved: 4,
+      itemsKept: 2,
+      reason: 'over the threshold',
+      summary: 'did things',
+      estimated: false,
+    };
+    const live = applyRunEvent(replay(events, 10), compacted);
+    const entry = live.entries[live.entries.length - 1];
+    assert.ok(entry.kind === 'compaction');
+    assert.equal(entry.compaction.tokensBefore, 6500);
+    const { type: _type, ...payload } = compacted;
+    const compactionRecord = { type: 'compaction', ts, turn: 1, ...payload } as SessionRecord;
+    const summaryItem: SessionRecord = { type: 'response_item', ts, turn: 1, item: { type: 'compaction_summary', compactionId: 'cmp_1', summary: 'did things' } };
+    const [recorded] = transcriptFromRecords([...records.slice(0, 13), compactionRecord, summaryItem, ...records.slice(13)]);
+    const compactions = recorded.entries.filter((item) => item.kind === 'compaction');
+    assert.equal(compactions.length, 1);
+    assert.equal(compactions[0].kind === 'compaction' && compactions[0].compaction.tokensAfter, 1900);
+  });
+});
+
+describe('context chart geometry', () => {
+  const points = [
+    { turn: 1, round: 1, tokens: 2550, estimated: false },
+    { turn: 1, round: 2, tokens: 6550, estimated: false },
+    { turn: 1, round: 3, tokens: 2130, estimated: false },
+  ];
+  const compaction = { compactionId: 'cmp_1', turn: 1, tokensBefore: 6550, tokensAfter: 1900 };
+
+  test('a compaction is marked between the points where the line drops', () => {
+    const geometry = chartGeometry({ window: 10_000, threshold: 6000, points, compactions: [compaction] }, { width: 400, height: 200 });
+    const [a, b, c] = geometry.dots;
+    assert.ok(b.y < a.y && c.y > b.y);
+    assert.ok(geometry.markers[0].x > b.x && geometry.markers[0].x < c.x);
+    assert.ok(geometry.thresholdY !== null && geometry.windowY !== null && geometry.windowY < geometry.thresholdY);
+    assert.equal(geometry.yMax, 12_500);
+    assert.match(geometry.path, /^M[\d.]+,[\d.]+ L[\d.]+,[\d.]+ L[\d.]+,[\d.]+$/);
+  });
+
+  test('a compaction with no visible drop goes after its turn; a huge window stays off the chart', () => {
+    assert.deepEqual(compactionPositions(points.slice(0, 2), [compaction]), [2]);
+    assert.deepEqual(compactionPositions(points, [compaction, { ...compaction, compactionId: 'cmp_2' }]), [2, 3]);
+    const geometry = chartGeometry({ window: 1_000_000, threshold: 6000, points, compactions: [] }, { width: 400, height: 200 });
+    assert.equal(geometry.windowY, null);
+    assert.equal(geometry.windowOffChart, true);
+    assert.ok(geometry.yMax < 20_000);
+  });
+
+  test('no points: no line, still axes', () => {
+    const geometry = chartGeometry({ window: null, threshold: null, points: [], compactions: [] }, { width: 400, height: 200 });
+    assert.equal(geometry.path, '');
+    assert.ok(geometry.yTicks.length >= 2);
+  });
+
+  test('nice steps and token labels', () => {
+    assert.deepEqual([0.3, 1, 3, 2400, 2600, 9000].map(niceStep), [1, 1, 5, 2500, 5000, 10_000]);
+    assert.deepEqual([999, 1000, 12_500, 128_000, 1_500_000].map(formatTokens), ['999', '1k', '12.5k', '128k', '1.5M']);
+  });
+});
+
+describe('inspector rows', () => {
+  test('audit rows come from records, then from live events the records lack', () => {
+    const live: RunEvent[] = [
+      { type: 'tool_requested', round: 1, callId: 'c9', name: 'shell', arguments: '{"command":"ls"}' },
+      { type: 'tool_permission_decided', callId: 'c9', name: 'shell', decision: 'allow', reason: 'safe', rule: 'classifier:safe' },
+      { type: 'tool_permission_decided', callId: 'c1', name: 'read_file', decision: 'allow', reason: 'inside root', rule: 'read-inside-root' },
+    ];
+    const { rows, calls } = collectAudit(records, live);
+    assert.deepEqual(
+      rows.map((row) => `${row.turn}:${row.event.type}:${row.event.callId}`),
+      ['1:tool_permission_decided:c1', '1:tool_permission_decided:c2', '1:approval_requested:c2', '1:approval_resolved:c2', 'null:tool_permission_decided:c9'],
+    );
+    assert.equal(calls.get('c9')?.name, 'shell');
+    assert.equal(calls.get('c2')?.arguments, '{"command":"rm a.txt"}');
+  });
+
+  test('consecutive deltas of a round collapse into one row', () => {
+    const rows = groupDeltas(events.map((event, index) => ({ id: index + 1, event })));
+    const deltas = rows.filter((row) => row.kind === 'deltas');
+    assert.deepEqual(
+      deltas.map((row) => row.kind === 'deltas' && [row.firstId, row.lastId, row.text]),
+      [
+        [3, 4, 'Let me look.'],
+        [16, 16, '**Done**'],
+      ],
+    );
+    assert.equal(rows.length, events.length - 1);
+  });
+});

@@ -1,0 +1,503 @@
+// Shared by the fault suite: seeded randomness, throwaway projects, in-process and child-process
+// turns, and the checks every fault test ends with — the session file only grew, it replays
+// without problems, and a resumed turn sends the provider exactly the history the file holds.
+
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  COMPACTION_SUMMARY_PREFIX,
+  COMPACTION_SUMMARY_SUFFIX,
+  NO_APPROVER,
+  userMessage,
+  type FunctionCallOutputItem,
+  type ResponseItem,
+  type RunEvent,
+  type TerminalRunEvent,
+} from '../../src/agent/index.js';
+import { createGateway, type WireApi } from '../../src/model/index.js';
+import { openRunner, runTurn } from '../../src/runner/index.js';
+import { INTERRUPTED_CALL_OUTPUT, JsonlSessionStore, replaySession } from '../../src/sessions/index.js';
+import type { CapturedRequest } from '../../src/testing/index.js';
+import { REPO_ROOT, type CliResult } from '../helpers/run-cli.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+/** `GLASSBOX_FAULTS_NIGHTLY=1`: the big variants (more kill points, a 1 GB session, more clients). */
+export const NIGHTLY = process.env.GLASSBOX_FAULTS_NIGHTLY === '1';
+
+export const WIRE_APIS_UNDER_TEST: readonly WireApi[] = ['chat', 'responses'];
+
+export const CLI_ENTRY = join(REPO_ROOT, 'test', 'helpers', 'cli-entry.ts');
+
+// ---------------------------------------------------------------------------------------------
+// Seeded randomness
+
+/** A small deterministic PRNG (mulberry32): the same seed gives the same kill points everywhere. */
+export class SeededRandom {
+  private state: number;
+
+  constructor(readonly seed: number) {
+    if (!Number.isInteger(seed)) throw new Error(`seed must be an integer, got ${seed}`);
+    this.state = seed >>> 0;
+  }
+
+  /** A float in [0, 1). */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  /** An integer in [min, max], both included. */
+  int(min: number, max: number): number {
+    if (max < min) throw new Error(`empty range [${min}, ${max}]`);
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+}
+
+/** The seed from `GLASSBOX_FAULTS_SEED`, or the given default, so a failure can be replayed exactly. */
+export function suiteSeed(fallback: number): number {
+  const raw = process.env.GLASSBOX_FAULTS_SEED;
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const seed = Number(raw);
+  if (!Number.isInteger(seed)) throw new Error(`GLASSBOX_FAULTS_SEED must be an integer, got ${JSON.stringify(raw)}`);
+  return seed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Projects and failure context
+
+export interface FaultProject {
+  base: string;
+  root: string;
+  home: string;
+  sessionsDir: string;
+}
+
+const DEFAULT_FILES: Record<string, string> = {
+  'README.md': '# Fault project\n\nA small project the fault suite runs the agent on.\n',
+  'notes.txt': 'remember the milk\nand the bread\n',
+  'src/main.ts': 'export const answer = 42;\n',
+};
+
+export async function makeProject(files: Record<string, string> = DEFAULT_FILES): Promise<FaultProject> {
+  const base = await makeTempDir();
+  const root = join(base, 'project');
+  const home = join(base, 'home');
+  await mkdir(root, { recursive: true });
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(join(root, name, '..'), { recursive: true });
+    await writeFile(join(root, name), text);
+  }
+  return { base, root, home, sessionsDir: join(home, 'sessions') };
+}
+
+/**
+ * Run `fn` with a fresh project. On success the directory is removed; on failure it is kept and
+ * the error says where it is and what `label` was, so the session files can be inspected.
+ */
+export async function inProject<T>(label: string, fn: (project: FaultProject) => Promise<T>, files?: Record<string, string>): Promise<T> {
+  const project = await makeProject(files);
+  try {
+    const result = await fn(project);
+    await rm(project.base, { recursive: true, force: true });
+    return result;
+  } catch (error) {
+    throw annotate(error, `${label}; files kept in ${project.base}`);
+  }
+}
+
+/** Prefix an assertion's message with what was being tested, keeping its stack and details. */
+export function annotate(error: unknown, context: string): Error {
+  if (error instanceof Error) {
+    error.message = `[${context}] ${error.message}`;
+    return error;
+  }
+  return new Error(`[${context}] ${String(error)}`);
+}
+
+/** Run `task` over `items` with at most `limit` in flight; results in input order. */
+export async function mapWithLimit<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await task(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Turns in this process
+
+export interface InProcessTurnOptions {
+  project: FaultProject;
+  wireApi: WireApi;
+  baseURL: string;
+  prompt: string;
+  resume?: string | null;
+  apiKey?: string;
+  /** Per-attempt gateway timeout (inactivity timeout for streams). */
+  timeoutMs?: number;
+  maxAttempts?: number;
+  signal?: AbortSignal;
+}
+
+export interface InProcessTurn {
+  sessionId: string;
+  terminal: TerminalRunEvent;
+  events: RunEvent[];
+}
+
+/** One turn through the real runner, gateway and JSONL store, with retry delays shrunk to milliseconds. */
+export async function turnInProcess(options: InProcessTurnOptions): Promise<InProcessTurn> {
+  const gateway = createGateway({
+    wireApi: options.wireApi,
+    baseURL: options.baseURL,
+    apiKey: options.apiKey ?? 'sk-fault',
+    timeoutMs: options.timeoutMs,
+    retry: { baseDelayMs: 2, maxDelayMs: 10, random: () => 0.5, ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}) },
+  });
+  const runner = await openRunner({
+    root: options.project.root,
+    home: options.project.home,
+    model: 'test-model',
+    wireApi: options.wireApi,
+    gateway,
+    sandbox: 'read-only',
+    approvalPolicy: 'on-request',
+    network: false,
+  });
+  const events: RunEvent[] = [];
+  const result = await runTurn(runner, {
+    prompt: options.prompt,
+    resume: options.resume ?? null,
+    runId: randomUUID(),
+    signal: options.signal ?? new AbortController().signal,
+    approvals: NO_APPROVER,
+    onEvent: (event) => events.push(event),
+  });
+  return { sessionId: result.sessionId, terminal: result.terminal, events };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI children
+
+export interface CliChild {
+  child: ChildProcess;
+  done: Promise<CliResult>;
+}
+
+const MAX_RSS_MARKER = 'GLASSBOX_FAULTS_MAXRSS=';
+// Preloaded into a measured child: reports its own peak RSS (KiB) on stderr as it exits.
+const MAX_RSS_REPORTER = `data:text/javascript,${encodeURIComponent(
+  `import { writeSync } from 'node:fs'; process.on('exit', () => { try { writeSync(2, '\\n${MAX_RSS_MARKER}' + process.resourceUsage().maxRSS + '\\n'); } catch {} });`,
+)}`;
+
+export interface StartOptions {
+  /** Preload a reporter of the child's own peak RSS; read it with `maxRssBytes`. */
+  measureRss?: boolean;
+  /** Sees stdout as it arrives (for kills at an event). */
+  onStdout?: (chunk: string) => void;
+  /** false: count stdout instead of keeping it (for commands that print a lot). */
+  keepStdout?: boolean;
+  /** A different entry file than the CLI's (default test/helpers/cli-entry.ts). */
+  entry?: string;
+  /** Extra node flags before the entry (e.g. `--input-type=module -e <code>` with `entry: ''`). */
+  nodeArgs?: string[];
+}
+
+/** The CLI from source in a child process. */
+export function startGlassbox(args: string[], env: NodeJS.ProcessEnv, options: StartOptions = {}): CliChild {
+  const preload = options.measureRss ? ['--import', MAX_RSS_REPORTER] : [];
+  const entry = options.entry ?? CLI_ENTRY;
+  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, ...(options.nodeArgs ?? []), ...(entry === '' ? [] : [entry]), ...args], {
+    env,
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stdoutChars = 0;
+  let stderr = '';
+  child.stdout!.setEncoding('utf8');
+  child.stderr!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    stdoutChars += chunk.length;
+    if (options.keepStdout !== false) stdout += chunk;
+    options.onStdout?.(chunk);
+  });
+  child.stderr!.on('data', (chunk: string) => (stderr += chunk));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout: options.keepStdout === false ? `(${stdoutChars} chars)` : stdout, stderr }));
+  });
+  return { child, done };
+}
+
+/** The peak RSS a measured child reported, in bytes. */
+export function maxRssBytes(result: CliResult): number {
+  const line = result.stderr.split('\n').find((text) => text.startsWith(MAX_RSS_MARKER));
+  assert.ok(line, `the child did not report its peak RSS; stderr:\n${result.stderr.slice(-2000)}`);
+  return Number(line.slice(MAX_RSS_MARKER.length)) * 1024;
+}
+
+/** Stderr without the RSS report line. */
+export function plainStderr(result: CliResult): string {
+  return result.stderr
+    .split('\n')
+    .filter((line) => !line.startsWith(MAX_RSS_MARKER))
+    .join('\n')
+    .trim();
+}
+
+export function parseJsonLines(stdout: string): Array<Record<string, unknown>> {
+  // A child killed mid-write can leave half a line at the end; only whole lines are events.
+  const lines = stdout.split('\n');
+  lines.pop();
+  return lines.filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session files
+
+export interface SessionSnapshot {
+  path: string;
+  /** The whole file. */
+  text: string;
+  /** Up to and including the last newline: what readers use. */
+  complete: string;
+  tornTailBytes: number;
+  records: Array<Record<string, unknown> & { type: string }>;
+  /** Committed history items in file order, repairs excluded. */
+  items: ResponseItem[];
+  /** Repair outputs already in the file, by call id. */
+  repairs: Map<string, FunctionCallOutputItem>;
+}
+
+export function sessionIds(project: FaultProject): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(project.sessionsDir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => /^[0-9a-f-]{36}\.jsonl$/.test(name)).map((name) => name.slice(0, 36));
+}
+
+export function sessionPath(project: FaultProject, sessionId: string): string {
+  return join(project.sessionsDir, `${sessionId}.jsonl`);
+}
+
+/**
+ * Read a session file byte-exactly. Every complete line must be a JSON record: a corrupt line in
+ * the middle is exactly the damage the suite exists to rule out, so it fails here.
+ */
+export function snapshotSession(project: FaultProject, sessionId: string): SessionSnapshot {
+  const path = sessionPath(project, sessionId);
+  const text = readFileSync(path, 'utf8');
+  const end = text.lastIndexOf('\n') + 1;
+  const complete = text.slice(0, end);
+  const records: SessionSnapshot['records'] = [];
+  const items: ResponseItem[] = [];
+  const repairs = new Map<string, FunctionCallOutputItem>();
+  const lines = complete.split('\n');
+  lines.pop();
+  lines.forEach((line, index) => {
+    let record: Record<string, unknown> & { type: string };
+    try {
+      record = JSON.parse(line) as Record<string, unknown> & { type: string };
+    } catch (error) {
+      assert.fail(`${path}:${index + 1} is not a JSON record (${(error as Error).message}): ${line.slice(0, 200)}`);
+    }
+    records.push(record);
+    if (record.type !== 'response_item') return;
+    const item = record.item as ResponseItem;
+    if (record.repaired === true && item.type === 'function_call_output') repairs.set(item.callId, item);
+    else items.push(item);
+  });
+  return { path, text, complete, tornTailBytes: text.length - end, records, items, repairs };
+}
+
+/** The file only grew: everything a reader could see before is still there, byte for byte. */
+export function assertAppendOnly(before: SessionSnapshot, after: SessionSnapshot): void {
+  assert.ok(
+    after.text.startsWith(before.complete),
+    `${after.path}: the records that were in the file before are no longer its prefix (before: ${before.complete.length} bytes, after: ${after.text.length})`,
+  );
+}
+
+/**
+ * The history a resume must produce, worked out here independently of src/sessions: every call
+ * without an output gets one (a persisted repair if there is one, else the interrupted output),
+ * placed after its batch of calls and the outputs that directly follow that batch.
+ */
+export function expectedHistory(items: readonly ResponseItem[], repairs: ReadonlyMap<string, FunctionCallOutputItem> = new Map()): ResponseItem[] {
+  const answered = new Set(items.filter((item) => item.type === 'function_call_output').map((item) => item.callId));
+  const history: ResponseItem[] = [];
+  let index = 0;
+  while (index < items.length) {
+    if (items[index].type !== 'function_call') {
+      history.push(items[index]);
+      index += 1;
+      continue;
+    }
+    const batch: Extract<ResponseItem, { type: 'function_call' }>[] = [];
+    while (index < items.length && items[index].type === 'function_call') {
+      batch.push(items[index] as Extract<ResponseItem, { type: 'function_call' }>);
+      index += 1;
+    }
+    history.push(...batch);
+    while (index < items.length && items[index].type === 'function_call_output') {
+      history.push(items[index]);
+      index += 1;
+    }
+    for (const call of batch) {
+      if (answered.has(call.callId)) continue;
+      history.push(
+        repairs.get(call.callId) ?? { type: 'function_call_output', callId: call.callId, name: call.name, output: INTERRUPTED_CALL_OUTPUT, isError: true },
+      );
+    }
+  }
+  return history;
+}
+
+/** Calls in `items` that have no output. */
+export function orphanCallIds(items: readonly ResponseItem[]): string[] {
+  const answered = new Set(items.filter((item) => item.type === 'function_call_output').map((item) => item.callId));
+  return items.filter((item) => item.type === 'function_call' && !answered.has(item.callId)).map((item) => (item as { callId: string }).callId);
+}
+
+/** Every call answered exactly once and no item twice: what a provider accepts. */
+export function assertWellFormedHistory(history: readonly ResponseItem[], where: string): void {
+  const calls = new Map<string, number>();
+  const outputs = new Map<string, number>();
+  for (const item of history) {
+    if (item.type === 'function_call') calls.set(item.callId, (calls.get(item.callId) ?? 0) + 1);
+    if (item.type === 'function_call_output') outputs.set(item.callId, (outputs.get(item.callId) ?? 0) + 1);
+  }
+  for (const [callId, count] of calls) {
+    assert.equal(count, 1, `${where}: call ${callId} appears ${count} times`);
+    assert.equal(outputs.get(callId), 1, `${where}: call ${callId} has ${outputs.get(callId) ?? 0} outputs`);
+  }
+  for (const callId of outputs.keys()) assert.ok(calls.has(callId), `${where}: output for unknown call ${callId}`);
+}
+
+/**
+ * Read the session through the store: no problem lines, and replay (the code under test) gives
+ * exactly the independently expected history. Returns that history.
+ */
+export async function assertReplays(project: FaultProject, sessionId: string): Promise<ResponseItem[]> {
+  const store = new JsonlSessionStore(project.sessionsDir);
+  const contents = await store.read(sessionId);
+  assert.deepEqual(contents.problems, [], `${sessionPath(project, sessionId)} has problem lines`);
+  const snapshot = snapshotSession(project, sessionId);
+  const replayed = replaySession(contents.records).history;
+  // A compaction replaces part of the history by design, so only a session without one can be
+  // checked against the raw items; with one, the replay must still answer every call.
+  if (!snapshot.records.some((record) => record.type === 'compaction')) {
+    const expected = expectedHistory(snapshot.items, snapshot.repairs);
+    assert.deepEqual(replayed, expected, `${snapshot.path}: replay differs from the committed items`);
+  }
+  assertWellFormedHistory(replayed, snapshot.path);
+  return replayed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the provider was sent
+
+export type TranscriptEntry =
+  | { kind: 'message'; role: string; text: string }
+  | { kind: 'call'; callId: string; name: string; arguments: string }
+  | { kind: 'output'; callId: string; text: string };
+
+function textOf(content: unknown): string {
+  if (content === null || content === undefined) return '';
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part) => String((part as { text?: unknown }).text ?? '')).join('');
+  return JSON.stringify(content);
+}
+
+/** A captured request's conversation in a form both wire APIs share. */
+export function wireTranscript(request: CapturedRequest): TranscriptEntry[] {
+  const entries: TranscriptEntry[] = [];
+  if (request.wireApi === 'chat') {
+    for (const message of (request.body.messages as Array<Record<string, unknown>>) ?? []) {
+      const role = String(message.role);
+      if (role === 'tool') {
+        entries.push({ kind: 'output', callId: String(message.tool_call_id), text: textOf(message.content) });
+        continue;
+      }
+      const text = textOf(message.content);
+      const calls = (message.tool_calls as Array<{ id: string; function: { name: string; arguments: string } }> | undefined) ?? [];
+      if (text !== '' || calls.length === 0) entries.push({ kind: 'message', role, text });
+      for (const call of calls) entries.push({ kind: 'call', callId: call.id, name: call.function.name, arguments: call.function.arguments });
+    }
+    return entries;
+  }
+  for (const item of (request.body.input as Array<Record<string, unknown>>) ?? []) {
+    if (item.type === 'function_call') {
+      entries.push({ kind: 'call', callId: String(item.call_id), name: String(item.name), arguments: String(item.arguments) });
+    } else if (item.type === 'function_call_output') {
+      entries.push({ kind: 'output', callId: String(item.call_id), text: textOf(item.output) });
+    } else {
+      entries.push({ kind: 'message', role: String(item.role), text: textOf(item.content) });
+    }
+  }
+  return entries;
+}
+
+/** The transcript history items should produce on the wire. */
+export function itemTranscript(items: readonly ResponseItem[]): TranscriptEntry[] {
+  return items.map((item): TranscriptEntry => {
+    switch (item.type) {
+      case 'message':
+        return { kind: 'message', role: item.role, text: item.content };
+      case 'function_call':
+        return { kind: 'call', callId: item.callId, name: item.name, arguments: item.arguments };
+      case 'function_call_output':
+        return { kind: 'output', callId: item.callId, text: item.output };
+      case 'compaction_summary':
+        return { kind: 'message', role: 'user', text: COMPACTION_SUMMARY_PREFIX + item.summary + COMPACTION_SUMMARY_SUFFIX };
+    }
+  });
+}
+
+/** The request sent exactly `history` followed by the new prompt: nothing lost, nothing added. */
+export function assertSentHistory(request: CapturedRequest | undefined, history: readonly ResponseItem[], prompt: string, where: string): void {
+  assert.ok(request, `${where}: the provider received no request`);
+  assert.deepEqual(wireTranscript(request), itemTranscript([...history, userMessage(prompt)]), `${where}: request #${request.index} did not send the session's history`);
+}
+
+/**
+ * The end of every fault test: the file replays to the committed items, a resumed turn (run by
+ * `resume`, which returns the first provider request it made) succeeds and sends that history,
+ * and resuming only appended to the file.
+ */
+export async function assertResumes(
+  project: FaultProject,
+  sessionId: string,
+  resume: (prompt: string) => Promise<CapturedRequest | undefined>,
+  where: string,
+): Promise<void> {
+  const before = snapshotSession(project, sessionId);
+  const history = await assertReplays(project, sessionId);
+  const prompt = `continue after ${where}`;
+  const request = await resume(prompt);
+  assertSentHistory(request, history, prompt, where);
+  const after = snapshotSession(project, sessionId);
+  assertAppendOnly(before, after);
+  await assertReplays(project, sessionId);
+}
