@@ -11,7 +11,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
 const dist = join(root, 'dist');
 
-rmSync(dist, { recursive: true, force: true });
+const skipWeb = process.env.GLASSBOX_SKIP_WEB === '1' || process.argv.includes('--skip-web');
+// Start clean so deleted sources leave no stale modules; keep the web bundle when it is not rebuilt.
+if (existsSync(dist)) {
+  for (const name of readdirSync(dist)) {
+    if (skipWeb && name === 'web') continue;
+    rmSync(join(dist, name), { recursive: true, force: true });
+  }
+}
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (result.status !== 0) {
@@ -35,7 +42,8 @@ function copyData(dir) {
 copyData(src);
 
 const webBuild = join(root, 'scripts', 'build-web.js');
-if (existsSync(webBuild) && process.env.GLASSBOX_SKIP_WEB !== '1') {
+// Tests rebuild only the server side (`--skip-web`): the workbench bundle does not change with them.
+if (existsSync(webBuild) && !skipWeb) {
   const web = spawnSync(process.execPath, [webBuild], { stdio: 'inherit' });
   if (web.status !== 0) process.exit(web.status ?? 1);
 }

@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { HistoryCompactedEvent } from '../compaction/index.js';
-import { addModelOptions } from './main.js';
+import { addModelOptions } from './model-options.js';
 import type { ModelOptionValues } from './run-config.js';
 import { EXIT } from './usage-error.js';
 

@@ -5,6 +5,9 @@ import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { UsageError, EXIT } from './usage-error.js';
 import { registerSessionCommands } from './sessions-command.js';
+import { registerServeCommand } from './serve-command.js';
+import { registerCompactCommand } from './compact-command.js';
+import { addModelOptions } from './model-options.js';
 import { resolveHome } from './run-config.js';
 
 function version(): string {
@@ -29,18 +32,6 @@ export interface ExecCliOptions {
   contextWindow?: string;
   demo?: boolean;
   demoIntro?: boolean;
-}
-
-export function addModelOptions(command: Command): Command {
-  return command
-    .addOption(new Option('-m, --model <model>', 'model name').env('GLASSBOX_MODEL'))
-    .addOption(new Option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1').env('OPENAI_BASE_URL'))
-    .addOption(new Option('--wire-api <api>', 'wire API: chat or responses').env('GLASSBOX_WIRE_API'))
-    .option('-C, --cd <dir>', 'project root (default: current directory)')
-    .addOption(new Option('--home <dir>', 'Glassbox home for sessions and config (default ~/.glassbox)').env('GLASSBOX_HOME'))
-    .option('--compact-at <tokens|percent%>', 'compact the context at this many tokens or this share of the window')
-    .option('--context-window <tokens>', "override the model's context window")
-    .option('--demo', 'use the built-in offline demo model');
 }
 
 export function buildProgram(): Command {
@@ -70,6 +61,8 @@ export function buildProgram(): Command {
     });
 
   registerSessionCommands(program, { resolveHome: (option) => resolveHome(option), glassboxVersion: version() });
+  registerCompactCommand(program);
+  registerServeCommand(program);
 
   return program;
 }

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { Command, Option } from 'commander';
 import type { ModelGateway, WireApi } from '../model/index.js';
-import { addModelOptions } from './main.js';
+import { addModelOptions } from './model-options.js';
 import type { ModelOptionValues } from './run-config.js';
 import { EXIT, UsageError } from './usage-error.js';
 

@@ -26,6 +26,8 @@ function entry(prefix: string, contextWindow: number, maxOutputTokens: number): 
  * (`gpt-4o-2024-08-06`) and size suffixes (`qwen2.5-coder:32b`) find their family.
  */
 const CATALOG: readonly CatalogEntry[] = [
+  // Glassbox's own offline demo model (a script, not an AI): known, so the demo shows no warning.
+  entry('glassbox-demo', 128_000, 16_384),
   // OpenAI
   entry('gpt-5', 400_000, 128_000),
   entry('gpt-5-chat', 128_000, 16_384),

@@ -177,16 +177,25 @@ function strip(schema: JsonSchema, value: unknown, root: JsonSchema, depth: numb
     for (const [key, item] of Object.entries(value)) {
       const sub = properties[key];
       if (!isSchemaObject(sub)) {
-        out[key] = item;
+        setOwn(out, key, item);
         continue;
       }
       // Only an optional property that did not itself accept null got its null from strict mode.
       if (item === null && !required.has(key) && !acceptsNull(sub)) continue;
-      out[key] = strip(sub, item, root, depth + 1);
+      setOwn(out, key, strip(sub, item, root, depth + 1));
     }
     return out;
   }
   return value;
+}
+
+/**
+ * JSON.parse makes `"__proto__"` an ordinary own key; assigning it with `out[key] = …` would call
+ * the prototype setter instead, and the model's `{"__proto__": {"escalate": true}}` would turn
+ * into inherited argument values that slip past the schema's unknown-key check.
+ */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

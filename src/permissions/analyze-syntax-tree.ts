@@ -34,6 +34,8 @@ const EXPANDING_WORDS = new Set([
   'string', 'concatenation', 'simple_expansion', 'expansion', 'command_substitution', 'process_substitution',
   'arithmetic_expansion',
 ]);
+/** Word nodes that stand for one operand of `[ … ]` (besides the expanding ones). */
+const TEST_OPERANDS = new Set(['word', 'raw_string', 'number']);
 const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin']);
 const MAX_DEPTH = 64;
 
@@ -137,22 +139,27 @@ class SyntaxWalker implements RuleContext {
   }
 
   /**
-   * `[ … ]` is the `test` builtin: harmless, and unlike `[[ … ]]` it does no arithmetic. The
-   * grammar reads `<` and `>` inside it as comparisons, but bash reads them as redirections, so
-   * any such character makes it unsafe rather than trusting the tree.
+   * `[ … ]` is the `test` builtin and gets the same rule as `test` (its `-v` evaluates array
+   * subscripts, which can run commands). The grammar reads `<` and `>` inside it as comparisons,
+   * but bash reads them as redirections, so any such character makes it unsafe rather than
+   * trusting the tree.
    */
   private singleBracketTest(node: Node): void {
     this.commands.push('[');
     if (/[<>]/.test(node.text)) this.structural(`\`${node.text}\`: \`<\` or \`>\` inside \`[ … ]\` is a redirection in bash`);
-    this.wordsWithin(node);
+    const words: ShellWord[] = [];
+    this.testWords(node, words);
+    const problem = COMMAND_RULES.get('[')?.(words, this) ?? null;
+    if (problem !== null) this.structural(`[: ${problem}`);
   }
 
-  /** Judge every expanding word below `node` (substitutions run; `${x:=…}` assigns). */
-  private wordsWithin(node: Node): void {
+  /** The operators and operands of `[ … ]` in order, whatever expression nodes the grammar wraps them in. */
+  private testWords(node: Node, words: ShellWord[]): void {
     for (const child of node.namedChildren) {
       if (child === null) continue;
-      if (EXPANDING_WORDS.has(child.type)) this.word(child);
-      else this.wordsWithin(child);
+      if (child.type === 'test_operator') words.push({ kind: 'static', text: unescapeUnquoted(child.text), homeRelative: false });
+      else if (EXPANDING_WORDS.has(child.type) || TEST_OPERANDS.has(child.type)) words.push(this.word(child));
+      else this.testWords(child, words);
     }
   }
 

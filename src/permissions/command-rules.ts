@@ -115,6 +115,18 @@ const printfRule: CommandRule = (args) => {
   return null;
 };
 
+// `test -v NAME` looks NAME up as a variable, and bash evaluates an array subscript in it as
+// arithmetic, which runs command substitutions: `test -v 'a[$(rm -rf ~)]'` executes `rm`. The
+// name can arrive at run time too (`"$(echo -v)"`), so a run-time word that may be an option is
+// refused like a literal -v.
+const testRule: CommandRule = (args) => {
+  for (const word of args) {
+    if (word.kind === 'static' && word.text === '-v') return '-v evaluates an array subscript as arithmetic, which can run commands';
+    if (word.kind !== 'static' && mayBeOption(word)) return `\`${word.text}\` is expanded at run time and could become -v`;
+  }
+  return null;
+};
+
 const dateOptions: OptionSpec = {
   shortWithValue: 'dfr',
   shortWithOptionalValue: 'I',
@@ -241,8 +253,8 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
   ['printf', printfRule],
   ['true', anyArguments],
   ['false', anyArguments],
-  ['test', anyArguments],
-  ['[', anyArguments],
+  ['test', testRule],
+  ['[', testRule],
   ['pwd', anyArguments],
   ['whoami', anyArguments],
   ['uname', anyArguments],
@@ -309,6 +321,8 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
     forbidden: [
       { flags: ['-o'], reason: 'writes the listing to a file' },
       { flags: ['-R'], reason: 'writes an index file into every directory (with -H)' },
+      // The operands become files whose lines are printed as the tree: a way to show any file.
+      { flags: ['--fromfile', '--fromtabfile'], reason: 'prints the contents of the files it is given' },
     ],
     operands: 'metadata',
   })],

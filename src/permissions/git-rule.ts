@@ -5,6 +5,7 @@
 
 import { optionIs, parseOptions } from './parse-options.js';
 import type { CommandRule, RuleContext } from './command-rules.js';
+import { isSecretPath } from './secret-paths.js';
 import { mayBeOption, type ShellWord } from './shell-word.js';
 
 const READ_ONLY_SUBCOMMANDS = new Set([
@@ -31,7 +32,25 @@ const REFUSED_OPTIONS: readonly { flags: readonly string[]; reason: string }[] =
   { flags: ['--exec'], reason: 'runs a command' },
   { flags: ['--upload-pack', '--receive-pack'], reason: 'runs a program on the remote side' },
   { flags: ['--open-files-in-pager'], reason: 'runs a pager program' },
+  // Compares any two files on disk, inside the repository or not, so the path checks would not see them.
+  { flags: ['--no-index'], reason: 'reads files outside the repository' },
 ];
+
+/**
+ * A literal secret file named as a path or a `<rev>:<path>` blob (`git show HEAD:.env`,
+ * `git log -p -- .env`): its contents come out of the repository even when the sandbox masks
+ * the file itself, since `.git` stays readable.
+ */
+function secretOperand(args: readonly ShellWord[]): string | null {
+  for (const word of args) {
+    const colon = word.text.indexOf(':');
+    const path = colon === -1 ? word.text : word.text.slice(colon + 1);
+    if (isSecretPath(word.text) || isSecretPath(path.replace(/^(\.\/)+/, ''))) {
+      return `\`${word.text}\` names a secret file, whose contents git would show`;
+    }
+  }
+  return null;
+}
 
 /** `git branch` options that only list, and which of them take a value as the next word. */
 const BRANCH_LISTING_FLAGS = new Set([
@@ -94,7 +113,7 @@ export const gitRule: CommandRule = (args: readonly ShellWord[], context: RuleCo
     return `git ${subcommand.text} is not one of the read-only subcommands (${[...READ_ONLY_SUBCOMMANDS].join(', ')})`;
   }
   const rest = args.slice(index + 1);
-  const problem = checkSubcommandOptions(rest);
+  const problem = checkSubcommandOptions(rest) ?? secretOperand(rest);
   if (problem !== null) return problem;
   return subcommand.text === 'branch' ? checkBranch(rest) : null;
 };

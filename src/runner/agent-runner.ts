@@ -66,8 +66,12 @@ export interface Runner {
   readonly root: string;
   readonly store: SessionStore;
   readonly tools: AnyTool[];
-  /** Context window, threshold and summary instructions, from flags, `<home>/config.json` and the catalog. */
-  readonly compaction: ResolvedCompaction;
+  /**
+   * Context window, threshold and summary instructions, from flags, `<home>/config.json` and the
+   * catalog. Resolved on first use (a turn, a manual compaction), not in `openRunner`, so a bad
+   * setting is reported where callers already clean up; rejects with `CompactionConfigError`.
+   */
+  compaction(): Promise<ResolvedCompaction>;
 }
 
 export interface TurnRequest {
@@ -96,13 +100,11 @@ export async function openRunner(settings: RunnerSettings): Promise<Runner> {
   const root = resolveRoot(settings.root);
   const store = settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions'));
   const tools = settings.tools ?? [...createReadOnlyTools(), ...createEditingTools(), createShellTool({ glassboxHome: settings.home })];
-  // Resolved now so a bad --compact-at, --context-window or config.json fails before any turn.
-  const compaction = resolveCompactionSettings({
-    model: settings.model,
-    contextWindow: settings.contextWindow,
-    compactAt: settings.compactAt,
-    config: await readCompactionConfig(settings.home),
-  });
+  let resolved: Promise<ResolvedCompaction> | null = null;
+  const compaction = (): Promise<ResolvedCompaction> =>
+    (resolved ??= readCompactionConfig(settings.home).then((config) =>
+      resolveCompactionSettings({ model: settings.model, contextWindow: settings.contextWindow, compactAt: settings.compactAt, config }),
+    ));
   return { settings, root, store, tools, compaction };
 }
 
@@ -143,6 +145,8 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
 
 export async function runTurn(runner: Runner, request: TurnRequest): Promise<TurnResult> {
   const { settings } = runner;
+  // Before the session is opened: a bad --compact-at must not leave a started turn behind.
+  const compaction = settings.compaction === undefined ? await runner.compaction() : null;
   const session = await openSession(runner, request);
   const forward = request.onEvent ?? (() => {});
   const recorder = new SessionRecorder(session.writer, session.turn, forward);
@@ -184,7 +188,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       tools,
       signal: request.signal,
       observer: recorder,
-      compaction: compactionHooks(runner, session, recorder, toolSchemaTokens(tools.definitions())),
+      compaction: compaction ? compactionHooks(runner, compaction, session, recorder, toolSchemaTokens(tools.definitions())) : (settings.compaction ?? undefined),
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
     });
@@ -197,10 +201,15 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
 }
 
 /** The hooks for one turn: the breaker is per session, and compactions are filed under this turn. */
-function compactionHooks(runner: Runner, session: OpenedSession, recorder: SessionRecorder, overheadTokens: number): CompactionHooks | undefined {
+function compactionHooks(
+  runner: Runner,
+  resolved: ResolvedCompaction,
+  session: OpenedSession,
+  recorder: SessionRecorder,
+  overheadTokens: number,
+): CompactionHooks {
   const { settings } = runner;
-  if (settings.compaction !== undefined) return settings.compaction ?? undefined;
-  return createCompactionHooks(compactionSettings(runner.compaction, { overheadTokens, ...settings.compactionTuning }), {
+  return createCompactionHooks(compactionSettings(resolved, { overheadTokens, ...settings.compactionTuning }), {
     gateway: settings.gateway,
     persist: async (entry) => {
       await session.writer.append({ type: 'compaction', turn: session.turn, ...entry });

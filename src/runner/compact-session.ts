@@ -27,6 +27,7 @@ export interface CompactSessionOptions {
 export async function compactSession(options: CompactSessionOptions): Promise<HistoryCompactedEvent> {
   const { runner } = options;
   const { settings } = runner;
+  const resolved = await runner.compaction();
   const sessionId = await runner.store.resolveId(options.sessionId);
   // Lock, replay, and persist repairs of interrupted calls, exactly as a resumed turn would.
   const session = await resumeSession(runner.store, sessionId);
@@ -40,7 +41,7 @@ export async function compactSession(options: CompactSessionOptions): Promise<Hi
     const overheadTokens = toolSchemaTokens(runner.tools.map(toolDefinition));
     const result = await compactHistory({
       history: session.history,
-      settings: compactionSettings(runner.compaction, { overheadTokens, ...settings.compactionTuning }),
+      settings: compactionSettings(resolved, { overheadTokens, ...settings.compactionTuning }),
       gateway: settings.gateway,
       instructions: options.instructions ?? null,
       signal: options.signal,

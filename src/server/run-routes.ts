@@ -13,7 +13,7 @@ import { queryObject, readJsonBody, validate } from './json-body.js';
 import type { RunParameters } from './run-manager.js';
 import type { ServerContext } from './server-context.js';
 import { approvalPolicyWithin, sandboxWithin } from './server-settings.js';
-import { sseResponse } from './sse-response.js';
+import { SSE_HEADERS, sseResponse } from './sse-response.js';
 
 const RUN_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MAX_PROMPT_CHARS = 256 * 1024;
@@ -111,6 +111,8 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
     if (run === undefined) throw new HttpError(404, `no run ${runId}`);
     const afterId = lastEventId(c.req.header('last-event-id'), query.lastEventId);
     if (afterId > run.log.lastId) throw new HttpError(400, `run ${runId} has no event ${afterId} yet (last is ${run.log.lastId})`);
+    // HEAD gets the headers only: a stream nobody reads would hold a subscription until the run ends.
+    if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers: { ...SSE_HEADERS, 'x-run-id': run.runId } });
     return sseResponse({ log: run.log, afterId, heartbeatMs: context.heartbeatMs, headers: { 'x-run-id': run.runId } });
   });
 

@@ -19,6 +19,8 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: false,
     chunkSizeWarningLimit: 700,
+    // Per-plugin timing notes are noise in a build this small.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   server: {
     proxy: {

@@ -14,17 +14,16 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { REPO_ROOT } from '../helpers/run-cli.js';
 
 export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
-export const WEB_ROOT = join(REPO_ROOT, 'dist', 'web');
 export const TOKEN = 'browser-test-token-0123456789';
 
-/** Builds the workbench once per process: the tests must see the current source, not an old build. */
-let built = false;
-export function buildWorkbench(): void {
-  if (built) return;
-  const result = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-web.js')], { encoding: 'utf8' });
+/**
+ * Builds the workbench into `outDir`: the tests must see the current source, and a private copy
+ * cannot be emptied under them by a concurrent `npm run build`.
+ */
+export function buildWorkbench(outDir: string): void {
+  const result = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-web.js'), '--out-dir', outDir], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`web build failed:\n${result.stdout}\n${result.stderr}`);
   mkdirSync(ARTIFACTS, { recursive: true });
-  built = true;
 }
 
 export function launchChromium(): Promise<Browser> {
@@ -42,6 +41,8 @@ export interface WorkbenchOptions {
   contextWindow?: string;
   /** Files to create in the project root before the server starts. */
   files?: Record<string, string>;
+  /** The built workbench the server serves (only pages need it). */
+  webRoot?: string;
 }
 
 export interface Workbench {
@@ -83,7 +84,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
       network: false,
       port: 0,
       token: TOKEN,
-      webRoot: WEB_ROOT,
+      webRoot: options.webRoot ?? join(base, 'no-web-build'),
       compactAt: options.compactAt,
       contextWindow: options.contextWindow,
       log: (message) => log.push(message),

@@ -4,20 +4,25 @@
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { makeTempDir } from '../helpers/temp-dir.js';
 import { buildWorkbench, launchChromium, openPage, screenshot, startWorkbench, TOKEN, type Workbench } from './workbench-harness.js';
 
 let browser: Browser;
+let webRoot: string;
 
 before(async () => {
-  buildWorkbench();
+  webRoot = await makeTempDir();
+  buildWorkbench(webRoot);
   browser = await launchChromium();
 });
 
 after(async () => {
   await browser?.close();
+  if (webRoot !== undefined) await rm(webRoot, { recursive: true, force: true });
 });
 
 /** Runs `body` with a fresh server and page; always stops both, and fails on page errors. */
@@ -26,7 +31,7 @@ async function withWorkbench(
   body: (page: Page, workbench: Workbench) => Promise<void>,
   view: { size?: { width: number; height: number }; expectedErrors?: RegExp } = {},
 ): Promise<void> {
-  const workbench = await startWorkbench(options);
+  const workbench = await startWorkbench({ ...options, webRoot });
   const { context, page, errors } = await openPage(browser, view.size);
   page.setDefaultTimeout(10_000);
   try {
@@ -130,8 +135,8 @@ describe('workbench', () => {
         await page.getByRole('tab', { name: 'Debug' }).focus();
         await page.keyboard.press('ArrowRight');
         assert.equal(await page.getByRole('tab', { name: /Audit/ }).getAttribute('aria-selected'), 'true');
-        await page.locator('.audit-table tbody tr').first().waitFor();
-        assert.match((await page.locator('.audit-table').textContent()) ?? '', /Read README\.md.*allow/);
+        await page.locator('.audit-row').first().waitFor();
+        assert.match((await page.locator('.audit-list').textContent()) ?? '', /allow\s*Read README\.md/);
         await page.keyboard.press('ArrowRight');
         await page.locator('.raw-records li', { hasText: 'session_meta' }).waitFor();
         await screenshot(page, '05-session-records');
@@ -186,7 +191,7 @@ describe('workbench', () => {
         assert.match(lastRequest, /Create approved\.txt/, 'the second turn resumed the first');
 
         await page.getByRole('tab', { name: /Audit/ }).click();
-        const audit = (await page.locator('.audit-table').textContent()) ?? '';
+        const audit = (await page.locator('.audit-list').textContent()) ?? '';
         assert.match(audit, /asked/);
         assert.match(audit, /approved/);
         assert.match(audit, /denied.*keep the file/);
@@ -276,6 +281,7 @@ describe('workbench', () => {
 
         // The transcript comes from the records.
         await page.locator('.tool-call .phrase', { hasText: 'Listed the project root' }).waitFor();
+        await page.locator('.message.role-final code', { hasText: 'notes.md' }).waitFor();
         assert.match((await page.locator('.message.role-final').textContent()) ?? '', /There is one file: notes\.md/);
         assert.match((await page.locator('.run-target').textContent()) ?? '', /Continuing/);
         await screenshot(page, '10-old-session');
@@ -302,13 +308,37 @@ describe('workbench', () => {
     );
   });
 
+  test('cancel stops a waiting run; a failed run shows its error', async () => {
+    await withWorkbench(
+      {
+        contextWindow: '128000',
+        script: [{ fault: { kind: 'hang' } }, { fault: { kind: 'status', status: 400, message: 'Unsupported parameter: temperature' } }],
+      },
+      async (page, workbench) => {
+        await page.goto(workbench.url);
+        await startRun(page, 'Wait forever');
+        await page.getByText('Waiting for the model…').waitFor();
+        await page.locator('.transcript-footer').getByRole('button', { name: 'Cancel' }).click();
+        await page.locator('.turn-cancelled').waitFor();
+        await page.locator('.status-pill', { hasText: 'Cancelled' }).waitFor();
+        assert.equal(await page.getByText('Waiting for the model…').count(), 0);
+
+        await startRun(page, 'Try again');
+        const failure = page.locator('.turn[data-turn="2"] .turn-error');
+        await failure.waitFor();
+        assert.match((await failure.textContent()) ?? '', /Run failed.*temperature/s);
+        await screenshot(page, '12-cancelled-and-failed');
+      },
+    );
+  });
+
   test('without the token the page says so (401), with it the workbench loads', async () => {
     await withWorkbench({}, async (page, workbench) => {
       await page.goto(workbench.origin);
       await page.getByRole('heading', { name: 'Not signed in' }).waitFor();
       const status = await page.evaluate(async () => (await fetch('/api/health')).status);
       assert.equal(status, 401);
-      await screenshot(page, '12-unauthorized');
+      await screenshot(page, '13-unauthorized');
 
       await page.goto(workbench.url);
       await page.getByRole('heading', { name: 'New session' }).waitFor();
@@ -328,11 +358,11 @@ describe('workbench', () => {
         await startRun(page, 'Say something short');
         await page.locator('.message.role-final', { hasText: 'Short answer.' }).waitFor();
         assert.equal(await page.locator('.pane-sidebar').isVisible(), false);
-        await screenshot(page, '13-narrow-dark-transcript');
+        await screenshot(page, '14-narrow-dark-transcript');
         await panes.getByRole('button', { name: 'Inspector' }).click();
         await page.getByRole('tab', { name: 'Debug' }).waitFor();
         assert.equal(await page.locator('.pane-transcript').isVisible(), false);
-        await screenshot(page, '14-narrow-dark-inspector');
+        await screenshot(page, '15-narrow-dark-inspector');
         const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
         assert.notEqual(background, 'rgb(245, 245, 242)', 'dark mode changes the palette');
       },

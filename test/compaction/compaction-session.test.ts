@@ -248,22 +248,29 @@ describe('breaker across turns', () => {
   });
 });
 
-test('junk --compact-at is a usage error before any turn', async () => {
+test('junk --compact-at is a usage error before any model call, and no session is started', async () => {
   await withTempDir(async (dir) => {
-    await assert.rejects(
-      openRunner({
+    const provider = await startFakeProvider({ whenExhausted: { text: 'never asked' } });
+    try {
+      const runner = await openRunner({
         root: dir,
         home: dir,
         model: 'gpt-4o',
         wireApi: 'chat',
-        gateway: createGateway({ wireApi: 'chat', baseURL: 'http://127.0.0.1:9/v1', apiKey: 'k' }),
+        gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
         sandbox: 'read-only',
         approvalPolicy: 'on-request',
         network: false,
         tools: [],
         compactAt: 'soonish',
-      }),
-      (error: unknown) => error instanceof CompactionConfigError && error.exitCode === 2 && /--compact-at "soonish"/.test(error.message),
-    );
+      });
+      const isUsageError = (error: unknown) => error instanceof CompactionConfigError && error.exitCode === 2 && /--compact-at "soonish"/.test(error.message);
+      await assert.rejects(runTurn(runner, { prompt: 'hi', runId: 'r', signal: new AbortController().signal, approvals: NO_APPROVER }), isUsageError);
+      await assert.rejects(compactSession({ runner, sessionId: 'last' }), isUsageError);
+      assert.equal(provider.requests.length, 0);
+      assert.deepEqual((await runner.store.list()).sessions, []);
+    } finally {
+      await provider.close();
+    }
   });
 });

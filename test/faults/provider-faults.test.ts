@@ -5,7 +5,8 @@
 // the exit codes are checked through `glassbox exec` in a child process.
 
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import type { RunEvent, TerminalRunEvent } from '../../src/agent/index.js';
 import type { WireApi } from '../../src/model/index.js';
@@ -122,6 +123,68 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/**
+ * A loopback proxy in front of the fake provider that passes its SSE frames on until one contains
+ * `marker`, then goes silent with the connection open: a provider that stalls mid-answer, which
+ * the fake provider's uniform chunk delay cannot script (it would stall before the first event).
+ */
+async function startStallProxy(providerBaseURL: string, marker: string): Promise<{ baseURL: string; close(): Promise<void> }> {
+  const upstream = new URL(providerBaseURL);
+  const aborts = new Set<AbortController>();
+  const sockets = new Set<Socket>();
+  const server = createHttpServer((req, res) => {
+    const controller = new AbortController();
+    aborts.add(controller);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const answer = await fetch(new URL(req.url ?? '/', upstream.origin), {
+          method: req.method,
+          headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
+          body: Buffer.concat(chunks),
+          signal: controller.signal,
+        });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/event-stream' });
+        res.flushHeaders();
+        let pending = '';
+        const decoder = new TextDecoder();
+        // Read by hand: leaving the loop of an async iterator would cancel the upstream body.
+        const reader = answer.body!.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          pending += decoder.decode(value, { stream: true });
+          let end: number;
+          while ((end = pending.indexOf('\n\n')) >= 0) {
+            const frame = pending.slice(0, end + 2);
+            pending = pending.slice(end + 2);
+            res.write(frame);
+            // Silence from here on (connection open): the client's timeout has to notice.
+            if (frame.includes(marker)) return;
+          }
+        }
+        res.end(pending);
+      })().catch(() => res.destroy());
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}${upstream.pathname}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const controller of aborts) controller.abort();
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 const LONG_TEXT = 'This answer is streamed in many small pieces so the cut lands in the middle of it. '.repeat(4);
 const LONG_ARGUMENTS = { path: 'notes.txt', offset: 1, limit: 2000 };
 
@@ -183,22 +246,42 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       });
     });
 
-    test('a hang past the timeout is retried; a stream that goes silent mid-answer fails and is not retried', async () => {
-      await withSession(wireApi, 'hang and stall', async (scenario) => {
+    test('a hang past the timeout is retried; hanging on every attempt fails CONNECTION_FAILED', async () => {
+      await withSession(wireApi, 'hang', async (scenario) => {
         scenario.provider.push({ fault: { kind: 'hang' } }, { text: 'Answered on the second attempt.' });
-        const hung = await scenario.turn('are you awake?', { timeoutMs: 300 });
+        const hung = await scenario.turn('are you awake?', { timeoutMs: 250 });
         assert.equal(hung.terminal.type, 'run_succeeded', JSON.stringify(hung.terminal));
         assert.deepEqual(retries(hung.events).map((event) => event.error.code), ['CONNECTION_FAILED']);
 
-        // Turn 3: the first pieces arrive, then nothing for longer than the timeout.
-        scenario.provider.push({ text: LONG_TEXT, chunkSize: 8, chunkDelayMs: 5_000 });
+        scenario.provider.push(...Array.from({ length: 4 }, (): ScriptStep => ({ fault: { kind: 'hang' } })));
         const from = scenario.provider.requests.length;
-        const stalled = await scenario.turn('stall please', { timeoutMs: 300 });
-        const error = failed(stalled.terminal);
-        assert.equal(error.code, 'STREAM_INTERRUPTED');
-        assert.ok(stalled.events.some((event) => event.type === 'assistant_delta'), 'part of the answer was shown');
-        assert.equal(scenario.provider.requests.length - from, 1, 'a started stream is not retried');
-        assert.deepEqual(itemsOfTurn(scenario, 3), [{ type: 'message', role: 'user', content: 'stall please' }], 'nothing of the broken round');
+        const gone = await scenario.turn('still there?', { timeoutMs: 250 });
+        const error = failed(gone.terminal);
+        assert.equal(error.code, 'CONNECTION_FAILED');
+        assert.match(error.message, /after 4 attempts/);
+        assert.equal(scenario.provider.requests.length - from, 4);
+        assert.deepEqual(itemsOfTurn(scenario, 3), [{ type: 'message', role: 'user', content: 'still there?' }]);
+      });
+    });
+
+    test('a stream that goes silent mid-answer past the timeout fails STREAM_INTERRUPTED and is not retried', async () => {
+      await withSession(wireApi, 'stall mid-stream', async (scenario) => {
+        const proxy = await startStallProxy(scenario.provider.baseURL, 'This ans');
+        try {
+          scenario.provider.push({ text: LONG_TEXT, chunkSize: 8 });
+          const from = scenario.provider.requests.length;
+          const stalled = await scenario.turn('stall please', { baseURL: proxy.baseURL, timeoutMs: 300 });
+          const error = failed(stalled.terminal);
+          assert.equal(error.code, 'STREAM_INTERRUPTED', error.message);
+          assert.match(error.message, /silent/);
+          const deltas = stalled.events.filter((event) => event.type === 'assistant_delta');
+          assert.deepEqual(deltas.map((event) => (event as { delta: string }).delta), ['This ans'], 'only what got through was shown');
+          assert.equal(scenario.provider.requests.length - from, 1, 'a started stream is not retried');
+          assertFailedTurnRecorded(scenario, 'STREAM_INTERRUPTED', 'stall please');
+          assert.equal(itemsOfTurn(scenario, 2).length, 1, 'nothing of the broken round');
+        } finally {
+          await proxy.close();
+        }
       });
     });
 
@@ -252,7 +335,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       });
     });
 
-    test('a context overflow (400) fails CONTEXT_OVERFLOW or is compacted and retried; either way nothing is lost', async () => {
+    test('a context overflow (400) fails CONTEXT_OVERFLOW or is compacted and retried; either way nothing is lost', async (t) => {
       const bigFile = 'a line of a large file that fills the context window\n'.repeat(160);
       await inProject(
         `context overflow (${wireApi})`,
@@ -274,6 +357,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
               whenExhausted: { text: 'The notes mention milk; big.txt is a large file of repeated lines.' },
             });
             const second = await turnInProcess({ project, wireApi, baseURL: tight.baseURL, prompt: 'now read big.txt', resume: first.sessionId });
+            t.diagnostic(`turn 2 ended ${second.terminal.type}${second.terminal.type === 'run_failed' ? ` ${second.terminal.error.code}` : ''}`);
             if (second.terminal.type === 'run_failed') {
               assert.equal(second.terminal.error.code, 'CONTEXT_OVERFLOW', JSON.stringify(second.terminal));
             } else {

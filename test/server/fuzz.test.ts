@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { eventsOf, readFrames, startHarness, TEST_TOKEN } from './server-harness.js';
 
-const ROUTES: ReadonlyArray<[method: 'GET' | 'POST', template: string]> = [
+const ROUTES: ReadonlyArray<[method: 'GET' | 'POST' | 'HEAD' | 'PUT' | 'DELETE' | 'OPTIONS', template: string]> = [
   ['GET', '/api/health'],
   ['GET', '/api/models'],
   ['POST', '/api/runs'],
@@ -21,6 +21,11 @@ const ROUTES: ReadonlyArray<[method: 'GET' | 'POST', template: string]> = [
   ['GET', '/'],
   ['GET', '/assets/{a}'],
   ['GET', '/{a}'],
+  ['HEAD', '/api/runs/{a}/events'],
+  ['HEAD', '/api/sessions/{a}'],
+  ['PUT', '/api/runs'],
+  ['DELETE', '/api/sessions/{a}'],
+  ['OPTIONS', '/api/runs'],
 ];
 
 const KEYS = ['prompt', 'sessionId', 'model', 'wireApi', 'sandbox', 'approvalPolicy', 'compactAt', 'decision', 'message', 'atTurn', 'instructions', '__proto__', 'constructor'];
@@ -98,7 +103,7 @@ describe('fuzzing every endpoint', () => {
           const answer = type.startsWith('text/event-stream') ? '' : await response.text();
           assert.ok(response.status < 500, `${method} ${path.slice(0, 200)} → ${response.status} ${answer.slice(0, 200)}`);
           // Dot segments are resolved by the URL parser, so judge by the path the server saw.
-          if (new URL(path, h.origin).pathname.startsWith('/api/') && response.status >= 400) {
+          if (method !== 'HEAD' && new URL(path, h.origin).pathname.startsWith('/api/') && response.status >= 400) {
             const parsed = JSON.parse(answer) as { error?: unknown };
             assert.equal(typeof parsed.error, 'string');
           }

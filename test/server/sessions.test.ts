@@ -221,3 +221,60 @@ describe('session routes', () => {
     assert.deepEqual(storeCalls.filter((id) => !/^[0-9a-f-]{36}$/.test(id) && id !== ''), []);
   });
 });
+
+describe('manual compaction over the API', () => {
+  test('compacts a session, shows it on the context chart, and later requests are still rebuilt exactly', async () => {
+    const captured: ModelRequest[] = [];
+    const h = await startHarness({
+      files: { 'README.md': `# Big\n\n${'A line of documentation that takes up room in the context.\n'.repeat(80)}` },
+      script: [
+        { text: 'Reading.', toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+        { text: 'It is documentation.' },
+        { text: 'SUMMARY: the user asked what README.md holds; it was read; it is repetitive documentation.' },
+        { text: 'After compaction.' },
+        { text: 'Short.' },
+      ],
+      wrapGateway: (gateway) => capturingGateway(gateway, captured),
+    });
+    try {
+      const first = await run(h, { prompt: 'What does the README say?' });
+      const sessionId = String(first[0].event.sessionId);
+
+      const response = await h.post(`/api/sessions/${sessionId}/compact`, { instructions: 'Mention the README by name.' });
+      assert.equal(response.status, 200, await response.clone().text());
+      const { compaction } = (await response.json()) as { compaction: Record<string, unknown> };
+      assert.equal(compaction.type, 'history_compacted');
+      assert.equal(compaction.kind, 'summary');
+      assert.equal(compaction.trigger, 'manual');
+      assert.match(String(compaction.summary), /SUMMARY: the user asked/);
+      assert.match(JSON.stringify(captured[2].messages), /Mention the README by name\./);
+
+      const chart = (await (await h.api(`/api/sessions/${sessionId}/context`)).json()) as { compactions: Array<Record<string, unknown>>; points: unknown[] };
+      assert.equal(chart.compactions.length, 1);
+      assert.equal(chart.compactions[0].turn, 1);
+      assert.equal(chart.compactions[0].compactionId, compaction.compactionId);
+      assert.equal(chart.compactions[0].summary, compaction.summary);
+      assert.equal(chart.points.length, 2);
+
+      await run(h, { prompt: 'And now?', sessionId });
+      assert.match(JSON.stringify(captured[3].messages), /SUMMARY: the user asked/);
+      const calls = (await (await h.api(`/api/sessions/${sessionId}/model-calls`)).json()) as {
+        calls: Array<{ stage: string; request: ModelRequest | null; requestError: string | null }>;
+      };
+      assert.deepEqual(calls.calls.map((c) => c.stage), ['turn', 'turn', 'compaction', 'turn']);
+      assert.equal(calls.calls[2].request, null);
+      assert.match(String(calls.calls[2].requestError), /compaction/);
+      assert.deepEqual(calls.calls[3].request!.messages, captured[3].messages);
+      assert.deepEqual(calls.calls[3].request!.tools, captured[3].tools);
+
+      // A session too short to compact is a conflict with a reason, not a server error.
+      const small = await run(h, { prompt: 'Hi' });
+      const refused = await h.post(`/api/sessions/${String(small[0].event.sessionId)}/compact`, {});
+      assert.equal(refused.status, 409);
+      assert.match(((await refused.json()) as { error: string }).error, /nothing worth compacting/);
+      assert.equal((await h.post(`/api/sessions/${sessionId}/compact`, { instructions: 7 })).status, 400);
+    } finally {
+      await h.close();
+    }
+  });
+});

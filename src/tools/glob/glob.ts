@@ -2,7 +2,7 @@
 // before the ones nobody touched in years. Matching is tinyglobby's (picomatch semantics); what
 // gets crawled is decided by the shared .gitignore rules.
 
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { glob } from 'tinyglobby';
 import { z } from 'zod';
@@ -59,7 +59,12 @@ function normalizePattern(root: string, base: string, pattern: string): { base: 
   return { base: effectiveBase, pattern: effective };
 }
 
-async function modificationTimes(paths: string[], signal: AbortSignal): Promise<Map<string, number>> {
+/**
+ * Modification times of the matches that really lie inside the root. tinyglobby crawls from a
+ * pattern's literal prefix even when that prefix is a symlink (`link-to-outside/*`), so a path
+ * that looks inside can name a file elsewhere; those are left out like vanished files.
+ */
+async function modificationTimes(paths: string[], root: string, signal: AbortSignal): Promise<Map<string, number>> {
   const times = new Map<string, number>();
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -68,7 +73,8 @@ async function modificationTimes(paths: string[], signal: AbortSignal): Promise<
       const path = paths[next];
       next += 1;
       try {
-        times.set(path, (await stat(path)).mtimeMs);
+        const real = await realpath(path);
+        if (isInside(root, real)) times.set(path, (await stat(real)).mtimeMs);
       } catch {
         // Deleted between the crawl and now: leave it out.
       }
@@ -111,9 +117,9 @@ export function createGlobTool(options: GlobOptions = DEFAULT_GLOB_OPTIONS): Too
         throw error;
       }
       signal.throwIfAborted();
-      // The filtered fs already keeps the crawl inside `base`; this is the backstop.
+      // The filtered fs keeps the crawl inside `base`; this and the real-path check below are the backstop.
       const absolutes = found.map((path) => resolve(base, path)).filter((path) => isInside(base, path));
-      const times = await modificationTimes(absolutes, signal);
+      const times = await modificationTimes(absolutes, root, signal);
       const ranked = absolutes
         .filter((path) => times.has(path))
         .map((path) => ({ path: toPosix(relative(root, path)), mtimeMs: times.get(path) ?? 0 }))

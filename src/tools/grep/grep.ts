@@ -117,6 +117,9 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
     async execute(args: GrepArgs, context: ToolContext): Promise<ToolResult> {
       const { root, signal } = context;
       signal.throwIfAborted();
+      // ripgrep cannot be given one as an argument, and files holding NUL bytes are skipped as
+      // binary anyway, so such a pattern could never match.
+      if (args.pattern.includes('\0')) throw new ToolError('INVALID_PATTERN', 'The pattern contains a NUL byte; binary files are not searched, so it can never match.');
       const target = await resolveExisting(root, args.path ?? '.');
       const info = await stat(target.absolute);
       const targetIsDirectory = info.isDirectory();

@@ -6,7 +6,7 @@ import { api, ApiError, describeError, type ApprovalDecision, type Health, type 
 import { Inspector, type InspectorTabName } from '../inspector/index.js';
 import { isActive, useLiveRun } from '../live-run/index.js';
 import { NewRunForm, RunStatus, SessionList } from '../sidebar/index.js';
-import { mergeLiveTurn, Transcript } from '../transcript/index.js';
+import { mergeLiveTurn, preloadMarkdown, Transcript } from '../transcript/index.js';
 import { FailurePage, UnauthorizedPage } from './unauthorized-page.js';
 import { useSessionData } from './use-session-data.js';
 
@@ -34,6 +34,8 @@ export function App() {
     };
   }, [attempt]);
 
+  useEffect(preloadMarkdown, []);
+
   if (boot.kind === 'loading') return <main className="gate" aria-busy="true" />;
   if (boot.kind === 'unauthorized') return <UnauthorizedPage />;
   if (boot.kind === 'failed') return <FailurePage message={boot.message} onRetry={() => setAttempt((n) => n + 1)} />;
@@ -59,14 +61,13 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
     setListKey((n) => n + 1);
   }, []);
 
-  const live = useLiveRun({
+  const { run, start, attach, cancel, dismiss } = useLiveRun({
     onSessionKnown: (sessionId, serial) => {
       if (followed.current === serial) setSelectedId(sessionId);
       setListKey((n) => n + 1);
     },
     onEnded: () => refresh(),
   });
-  const run = live.run;
   const running = isActive(run);
   const data = useSessionData(selectedId, sessionVersion);
 
@@ -78,7 +79,7 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
         const active = runs.filter((info) => info.status === 'running').sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
         if (stale || active === undefined) return;
         setSelectedId(active.sessionId);
-        const { serial } = live.attach(active.runId, active.prompt, null);
+        const { serial } = attach(active.runId, active.prompt, null);
         setFollowedSerial(serial);
       },
       () => undefined,
@@ -114,7 +115,7 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
       setBanner(null);
       const body: StartRunRequest = selectedId === null ? request : { ...request, sessionId: selectedId };
       const expectedTurn = selectedId === null ? 1 : data.page === null ? null : lastTurn + 1;
-      const { serial, accepted, done } = live.start(body, expectedTurn);
+      const { serial, accepted, done } = start(body, expectedTurn);
       setFollowedSerial(serial);
       setPane('transcript');
       void done.then((end) => {
@@ -123,7 +124,7 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
       // The prompt box empties once the server took the run; a refused run keeps it for a retry.
       return accepted;
     },
-    [selectedId, data.page, lastTurn, live],
+    [selectedId, data.page, lastTurn, start],
   );
 
   const approve = useCallback(async (runId: string, callId: string, decision: ApprovalDecision, message: string) => {
@@ -156,7 +157,7 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
   const footer = (
     <div className="transcript-footer">
       {running && liveVisible && (
-        <button type="button" className="danger" onClick={() => void live.cancel()} disabled={run?.cancelRequested}>
+        <button type="button" className="danger" onClick={() => void cancel()} disabled={run?.cancelRequested}>
           {run?.cancelRequested ? 'Cancelling…' : 'Cancel'}
         </button>
       )}
@@ -196,7 +197,7 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
           error={formError}
           promptRef={promptRef}
           onSubmit={startRun}
-          onCancel={() => void live.cancel()}
+          onCancel={() => void cancel()}
           onNewSession={newSession}
         />
         <RunStatus
@@ -205,7 +206,7 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
           onShow={() => {
             if (run?.sessionId) openSession(run.sessionId);
           }}
-          onDismiss={live.dismiss}
+          onDismiss={dismiss}
         />
         <SessionList selectedId={selectedId} refreshKey={listKey} onOpen={openSession} />
       </aside>

@@ -148,7 +148,12 @@ export function DebugTab({ sessionId, version, liveEvents }: DebugTabProps) {
     <div className="debug-tab">
       <section aria-label="Model calls">
         <h3>
-          Model calls <span className="muted small-text">({shownCalls.length} · {formatCount(totals.input)} in · {formatCount(totals.output)} out)</span>
+          Model calls{' '}
+          {sessionId !== null && (
+            <span className="muted small-text">
+              ({shownCalls.length} · {formatCount(totals.input)} in · {formatCount(totals.output)} out)
+            </span>
+          )}
         </h3>
         {sessionId === null && <p className="muted">Open or start a session to see its model calls.</p>}
         {error !== null && (

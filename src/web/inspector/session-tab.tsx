@@ -1,7 +1,7 @@
 // The Session tab: the raw JSONL records, a page at a time, exactly as the server read them.
 
 import { useEffect, useState } from 'react';
-import { api, describeError, type Cursor, type SessionPage } from '../api/index.js';
+import { api, describeError, type Cursor, type SessionPage, type SessionRecord } from '../api/index.js';
 
 export interface SessionTabProps {
   sessionId: string | null;
@@ -18,6 +18,12 @@ function describeProblem(problem: unknown): string {
     if (typeof fields.message === 'string') return `${where}${fields.message}`;
   }
   return JSON.stringify(problem);
+}
+
+/** The record without what the row already shows (type) or rarely matters at a glance (ts). */
+function recordPreview(record: SessionRecord): string {
+  const { type: _type, ts: _ts, ...rest } = record;
+  return JSON.stringify(rest).slice(0, 160);
 }
 
 export function SessionTab({ sessionId, version }: SessionTabProps) {
@@ -131,7 +137,7 @@ export function SessionTab({ sessionId, version }: SessionTabProps) {
             <details>
               <summary>
                 <span className="mono muted">{entry.line}</span> <span className="record-type">{entry.record.type}</span>{' '}
-                <span className="muted record-preview">{JSON.stringify(entry.record).slice(0, 160)}</span>
+                <span className="muted record-preview">{recordPreview(entry.record)}</span>
               </summary>
               <pre>{JSON.stringify(entry.record, null, 2)}</pre>
             </details>

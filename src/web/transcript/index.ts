@@ -12,6 +12,6 @@ export {
   type TranscriptTurn,
   type TurnOutcome,
 } from './transcript-model.js';
-export { MarkdownText } from './markdown-text.js';
+export { MarkdownText, preloadMarkdown } from './markdown-text.js';
 export { CompactionNote } from './transcript-view.js';
 export { PhraseView, type ApprovalHandler } from './tool-call-view.js';

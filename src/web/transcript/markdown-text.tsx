@@ -1,18 +1,15 @@
-// Assistant text as Markdown (GFM tables, task lists; fenced code highlighted by language).
-// Raw HTML in model output is never rendered: react-markdown escapes it unless told otherwise.
+// Assistant text as Markdown. Raw HTML in model output is never rendered: react-markdown escapes
+// it. Until the renderer's chunk has arrived the text shows as is, in the same box.
 
-import { memo } from 'react';
-import ReactMarkdown, { type Components } from 'react-markdown';
-import remarkGfm from 'remark-gfm';
-import rehypeHighlight from 'rehype-highlight';
+import { lazy, memo, Suspense } from 'react';
 
-const remarkPlugins = [remarkGfm];
-const rehypePlugins = [rehypeHighlight];
+const loadRenderer = () => import('./markdown-renderer.js');
+const MarkdownRenderer = lazy(loadRenderer);
 
-const components: Components = {
-  // Model-written links leave the workbench; never let them act on this page.
-  a: ({ node: _node, ...props }) => <a {...props} target="_blank" rel="noopener noreferrer" />,
-};
+/** Starts fetching the renderer early, so the first answer does not wait for it. */
+export function preloadMarkdown(): void {
+  void loadRenderer();
+}
 
 export interface MarkdownTextProps {
   text: string;
@@ -22,9 +19,9 @@ export interface MarkdownTextProps {
 export const MarkdownText = memo(function MarkdownText({ text, streaming = false }: MarkdownTextProps) {
   return (
     <div className={streaming ? 'markdown streaming' : 'markdown'}>
-      <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
-        {text}
-      </ReactMarkdown>
+      <Suspense fallback={<p className="markdown-pending">{text}</p>}>
+        <MarkdownRenderer text={text} />
+      </Suspense>
     </div>
   );
 });

@@ -145,12 +145,25 @@ function addCompaction(entries: TranscriptEntry[], view: CompactionView): Transc
   const key = `compaction-${view.compactionId}`;
   const existing = entries.find((entry) => entry.key === key);
   if (existing === undefined) return [...entries, { kind: 'compaction', key, compaction: view }];
-  // The summary item and the compaction record describe the same compaction: merge them.
-  return entries.map((entry) =>
-    entry.key === key && entry.kind === 'compaction'
-      ? { ...entry, compaction: { ...view, summary: view.summary || entry.compaction.summary, reason: view.reason || entry.compaction.reason } }
-      : entry,
-  );
+  // The summary item and the compaction record describe the same compaction: merge them, each
+  // field from whichever knows it.
+  return entries.map((entry) => (entry.key === key && entry.kind === 'compaction' ? { ...entry, compaction: mergeCompaction(entry.compaction, view) } : entry));
+}
+
+function mergeCompaction(known: CompactionView, more: CompactionView): CompactionView {
+  return {
+    compactionId: known.compactionId,
+    trigger: known.trigger ?? more.trigger,
+    phase: known.phase ?? more.phase,
+    kind: known.kind ?? more.kind,
+    tokensBefore: known.tokensBefore ?? more.tokensBefore,
+    tokensAfter: known.tokensAfter ?? more.tokensAfter,
+    itemsRemoved: known.itemsRemoved ?? more.itemsRemoved,
+    itemsKept: known.itemsKept ?? more.itemsKept,
+    reason: known.reason || more.reason,
+    summary: known.summary || more.summary,
+    estimated: known.estimated || more.estimated,
+  };
 }
 
 function applyPermission(call: ToolCallState, permission: PermissionView): ToolCallState {

@@ -1,0 +1,15 @@
+// The model flags `exec` and `serve` share, declared once.
+
+import { Command, Option } from 'commander';
+
+export function addModelOptions(command: Command): Command {
+  return command
+    .addOption(new Option('-m, --model <model>', 'model name').env('GLASSBOX_MODEL'))
+    .addOption(new Option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1').env('OPENAI_BASE_URL'))
+    .addOption(new Option('--wire-api <api>', 'wire API: chat or responses').env('GLASSBOX_WIRE_API'))
+    .option('-C, --cd <dir>', 'project root (default: current directory)')
+    .addOption(new Option('--home <dir>', 'Glassbox home for sessions and config (default ~/.glassbox)').env('GLASSBOX_HOME'))
+    .option('--compact-at <tokens|percent%>', 'compact the context at this many tokens or this share of the window')
+    .option('--context-window <tokens>', "override the model's context window")
+    .option('--demo', 'use the built-in offline demo model');
+}
