@@ -17,6 +17,7 @@ const cases: BenchCase[] = [
   { name: 'startup', run: async () => (await import('./cases/startup.js')).run() },
   { name: 'loop', run: async () => (await import('./cases/loop-overhead.js')).run() },
   { name: 'sessions', run: async () => (await import('./cases/sessions.js')).run() },
+  { name: 'context', run: async () => (await import('./cases/context-economy.js')).run() },
 ];
 
 const only = (process.env.GLASSBOX_BENCH_ONLY ?? '').split(',').filter(Boolean);

@@ -35,22 +35,6 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
 
   const model = await openModel(config, { stderr: process.stderr, intro: options.demoIntro === true });
-  const { runTurn, openRunner } = await import('../runner/index.js');
-  const runner = await openRunner({
-    root: config.root,
-    home: config.home,
-    model: config.model,
-    wireApi: config.wireApi,
-    gateway: model.gateway,
-    sandbox,
-    approvalPolicy,
-    network: options.network === true,
-    maxRounds,
-    tokenBudget,
-    compactAt: options.compactAt,
-    contextWindow: options.contextWindow,
-  });
-
   const approvals = new ApprovalRegistry();
   const detachApprover = attachTerminalApprover(approvals);
   const controller = new AbortController();
@@ -74,6 +58,21 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   };
 
   try {
+    const { runTurn, openRunner } = await import('../runner/index.js');
+    const runner = await openRunner({
+      root: config.root,
+      home: config.home,
+      model: config.model,
+      wireApi: config.wireApi,
+      gateway: model.gateway,
+      sandbox,
+      approvalPolicy,
+      network: options.network === true,
+      maxRounds,
+      tokenBudget,
+      compactAt: options.compactAt,
+      contextWindow: options.contextWindow,
+    });
     const result = await runTurn(runner, {
       prompt,
       resume: options.resume ?? null,

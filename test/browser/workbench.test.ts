@@ -160,6 +160,7 @@ describe('workbench', () => {
       },
       async (page, workbench) => {
         await page.goto(workbench.url);
+        await page.getByLabel('Approval').waitFor();
         // The caps: nothing looser than the server's on-request / workspace-write is offered.
         assert.deepEqual(await page.getByLabel('Approval').locator('option').allTextContents(), ['untrusted', 'on-request']);
         assert.deepEqual(await page.getByLabel('Sandbox').locator('option').allTextContents(), ['read-only', 'workspace-write']);
@@ -178,7 +179,8 @@ describe('workbench', () => {
 
         // Continue the session: the next prompt resumes it; deny the call with a message.
         await page.getByRole('button', { name: 'Continue this session' }).click();
-        assert.equal(await page.getByRole('textbox', { name: 'Prompt' }).evaluate((element) => element === element.ownerDocument.activeElement), true);
+        const prompt = page.getByRole('textbox', { name: 'Prompt' });
+        await waitUntil(() => prompt.evaluate((element) => element === element.ownerDocument.activeElement), 'the prompt has the focus');
         await startRun(page, 'Now delete it', { approvalPolicy: 'untrusted' });
         await card.waitFor();
         await card.getByRole('textbox').fill('keep the file');

@@ -25,17 +25,14 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
     test('Boundary: compacts mid-turn after a committed round; the next request has the summary and the prompt, no calls or outputs', async () => {
       const run = await runWithCompaction({
         wireApi,
-        whenExhausted: { text: 'unexpected' },
-        script: [
-          scriptedWithSummaries(
-            [
-              { toolCalls: [readBig('a')], usage: { input: 1000, output: 20 } },
-              { toolCalls: [readBig('b')], usage: { input: 4000, output: 20, cached: 3500 } },
-              { text: 'Done.', usage: { input: 900, output: 5 } },
-            ],
-            () => ({ text: SUMMARY, usage: { input: 700, output: 40 } }),
-          ),
-        ].flatMap((step) => [step, step, step, step]),
+        whenExhausted: scriptedWithSummaries(
+          [
+            { toolCalls: [readBig('a')], usage: { input: 1000, output: 20 } },
+            { toolCalls: [readBig('b')], usage: { input: 4000, output: 20, cached: 3500 } },
+            { text: 'Done.', usage: { input: 900, output: 5 } },
+          ],
+          () => ({ text: SUMMARY, usage: { input: 700, output: 40 } }),
+        ),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       const summaries = summaryRequests(run.provider);
@@ -76,23 +73,21 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
     });
 
     test('Counting: a provider that reports no usage still compacts, on an estimate marked as such', async () => {
-      const big = await runWithCompaction({
+      const run = await runWithCompaction({
         wireApi,
         settings: testSettings({ threshold: 5000 }),
-        script: [
-          scriptedWithSummaries(
-            [{ toolCalls: [readBig('a')], usage: null }, { toolCalls: [readBig('b')], usage: null }, { toolCalls: [readBig('c')], usage: null }, { text: 'Done.', usage: null }],
-            () => ({ text: SUMMARY, usage: null }),
-          ),
-        ].flatMap((step) => Array.from({ length: 6 }, () => step)),
+        whenExhausted: scriptedWithSummaries(
+          [{ toolCalls: [readBig('a')], usage: null }, { toolCalls: [readBig('b')], usage: null }, { toolCalls: [readBig('c')], usage: null }, { text: 'Done.', usage: null }],
+          () => ({ text: SUMMARY, usage: null }),
+        ),
       });
-      assert.equal(big.terminal.type, 'run_succeeded');
-      const [event] = compactedEvents(big.events);
+      assert.equal(run.terminal.type, 'run_succeeded');
+      const [event] = compactedEvents(run.events);
       assert.ok(event, 'compacted');
       assert.equal(event.estimated, true);
       assert.match(event.reason, /^Estimated token count \d+ reached the compaction threshold 5000\.$/);
-      assert.equal(summaryRequests(big.provider).length, 1);
-      assert.equal(big.terminal.usage.calls, turnRequests(big.provider).length + 1);
+      assert.equal(summaryRequests(run.provider).length, 1);
+      assert.equal(run.terminal.usage.calls, turnRequests(run.provider).length + 1);
     });
 
     test('Check points: a provider context-overflow error compacts and the round is retried once, successfully', async () => {
@@ -101,9 +96,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         contextWindow: 4000,
         settings: testSettings({ threshold: 1_000_000 }),
         tools: [bigOutputTool(20_000)],
-        script: [
-          scriptedWithSummaries([{ toolCalls: [readBig('a')] }, { text: 'Done after compaction.' }], () => ({ text: SUMMARY })),
-        ].flatMap((step) => Array.from({ length: 4 }, () => step)),
+        whenExhausted: scriptedWithSummaries([{ toolCalls: [readBig('a')] }, { text: 'Done after compaction.' }], () => ({ text: SUMMARY })),
       });
       assert.equal(overflow.terminal.type, 'run_succeeded');
       assert.equal(overflow.terminal.type === 'run_succeeded' && overflow.terminal.answer, 'Done after compaction.');
@@ -126,11 +119,9 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const run = await runWithCompaction({
         wireApi,
         settings: testSettings({ threshold: 1000, summaryAttempts: 2 }),
-        script: [
-          scriptedWithSummaries([...rounds, { text: 'Finished anyway.', usage: { input: 6000, output: 5 } }], () => ({
-            fault: { kind: 'status', status: 400, message: 'summaries are broken today' },
-          })),
-        ].flatMap((step) => Array.from({ length: 20 }, () => step)),
+        whenExhausted: scriptedWithSummaries([...rounds, { text: 'Finished anyway.', usage: { input: 6000, output: 5 } }], () => ({
+          fault: { kind: 'status', status: 400, message: 'summaries are broken today' },
+        })),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(run.terminal.type === 'run_succeeded' && run.terminal.answer, 'Finished anyway.');
@@ -163,7 +154,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         prompt: 'third',
         resumed: true,
         settings: testSettings({ threshold: 2500 }),
-        script: [scriptedWithSummaries([{ text: 'Answer.', usage: { input: 300, output: 3 } }], () => ({ text: SUMMARY }))],
+        whenExhausted: scriptedWithSummaries([{ text: 'Answer.', usage: { input: 300, output: 3 } }], () => ({ text: SUMMARY })),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(summaryRequests(run.provider).length, 0);
@@ -183,18 +174,16 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
     test('two compactions in one turn keep only the latest summary, which merged the previous one', async () => {
       const run = await runWithCompaction({
         wireApi,
-        script: [
-          scriptedWithSummaries(
-            [
-              // Round 1 leaves 3 items: too few to compact. Round 2 crosses, round 3 crosses again.
-              { toolCalls: [readBig('a')], usage: { input: 6000, output: 10 } },
-              { toolCalls: [readBig('b')], usage: { input: 6000, output: 10 } },
-              { toolCalls: [readBig('c')], usage: { input: 6000, output: 10 } },
-              { text: 'Done.', usage: { input: 500, output: 2 } },
-            ],
-            (_request, index) => ({ text: `summary number ${index + 1}` }),
-          ),
-        ].flatMap((step) => Array.from({ length: 8 }, () => step)),
+        whenExhausted: scriptedWithSummaries(
+          [
+            // Round 1 leaves 3 items: too few to compact. Round 2 crosses, round 3 crosses again.
+            { toolCalls: [readBig('a')], usage: { input: 6000, output: 10 } },
+            { toolCalls: [readBig('b')], usage: { input: 6000, output: 10 } },
+            { toolCalls: [readBig('c')], usage: { input: 6000, output: 10 } },
+            { text: 'Done.', usage: { input: 500, output: 2 } },
+          ],
+          (_request, index) => ({ text: `summary number ${index + 1}` }),
+        ),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       const summaries = summaryRequests(run.provider);
@@ -217,7 +206,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         prompt: 'third',
         // The cheap pass alone would not count as meaningful; only the fallback may use it.
         settings: testSettings({ threshold: 500, pruneMinimumTokens: 100_000 }),
-        script: [scriptedWithSummaries([{ text: 'Answer.', usage: { input: 100, output: 2 } }], () => ({ text: filler('bloated:', 40_000) }))].flatMap((step) => [step, step, step, step]),
+        whenExhausted: scriptedWithSummaries([{ text: 'Answer.', usage: { input: 100, output: 2 } }], () => ({ text: filler('bloated:', 40_000) })),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(summaryRequests(run.provider).length, 1, 'an inflated summary is not retried');
@@ -234,9 +223,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const run = await runWithCompaction({
         wireApi,
         settings,
-        script: [
-          scriptedWithSummaries([{ toolCalls: [readBig('a')], usage: null }, { toolCalls: [readBig('b')], usage: null }, { text: 'Done.', usage: null }], () => ({ text: SUMMARY })),
-        ].flatMap((step) => [step, step, step, step]),
+        whenExhausted: scriptedWithSummaries([{ toolCalls: [readBig('a')], usage: null }, { toolCalls: [readBig('b')], usage: null }, { text: 'Done.', usage: null }], () => ({ text: SUMMARY })),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(summaryRequests(run.provider).length, 0);

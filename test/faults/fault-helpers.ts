@@ -30,7 +30,10 @@ export const NIGHTLY = process.env.GLASSBOX_FAULTS_NIGHTLY === '1';
 
 export const WIRE_APIS_UNDER_TEST: readonly WireApi[] = ['chat', 'responses'];
 
-export const CLI_ENTRY = join(REPO_ROOT, 'test', 'helpers', 'cli-entry.ts');
+// The compiled CLI, as test/helpers/run-cli.ts uses it: `npm run test:faults` rebuilds dist/ first,
+// and a child started from dist/ costs a fraction of one that compiles every source through tsx.
+// GLASSBOX_FAULTS_CLI=<path to bin/glassbox.js> runs the suite against another build.
+export const CLI_ENTRY = process.env.GLASSBOX_FAULTS_CLI?.trim() || join(REPO_ROOT, 'bin', 'glassbox.js');
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness
@@ -214,17 +217,16 @@ export interface StartOptions {
   onStdout?: (chunk: string) => void;
   /** false: count stdout instead of keeping it (for commands that print a lot). */
   keepStdout?: boolean;
-  /** A different entry file than the CLI's (default test/helpers/cli-entry.ts). */
-  entry?: string;
-  /** Extra node flags before the entry (e.g. `--input-type=module -e <code>` with `entry: ''`). */
-  nodeArgs?: string[];
+  /** A command that runs node for us, e.g. `['sh', '-c', 'ulimit -f 40; exec "$@"', 'sh']`. */
+  wrapper?: string[];
 }
 
-/** The CLI from source in a child process. */
+/** The compiled CLI in a child process. */
 export function startGlassbox(args: string[], env: NodeJS.ProcessEnv, options: StartOptions = {}): CliChild {
   const preload = options.measureRss ? ['--import', MAX_RSS_REPORTER] : [];
-  const entry = options.entry ?? CLI_ENTRY;
-  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, ...(options.nodeArgs ?? []), ...(entry === '' ? [] : [entry]), ...args], {
+  const nodeArgs = [...preload, CLI_ENTRY, ...args];
+  const [command, ...commandArgs] = options.wrapper ? [...options.wrapper, process.execPath, ...nodeArgs] : [process.execPath, ...nodeArgs];
+  const child = spawn(command, commandArgs, {
     env,
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

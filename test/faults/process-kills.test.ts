@@ -36,6 +36,8 @@ import {
 const SEED = suiteSeed(20_251_129);
 const KILL_POINTS = NIGHTLY ? 200 : 52;
 const CONCURRENCY = 4;
+/** Every n-th pair of points (one per wire API) resumes in process instead of by `exec --resume`. */
+const RESUME_IN_PROCESS_EVERY = 4;
 
 const PROMPT = 'look around, run the slow commands, write the result and report';
 const RESUME_PROMPT = 'carry on from where you were stopped';
@@ -62,7 +64,7 @@ interface KillPoint {
   /** Kill when this share of the calibrated run has passed (time) or this share of its events arrived (event). */
   trigger: 'time' | 'event';
   fraction: number;
-  /** A quarter of the points resume through the CLI; the rest in process, to keep the suite in budget. */
+  /** Mostly `exec --resume`; a few resume in this process, through the runner the server uses too. */
   resumeWith: 'exec' | 'in-process';
 }
 
@@ -81,8 +83,7 @@ function killPlan(seed: number): KillPoint[] {
     signal: random.next() < 0.6 ? 'SIGKILL' : 'SIGINT',
     trigger: random.next() < 0.5 ? 'time' : 'event',
     fraction: random.next(),
-    // Pairs of points (one per wire API) alternate: one pair in four resumes through the CLI.
-    resumeWith: Math.floor(index / 2) % 4 === 0 ? 'exec' : 'in-process',
+    resumeWith: RESUME_IN_PROCESS_EVERY > 0 && Math.floor(index / 2) % RESUME_IN_PROCESS_EVERY === 1 ? 'in-process' : 'exec',
   }));
 }
 

@@ -4,7 +4,8 @@
 // checks). Every path here is inside a temp directory the caller removes with `cleanup`.
 
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   NO_APPROVER,
@@ -35,12 +36,18 @@ export interface Fixture {
   cleanup(): Promise<void>;
 }
 
-/** `files` are relative to the root; `outsideFiles` relative to the outside directory. */
+/**
+ * `files` are relative to the root; `outsideFiles` relative to the outside directory. `parent`
+ * places the fixture somewhere other than the OS temp directory: the sandbox replaces /tmp with a
+ * private one, so an "outside" under /tmp is merely invisible there, while one under /var/tmp is
+ * visible and must be read-only.
+ */
 export async function makeFixture(
   files: Record<string, string> = {},
   outsideFiles: Record<string, string> = { 'secret.txt': 'OUTSIDE-ORIGINAL\n' },
+  parent?: string,
 ): Promise<Fixture> {
-  const base = await makeTempDir();
+  const base = parent === undefined ? await makeTempDir() : realpathSync(await mkdtemp(join(parent, 'glassbox-security-')));
   const root = join(base, 'project');
   const outside = join(base, 'outside');
   const home = join(base, 'home');

@@ -114,7 +114,9 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
       setFormError(null);
       setBanner(null);
       const body: StartRunRequest = selectedId === null ? request : { ...request, sessionId: selectedId };
-      const expectedTurn = selectedId === null ? 1 : data.page === null ? null : lastTurn + 1;
+      // The records may not show the previous run's turn yet; the live copy of it does.
+      const previous = run !== null && run.sessionId === selectedId ? (run.turn.turn ?? 0) : 0;
+      const expectedTurn = selectedId === null ? 1 : data.page === null && previous === 0 ? null : Math.max(lastTurn, previous) + 1;
       const { serial, accepted, done } = start(body, expectedTurn);
       setFollowedSerial(serial);
       setPane('transcript');
@@ -124,7 +126,7 @@ function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
       // The prompt box empties once the server took the run; a refused run keeps it for a retry.
       return accepted;
     },
-    [selectedId, data.page, lastTurn, start],
+    [selectedId, data.page, lastTurn, start, run],
   );
 
   const approve = useCallback(async (runId: string, callId: string, decision: ApprovalDecision, message: string) => {

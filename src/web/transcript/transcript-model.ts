@@ -437,7 +437,11 @@ export function applyRunEvent(turn: TranscriptTurn, event: RunEvent): Transcript
 export function mergeLiveTurn(recorded: TranscriptTurn[], live: TranscriptTurn | null): TranscriptTurn[] {
   if (live === null) return recorded;
   const index = live.runId === null ? -1 : recorded.findIndex((turn) => turn.runId === live.runId);
-  if (index === -1) return [...recorded, live];
+  if (index === -1) {
+    // The turn number was a guess made before the run started; never let it collide with a recorded turn.
+    const clash = recorded.some((turn) => turn.key === live.key);
+    return [...recorded, clash ? { ...live, key: `live-${live.runId ?? 'pending'}` } : live];
+  }
   const copy = recorded[index];
   if (copy.outcome.status !== 'incomplete') return recorded;
   const merged = [...recorded];
