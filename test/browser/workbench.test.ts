@@ -294,7 +294,7 @@ describe('workbench', () => {
         const resumed = workbench.provider.requests[3].rawBody;
         assert.match(resumed, /List the files please/);
         assert.match(resumed, /And what is in it\?/);
-        assert.equal((await page.locator('.session-item', { hasText: 'List the files please' }).textContent())?.includes('2 turns'), true);
+        await page.locator('.session-item', { hasText: 'List the files please' }).filter({ hasText: '2 turns' }).waitFor();
 
         // Fork at turn 1: a new session with the first turn only opens.
         await page.locator('.turn[data-turn="1"]').getByRole('button', { name: 'Fork here' }).click();
