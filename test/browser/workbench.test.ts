@@ -327,7 +327,7 @@ describe('workbench', () => {
 
         await startRun(page, 'Try again');
         const failure = page.locator('.turn[data-turn="2"] .turn-error');
-        await failure.waitFor();
+        try { await failure.waitFor(); } catch (e) { console.log('DIAG', await page.locator('.run-form').textContent(), '|', await page.locator('.transcript-body').textContent(), '|', await page.locator('.run-status').textContent()); throw e; }
         assert.match((await failure.textContent()) ?? '', /Run failed.*temperature/s);
         await screenshot(page, '12-cancelled-and-failed');
       },

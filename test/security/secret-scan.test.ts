@@ -199,6 +199,7 @@ describe('the API key never leaks', () => {
       ['serve', '--port', '0', '--base-url', provider.baseURL, '-C', fixture.root, '--home', fixture.home],
       cliEnv({ OPENAI_API_KEY: API_KEY, GLASSBOX_TOKEN: SERVER_TOKEN }),
     );
+    let result: CliResult;
     try {
       const url = await firstLine(child as ChildProcess);
       const origin = new URL(url).origin;
@@ -228,21 +229,26 @@ describe('the API key never leaks', () => {
         for (const observed of processes) assertAbsent(`environment of ${observed.command}`, observed.environ, API_KEY, SERVER_TOKEN);
         assertAbsent('the SSE stream', stream, DOTENV_SECRET);
       }
-    } finally {
+    } catch (error) {
       child.kill('SIGINT');
-      const result = await done;
+      await done;
       await provider.close();
-      try {
-        // The URL line is the one place the token is printed, by design.
-        assert.equal(result.stdout.split(SERVER_TOKEN).length - 1, 1, 'the token is printed once, in the URL');
-        assertAbsent('stdout', result.stdout, API_KEY);
-        assertAbsent('stderr', result.stderr, API_KEY, SERVER_TOKEN);
-        assert.deepEqual(await filesContaining(fixture.home, API_KEY), []);
-        assert.deepEqual(await filesContaining(fixture.home, SERVER_TOKEN), []);
-        assert.deepEqual(await filesContaining(fixture.root, SERVER_TOKEN), []);
-      } finally {
-        await fixture.cleanup();
-      }
+      await fixture.cleanup();
+      throw error;
+    }
+    child.kill('SIGINT');
+    result = await done;
+    await provider.close();
+    try {
+      // The URL line is the one place the token is printed, by design.
+      assert.equal(result.stdout.split(SERVER_TOKEN).length - 1, 1, 'the token is printed once, in the URL');
+      assertAbsent('stdout', result.stdout, API_KEY);
+      assertAbsent('stderr', result.stderr, API_KEY, SERVER_TOKEN);
+      assert.deepEqual(await filesContaining(fixture.home, API_KEY), []);
+      assert.deepEqual(await filesContaining(fixture.home, SERVER_TOKEN), []);
+      assert.deepEqual(await filesContaining(fixture.root, SERVER_TOKEN), []);
+    } finally {
+      await fixture.cleanup();
     }
   });
 });

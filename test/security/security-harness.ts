@@ -7,10 +7,12 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import fc from 'fast-check';
 import {
   NO_APPROVER,
   ToolRuntime,
   createToolSessionState,
+  toolDefinition,
   type AnyTool,
   type ApprovalBroker,
   type ExecutionPolicy,
@@ -19,9 +21,7 @@ import {
   type ToolCallOutcome,
 } from '../../src/agent/index.js';
 import { parseToolArguments } from '../../src/model/index.js';
-import { toolDefinition } from '../../src/agent/index.js';
 import { createEditingTools, createReadOnlyTools, createShellTool } from '../../src/tools/index.js';
-import fc from 'fast-check';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 export interface Fixture {

@@ -219,7 +219,7 @@ describe('fuzzing tool arguments through the ToolRuntime', () => {
             assert.equal(prototypeState(), protoBefore, `prototypes changed by ${raw.slice(0, 200)}`);
             assert.equal(({} as Record<string, unknown>).polluted, undefined);
           }),
-          { seed: SEED, numRuns: tool === 'shell' ? 30 : 50, endOnFailure: true },
+          { seed: SEED, numRuns: tool === 'shell' ? 20 : 40, endOnFailure: true },
         );
         // The property is only worth something if calls get past validation and run.
         const started = harness.events.filter((event) => event.type === 'tool_started').length;

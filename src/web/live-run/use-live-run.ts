@@ -49,14 +49,24 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
   const [run, setRun] = useState<LiveRun | null>(null);
   const stream = useRef<RunStream | null>(null);
   const serial = useRef(0);
+  const cancelWhenNamed = useRef(false);
   const latest = useRef(callbacks);
   latest.current = callbacks;
 
   useEffect(() => () => stream.current?.close(), []);
 
+  const requestCancel = useCallback(async (runId: string) => {
+    try {
+      await api.cancelRun(runId);
+    } catch (error) {
+      setRun((current) => (current === null ? current : { ...current, cancelRequested: false, error: describeError(error) }));
+    }
+  }, []);
+
   const follow = useCallback((prompt: string, expectedTurn: number | null, begin: (stream: RunStream) => Promise<void>, runId: string | null = null) => {
     stream.current?.close();
     serial.current += 1;
+    cancelWhenNamed.current = false;
     const mine = serial.current;
     const update = (change: (current: LiveRun) => LiveRun) => setRun((current) => (current !== null && current.serial === mine ? change(current) : current));
     setRun({
@@ -78,6 +88,10 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
       onRunId: (id) => {
         accept(true);
         update((current) => ({ ...current, runId: id }));
+        if (cancelWhenNamed.current && serial.current === mine) {
+          cancelWhenNamed.current = false;
+          void requestCancel(id);
+        }
       },
       onConnection: (connection) => update((current) => ({ ...current, connection })),
       onEvent: (event, id) => {
@@ -116,7 +130,7 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
       },
     );
     return { serial: mine, accepted, done };
-  }, []);
+  }, [requestCancel]);
 
   /**
    * Starts a run. `serial` names it at once; `accepted` settles as soon as the server took it (or
@@ -134,16 +148,13 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
     [follow],
   );
 
+  /** Cancels the run; pressed before the server has named the run, it takes effect as soon as it does. */
   const cancel = useCallback(async () => {
-    const runId = stream.current?.currentRunId;
-    if (!runId) return;
     setRun((current) => (current === null ? current : { ...current, cancelRequested: true }));
-    try {
-      await api.cancelRun(runId);
-    } catch (error) {
-      setRun((current) => (current === null ? current : { ...current, cancelRequested: false, error: describeError(error) }));
-    }
-  }, []);
+    const runId = stream.current?.currentRunId;
+    if (runId) await requestCancel(runId);
+    else cancelWhenNamed.current = true;
+  }, [requestCancel]);
 
   const dismiss = useCallback(() => {
     setRun((current) => (isActive(current) ? current : null));
