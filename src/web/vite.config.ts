@@ -1,11 +1,14 @@
-// Vite config for the workbench. `scripts/build-web.js` builds with it; `npx vite --config
-// src/web/vite.config.ts` serves it for development, proxying /api to a running `glassbox serve`
-// (GLASSBOX_SERVER, default http://127.0.0.1:4100) so the server's auth cookie and Host checks apply.
+// Vite config for the workbench. `scripts/build-web.js` builds with it. For development,
+// `GLASSBOX_TOKEN=<token> npx vite --config src/web/vite.config.ts` serves the app with hot reload
+// and proxies /api to a `glassbox serve --token <token>` (GLASSBOX_SERVER, default
+// http://127.0.0.1:4100), presenting the token and the server's own origin as the server requires.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+const server = process.env.GLASSBOX_SERVER ?? 'http://127.0.0.1:4100';
+const token = process.env.GLASSBOX_TOKEN;
 
 export default defineConfig({
   root: here,
@@ -24,7 +27,17 @@ export default defineConfig({
   },
   server: {
     proxy: {
-      '/api': { target: process.env.GLASSBOX_SERVER ?? 'http://127.0.0.1:4100', changeOrigin: true },
+      '/api': {
+        target: server,
+        changeOrigin: true,
+        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        configure: (proxy) => {
+          // The server refuses a foreign Origin; through this proxy the page is the server's.
+          proxy.on('proxyReq', (request) => {
+            if (request.getHeader('origin') !== undefined) request.setHeader('origin', new URL(server).origin);
+          });
+        },
+      },
     },
   },
 });

@@ -35,6 +35,8 @@ export function launchChromium(): Promise<Browser> {
 
 export interface WorkbenchOptions {
   script?: ScriptStep[];
+  /** Answers every request once the script is used up (default: an error). */
+  whenExhausted?: ScriptStep;
   sandbox?: 'read-only' | 'workspace-write' | 'danger-full-access';
   approvalPolicy?: 'untrusted' | 'on-request' | 'never';
   compactAt?: string;
@@ -66,7 +68,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
     await mkdir(join(root, path, '..'), { recursive: true });
     await writeFile(join(root, path), content);
   }
-  const provider = await startFakeProvider({ script: options.script ?? [] });
+  const provider = await startFakeProvider({ script: options.script ?? [], whenExhausted: options.whenExhausted });
   const log: string[] = [];
   const sandbox = options.sandbox ?? 'read-only';
   const approvalPolicy = options.approvalPolicy ?? 'on-request';

@@ -314,7 +314,11 @@ describe('workbench', () => {
     await withWorkbench(
       {
         contextWindow: '128000',
-        script: [{ fault: { kind: 'hang' } }, { fault: { kind: 'status', status: 400, message: 'Unsupported parameter: temperature' } }],
+        // By prompt, not by order: a cancel can land before the first request reaches the provider.
+        whenExhausted: (request) =>
+          request.rawBody.includes('Try again')
+            ? { fault: { kind: 'status', status: 400, message: 'Unsupported parameter: temperature' } }
+            : { fault: { kind: 'hang' } },
       },
       async (page, workbench) => {
         await page.goto(workbench.url);
@@ -327,7 +331,7 @@ describe('workbench', () => {
 
         await startRun(page, 'Try again');
         const failure = page.locator('.turn[data-turn="2"] .turn-error');
-        try { await failure.waitFor(); } catch (e) { console.log('DIAG', await page.locator('.run-form').textContent(), '|', await page.locator('.transcript-body').textContent(), '|', await page.locator('.run-status').textContent()); throw e; }
+        await failure.waitFor();
         assert.match((await failure.textContent()) ?? '', /Run failed.*temperature/s);
         await screenshot(page, '12-cancelled-and-failed');
       },

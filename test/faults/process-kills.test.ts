@@ -1,4 +1,4 @@
-// Kill `glassbox exec` (the CLI from source, in a child process) with SIGKILL or SIGINT at seeded
+// Kill `glassbox exec` (the compiled CLI, in a child process) with SIGKILL or SIGINT at seeded
 // pseudo-random points of a six-round tool run, then `--resume` it. Whatever the point: every
 // record that was in the file is still there, the history replays in order, each call left
 // without an output gets exactly one synthetic output right after its batch, nothing is doubled
@@ -83,7 +83,7 @@ function killPlan(seed: number): KillPoint[] {
     signal: random.next() < 0.6 ? 'SIGKILL' : 'SIGINT',
     trigger: random.next() < 0.5 ? 'time' : 'event',
     fraction: random.next(),
-    resumeWith: RESUME_IN_PROCESS_EVERY > 0 && Math.floor(index / 2) % RESUME_IN_PROCESS_EVERY === 1 ? 'in-process' : 'exec',
+    resumeWith: Math.floor(index / 2) % RESUME_IN_PROCESS_EVERY === 1 ? 'in-process' : 'exec',
   }));
 }
 

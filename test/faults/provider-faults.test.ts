@@ -185,6 +185,11 @@ async function startStallProxy(providerBaseURL: string, marker: string): Promise
   };
 }
 
+// Small enough to keep the suite quick, large enough that a loaded machine still answers a
+// healthy loopback request (and delivers a stream's first event) well inside them.
+const HANG_TIMEOUT_MS = 400;
+const STALL_TIMEOUT_MS = 1_000;
+
 const LONG_TEXT = 'This answer is streamed in many small pieces so the cut lands in the middle of it. '.repeat(4);
 const LONG_ARGUMENTS = { path: 'notes.txt', offset: 1, limit: 2000 };
 
@@ -249,13 +254,13 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
     test('a hang past the timeout is retried; hanging on every attempt fails CONNECTION_FAILED', async () => {
       await withSession(wireApi, 'hang', async (scenario) => {
         scenario.provider.push({ fault: { kind: 'hang' } }, { text: 'Answered on the second attempt.' });
-        const hung = await scenario.turn('are you awake?', { timeoutMs: 250 });
+        const hung = await scenario.turn('are you awake?', { timeoutMs: HANG_TIMEOUT_MS });
         assert.equal(hung.terminal.type, 'run_succeeded', JSON.stringify(hung.terminal));
         assert.deepEqual(retries(hung.events).map((event) => event.error.code), ['CONNECTION_FAILED']);
 
         scenario.provider.push(...Array.from({ length: 4 }, (): ScriptStep => ({ fault: { kind: 'hang' } })));
         const from = scenario.provider.requests.length;
-        const gone = await scenario.turn('still there?', { timeoutMs: 250 });
+        const gone = await scenario.turn('still there?', { timeoutMs: HANG_TIMEOUT_MS });
         const error = failed(gone.terminal);
         assert.equal(error.code, 'CONNECTION_FAILED');
         assert.match(error.message, /after 4 attempts/);
@@ -270,7 +275,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         try {
           scenario.provider.push({ text: LONG_TEXT, chunkSize: 8 });
           const from = scenario.provider.requests.length;
-          const stalled = await scenario.turn('stall please', { baseURL: proxy.baseURL, timeoutMs: 300 });
+          const stalled = await scenario.turn('stall please', { baseURL: proxy.baseURL, timeoutMs: STALL_TIMEOUT_MS });
           const error = failed(stalled.terminal);
           assert.equal(error.code, 'STREAM_INTERRUPTED', error.message);
           assert.match(error.message, /silent/);
