@@ -116,7 +116,18 @@ export function loadToolDescription(url: URL): string {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = Tool<any>;
 
+const definitionCache = new WeakMap<AnyTool, ModelToolDefinition>();
+
+/** The model-facing definition; computed once per tool object (schema conversion is not free). */
 export function toolDefinition(tool: AnyTool): ModelToolDefinition {
+  const cached = definitionCache.get(tool);
+  if (cached) return cached;
+  const definition = buildToolDefinition(tool);
+  definitionCache.set(tool, definition);
+  return definition;
+}
+
+function buildToolDefinition(tool: AnyTool): ModelToolDefinition {
   const schema = z.toJSONSchema(tool.schema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
   delete schema.$schema;
   dropSafeIntegerBounds(schema);

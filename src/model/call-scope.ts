@@ -11,6 +11,8 @@ export class CallScope {
   private readonly baseURL: string;
   private timer: NodeJS.Timeout | null = null;
   private expired = false;
+  /** When the provider last said something; the timer checks it instead of being reset per event. */
+  private lastActivity = 0;
   private readonly onCallerAbort = (): void => this.controller.abort(this.callerSignal?.reason);
 
   constructor(callerSignal: AbortSignal | undefined, timeoutMs: number, baseURL: string) {
@@ -35,9 +37,12 @@ export class CallScope {
     return this.expired;
   }
 
-  /** Restart the inactivity timer: the provider is still talking. */
+  /**
+   * The provider is still talking. Called for every stream event, so it only records the time:
+   * re-creating a timer per event costs more than the rest of the event's handling.
+   */
   touch(): void {
-    this.arm();
+    this.lastActivity = performance.now();
   }
 
   errorContext(): ErrorContext {
@@ -50,12 +55,23 @@ export class CallScope {
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
   }
 
-  private arm(): void {
+  private arm(delayMs: number = this.timeoutMs): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.controller.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      this.controller.abort(new Error(`no response within ${this.timeoutMs} ms`));
-    }, this.timeoutMs);
+    this.lastActivity = performance.now();
+    this.timer = setTimeout(() => this.check(), delayMs);
+  }
+
+  /** Fires when the silence may have lasted `timeoutMs`; re-arms for the remainder if it has not. */
+  private check(): void {
+    const silentFor = performance.now() - this.lastActivity;
+    if (silentFor < this.timeoutMs) {
+      const remaining = this.timeoutMs - silentFor;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.check(), Math.max(1, remaining));
+      return;
+    }
+    this.expired = true;
+    this.controller.abort(new Error(`no response within ${this.timeoutMs} ms`));
   }
 }

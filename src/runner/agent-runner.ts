@@ -138,8 +138,11 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
       compactionDisabled: resumed.autoCompactionDisabled,
     };
   }
-  const writer = await store.create({ cwd: runner.root, model: settings.model, wireApi: settings.wireApi, glassboxVersion: glassboxVersion() });
-  const system = await buildSystemPrompt({ root: runner.root });
+  // The environment snapshot (a git child process) is gathered while the session file is created.
+  const [writer, system] = await Promise.all([
+    store.create({ cwd: runner.root, model: settings.model, wireApi: settings.wireApi, glassboxVersion: glassboxVersion() }),
+    buildSystemPrompt({ root: runner.root }),
+  ]);
   return { writer, history: [], newItems: [systemMessage(system), userMessage(request.prompt)], turn: 1, resumed: false, compactionDisabled: false };
 }
 
