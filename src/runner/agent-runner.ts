@@ -195,8 +195,14 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
     });
-    await session.writer.append(turnEndRecord(session.turn, request.runId, terminal));
-    await session.writer.sync();
+    try {
+      await session.writer.append(turnEndRecord(session.turn, request.runId, terminal));
+      await session.writer.sync();
+    } catch (error) {
+      // A run that already failed because the session could not be written (disk full) has said
+      // so in its terminal event; the turn-end record failing the same way adds nothing.
+      if (!(terminal.type === 'run_failed' && recorder.writeFailure !== null)) throw error;
+    }
     return { sessionId: session.writer.sessionId, runId: request.runId, terminal };
   } finally {
     await session.writer.close();
