@@ -81,6 +81,10 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       approvals,
       onEvent,
     });
+    if (options.json && result.terminal.type === 'run_failed') {
+      // Scripts read the events on stdout; a person still gets the one-line reason on stderr.
+      process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${result.terminal.error.message}\n`);
+    }
     if (!options.json && result.terminal.type === 'run_succeeded') {
       process.stdout.write(result.terminal.answer.endsWith('\n') ? result.terminal.answer : `${result.terminal.answer}\n`);
     }
