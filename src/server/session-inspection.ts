@@ -3,11 +3,11 @@
 // replaying the session up to that call: replay is deterministic, which is also what makes resume
 // send byte-identical history. Tools are listed as this server defines them under the turn's policy.
 
-import { itemsToModelMessages, toolDefinition, type AnyTool, type ResponseItem, type RunErrorInfo, type SandboxMode, type UsageStage } from '../agent/index.js';
-import type { FinishReason, ModelMessage, ModelToolDefinition, Usage } from '../model/index.js';
+import { itemsToModelMessages, toolDefinition, type AnyTool, type ResponseItem, type SandboxMode } from '../agent/index.js';
+import type { ModelMessage, ModelToolDefinition, Usage } from '../model/index.js';
 import { historyCompactedEvent, type HistoryCompactedEvent } from '../compaction/index.js';
 import { APPROVAL_POLICIES, isToolVisible, type ApprovalPolicy } from '../permissions/index.js';
-import { HistoryReplay, type SessionRecord, type SessionStore, type TurnPolicy } from '../sessions/index.js';
+import { HistoryReplay, type ModelCallSummaryRecord, type SessionRecord, type SessionStore, type TurnPolicy } from '../sessions/index.js';
 import { SANDBOX_ORDER } from './server-settings.js';
 
 export interface ReconstructedRequest {
@@ -16,14 +16,8 @@ export interface ReconstructedRequest {
   tools: ModelToolDefinition[];
 }
 
-export interface ModelCallView {
-  turn: number;
-  round: number;
-  stage: UsageStage;
-  usage: Usage | null;
-  durationMs: number;
-  finishReason: FinishReason | null;
-  error: RunErrorInfo | null;
+/** A `model_call` record as the workbench shows it, with the request it sent rebuilt. */
+export interface ModelCallView extends Omit<ModelCallSummaryRecord, 'type' | 'ts'> {
   /** null for compaction calls (their prompt is not the history) or when replay failed. */
   request: ReconstructedRequest | null;
   /** Why `request` is null, when it is. */

@@ -5,7 +5,7 @@ import { mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'n
 import { join } from 'node:path';
 import { JsonlSessionWriter } from './jsonl-session-writer.js';
 import { isLineStart, scanLines, type FileLine, type LineScanResult, type ScanOptions } from './line-reader.js';
-import { formatVersionProblem, interpretLine, RecordScanner, type ScanRecordOptions } from './record-lines.js';
+import { interpretLine, RecordScanner, type ScanRecordOptions } from './record-lines.js';
 import { SessionError, SessionNotFoundError } from './session-errors.js';
 import { isSessionId, newSessionId } from './session-id.js';
 import { INDEX_FILE_NAME, SessionIndex } from './session-index.js';
@@ -20,7 +20,6 @@ import type {
   RecordPageOptions,
   SessionContents,
   SessionList,
-  SessionProblem,
   SessionScan,
   SessionStore,
   SessionWriter,
@@ -205,28 +204,19 @@ export class JsonlSessionStore implements SessionStore {
     }
 
     const entries: RecordPage['entries'] = [];
-    const problems: SessionProblem[] = [];
+    const scanner = new RecordScanner(sessionId, path, (record, line) => entries.push({ line, record }));
     let next: string | null = null;
     const scan = await this.scanSession(
       sessionId,
       ({ line, text, end }) => {
-        const outcome = interpretLine(line, text, sessionId, path);
-        if (outcome.kind === 'record') {
-          entries.push({ line, record: outcome.record });
-          if (outcome.record.type === 'session_meta') {
-            const problem = formatVersionProblem(outcome.record);
-            if (problem !== null) problems.push(problem);
-          }
-        } else if (outcome.kind === 'problem') {
-          problems.push(outcome.problem);
-        }
+        scanner.add(line, text);
         if (entries.length < limit) return true;
         next = encodePageCursor(line + 1, end);
         return false;
       },
       { startOffset: start.offset, startLine: start.line },
     );
-    return { entries, problems, nextCursor: scan.reachedEnd ? null : next };
+    return { entries, problems: scanner.problems, nextCursor: scan.reachedEnd ? null : next };
   }
 
   async list(options: ListSessionsOptions = {}): Promise<SessionList> {

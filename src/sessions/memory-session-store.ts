@@ -3,7 +3,7 @@
 // exercise the real format, only without files, cross-process locks or an index.
 
 import { hostname } from 'node:os';
-import { formatVersionProblem, interpretLine, RecordScanner, type ScanRecordOptions } from './record-lines.js';
+import { RecordScanner, type ScanRecordOptions } from './record-lines.js';
 import { SessionError, SessionLockedError, SessionNotFoundError, type LockOwner } from './session-errors.js';
 import { newSessionId } from './session-id.js';
 import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
@@ -15,7 +15,6 @@ import type {
   RecordPageOptions,
   SessionContents,
   SessionList,
-  SessionProblem,
   SessionScan,
   SessionStore,
   SessionWriter,
@@ -104,21 +103,10 @@ export class MemorySessionStore implements SessionStore {
       throw new SessionError('SESSION_INVALID_ARGUMENT', `invalid record page cursor: ${options.cursor}`, { exitCode: 2 });
     }
     const entries: RecordPage['entries'] = [];
-    const problems: SessionProblem[] = [];
+    const scanner = new RecordScanner(sessionId, `memory:${sessionId}`, (record, line) => entries.push({ line, record }));
     let line = startLine;
-    for (; line <= lines.length && entries.length < limit; line += 1) {
-      const outcome = interpretLine(line, lines[line - 1], sessionId, `memory:${sessionId}`);
-      if (outcome.kind === 'record') {
-        entries.push({ line, record: outcome.record });
-        if (outcome.record.type === 'session_meta') {
-          const problem = formatVersionProblem(outcome.record);
-          if (problem !== null) problems.push(problem);
-        }
-      } else if (outcome.kind === 'problem') {
-        problems.push(outcome.problem);
-      }
-    }
-    return { entries, problems, nextCursor: line <= lines.length ? String(line) : null };
+    for (; line <= lines.length && entries.length < limit; line += 1) scanner.add(line, lines[line - 1]);
+    return { entries, problems: scanner.problems, nextCursor: line <= lines.length ? String(line) : null };
   }
 
   async list(options: ListSessionsOptions = {}): Promise<SessionList> {

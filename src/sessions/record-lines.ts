@@ -85,7 +85,8 @@ function leadingType(text: string): string | null {
 
 export class RecordScanner {
   private meta: SessionMetaRecord | null = null;
-  private readonly problems: SessionProblem[] = [];
+  /** Problems so far; a page read mid-file has no meta, so it takes these instead of `finish`. */
+  readonly problems: SessionProblem[] = [];
 
   constructor(
     private readonly sessionId: string,

@@ -2,28 +2,16 @@
 // the real SDK and gateway, and records what happened. Shared by the compaction tests.
 
 import { z } from 'zod';
-import {
-  ALLOW_ALL_GATE,
-  NO_APPROVER,
-  ToolRuntime,
-  createToolSessionState,
-  runSamplingLoop,
-  userMessage,
-  type CompactionHooks,
-  type ModelCallRecord,
-  type ResponseItem,
-  type RunEvent,
-  type TerminalRunEvent,
-  type Tool,
-} from '../../src/agent/index.js';
+import type { CompactionHooks, ModelCallRecord, ResponseItem, RunEvent, TerminalRunEvent, Tool } from '../../src/agent/index.js';
 import {
   createCompactionHooks,
   type CompactionController,
   type CompactionEntry,
   type CompactionSettings,
 } from '../../src/compaction/index.js';
-import { createGateway, type ModelGateway, type WireApi } from '../../src/model/index.js';
-import { startFakeProvider, type CapturedRequest, type FakeProvider, type FakeProviderOptions, type ScriptedTurn } from '../../src/testing/index.js';
+import type { ModelGateway, WireApi } from '../../src/model/index.js';
+import type { CapturedRequest, FakeProvider, FakeProviderOptions, ScriptedTurn } from '../../src/testing/index.js';
+import { runLoop } from '../helpers/loop-harness.js';
 
 export const SUMMARY_MARKER = 'You are compacting the working history';
 
@@ -145,58 +133,37 @@ export interface CompactionRunOptions extends FakeProviderOptions {
 }
 
 export async function runWithCompaction(options: CompactionRunOptions): Promise<CompactionRun> {
-  const provider = await startFakeProvider(options);
-  try {
-    const gateway = createGateway({ wireApi: options.wireApi, baseURL: provider.baseURL, apiKey: 'test-key', retry: FAST_RETRY });
-    const entries: CompactionEntry[] = [];
-    const modelCalls: ModelCallRecord[] = [];
-    const events: RunEvent[] = [];
-    const history = options.history ?? [];
-    let controller: CompactionController | null = null;
-    let ids = 0;
-    const hooks = options.hooks
-      ? options.hooks(gateway, entries, modelCalls)
-      : (controller = createCompactionHooks(options.settings ?? testSettings(), {
-          gateway,
-          persist: async (entry) => {
-            entries.push(entry);
-          },
-          onModelCall: (call) => {
-            modelCalls.push(call);
-          },
-          newCompactionId: () => `cmp-${++ids}`,
-          sleep: async () => {},
-        }));
-    const runtime = new ToolRuntime({
-      tools: options.tools ?? [bigOutputTool(8_000)],
-      root: process.cwd(),
-      state: createToolSessionState(),
-      gate: ALLOW_ALL_GATE,
-      approvals: NO_APPROVER,
-    });
-    const terminal = await runSamplingLoop({
-      gateway,
-      model: 'test-model',
-      wireApi: options.wireApi,
-      sessionId: 'session-test',
-      runId: 'run-test',
-      resumed: options.resumed ?? false,
-      history,
-      newItems: [userMessage(options.prompt ?? 'do the thing')],
-      tools: runtime,
-      signal: new AbortController().signal,
-      observer: {
-        onEvent: (event) => events.push(event),
+  const { settings, hooks, tools, resumed, ...rest } = options;
+  const entries: CompactionEntry[] = [];
+  const modelCalls: ModelCallRecord[] = [];
+  let controller: CompactionController | null = null;
+  let ids = 0;
+  const run = await runLoop({
+    ...rest,
+    tools: tools ?? [bigOutputTool(8_000)],
+    retry: FAST_RETRY,
+    onModelCall: (call) => {
+      modelCalls.push(call);
+    },
+    compaction: (gateway) => {
+      if (hooks) return hooks(gateway, entries, modelCalls);
+      controller = createCompactionHooks(settings ?? testSettings(), {
+        gateway,
+        persist: async (entry) => {
+          entries.push(entry);
+        },
         onModelCall: (call) => {
           modelCalls.push(call);
         },
-      },
-      compaction: hooks,
-    });
-    return { terminal, events, history, entries, modelCalls, provider, hooks: controller };
-  } finally {
-    await provider.close();
-  }
+        newCompactionId: () => `cmp-${++ids}`,
+        sleep: async () => {},
+      });
+      return controller;
+    },
+    loop: { resumed: resumed ?? false },
+  });
+  const { terminal, events, history, provider } = run;
+  return { terminal, events, history, entries, modelCalls, provider, hooks: controller };
 }
 
 export function compactedEvents(events: RunEvent[]): Array<Extract<RunEvent, { type: 'history_compacted' }>> {

@@ -11,6 +11,8 @@ import {
   userMessage,
   type AnyTool,
   type ApprovalBroker,
+  type CompactionHooks,
+  type ModelCallRecord,
   type PermissionGate,
   type ResponseItem,
   type RunEvent,
@@ -18,7 +20,7 @@ import {
   type TerminalRunEvent,
   type Tool,
 } from '../../src/agent/index.js';
-import { createGateway, type WireApi } from '../../src/model/index.js';
+import { createGateway, type ModelGateway, type RetryPolicy, type WireApi } from '../../src/model/index.js';
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../src/testing/index.js';
 
 export const WIRE_APIS_UNDER_TEST: WireApi[] = ['chat', 'responses'];
@@ -40,6 +42,11 @@ export interface LoopRunOptions extends FakeProviderOptions {
   approvals?: ApprovalBroker;
   signal?: AbortSignal;
   onEvent?: (event: RunEvent, controller: { history: ResponseItem[] }) => void;
+  onModelCall?: (call: ModelCallRecord) => void;
+  /** The gateway's retry policy (default: four quick attempts). */
+  retry?: Partial<RetryPolicy>;
+  /** Compaction hooks for the run; they get the run's gateway to call the model with. */
+  compaction?: (gateway: ModelGateway) => CompactionHooks;
   loop?: Partial<SamplingLoopOptions>;
   /** Keep the provider open after the run (caller closes it). */
   keepProvider?: boolean;
@@ -47,23 +54,23 @@ export interface LoopRunOptions extends FakeProviderOptions {
 
 export async function runLoop(options: LoopRunOptions): Promise<LoopRun> {
   const provider = await startFakeProvider(options);
-  const gateway = createGateway({
-    wireApi: options.wireApi,
-    baseURL: provider.baseURL,
-    apiKey: 'test-key',
-    retry: { baseDelayMs: 1, maxDelayMs: 5, random: () => 0.5 },
-  });
-  const history = options.history ?? [];
-  const events: RunEvent[] = [];
-  const commits: ResponseItem[][] = [];
-  const runtime = new ToolRuntime({
-    tools: options.tools ?? [],
-    root: process.cwd(),
-    state: createToolSessionState(),
-    gate: options.gate ?? ALLOW_ALL_GATE,
-    approvals: options.approvals ?? NO_APPROVER,
-  });
   try {
+    const gateway = createGateway({
+      wireApi: options.wireApi,
+      baseURL: provider.baseURL,
+      apiKey: 'test-key',
+      retry: options.retry ?? { baseDelayMs: 1, maxDelayMs: 5, random: () => 0.5 },
+    });
+    const history = options.history ?? [];
+    const events: RunEvent[] = [];
+    const commits: ResponseItem[][] = [];
+    const runtime = new ToolRuntime({
+      tools: options.tools ?? [],
+      root: process.cwd(),
+      state: createToolSessionState(),
+      gate: options.gate ?? ALLOW_ALL_GATE,
+      approvals: options.approvals ?? NO_APPROVER,
+    });
     const terminal = await runSamplingLoop({
       gateway,
       model: 'test-model',
@@ -83,7 +90,9 @@ export async function runLoop(options: LoopRunOptions): Promise<LoopRun> {
         onCommit: (items) => {
           commits.push([...items]);
         },
+        onModelCall: options.onModelCall,
       },
+      compaction: options.compaction?.(gateway),
       ...options.loop,
     });
     return { terminal, events, history, commits, provider };

@@ -4,30 +4,17 @@ import type { SandboxMode, ToolAccess } from '../../src/agent/index.js';
 import {
   APPROVAL_POLICIES,
   SANDBOX_UNAVAILABLE_HINT,
-  SessionGrants,
   decidePermission,
   isToolVisible,
   type ApprovalPolicy,
   type CommandClassification,
   type PermissionDecision,
-  type PermissionSettings,
 } from '../../src/permissions/index.js';
+import { GLASSBOX_HOME, PROJECT_ROOT, permissionSettings } from '../helpers/permission-settings.js';
 
-const root = '/work/project';
-const home = '/home/user/.glassbox';
-
-function settings(overrides: Partial<PermissionSettings> = {}): PermissionSettings {
-  return {
-    root,
-    approvalPolicy: 'on-request',
-    sandbox: 'workspace-write',
-    sandboxAvailable: true,
-    network: false,
-    glassboxHome: home,
-    sessionGrants: new SessionGrants(),
-    ...overrides,
-  };
-}
+const root = PROJECT_ROOT;
+const home = GLASSBOX_HOME;
+const settings = permissionSettings;
 
 const SAFE: CommandClassification = { safe: true, reason: 'known safe: ls', commands: ['ls'], unsafePrefixes: [] };
 const UNSAFE: CommandClassification = {

@@ -8,20 +8,12 @@ import {
   type PermissionInput,
   type PermissionSettings,
 } from '../../src/permissions/index.js';
+import { PROJECT_ROOT, permissionSettings } from '../helpers/permission-settings.js';
 
-const root = '/work/project';
+const root = PROJECT_ROOT;
 
 function settings(grants: SessionGrants, overrides: Partial<PermissionSettings> = {}): PermissionSettings {
-  return {
-    root,
-    approvalPolicy: 'untrusted',
-    sandbox: 'workspace-write',
-    sandboxAvailable: true,
-    network: false,
-    glassboxHome: '/home/user/.glassbox',
-    sessionGrants: grants,
-    ...overrides,
-  };
+  return permissionSettings({ approvalPolicy: 'untrusted', sessionGrants: grants, ...overrides });
 }
 
 async function shellInput(command: string, escalate = false): Promise<PermissionInput> {

@@ -8,10 +8,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { SessionGrants, decidePermission, loadCommandClassifier, type PermissionSettings } from '../../src/permissions/index.js';
+import { decidePermission, loadCommandClassifier, type PermissionSettings } from '../../src/permissions/index.js';
+import { PROJECT_ROOT, permissionSettings } from '../helpers/permission-settings.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 
-const root = '/work/project';
+const root = PROJECT_ROOT;
 const run = promisify(execFile);
 
 /** [category, command]; all must be not safe. */
@@ -255,16 +256,7 @@ describe('classifier bypass corpus', () => {
 
   test('so none runs without a person under untrusted, and none runs at all when there is no sandbox', async () => {
     const classifier = await loadCommandClassifier();
-    const settings = (overrides: Partial<PermissionSettings>): PermissionSettings => ({
-      root,
-      approvalPolicy: 'untrusted',
-      sandbox: 'workspace-write',
-      sandboxAvailable: true,
-      network: false,
-      glassboxHome: '/home/user/.glassbox',
-      sessionGrants: new SessionGrants(),
-      ...overrides,
-    });
+    const settings = (overrides: Partial<PermissionSettings>): PermissionSettings => permissionSettings({ approvalPolicy: 'untrusted', ...overrides });
     for (const [, command] of BYPASSES) {
       const input = {
         toolName: 'shell',

@@ -4,6 +4,18 @@ import OpenAI from 'openai';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { chatMessages, rejectsWith, waitFor, withProvider } from './fake-provider-client.js';
 
+/** Read `stream` until it throws an error that passes `check`; returns how many items came first. */
+async function countUntilError(stream: AsyncIterable<unknown>, check: (error: unknown) => boolean): Promise<number> {
+  let received = 0;
+  await rejectsWith(
+    (async () => {
+      for await (const _item of stream) received++;
+    })(),
+    check,
+  );
+  return received;
+}
+
 describe('fake provider: faults', () => {
   it('answers a status fault with an OpenAI error body and Retry-After on both APIs', async () => {
     const fault = { kind: 'status', status: 429, retryAfter: '7', message: 'Slow down.' } as const;
@@ -32,25 +44,11 @@ describe('fake provider: faults', () => {
         ],
       },
       async (_provider, client) => {
-        let received = 0;
         const chat = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });
-        await rejectsWith(
-          (async () => {
-            for await (const _chunk of chat) received++;
-          })(),
-          (e) => !(e instanceof OpenAI.APIError),
-        );
-        assert.equal(received, 3);
+        assert.equal(await countUntilError(chat, (e) => !(e instanceof OpenAI.APIError)), 3);
 
-        received = 0;
         const responses = await client.responses.create({ model: 'm', input: 'hi', stream: true });
-        await rejectsWith(
-          (async () => {
-            for await (const _event of responses) received++;
-          })(),
-          (e) => e instanceof Error,
-        );
-        assert.equal(received, 4);
+        assert.equal(await countUntilError(responses, (e) => e instanceof Error), 4);
 
         // Without streaming, the promised body is cut off half-way.
         await rejectsWith(client.responses.create({ model: 'm', input: 'hi' }), (e) => e instanceof Error);
@@ -69,36 +67,17 @@ describe('fake provider: faults', () => {
         ],
       },
       async (_provider, client) => {
-        let received = 0;
         const chat = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });
-        await rejectsWith(
-          (async () => {
-            for await (const _chunk of chat) received++;
-          })(),
-          (e) => e instanceof SyntaxError,
-        );
-        assert.equal(received, 1);
+        assert.equal(await countUntilError(chat, (e) => e instanceof SyntaxError), 1);
 
-        received = 0;
         const responses = await client.responses.create({ model: 'm', input: 'hi', stream: true });
-        await rejectsWith(
-          (async () => {
-            for await (const _event of responses) received++;
-          })(),
-          (e) => e instanceof SyntaxError,
-        );
-        assert.equal(received, 2);
+        assert.equal(await countUntilError(responses, (e) => e instanceof SyntaxError), 2);
 
         await rejectsWith(client.chat.completions.create({ model: 'm', messages: chatMessages }), (e) => e instanceof Error);
 
         // Past the end of the stream the bad line still replaces the last frame, so it is never lost.
         const late = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });
-        await rejectsWith(
-          (async () => {
-            for await (const _chunk of late) received++;
-          })(),
-          (e) => e instanceof SyntaxError,
-        );
+        await countUntilError(late, (e) => e instanceof SyntaxError);
       },
     );
   });

@@ -1,45 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readFile, readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createToolSessionState, ToolError, type ToolContext } from '../../src/agent/index.js';
 import { createApplyPatchTool, parsePatch } from '../../src/tools/apply-patch/index.js';
 import { commitFileChanges } from '../../src/tools/atomic-write.js';
-import { makeTempDir, withTempDir } from '../helpers/temp-dir.js';
-
-function makeContext(root: string, signal: AbortSignal = new AbortController().signal): ToolContext {
-  return {
-    root,
-    execution: { mode: 'workspace-write', sandboxed: false, network: false, secretsApproved: false },
-    callId: 'call-1',
-    signal,
-    state: createToolSessionState(),
-  };
-}
-
-async function rejectsWithCode(promise: Promise<unknown>, code: string, pattern?: RegExp): Promise<ToolError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof ToolError, `expected ToolError ${code}, got ${String(caught)}`);
-  assert.equal(caught.code, code, caught.message);
-  if (pattern) assert.match(caught.message, pattern);
-  return caught;
-}
-
-async function listTree(dir: string, prefix = ''): Promise<string[]> {
-  // Hand-rolled so symlinked directories are listed, not followed.
-  const names: string[] = [];
-  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
-    const name = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-    names.push(name);
-    if (entry.isDirectory()) names.push(...(await listTree(dir, name)));
-  }
-  return names.sort();
-}
+import { withTempDir } from '../helpers/temp-dir.js';
+import { listTree, makeWriteContext, rejectsWithCode } from './tool-test-context.js';
 
 /** Every file under `dir` with its content: the whole observable state of a tree. */
 async function snapshot(dir: string): Promise<Record<string, string>> {
@@ -82,7 +48,7 @@ describe('apply_patch', () => {
       await writeFile(join(root, 'old.txt'), 'bye\n');
       await writeFile(join(root, 'from.txt'), 'one\ntwo\nthree\n');
       await writeFile(join(root, 'plain-move.txt'), 'same\n');
-      const context = makeContext(root);
+      const context = makeWriteContext(root);
       context.state.fileStamps.set(join(root, 'old.txt'), { mtimeMs: 1, size: 4 });
       const result = await tool.execute(
         {
@@ -155,7 +121,7 @@ describe('apply_patch', () => {
             '-line 30',
           ),
         },
-        makeContext(root),
+        makeWriteContext(root),
       );
       const expected = [...lines];
       expected[2] = 'LINE 3';
@@ -171,7 +137,7 @@ describe('apply_patch', () => {
       await writeFile(join(root, 'f.py'), source);
       await tool.execute(
         { patch: patch('*** Update File: f.py', '@@ def second():', '-    x = 1', '+    x = 2', '     return x') },
-        makeContext(root),
+        makeWriteContext(root),
       );
       assert.equal(await readFile(join(root, 'f.py'), 'utf8'), source.replace('second():\n    x = 1', 'second():\n    x = 2'));
 
@@ -180,12 +146,12 @@ describe('apply_patch', () => {
       await writeFile(join(root, 'g.py'), nested);
       await tool.execute(
         { patch: patch('*** Update File: g.py', '@@ class B:', '@@     def run(self):', '+        print("B")') },
-        makeContext(root),
+        makeWriteContext(root),
       );
       assert.equal(await readFile(join(root, 'g.py'), 'utf8'), nested.replace('B:\n    def run(self):\n', 'B:\n    def run(self):\n        print("B")\n'));
 
       await rejectsWithCode(
-        tool.execute({ patch: patch('*** Update File: f.py', '@@ def third():', '-    x = 1', '+    x = 3') }, makeContext(root)),
+        tool.execute({ patch: patch('*** Update File: f.py', '@@ def third():', '-    x = 1', '+    x = 3') }, makeWriteContext(root)),
         'PATCH_HUNK_FAILED',
         /f\.py: hunk 1 \(patch line 3\) did not apply: its '@@ def third\(\):' line was not found/,
       );
@@ -197,11 +163,11 @@ describe('apply_patch', () => {
       await writeFile(join(root, 'w.txt'), 'start   \n\tindented\nold value\nend\n');
       await tool.execute(
         { patch: patch('*** Update File: w.txt', ' start', '  indented', '-old value  ', '+new value', ' end') },
-        makeContext(root),
+        makeWriteContext(root),
       );
       assert.equal(await readFile(join(root, 'w.txt'), 'utf8'), 'start   \n\tindented\nnew value\nend\n');
       // A trailing blank context line standing for the final newline is not a line of its own.
-      await tool.execute({ patch: patch('*** Update File: w.txt', ' new value', '-end', '+END', ' ') }, makeContext(root));
+      await tool.execute({ patch: patch('*** Update File: w.txt', ' new value', '-end', '+END', ' ') }, makeWriteContext(root));
       assert.equal(await readFile(join(root, 'w.txt'), 'utf8'), 'start   \n\tindented\nnew value\nEND\n');
     });
   });
@@ -209,12 +175,12 @@ describe('apply_patch', () => {
   it('anchors an End of File hunk at the end of the file', async () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'e.txt'), 'x\n}\ny\n}\n');
-      await tool.execute({ patch: patch('*** Update File: e.txt', ' y', '-}', '+};', '*** End of File') }, makeContext(root));
+      await tool.execute({ patch: patch('*** Update File: e.txt', ' y', '-}', '+};', '*** End of File') }, makeWriteContext(root));
       assert.equal(await readFile(join(root, 'e.txt'), 'utf8'), 'x\n}\ny\n};\n');
-      await tool.execute({ patch: patch('*** Update File: e.txt', '@@', ' };', '+// tail', '*** End of File') }, makeContext(root));
+      await tool.execute({ patch: patch('*** Update File: e.txt', '@@', ' };', '+// tail', '*** End of File') }, makeWriteContext(root));
       assert.equal(await readFile(join(root, 'e.txt'), 'utf8'), 'x\n}\ny\n};\n// tail\n');
       await rejectsWithCode(
-        tool.execute({ patch: patch('*** Update File: e.txt', ' x', '-}', '+]', '*** End of File') }, makeContext(root)),
+        tool.execute({ patch: patch('*** Update File: e.txt', ' x', '-}', '+]', '*** End of File') }, makeWriteContext(root)),
         'PATCH_HUNK_FAILED',
         /not found at the end of the file:\n {2}\| x\n {2}\| \}\nThe file ends with:/,
       );
@@ -246,7 +212,7 @@ describe('apply_patch', () => {
               '+B3',
             ),
           },
-          makeContext(root),
+          makeWriteContext(root),
         ),
         'PATCH_HUNK_FAILED',
         /^b\.txt: hunk 2 \(patch line 12\) did not apply: these lines were not found after line 2:\n {2}\| b2 typo\n {2}\| b3\n/,
@@ -261,7 +227,7 @@ describe('apply_patch', () => {
       await writeFile(join(root, 'here.txt'), 'x\n');
       await mkdir(join(root, 'dir'));
       const before = await snapshot(root);
-      const run = (text: string) => tool.execute({ patch: text }, makeContext(root));
+      const run = (text: string) => tool.execute({ patch: text }, makeWriteContext(root));
       await rejectsWithCode(run(patch('*** Add File: here.txt', '+y')), 'PATCH_FILE_EXISTS', /here\.txt already exists/);
       await rejectsWithCode(run(patch('*** Add File: dir', '+y')), 'PATCH_FILE_EXISTS', /directory/);
       await rejectsWithCode(run(patch('*** Add File: n.txt', '+1', '*** Add File: n.txt', '+2')), 'PATCH_FILE_EXISTS', /added earlier/);
@@ -300,7 +266,7 @@ describe('apply_patch', () => {
         [patch(), /^Patch line 1: the patch contains no file operations/],
       ];
       for (const [text, pattern] of cases) {
-        await rejectsWithCode(tool.execute({ patch: text }, makeContext(root)), 'PATCH_PARSE_ERROR', pattern);
+        await rejectsWithCode(tool.execute({ patch: text }, makeWriteContext(root)), 'PATCH_PARSE_ERROR', pattern);
       }
       assert.deepEqual(await snapshot(root), { 'f.txt': 'a\n' });
     });
@@ -343,7 +309,7 @@ describe('apply_patch', () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'o.txt'), 'one\ntwo\nthree\nfour\n');
       await rejectsWithCode(
-        tool.execute({ patch: patch('*** Update File: o.txt', '@@', '-three', '+3', '@@', '-one', '+1') }, makeContext(root)),
+        tool.execute({ patch: patch('*** Update File: o.txt', '@@', '-three', '+3', '@@', '-one', '+1') }, makeWriteContext(root)),
         'PATCH_HUNK_FAILED',
         /hunk 2 .*They do occur at line 1, before line 4 .*file order/s,
       );
@@ -374,7 +340,7 @@ describe('apply_patch', () => {
             '+echo 2',
           ),
         },
-        makeContext(root),
+        makeWriteContext(root),
       );
       assert.equal(await readFile(join(root, 'win.txt'), 'utf8'), 'a\r\nB\r\nB2\r\nc\r\n');
       assert.equal(await readFile(join(root, 'nonl.txt'), 'utf8'), 'x\nwhy');
@@ -385,8 +351,7 @@ describe('apply_patch', () => {
 
   it('refuses paths that escape the root, writing nothing inside or outside', async () => {
     await withTempDir(async (root) => {
-      const outside = await makeTempDir();
-      try {
+      await withTempDir(async (outside) => {
         await writeFile(join(outside, 'target.txt'), 'outside\n');
         const project = join(root, 'project');
         await mkdir(project);
@@ -401,23 +366,21 @@ describe('apply_patch', () => {
         ];
         for (const path of attempts) {
           await rejectsWithCode(
-            tool.execute({ patch: patch('*** Update File: inside.txt', '-inside', '+changed', `*** Add File: ${path}`, '+x') }, makeContext(project)),
+            tool.execute({ patch: patch('*** Update File: inside.txt', '-inside', '+changed', `*** Add File: ${path}`, '+x') }, makeWriteContext(project)),
             'PATH_OUTSIDE_ROOT',
           );
         }
         await rejectsWithCode(
-          tool.execute({ patch: patch('*** Update File: escape/target.txt', '-outside', '+changed') }, makeContext(project)),
+          tool.execute({ patch: patch('*** Update File: escape/target.txt', '-outside', '+changed') }, makeWriteContext(project)),
           'PATH_OUTSIDE_ROOT',
         );
         await rejectsWithCode(
-          tool.execute({ patch: patch('*** Update File: inside.txt', '*** Move to: ../moved.txt') }, makeContext(project)),
+          tool.execute({ patch: patch('*** Update File: inside.txt', '*** Move to: ../moved.txt') }, makeWriteContext(project)),
           'PATH_OUTSIDE_ROOT',
         );
         assert.deepEqual(await snapshot(root), before);
         assert.deepEqual(await snapshot(outside), { 'target.txt': 'outside\n' });
-      } finally {
-        await rm(outside, { recursive: true, force: true });
-      }
+      });
     });
   });
 
@@ -426,7 +389,7 @@ describe('apply_patch', () => {
       const controller = new AbortController();
       controller.abort();
       await rejectsWithCode(
-        tool.execute({ patch: patch('*** Add File: a.txt', '+a') }, makeContext(root, controller.signal)),
+        tool.execute({ patch: patch('*** Add File: a.txt', '+a') }, makeWriteContext(root, controller.signal)),
         'ABORTED',
       );
       assert.deepEqual(await listTree(root), []);

@@ -1,20 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readFile, readdir, rm, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createToolSessionState, ToolError, type ToolContext } from '../../src/agent/index.js';
+import type { ToolContext } from '../../src/agent/index.js';
 import { createEditFileTool } from '../../src/tools/edit-file/index.js';
-import { makeTempDir, withTempDir } from '../helpers/temp-dir.js';
-
-function makeContext(root: string, signal: AbortSignal = new AbortController().signal): ToolContext {
-  return {
-    root,
-    execution: { mode: 'workspace-write', sandboxed: false, network: false, secretsApproved: false },
-    callId: 'call-1',
-    signal,
-    state: createToolSessionState(),
-  };
-}
+import { withTempDir } from '../helpers/temp-dir.js';
+import { listTree, makeWriteContext, rejectsWithCode } from './tool-test-context.js';
 
 /** Stands in for read_file: record the file's fingerprint as a read would. */
 async function markRead(context: ToolContext, absolute: string): Promise<void> {
@@ -22,35 +13,11 @@ async function markRead(context: ToolContext, absolute: string): Promise<void> {
   context.state.fileStamps.set(absolute, { mtimeMs: stats.mtimeMs, size: stats.size });
 }
 
-async function rejectsWithCode(promise: Promise<unknown>, code: string, pattern?: RegExp): Promise<ToolError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof ToolError, `expected ToolError ${code}, got ${String(caught)}`);
-  assert.equal(caught.code, code, caught.message);
-  if (pattern) assert.match(caught.message, pattern);
-  return caught;
-}
-
-async function listTree(dir: string, prefix = ''): Promise<string[]> {
-  // Hand-rolled so symlinked directories are listed, not followed.
-  const names: string[] = [];
-  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
-    const name = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-    names.push(name);
-    if (entry.isDirectory()) names.push(...(await listTree(dir, name)));
-  }
-  return names.sort();
-}
-
 /** A temp root with one file already "read"; returns what the tests need. */
 async function setUp(root: string, name: string, content: string | Buffer) {
   const absolute = join(root, name);
   await writeFile(absolute, content);
-  const context = makeContext(root);
+  const context = makeWriteContext(root);
   await markRead(context, absolute);
   return { absolute, context };
 }
@@ -99,7 +66,7 @@ describe('edit_file', () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'a.txt'), 'hello\n');
       await rejectsWithCode(
-        tool.execute({ path: 'a.txt', old_string: 'hello', new_string: 'bye' }, makeContext(root)),
+        tool.execute({ path: 'a.txt', old_string: 'hello', new_string: 'bye' }, makeWriteContext(root)),
         'EDIT_REQUIRES_READ',
         /read_file/,
       );
@@ -228,13 +195,12 @@ describe('edit_file', () => {
 
   it('refuses paths that escape the root and leaves everything untouched', async () => {
     await withTempDir(async (root) => {
-      const outside = await makeTempDir();
-      try {
+      await withTempDir(async (outside) => {
         await writeFile(join(outside, 'secret.txt'), 'secret\n');
         const project = join(root, 'project');
         await mkdir(project);
         await symlink(outside, join(project, 'escape'));
-        const context = makeContext(project);
+        const context = makeWriteContext(project);
         await markRead(context, join(outside, 'secret.txt'));
         const edit = (path: string) => tool.execute({ path, old_string: 'secret', new_string: 'changed' }, context);
         await rejectsWithCode(edit('../secret.txt'), 'PATH_OUTSIDE_ROOT');
@@ -243,9 +209,7 @@ describe('edit_file', () => {
         assert.equal(await readFile(join(outside, 'secret.txt'), 'utf8'), 'secret\n');
         assert.deepEqual(await listTree(outside), ['secret.txt']);
         assert.deepEqual(await listTree(root), ['project', 'project/escape']);
-      } finally {
-        await rm(outside, { recursive: true, force: true });
-      }
+      });
     });
   });
 
@@ -254,7 +218,7 @@ describe('edit_file', () => {
       const controller = new AbortController();
       const absolute = join(root, 'a.txt');
       await writeFile(absolute, 'hello\n');
-      const context = makeContext(root, controller.signal);
+      const context = makeWriteContext(root, controller.signal);
       await markRead(context, absolute);
       controller.abort();
       await rejectsWithCode(tool.execute({ path: 'a.txt', old_string: 'hello', new_string: 'bye' }, context), 'ABORTED');

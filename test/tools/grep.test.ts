@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createGrepTool, findOnPath, type GrepArgs, type GrepImplementation } from '../../src/tools/grep/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-import { callTool, expectToolError, makeContext } from './read-only-test-context.js';
+import { callTool, expectToolError, makeContext } from './tool-test-context.js';
 
 const ripgrep = await findOnPath('rg');
 const implementations: Array<{ name: Exclude<GrepImplementation, 'auto'>; skip: string | false }> = [

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createListDirTool, formatSize } from '../../src/tools/list-dir/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-import { callTool, expectToolError, makeContext } from './read-only-test-context.js';
+import { callTool, expectToolError, makeContext } from './tool-test-context.js';
 
 const tool = createListDirTool();
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { toolDefinition } from '../../src/agent/index.js';
 import { createReadFileTool, createReadOnlyTools } from '../../src/tools/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-import { callTool, expectToolError, makeContext } from './read-only-test-context.js';
+import { callTool, expectToolError, makeContext } from './tool-test-context.js';
 
 const tool = createReadFileTool();
 

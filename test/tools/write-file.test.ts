@@ -1,46 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readFile, readdir, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { createToolSessionState, ToolError, type ToolContext } from '../../src/agent/index.js';
 import { createWriteFileTool } from '../../src/tools/write-file/index.js';
-import { makeTempDir, withTempDir } from '../helpers/temp-dir.js';
-
-function makeContext(root: string, signal: AbortSignal = new AbortController().signal): ToolContext {
-  return {
-    root,
-    execution: { mode: 'workspace-write', sandboxed: false, network: false, secretsApproved: false },
-    callId: 'call-1',
-    signal,
-    state: createToolSessionState(),
-  };
-}
-
-async function rejectsWithCode(promise: Promise<unknown>, code: string, pattern?: RegExp): Promise<ToolError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof ToolError, `expected ToolError ${code}, got ${String(caught)}`);
-  assert.equal(caught.code, code, caught.message);
-  if (pattern) assert.match(caught.message, pattern);
-  return caught;
-}
-
-/** Every entry under `dir`, relative, sorted: proves nothing else (temp files, backups) was left. */
-async function listTree(dir: string, prefix = ''): Promise<string[]> {
-  // Hand-rolled so symlinked directories are listed, not followed.
-  const names: string[] = [];
-  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
-    const name = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-    names.push(name);
-    if (entry.isDirectory()) names.push(...(await listTree(dir, name)));
-  }
-  return names.sort();
-}
+import { withTempDir } from '../helpers/temp-dir.js';
+import { listTree, makeWriteContext, rejectsWithCode } from './tool-test-context.js';
 
 const tool = createWriteFileTool();
 
@@ -60,7 +25,7 @@ describe('write_file', () => {
 
   it('creates a file and its parent directories, records a stamp, and shows a diff', async () => {
     await withTempDir(async (root) => {
-      const context = makeContext(root);
+      const context = makeWriteContext(root);
       const result = await tool.execute({ path: 'a/b/new.txt', content: 'one\ntwo\n' }, context);
       assert.equal(await readFile(join(root, 'a/b/new.txt'), 'utf8'), 'one\ntwo\n');
       assert.match(result.output, /^Created a\/b\/new\.txt \(2 lines\)/);
@@ -74,7 +39,7 @@ describe('write_file', () => {
   it('gives a new file the default mode (0o644 less the umask)', async () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'reference.txt'), '', { mode: 0o644 });
-      await tool.execute({ path: 'new.txt', content: 'x' }, makeContext(root));
+      await tool.execute({ path: 'new.txt', content: 'x' }, makeWriteContext(root));
       const expected = (await stat(join(root, 'reference.txt'))).mode & 0o7777;
       assert.equal((await stat(join(root, 'new.txt'))).mode & 0o7777, expected);
     });
@@ -85,7 +50,7 @@ describe('write_file', () => {
       const path = join(root, 'script.sh');
       await writeFile(path, '#!/bin/sh\necho old\n');
       await chmod(path, 0o755);
-      const result = await tool.execute({ path: 'script.sh', content: '#!/bin/sh\necho new\n' }, makeContext(root));
+      const result = await tool.execute({ path: 'script.sh', content: '#!/bin/sh\necho new\n' }, makeWriteContext(root));
       assert.equal(await readFile(path, 'utf8'), '#!/bin/sh\necho new\n');
       assert.equal((await stat(path)).mode & 0o7777, 0o755);
       assert.match(result.output, /^Overwrote script\.sh/);
@@ -98,7 +63,7 @@ describe('write_file', () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'real.txt'), 'old\n');
       await symlink('real.txt', join(root, 'link.txt'));
-      await tool.execute({ path: 'link.txt', content: 'new\n' }, makeContext(root));
+      await tool.execute({ path: 'link.txt', content: 'new\n' }, makeWriteContext(root));
       assert.equal(await readFile(join(root, 'real.txt'), 'utf8'), 'new\n');
       assert.equal(lstatSync(join(root, 'link.txt')).isSymbolicLink(), true);
     });
@@ -108,7 +73,7 @@ describe('write_file', () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'same.txt'), 'same\n');
       const before = await stat(join(root, 'same.txt'));
-      const context = makeContext(root);
+      const context = makeWriteContext(root);
       const result = await tool.execute({ path: 'same.txt', content: 'same\n' }, context);
       assert.match(result.output, /already has this content/);
       assert.equal((await stat(join(root, 'same.txt'))).ino, before.ino);
@@ -119,7 +84,7 @@ describe('write_file', () => {
   it("keeps a CRLF file's line endings when the model writes LF", async () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'win.txt'), 'a\r\nb\r\n');
-      const result = await tool.execute({ path: 'win.txt', content: 'a\nc\n' }, makeContext(root));
+      const result = await tool.execute({ path: 'win.txt', content: 'a\nc\n' }, makeWriteContext(root));
       assert.equal(await readFile(join(root, 'win.txt'), 'utf8'), 'a\r\nc\r\n');
       assert.match(result.output, /CRLF/);
       assert.doesNotMatch(result.output, /\r/);
@@ -129,7 +94,7 @@ describe('write_file', () => {
   it('overwrites a binary file but says so', async () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'blob.bin'), Buffer.from([0, 1, 2, 3, 0]));
-      const result = await tool.execute({ path: 'blob.bin', content: 'text now\n' }, makeContext(root));
+      const result = await tool.execute({ path: 'blob.bin', content: 'text now\n' }, makeWriteContext(root));
       assert.equal(await readFile(join(root, 'blob.bin'), 'utf8'), 'text now\n');
       assert.match(result.output, /previous content \(it was binary: it contains NUL bytes\) has been replaced/);
     });
@@ -139,7 +104,7 @@ describe('write_file', () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'huge.log'), '');
       await truncate(join(root, 'huge.log'), 17 * 1024 * 1024);
-      const result = await tool.execute({ path: 'huge.log', content: 'small\n' }, makeContext(root));
+      const result = await tool.execute({ path: 'huge.log', content: 'small\n' }, makeWriteContext(root));
       assert.equal(await readFile(join(root, 'huge.log'), 'utf8'), 'small\n');
       assert.match(result.output, /too large to diff/);
     });
@@ -148,7 +113,7 @@ describe('write_file', () => {
   it('caps the diff and says how much was cut', async () => {
     await withTempDir(async (root) => {
       const content = Array.from({ length: 2000 }, (_, index) => `line number ${index}`).join('\n') + '\n';
-      const result = await tool.execute({ path: 'big.txt', content }, makeContext(root));
+      const result = await tool.execute({ path: 'big.txt', content }, makeWriteContext(root));
       assert.equal(await readFile(join(root, 'big.txt'), 'utf8'), content);
       assert.ok(result.output.length < 8_300, `output is ${result.output.length} characters`);
       assert.match(result.output, /\[diff truncated: \d+ more lines \(\d+ characters\) not shown\]$/);
@@ -159,10 +124,10 @@ describe('write_file', () => {
     await withTempDir(async (root) => {
       await mkdir(join(root, 'dir'));
       await writeFile(join(root, 'file.txt'), 'x');
-      await rejectsWithCode(tool.execute({ path: 'dir', content: 'x' }, makeContext(root)), 'IS_A_DIRECTORY');
-      await rejectsWithCode(tool.execute({ path: '.', content: 'x' }, makeContext(root)), 'IS_A_DIRECTORY');
+      await rejectsWithCode(tool.execute({ path: 'dir', content: 'x' }, makeWriteContext(root)), 'IS_A_DIRECTORY');
+      await rejectsWithCode(tool.execute({ path: '.', content: 'x' }, makeWriteContext(root)), 'IS_A_DIRECTORY');
       await rejectsWithCode(
-        tool.execute({ path: 'file.txt/child.txt', content: 'x' }, makeContext(root)),
+        tool.execute({ path: 'file.txt/child.txt', content: 'x' }, makeWriteContext(root)),
         'NOT_A_DIRECTORY',
         /file\.txt/,
       );
@@ -173,12 +138,11 @@ describe('write_file', () => {
 
   it('refuses paths that escape the root and writes nothing anywhere', async () => {
     await withTempDir(async (root) => {
-      const outside = await makeTempDir();
-      try {
+      await withTempDir(async (outside) => {
         const project = join(root, 'project');
         await mkdir(project);
         await symlink(outside, join(project, 'escape'));
-        const context = makeContext(project);
+        const context = makeWriteContext(project);
         await rejectsWithCode(tool.execute({ path: '../x.txt', content: 'x' }, context), 'PATH_OUTSIDE_ROOT');
         await rejectsWithCode(tool.execute({ path: join(outside, 'abs.txt'), content: 'x' }, context), 'PATH_OUTSIDE_ROOT');
         await rejectsWithCode(tool.execute({ path: 'escape/x.txt', content: 'x' }, context), 'PATH_OUTSIDE_ROOT');
@@ -186,29 +150,24 @@ describe('write_file', () => {
         assert.deepEqual(await listTree(outside), []);
         assert.deepEqual(await listTree(root), ['project', 'project/escape']);
         assert.equal(context.state.fileStamps.size, 0);
-      } finally {
-        await rm(outside, { recursive: true, force: true });
-      }
+      });
     });
   });
 
   it('replaces a dangling symlink that points outside instead of following it', async () => {
     await withTempDir(async (root) => {
-      const outside = await makeTempDir();
-      try {
+      await withTempDir(async (outside) => {
         const project = join(root, 'project');
         await mkdir(project);
         await writeFile(join(project, 'reference.txt'), '', { mode: 0o644 });
         await symlink(join(outside, 'planted.txt'), join(project, 'link.txt'));
-        await tool.execute({ path: 'link.txt', content: 'inside\n' }, makeContext(project));
+        await tool.execute({ path: 'link.txt', content: 'inside\n' }, makeWriteContext(project));
         const stats = lstatSync(join(project, 'link.txt'));
         assert.equal(stats.isFile(), true);
         assert.equal(stats.mode & 0o7777, (await stat(join(project, 'reference.txt'))).mode & 0o7777);
         assert.equal(await readFile(join(project, 'link.txt'), 'utf8'), 'inside\n');
         assert.deepEqual(await listTree(outside), []);
-      } finally {
-        await rm(outside, { recursive: true, force: true });
-      }
+      });
     });
   });
 
@@ -216,7 +175,7 @@ describe('write_file', () => {
     await withTempDir(async (root) => {
       const controller = new AbortController();
       controller.abort();
-      await rejectsWithCode(tool.execute({ path: 'x.txt', content: 'x' }, makeContext(root, controller.signal)), 'ABORTED');
+      await rejectsWithCode(tool.execute({ path: 'x.txt', content: 'x' }, makeWriteContext(root, controller.signal)), 'ABORTED');
       assert.deepEqual(await listTree(root), []);
     });
   });

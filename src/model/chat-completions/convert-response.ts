@@ -2,28 +2,19 @@
 // error, and the non-streaming response.
 
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { finishReasonFor } from '../finish-reason.js';
 import type { ModelResponse, ModelToolCall, Usage } from '../ir.js';
 import { ModelError } from '../model-error.js';
-import { readNumber } from '../read-number.js';
+import { normalizeUsage } from '../normalize-usage.js';
+import { successfulResponse } from '../successful-response.js';
 
-/**
- * Normalize a Chat `usage` object. `prompt_tokens` already includes cached tokens. Returns null
- * when there is no usage, or it lacks the token counts (compatible servers vary): a guess would
- * be worse than an honest "unknown".
- */
+/** Normalize a Chat `usage` object. `prompt_tokens` already includes cached tokens. */
 export function chatUsage(raw: unknown): Usage | null {
-  const inputTokens = readNumber(raw, 'prompt_tokens');
-  const outputTokens = readNumber(raw, 'completion_tokens');
-  if (inputTokens === null || outputTokens === null) return null;
-  return {
-    inputTokens,
-    cachedInputTokens: readNumber(raw, 'prompt_tokens_details', 'cached_tokens'),
-    outputTokens,
-    reasoningTokens: readNumber(raw, 'completion_tokens_details', 'reasoning_tokens') ?? 0,
-    totalTokens: readNumber(raw, 'total_tokens') ?? inputTokens + outputTokens,
-    raw,
-  };
+  return normalizeUsage(raw, {
+    input: 'prompt_tokens',
+    output: 'completion_tokens',
+    inputDetails: 'prompt_tokens_details',
+    outputDetails: 'completion_tokens_details',
+  });
 }
 
 /**
@@ -60,12 +51,11 @@ export function chatCompletionToResponse(completion: ChatCompletion): ModelRespo
     }
     toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' });
   }
-  return {
+  return successfulResponse({
     text: message?.content ?? '',
     toolCalls,
     usage: chatUsage(completion.usage),
-    finishReason: finishReasonFor(toolCalls),
     responseId: completion.id ?? null,
     model: completion.model ?? null,
-  };
+  });
 }

@@ -3,10 +3,10 @@
 // a server.
 
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { finishReasonFor } from '../finish-reason.js';
 import type { ModelStreamEvent, ModelToolCall, Usage } from '../ir.js';
 import { ModelError } from '../model-error.js';
 import type { StreamMapper } from '../run-call.js';
+import { closingEvents, successfulResponse } from '../successful-response.js';
 import { chatUsage, checkChatEnding } from './convert-response.js';
 
 interface ToolCallSlot {
@@ -104,18 +104,8 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
       toolCalls.push(call);
       events.push({ type: 'tool-call-end', index: slot.index, call });
     }
-    events.push({ type: 'message-done', text: this.text, toolCalls: [...toolCalls] });
-    events.push({
-      type: 'completed',
-      response: {
-        text: this.text,
-        toolCalls,
-        usage: this.usage,
-        finishReason: finishReasonFor(toolCalls),
-        responseId: this.responseId,
-        model: this.model,
-      },
-    });
+    const response = successfulResponse({ text: this.text, toolCalls, usage: this.usage, responseId: this.responseId, model: this.model });
+    events.push(...closingEvents(response));
     return events;
   }
 }

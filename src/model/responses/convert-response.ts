@@ -2,28 +2,20 @@
 // refused response into an error, and the non-streaming response.
 
 import type { Response, ResponseOutputItem } from 'openai/resources/responses/responses';
-import { finishReasonFor } from '../finish-reason.js';
 import type { ModelResponse, ModelToolCall, Usage } from '../ir.js';
 import { streamFailureError } from '../map-sdk-error.js';
 import { ModelError } from '../model-error.js';
-import { readNumber } from '../read-number.js';
+import { normalizeUsage } from '../normalize-usage.js';
+import { successfulResponse } from '../successful-response.js';
 
-/**
- * Normalize a Responses `usage` object. `input_tokens` already includes cached tokens. Returns
- * null when there is no usage or it lacks the token counts, rather than inventing numbers.
- */
+/** Normalize a Responses `usage` object. `input_tokens` already includes cached tokens. */
 export function responsesUsage(raw: unknown): Usage | null {
-  const inputTokens = readNumber(raw, 'input_tokens');
-  const outputTokens = readNumber(raw, 'output_tokens');
-  if (inputTokens === null || outputTokens === null) return null;
-  return {
-    inputTokens,
-    cachedInputTokens: readNumber(raw, 'input_tokens_details', 'cached_tokens'),
-    outputTokens,
-    reasoningTokens: readNumber(raw, 'output_tokens_details', 'reasoning_tokens') ?? 0,
-    totalTokens: readNumber(raw, 'total_tokens') ?? inputTokens + outputTokens,
-    raw,
-  };
+  return normalizeUsage(raw, {
+    input: 'input_tokens',
+    output: 'output_tokens',
+    inputDetails: 'input_tokens_details',
+    outputDetails: 'output_tokens_details',
+  });
 }
 
 export function failedResponseError(response: Pick<Response, 'error'> | undefined): ModelError {
@@ -92,12 +84,11 @@ export function responseToModelResponse(response: Response): ModelResponse {
   checkResponseStatus(response);
   const content = readOutput(response.output);
   if (content.refusal !== null) throw refusedError(content.refusal);
-  return {
+  return successfulResponse({
     text: content.text,
     toolCalls: content.toolCalls,
     usage: responsesUsage(response.usage),
-    finishReason: finishReasonFor(content.toolCalls),
     responseId: response.id ?? null,
     model: response.model ?? null,
-  };
+  });
 }

@@ -3,11 +3,11 @@
 // fill in anything a compatible server did not stream (so message-done is always complete).
 
 import type { Response, ResponseFunctionToolCall, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { finishReasonFor } from '../finish-reason.js';
 import type { ModelStreamEvent, ModelToolCall } from '../ir.js';
 import { streamFailureError } from '../map-sdk-error.js';
 import { ModelError } from '../model-error.js';
 import type { StreamMapper } from '../run-call.js';
+import { closingEvents, successfulResponse } from '../successful-response.js';
 import {
   failedResponseError,
   incompleteResponseError,
@@ -171,18 +171,9 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     }
     for (const slot of this.slots) this.endCall(slot, undefined, events);
     const toolCalls: ModelToolCall[] = this.slots.map((slot) => ({ id: slot.id, name: slot.name, arguments: slot.arguments }));
-    events.push({ type: 'message-done', text: this.text, toolCalls: [...toolCalls] });
-    events.push({
-      type: 'completed',
-      response: {
-        text: this.text,
-        toolCalls,
-        usage: responsesUsage(response?.usage),
-        finishReason: finishReasonFor(toolCalls),
-        responseId: this.responseId,
-        model: this.model,
-      },
-    });
+    const usage = responsesUsage(response?.usage);
+    const answer = successfulResponse({ text: this.text, toolCalls, usage, responseId: this.responseId, model: this.model });
+    events.push(...closingEvents(answer));
     this.done = true;
   }
 }

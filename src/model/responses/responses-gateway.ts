@@ -2,30 +2,15 @@
 // and explicit failed/incomplete outcomes. Sent with `store: false`, because Glassbox owns the
 // history and resends it every round. One attempt per call; retries wrap it from outside.
 
-import type OpenAI from 'openai';
-import type { ModelGateway } from '../gateway.js';
 import type { ModelCallOptions, ModelRequest, ModelResponse, ModelStreamEvent } from '../ir.js';
-import { runCall, runStream, type AttemptSettings } from '../run-call.js';
-import { createSdkClient, type ResolvedClientConfig } from '../sdk-client.js';
+import { runCall, runStream } from '../run-call.js';
+import { SdkGateway } from '../sdk-gateway.js';
 import { buildResponsesRequest } from './convert-input.js';
 import { responseToModelResponse } from './convert-response.js';
 import { ResponsesStreamMapper } from './map-stream.js';
 
-export class ResponsesGateway implements ModelGateway {
+export class ResponsesGateway extends SdkGateway {
   readonly wireApi = 'responses' as const;
-  readonly baseURL: string;
-  private readonly client: OpenAI;
-  private readonly timeoutMs: number;
-
-  constructor(config: ResolvedClientConfig) {
-    this.baseURL = config.baseURL;
-    this.timeoutMs = config.timeoutMs;
-    this.client = createSdkClient(config);
-  }
-
-  private settings(options: ModelCallOptions): AttemptSettings {
-    return { signal: options.signal, timeoutMs: this.timeoutMs, baseURL: this.baseURL };
-  }
 
   async createResponse(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
     const body = buildResponsesRequest(request, false);

@@ -1,0 +1,33 @@
+// How both dialects, streaming or not, assemble the answer once the provider ended normally, so
+// the finish reason and the closing events cannot drift apart between them.
+
+import type { FinishReason, ModelResponse, ModelStreamEvent, ModelToolCall } from './ir.js';
+
+/**
+ * The IR finish reason of a successful message. Derived from the calls rather than the provider's
+ * word, because some compatible servers say "stop" even when the message calls tools.
+ */
+export function finishReasonFor(toolCalls: readonly ModelToolCall[]): FinishReason {
+  return toolCalls.length > 0 ? 'tool_calls' : 'stop';
+}
+
+/** A finished message as a ModelResponse; only the finish reason is derived. */
+export function successfulResponse(parts: Omit<ModelResponse, 'finishReason'>): ModelResponse {
+  return {
+    text: parts.text,
+    toolCalls: parts.toolCalls,
+    usage: parts.usage,
+    finishReason: finishReasonFor(parts.toolCalls),
+    responseId: parts.responseId,
+    model: parts.model,
+  };
+}
+
+/** The two events every stream ends with: message-done, then completed carrying the response. */
+export function closingEvents(response: ModelResponse): ModelStreamEvent[] {
+  // message-done gets its own array, so a consumer that edits one event's calls cannot change the other's.
+  return [
+    { type: 'message-done', text: response.text, toolCalls: [...response.toolCalls] },
+    { type: 'completed', response },
+  ];
+}
