@@ -8,7 +8,7 @@ import { registerSessionCommands } from './sessions-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerCompactCommand } from './compact-command.js';
 import { addModelOptions } from './model-options.js';
-import { resolveHome } from './run-config.js';
+import { resolveHome } from './glassbox-home.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

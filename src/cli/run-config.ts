@@ -2,11 +2,13 @@
 // `UsageError` that says what to fix; nothing here touches the network.
 
 import { existsSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { WIRE_APIS, type WireApi } from '../model/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../agent/index.js';
 import { UsageError } from './usage-error.js';
+import { resolveHome } from './glassbox-home.js';
+
+export { resolveHome };
 
 export type ApprovalPolicyName = 'untrusted' | 'on-request' | 'never';
 export const APPROVAL_POLICIES: readonly ApprovalPolicyName[] = ['untrusted', 'on-request', 'never'];
@@ -45,10 +47,6 @@ export function resolveCommonConfig(options: ModelOptionValues, env: NodeJS.Proc
   return { ...resolveModelConfig(options, env), root, home: resolveHome(options.home, env) };
 }
 
-export function resolveHome(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const home = option ?? env.GLASSBOX_HOME;
-  return resolve(home && home.trim() !== '' ? home : resolve(homedir(), '.glassbox'));
-}
 
 export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): ModelConfig {
   const wireApi = parseWireApi(options.wireApi ?? 'chat');
