@@ -52,8 +52,12 @@ export class SessionRecorder implements RunObserver {
     await Promise.all(items.map((item) => this.append({ type: 'response_item', turn: this.turn, item })));
   }
 
-  async onModelCall(call: ModelCallRecord): Promise<void> {
-    await this.append({
+  /**
+   * Queued, not awaited: the writer keeps records in order, and the round's next commit waits
+   * behind it anyway; a failed write is remembered and fails that commit.
+   */
+  onModelCall(call: ModelCallRecord): void {
+    this.append({
       type: 'model_call',
       turn: this.turn,
       round: call.round,
@@ -62,6 +66,6 @@ export class SessionRecorder implements RunObserver {
       durationMs: call.durationMs,
       finishReason: call.finishReason,
       error: call.error,
-    });
+    }).catch(() => {});
   }
 }
