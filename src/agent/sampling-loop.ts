@@ -19,7 +19,7 @@ import type { ResponseItem } from './response-items.js';
 import type { RunErrorInfo, RunEvent, TerminalRunEvent, UsageStage } from './run-events.js';
 import type { ModelCallRecord, RunObserver } from './run-observer.js';
 import { FatalToolError } from './tool.js';
-import type { ToolRuntime } from './tool-runtime.js';
+import { FatalBatchError, type ToolRuntime } from './tool-runtime.js';
 import { UsageTracker } from './usage-tracker.js';
 
 /** Mutable state the compaction hooks may read and replace (history in place, usage reset). */
@@ -110,8 +110,10 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
   });
 
   try {
-    if (signal.aborted) return cancelled();
+    // The turn's opening items (the session's system message on a new session) are committed even
+    // when the run is already cancelled: a session must never lack its system message.
     await commit(options.newItems);
+    if (signal.aborted) return cancelled();
     await options.compaction?.beforeTurn?.(state);
 
     for (;;) {
@@ -143,12 +145,15 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
       }
       await commit(callItems);
 
-      const outcomes = await options.tools.executeBatch(response.toolCalls, {
-        runId: options.runId,
-        round: state.round,
-        signal,
-        emit,
-      });
+      let outcomes;
+      try {
+        outcomes = await options.tools.executeBatch(response.toolCalls, { runId: options.runId, round: state.round, signal, emit });
+      } catch (error) {
+        if (!(error instanceof FatalBatchError)) throw error;
+        // Every committed call still gets its output before the run fails.
+        await commit(error.outcomes.map((o) => ({ type: 'function_call_output', callId: o.callId, name: o.name, output: o.output, isError: o.isError })));
+        throw error.fatal;
+      }
       let looping: RunErrorInfo | null = null;
       const outputs: ResponseItem[] = outcomes.map((outcome, index) => {
         const verdict = guard.record(outcome.name, response.toolCalls[index].arguments, outcome.output);
@@ -237,7 +242,12 @@ async function sampleRound(
       }
       throw error;
     }
-    if (options.signal.aborted) return null;
+    if (options.signal.aborted) {
+      // Still a model call the provider may bill: counted and recorded, its partial output dropped.
+      usage.add('turn', null);
+      await record(null, { code: 'ABORTED', message: 'Cancelled while the response was streaming.' });
+      return null;
+    }
     if (!response) throw new ModelError('STREAM_INTERRUPTED', 'The model stream ended without a completed response.');
     usage.add('turn', response.usage);
     await record(response, null);

@@ -32,6 +32,20 @@ export interface ToolCallOutcome {
   isError: boolean;
 }
 
+/**
+ * A tool said the run cannot continue. Carries one outcome for every call of the batch (the fatal
+ * one, and `NOT_RUN` for calls after it) so the loop can still commit an output for each call.
+ */
+export class FatalBatchError extends Error {
+  constructor(
+    readonly fatal: FatalToolError,
+    readonly outcomes: ToolCallOutcome[],
+  ) {
+    super(fatal.message);
+    this.name = 'FatalBatchError';
+  }
+}
+
 export interface BatchContext {
   runId: string;
   round: number;
@@ -63,8 +77,8 @@ export class ToolRuntime {
   }
 
   /**
-   * Run a batch. Resolves with one outcome per call, in call order. Throws `FatalToolError` when a
-   * tool says the run cannot continue. When `signal` aborts, calls that had not finished get a
+   * Run a batch. Resolves with one outcome per call, in call order. Throws `FatalBatchError` (with
+   * an outcome for every call) when a tool says the run cannot continue. When `signal` aborts, calls that had not finished get a
    * `CANCELLED` output so the committed history never holds a call without its output.
    */
   async executeBatch(calls: readonly ModelToolCall[], context: BatchContext): Promise<ToolCallOutcome[]> {
@@ -81,8 +95,26 @@ export class ToolRuntime {
         }
       }
       index += segment.length;
-      const results = await Promise.all(segment.map((call) => this.executeOne(call, context)));
-      outcomes.push(...results);
+      // allSettled: a fatal error in one parallel call must not leave its siblings running on
+      // after the batch (and the run) has ended.
+      const results = await Promise.allSettled(segment.map((call) => this.executeOne(call, context)));
+      let fatal: FatalToolError | null = null;
+      results.forEach((result, position) => {
+        if (result.status === 'fulfilled') {
+          outcomes.push(result.value);
+          return;
+        }
+        const error = result.reason as FatalToolError;
+        fatal ??= error;
+        const call = segment[position];
+        outcomes.push({ callId: call.id, name: call.name, output: formatToolError(error.code, error.message), isError: true });
+      });
+      if (fatal !== null) {
+        for (const call of calls.slice(index)) {
+          outcomes.push({ callId: call.id, name: call.name, output: formatToolError('NOT_RUN', 'The run stopped before this call ran.'), isError: true });
+        }
+        throw new FatalBatchError(fatal, outcomes);
+      }
     }
     return outcomes;
   }
@@ -92,7 +124,22 @@ export class ToolRuntime {
     return tool !== undefined && tool.readOnly && this.options.gate.isVisible(tool);
   }
 
+  /** Never rejects but with `FatalToolError`: anything else becomes an error output for this call. */
   private async executeOne(call: ModelToolCall, context: BatchContext): Promise<ToolCallOutcome> {
+    try {
+      return await this.runCall(call, context);
+    } catch (error) {
+      if (error instanceof FatalToolError) throw error;
+      const message = (error as Error)?.message ?? String(error);
+      const output = context.signal.aborted
+        ? formatToolError('CANCELLED', 'The run was cancelled before this call ran.')
+        : formatToolError('INTERNAL_ERROR', `Glassbox could not run this call: ${message}`);
+      context.emit({ type: 'tool_finished', callId: call.id, name: call.name, isError: true, output, durationMs: 0 });
+      return { callId: call.id, name: call.name, output, isError: true };
+    }
+  }
+
+  private async runCall(call: ModelToolCall, context: BatchContext): Promise<ToolCallOutcome> {
     const fail = (code: string, message: string): ToolCallOutcome => {
       const outcome = { callId: call.id, name: call.name, output: formatToolError(code, message), isError: true };
       context.emit({ type: 'tool_finished', callId: call.id, name: call.name, isError: true, output: outcome.output, durationMs: 0 });
