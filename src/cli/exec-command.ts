@@ -36,7 +36,6 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
 
   const model = await openModel(config, { stderr: process.stderr, intro: options.demoIntro === true });
   const approvals = new ApprovalRegistry();
-  const detachApprover = attachTerminalApprover(approvals);
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = (): void => {
@@ -50,6 +49,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  const detachApprover = attachTerminalApprover(approvals, process.stdin, process.stderr, { onInterrupt: onSigint });
 
   const printer = new ProgressPrinter();
   const onEvent = (event: RunEvent): void => {

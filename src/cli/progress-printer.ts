@@ -1,6 +1,7 @@
 // Human-readable progress on stderr while a run goes on; stdout stays reserved for the answer.
 
 import type { RunEvent } from '../agent/index.js';
+import { visibleText } from './terminal-approver.js';
 
 const MAX_ARGS_SHOWN = 120;
 
@@ -35,12 +36,12 @@ export class ProgressPrinter {
         this.write(`  retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt + 1}): ${event.error.message}`);
         break;
       case 'tool_requested':
-        if (this.roundText.trim()) this.write(`› ${this.roundText.trim()}`);
+        if (this.roundText.trim()) this.write(`› ${visibleText(this.roundText.trim().replace(/\s+/g, ' '))}`);
         this.roundText = '';
         this.write(this.dim(`  ⚙ ${event.name} ${clip(event.arguments)}`));
         break;
       case 'tool_permission_decided':
-        if (event.decision !== 'allow') this.write(`  ${event.decision === 'deny' ? '✗ denied' : '? needs approval'}: ${event.reason}`);
+        if (event.decision !== 'allow') this.write(`  ${event.decision === 'deny' ? '✗ denied' : '? needs approval'}: ${visibleText(event.reason)}`);
         break;
       case 'approval_resolved':
         this.write(`  approval: ${event.decision} (${event.by})${event.message ? ` — ${event.message}` : ''}`);
@@ -70,6 +71,6 @@ export class ProgressPrinter {
 }
 
 function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ');
+  const oneLine = visibleText(text.replace(/\s+/g, ' '));
   return oneLine.length > MAX_ARGS_SHOWN ? `${oneLine.slice(0, MAX_ARGS_SHOWN)}…` : oneLine;
 }

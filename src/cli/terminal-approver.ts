@@ -4,7 +4,30 @@
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalRegistry, PendingApproval } from '../agent/index.js';
 
-export function attachTerminalApprover(registry: ApprovalRegistry, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): () => void {
+/**
+ * Text the model controls (a command, a path) is shown with control characters made visible:
+ * otherwise escape sequences or carriage returns could redraw the prompt to show a harmless
+ * command while a different one waits for the "y".
+ */
+export function visibleText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => {
+    const code = char.charCodeAt(0);
+    return code === 0x1b ? '\\e' : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+export interface TerminalApproverOptions {
+  /** Ctrl-C at the prompt: the terminal is in raw mode, so no SIGINT reaches the process. */
+  onInterrupt?: () => void;
+}
+
+export function attachTerminalApprover(
+  registry: ApprovalRegistry,
+  input: NodeJS.ReadStream = process.stdin,
+  output: NodeJS.WriteStream = process.stderr,
+  options: TerminalApproverOptions = {},
+): () => void {
   if (!input.isTTY) {
     return registry.onRequested((pending) => {
       registry.resolve(pending.runId, pending.callId, 'deny', 'Not approved: glassbox is running without a terminal to ask (no TTY). Rerun interactively or change --approval-policy/--sandbox.', 'no-tty');
@@ -12,20 +35,32 @@ export function attachTerminalApprover(registry: ApprovalRegistry, input: NodeJS
   }
   let queue: Promise<void> = Promise.resolve();
   return registry.onRequested((pending) => {
-    queue = queue.then(() => ask(registry, pending, input, output)).catch(() => {});
+    queue = queue.then(() => ask(registry, pending, input, output, options)).catch(() => {});
   });
 }
 
-async function ask(registry: ApprovalRegistry, pending: PendingApproval, input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<void> {
+async function ask(
+  registry: ApprovalRegistry,
+  pending: PendingApproval,
+  input: NodeJS.ReadStream,
+  output: NodeJS.WriteStream,
+  options: TerminalApproverOptions,
+): Promise<void> {
   if (!registry.list(pending.runId).some((p) => p.callId === pending.callId)) return;
   const rl = createInterface({ input, output, terminal: true });
   const controller = new AbortController();
+  rl.on('SIGINT', () => {
+    // Ctrl-C means "stop the run", as it does everywhere else: deny this call and cancel.
+    registry.resolve(pending.runId, pending.callId, 'deny', 'The user pressed Ctrl-C at the approval prompt.', 'user');
+    controller.abort();
+    options.onInterrupt?.();
+  });
   // Stop asking once the request is settled elsewhere (timeout, cancel).
   const poll = setInterval(() => {
     if (!registry.list(pending.runId).some((p) => p.callId === pending.callId)) controller.abort();
   }, 250);
   try {
-    output.write(`\n┌ approval needed: ${pending.summary}\n│ why: ${pending.reason}\n`);
+    output.write(`\n┌ approval needed: ${visibleText(pending.summary)}\n│ why: ${visibleText(pending.reason)}\n`);
     const answer = (await rl.question('└ [y] approve once · [a] approve for this session · [n] deny (optionally "n: message") › ', { signal: controller.signal })).trim();
     const lower = answer.toLowerCase();
     if (lower === 'y' || lower === 'yes') registry.resolve(pending.runId, pending.callId, 'approve');
