@@ -81,6 +81,9 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       approvals,
       onEvent,
     });
+    if (result.persistError !== null) {
+      process.stderr.write(`glassbox: warning: the session file could not be finalized: ${result.persistError}\n`);
+    }
     if (options.json && result.terminal.type === 'run_failed') {
       // Scripts read the events on stdout; a person still gets the one-line reason on stderr.
       process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${result.terminal.error.message}\n`);

@@ -88,6 +88,8 @@ export interface TurnResult {
   sessionId: string;
   runId: string;
   terminal: TerminalRunEvent;
+  /** Set when the turn ran but its session file could not be finalized (turn-end record, fsync, index). */
+  persistError: string | null;
 }
 
 let cachedVersion: string | null = null;
@@ -195,17 +197,25 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
     });
+    // The terminal event has been emitted: from here on the run's outcome stands, and a failure
+    // to finalize the file (turn-end record, fsync, index) is reported beside it, not instead.
+    let persistError: string | null = null;
     try {
       await session.writer.append(turnEndRecord(session.turn, request.runId, terminal));
       await session.writer.sync();
     } catch (error) {
-      // A run that already failed because the session could not be written (disk full) has said
-      // so in its terminal event; the turn-end record failing the same way adds nothing.
-      if (!(terminal.type === 'run_failed' && recorder.writeFailure !== null)) throw error;
+      // A run that failed because the session could not be written has said so already.
+      if (!(terminal.type === 'run_failed' && recorder.writeFailure !== null)) persistError = (error as Error).message;
     }
-    return { sessionId: session.writer.sessionId, runId: request.runId, terminal };
-  } finally {
-    await session.writer.close();
+    try {
+      await session.writer.close();
+    } catch (error) {
+      persistError ??= (error as Error).message;
+    }
+    return { sessionId: session.writer.sessionId, runId: request.runId, terminal, persistError };
+  } catch (error) {
+    await session.writer.close().catch(() => {});
+    throw error;
   }
 }
 
