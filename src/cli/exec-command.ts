@@ -38,17 +38,22 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const approvals = new ApprovalRegistry();
   const controller = new AbortController();
   let interrupts = 0;
-  const onSigint = (): void => {
+  let terminatedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
     interrupts += 1;
+    terminatedBy ??= signal;
     if (interrupts === 1) {
-      process.stderr.write('\nglassbox: cancelling the run (Ctrl-C again to quit at once)…\n');
-      controller.abort('Cancelled by the user (Ctrl-C).');
+      const how = signal === 'SIGINT' ? 'Ctrl-C' : signal;
+      process.stderr.write(`\nglassbox: cancelling the run (${signal === 'SIGINT' ? 'Ctrl-C again to quit at once' : 'signal again to quit at once'})…\n`);
+      controller.abort(`Cancelled by the user (${how}).`);
     } else {
-      process.exit(EXIT.cancelled);
+      process.exit(signal === 'SIGTERM' ? EXIT.terminated : EXIT.cancelled);
     }
   };
+  const onSigint = (): void => onSignal('SIGINT');
+  const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  process.on('SIGTERM', onSigterm);
   const detachApprover = attachTerminalApprover(approvals, process.stdin, process.stderr, { onInterrupt: onSigint });
 
   const printer = new ProgressPrinter();
@@ -91,10 +96,12 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     if (!options.json && result.terminal.type === 'run_succeeded') {
       process.stdout.write(result.terminal.answer.endsWith('\n') ? result.terminal.answer : `${result.terminal.answer}\n`);
     }
+    // A run cancelled by SIGTERM exits 143, the conventional code for it; Ctrl-C gives 130.
+    if (result.terminal.type === 'run_cancelled' && terminatedBy === 'SIGTERM') return EXIT.terminated;
     return exitCodeFor(result.terminal);
   } finally {
     process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    process.off('SIGTERM', onSigterm);
     detachApprover();
     await model.close();
   }

@@ -8,4 +8,4 @@ export class UsageError extends Error {
 }
 
 /** Exit codes, documented in the README. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 143 } as const;

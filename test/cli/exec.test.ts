@@ -172,6 +172,26 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     }
   });
 
+  test('SIGTERM cancels the run cleanly too, with exit code 143', async () => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({ script: [{ text: 'streaming slowly '.repeat(40), chunkSize: 3, chunkDelayMs: 25 }] });
+    try {
+      const { child, done } = startCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
+      let sent = false;
+      child.stdout!.on('data', (chunk: Buffer) => {
+        if (!sent && chunk.toString().includes('assistant_delta')) {
+          sent = true;
+          child.kill('SIGTERM');
+        }
+      });
+      const result = await done;
+      assert.equal(result.code, 143, result.stderr);
+      assert.equal(jsonLines(result.stdout).at(-1)!.type, 'run_cancelled');
+    } finally {
+      await provider.close();
+    }
+  });
+
   test('--version and --help answer', async () => {
     const version = await runCli(['--version'], cliEnv({}));
     assert.equal(version.code, 0);
