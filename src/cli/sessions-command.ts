@@ -152,7 +152,7 @@ export function describeRecord(record: SessionRecord): string {
     case 'turn_cancelled':
       return `turn ${record.turn} cancelled: ${clip(record.reason, 100)} · ${record.rounds} rounds`;
     case 'compaction':
-      return `turn ${record.turn} · ${record.compactionId}`;
+      return `turn ${record.turn} · ${record.kind} (${record.trigger}) · ${record.tokensBefore.toLocaleString('en-US')} → ${record.tokensAfter.toLocaleString('en-US')} tokens · ${record.compactionId}`;
   }
 }
 
