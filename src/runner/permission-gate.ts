@@ -1,8 +1,7 @@
 // Adapts the pure permission rules (`permissions/`) to the loop's `PermissionGate` interface. The
 // bash parser behind the command classifier loads on the first shell call, not at start-up.
 
-import { realpath } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { realLocation } from '../tools/index.js';
 import type { AnyTool, GateDecision, GateRequest, PermissionGate, SandboxMode, ToolAccess } from '../agent/index.js';
 import {
   SessionGrants,
@@ -76,21 +75,10 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
 async function withRealPaths(access: ToolAccess): Promise<ToolAccess> {
   if (access.kind !== 'read' && access.kind !== 'write') return access;
   const paths = new Set(access.paths);
-  for (const path of access.paths) paths.add(await realLocation(path));
-  return { ...access, paths: [...paths] };
-}
-
-async function realLocation(path: string): Promise<string> {
-  const missing: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return join(await realpath(current), ...missing);
-    } catch {
-      const parent = dirname(current);
-      if (parent === current) return path;
-      missing.unshift(basename(current));
-      current = parent;
-    }
+  for (const path of access.paths) {
+    // A path the tool itself could not resolve (e.g. ELOOP) is judged as written; the tool refuses it.
+    const real = await realLocation(path).catch(() => null);
+    if (real) paths.add(real.absolute);
   }
+  return { ...access, paths: [...paths] };
 }

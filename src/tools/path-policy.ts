@@ -30,6 +30,28 @@ export function resolveRoot(root: string): string {
 }
 
 /**
+ * Where an absolute path really leads: symlinks followed through its nearest existing ancestor,
+ * the missing rest appended. Used by the tools (below) and by the permission gate, so both judge
+ * the same location.
+ */
+export async function realLocation(path: string): Promise<{ absolute: string; exists: boolean }> {
+  let existing = path;
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      return { absolute: join(await realpath(existing), ...missing), exists: missing.length === 0 };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      const parent = dirname(existing);
+      if (parent === existing) return { absolute: path, exists: false };
+      missing.unshift(existing.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+      existing = parent;
+    }
+  }
+}
+
+/**
  * Resolve `input` (relative to `root`, or absolute) and require it to stay inside `root` after
  * following symlinks. A path that does not exist is resolved through its nearest existing
  * ancestor, so creating `a/b/c.txt` under a symlinked `a` that points outside is refused too.
@@ -37,30 +59,14 @@ export function resolveRoot(root: string): string {
 export async function resolveInsideRoot(root: string, input: string): Promise<ResolvedPath> {
   if (input.includes('\0')) throw new ToolError('INVALID_PATH', 'Path contains a NUL byte.');
   const lexical = resolve(root, input === '' ? '.' : input);
-  let existing = lexical;
-  const missing: string[] = [];
-  let real: string | null = null;
-  for (;;) {
-    try {
-      real = await realpath(existing);
-      break;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-      const parent = dirname(existing);
-      if (parent === existing) break;
-      missing.unshift(existing.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-      existing = parent;
-    }
-  }
-  const absolute = real === null ? lexical : join(real, ...missing);
+  const { absolute, exists } = await realLocation(lexical);
   if (!isInside(root, absolute)) {
     throw new ToolError(
       'PATH_OUTSIDE_ROOT',
       `${input} resolves to ${absolute}, which is outside the project root ${root}. Use a path inside the root.`,
     );
   }
-  return { absolute, relative: toPosixRelative(root, absolute), exists: missing.length === 0 && real !== null };
+  return { absolute, relative: toPosixRelative(root, absolute), exists };
 }
 
 /** Same as `resolveInsideRoot` but the path must exist. */

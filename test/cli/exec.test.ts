@@ -150,47 +150,28 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     }
   });
 
-  test('SIGINT cancels the run cleanly: exit 130 and run_cancelled last', async () => {
-    const { root, home } = await project();
-    const provider = await startFakeProvider({ script: [{ text: 'streaming slowly '.repeat(40), chunkSize: 3, chunkDelayMs: 25 }] });
-    try {
-      const { child, done } = startCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
-      let sent = false;
-      child.stdout!.on('data', (chunk: Buffer) => {
-        if (!sent && chunk.toString().includes('assistant_delta')) {
-          sent = true;
-          child.kill('SIGINT');
-        }
-      });
-      const result = await done;
-      assert.equal(result.code, 130, result.stderr);
-      const events = jsonLines(result.stdout);
-      assert.equal(events.at(-1)!.type, 'run_cancelled');
-      assert.match(result.stderr, /cancel/i);
-    } finally {
-      await provider.close();
-    }
-  });
-
-  test('SIGTERM cancels the run cleanly too, with exit code 143', async () => {
-    const { root, home } = await project();
-    const provider = await startFakeProvider({ script: [{ text: 'streaming slowly '.repeat(40), chunkSize: 3, chunkDelayMs: 25 }] });
-    try {
-      const { child, done } = startCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
-      let sent = false;
-      child.stdout!.on('data', (chunk: Buffer) => {
-        if (!sent && chunk.toString().includes('assistant_delta')) {
-          sent = true;
-          child.kill('SIGTERM');
-        }
-      });
-      const result = await done;
-      assert.equal(result.code, 143, result.stderr);
-      assert.equal(jsonLines(result.stdout).at(-1)!.type, 'run_cancelled');
-    } finally {
-      await provider.close();
-    }
-  });
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    test(`${signal} cancels the run cleanly: exit ${code} and run_cancelled last`, async () => {
+      const { root, home } = await project();
+      const provider = await startFakeProvider({ script: [{ text: 'streaming slowly '.repeat(40), chunkSize: 3, chunkDelayMs: 25 }] });
+      try {
+        const { child, done } = startCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
+        let sent = false;
+        child.stdout!.on('data', (chunk: Buffer) => {
+          if (!sent && chunk.toString().includes('assistant_delta')) {
+            sent = true;
+            child.kill(signal);
+          }
+        });
+        const result = await done;
+        assert.equal(result.code, code, result.stderr);
+        assert.equal(jsonLines(result.stdout).at(-1)!.type, 'run_cancelled');
+        assert.match(result.stderr, /cancel/i);
+      } finally {
+        await provider.close();
+      }
+    });
+  }
 
   test('--version and --help answer', async () => {
     const version = await runCli(['--version'], cliEnv({}));
