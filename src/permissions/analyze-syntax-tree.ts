@@ -9,9 +9,11 @@ import type { CommandClassification } from './command-classification.js';
 import { COMMAND_RULES, COMMAND_RUNNERS, UNSAFE_PROGRAM_REASONS, type RuleContext } from './command-rules.js';
 import { isSecretPath } from './secret-paths.js';
 import {
+  expandBraces,
   globBaseDirectory,
   hasBraceExpansion,
   hasGlobPattern,
+  hiddenEvaluation,
   unescapeDoubleQuoted,
   unescapeUnquoted,
   type ShellWord,
@@ -63,10 +65,11 @@ class WordBuilder {
   addUnquoted(raw: string): void {
     if (this.text === '' && this.shape === '' && raw.startsWith('~')) this.homeRelative = true;
     this.text += unescapeUnquoted(raw);
+    // Kept the same length as `text` (unescapeUnquoted keeps a trailing lone backslash).
     for (let index = 0; index < raw.length; index++) {
-      if (raw[index] === '\\') {
+      if (raw[index] === '\\' && index + 1 < raw.length) {
         index++;
-        if (raw[index] !== '\n' && index < raw.length) this.shape += 'q';
+        if (raw[index] !== '\n') this.shape += 'q';
       } else {
         this.shape += raw[index];
       }
@@ -79,8 +82,19 @@ class WordBuilder {
   }
 
   finish(source: string): ShellWord {
-    if (this.dynamic || hasBraceExpansion(this.shape)) {
-      return { kind: 'dynamic', text: source, homeRelative: this.homeRelative, usesVariables: this.usesVariables };
+    const braces = hasBraceExpansion(this.shape);
+    if (this.dynamic) {
+      return { kind: 'dynamic', text: source, homeRelative: this.homeRelative, usesVariables: this.usesVariables, unlistedBraces: braces };
+    }
+    if (braces) {
+      const expanded = expandBraces(this.text, this.shape);
+      if (expanded === null) return { kind: 'dynamic', text: source, homeRelative: this.homeRelative, unlistedBraces: true };
+      const alternatives = expanded.map(({ text, shape }): ShellWord => ({
+        kind: hasGlobPattern(shape) ? 'glob' : 'static',
+        text,
+        homeRelative: shape.startsWith('~'),
+      }));
+      return { kind: 'dynamic', text: source, homeRelative: this.homeRelative, alternatives };
     }
     return { kind: hasGlobPattern(this.shape) ? 'glob' : 'static', text: this.text, homeRelative: this.homeRelative };
   }
@@ -230,10 +244,16 @@ class SyntaxWalker implements RuleContext {
       return;
     }
     if (node.type === 'heredoc_redirect') {
+      // bash expands the body only when no part of the delimiter is quoted or escaped.
+      const start = node.namedChildren.find((child) => child?.type === 'heredoc_start');
+      const expanded = start === undefined || start === null || !/['"\\]/.test(start.text);
       for (const child of node.namedChildren) {
         if (child === null || child.type === 'heredoc_start' || child.type === 'heredoc_end') continue;
-        if (child.type === 'heredoc_body') this.heredocBody(child);
-        else this.statement(child);
+        if (child.type === 'heredoc_body') {
+          if (expanded) this.heredocBody(child);
+        } else {
+          this.statement(child);
+        }
       }
       return;
     }
@@ -265,41 +285,85 @@ class SyntaxWalker implements RuleContext {
     }
   }
 
+  /**
+   * An unquoted here-document body goes through parameter, arithmetic and command expansion. The
+   * grammar parses some of that into nodes (walked like words) but leaves other parts as plain
+   * text (backticks, `$[ ]`, anything it could not match), so every character no walked node
+   * covers is scanned for an evaluation too.
+   */
   private heredocBody(node: Node): void {
+    const text = node.text;
+    let uncovered = '';
+    let offset = node.startIndex;
     for (const child of node.namedChildren) {
-      if (child !== null && child.type !== 'heredoc_content') this.word(child);
+      if (child === null || child.type === 'heredoc_content') continue;
+      uncovered += text.slice(offset - node.startIndex, child.startIndex - node.startIndex) + ' ';
+      offset = child.endIndex;
+      // Inside the body, as inside double quotes, single quotes are plain characters.
+      this.wordPart(child, new WordBuilder(), true);
+    }
+    uncovered += text.slice(offset - node.startIndex);
+    this.leafText(node, uncovered, 'heredoc');
+  }
+
+  /**
+   * Text the grammar left as a leaf (a word, a pattern, string or here-document content) must
+   * hold no evaluation bash would perform: the grammar does not see backticks inside `${ }`
+   * operands or here-documents, and a substitution it missed would run unclassified.
+   */
+  private leafText(node: Node, text: string, quoting: 'unquoted' | 'double' | 'heredoc'): void {
+    const found = hiddenEvaluation(text, quoting);
+    if (found !== null) {
+      this.structural(`${JSON.stringify(node.text.slice(0, 80))} holds ${found} that the parser did not separate out, so what it runs cannot be classified`);
     }
   }
 
   word(node: Node): ShellWord {
     const builder = new WordBuilder();
-    this.wordPart(node, builder);
+    this.wordPart(node, builder, false);
     return builder.finish(node.text);
   }
 
-  private wordPart(node: Node, builder: WordBuilder): void {
+  /**
+   * `quoted`: the node sits inside double quotes or an unquoted here-document body, where bash
+   * treats single quotes in a `${…}` operand as plain characters and expands what is between them.
+   */
+  private wordPart(node: Node, builder: WordBuilder, quoted: boolean): void {
     switch (node.type) {
       case 'command_name':
       case 'concatenation':
-        for (const child of node.children) if (child !== null) this.wordPart(child, builder);
+        for (const child of node.children) if (child !== null) this.wordPart(child, builder, quoted);
         return;
       case 'word':
       case 'number':
+        this.leafText(node, node.text, quoted ? 'double' : 'unquoted');
         builder.addUnquoted(node.text);
         return;
       case 'raw_string':
+        if (quoted) {
+          builder.dynamic = true;
+          this.leafText(node, node.text, 'double');
+          return;
+        }
         builder.addQuoted(node.text.slice(1, -1));
         return;
       case 'string':
         for (const child of node.namedChildren) {
           if (child === null) continue;
-          if (child.type === 'string_content') builder.addQuoted(unescapeDoubleQuoted(child.text));
-          else this.wordPart(child, builder);
+          if (child.type === 'string_content') {
+            this.leafText(child, child.text, 'double');
+            builder.addQuoted(unescapeDoubleQuoted(child.text));
+          } else {
+            this.wordPart(child, builder, true);
+          }
         }
         return;
       case 'ansi_c_string':
-      case 'brace_expression':
         builder.dynamic = true;
+        return;
+      case 'brace_expression':
+        // Only the grammar's name for a numeric `{1..5}`; the text is plain, and finish() expands it.
+        builder.addUnquoted(node.text);
         return;
       case 'simple_expansion':
         builder.dynamic = true;
@@ -308,7 +372,7 @@ class SyntaxWalker implements RuleContext {
       case 'expansion':
         builder.dynamic = true;
         builder.usesVariables = true;
-        this.expansion(node);
+        this.expansion(node, quoted);
         return;
       case 'command_substitution':
       case 'process_substitution':
@@ -326,11 +390,20 @@ class SyntaxWalker implements RuleContext {
     }
   }
 
-  /** `${…}`: reading a variable is harmless; assigning, indirection, substrings and `@P` are not. */
-  private expansion(node: Node): void {
+  /**
+   * `${…}`: reading a variable is harmless; assigning, indirection, substrings and `@P` are not.
+   * The operands (`${x:-word}`, the pattern and replacement of `${x/pat/rep}`) are expanded by
+   * bash, so they are walked like words, and the pattern, which the grammar keeps as one leaf,
+   * is scanned for substitutions.
+   */
+  private expansion(node: Node, quoted: boolean): void {
     for (const child of node.children) {
       if (child === null || child.type === '${' || child.type === '}') continue;
-      if (child.type === 'variable_name' || child.type === 'special_variable_name' || child.type === 'regex') continue;
+      if (child.type === 'variable_name' || child.type === 'special_variable_name') continue;
+      if (child.type === 'regex') {
+        this.leafText(child, child.text, quoted ? 'double' : 'unquoted');
+        continue;
+      }
       if (!child.isNamed) {
         if (!VALUE_OPERATORS.has(child.type)) {
           this.structural(`\`${node.text}\`: the expansion operator \`${child.type}\` is not classified`);
@@ -342,16 +415,26 @@ class SyntaxWalker implements RuleContext {
         this.structural(`\`${node.text}\`: array subscripts and substrings are evaluated as arithmetic, which can run commands`);
         return;
       }
-      this.word(child);
+      this.wordPart(child, new WordBuilder(), quoted);
     }
   }
 
   private pathProblem(word: ShellWord, contents: boolean): string | null {
+    // Brace expansion is textual: every word it makes is checked like a literal one.
+    if (word.alternatives !== undefined) {
+      for (const alternative of word.alternatives) {
+        const problem = this.pathProblem(alternative, contents);
+        if (problem !== null) return problem;
+      }
+      return null;
+    }
     // `$HOME/.ssh/…` is the natural way to name a file outside the root, so a path built from a
     // variable is refused. Other run-time values (`$(…)` output) cannot be checked here; the
     // sandbox is the boundary for them.
     if (word.kind === 'dynamic') {
-      return word.usesVariables === true ? `the path \`${word.text}\` is built from a variable, so where it points cannot be checked` : null;
+      if (word.usesVariables === true) return `the path \`${word.text}\` is built from a variable, so where it points cannot be checked`;
+      if (word.unlistedBraces === true) return `the brace expansion in \`${word.text}\` makes words that cannot be listed and checked`;
+      return null;
     }
     if (word.homeRelative) return `\`${word.text}\` is in a home directory, outside the project root`;
     if (word.kind === 'static' && (word.text === '-' || HARMLESS_DEVICES.has(word.text))) return null;

@@ -127,6 +127,15 @@ const testRule: CommandRule = (args) => {
   return null;
 };
 
+// `seq inf` (and `infinity`, `nan`, which GNU seq parses as floats) never ends.
+const seqRule: CommandRule = (args) => {
+  for (const word of args) {
+    if (word.kind !== 'static') return `\`${word.text}\` is expanded at run time and could make seq endless (\`inf\`)`;
+    if (/^[+-]?(inf(inity)?|nan)$/i.test(word.text)) return `\`${word.text}\` makes seq count forever`;
+  }
+  return null;
+};
+
 const dateOptions: OptionSpec = {
   shortWithValue: 'dfr',
   shortWithOptionalValue: 'I',
@@ -262,12 +271,23 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
   ['basename', anyArguments],
   ['dirname', anyArguments],
   ['realpath', anyArguments],
-  ['seq', anyArguments],
+  ['seq', seqRule],
+  ['numfmt', anyArguments],
   ['tr', anyArguments],
   ['df', anyArguments],
   ['cd', changeDirectory],
   ['date', dateRule],
   ['cat', flagRule({ dynamic: 'allow', operands: 'read' })],
+  ['tac', flagRule({ dynamic: 'allow', shortWithValue: 's', longWithValue: ['--separator'], operands: 'read' })],
+  // GNU base64 only prints; BSD base64 (macOS) also has -o/--output and -i/--input <file>.
+  ['base64', flagRule({
+    dynamic: 'refuse',
+    shortWithValue: 'wo',
+    longWithValue: ['--wrap', '--output', '--input'],
+    forbidden: [{ flags: ['-o', '--output'], reason: 'writes to a file' }],
+    readOptions: ['--input'],
+    operands: 'read',
+  })],
   ['head', flagRule({ dynamic: 'allow', shortWithValue: 'nc', longWithValue: ['--lines', '--bytes'], operands: 'read' })],
   ['wc', flagRule({ dynamic: 'allow', longWithValue: ['--files0-from'], readOptions: ['--files0-from'], operands: 'read' })],
   ['nl', flagRule({ dynamic: 'allow', shortWithValue: 'bdfhilnsvw', operands: 'read' })],

@@ -3,7 +3,7 @@
 // (`-c`, `--config-env`) are refused outright: `core.pager`, `diff.external` and friends turn
 // configuration into command execution.
 
-import { optionIs, parseOptions } from './parse-options.js';
+import { optionIs, parseOptions, type OptionSpec } from './parse-options.js';
 import type { CommandRule, RuleContext } from './command-rules.js';
 import { isSecretPath } from './secret-paths.js';
 import { mayBeOption, type ShellWord } from './shell-word.js';
@@ -78,11 +78,55 @@ function checkBranch(args: readonly ShellWord[]): string | null {
   return null;
 }
 
-function checkSubcommandOptions(args: readonly ShellWord[]): string | null {
-  for (const argument of parseOptions(args)) {
-    if (argument.kind !== 'option') continue;
-    const refused = REFUSED_OPTIONS.find((entry) => optionIs(argument.name, entry.flags));
-    if (refused !== undefined) return `git ${argument.name} ${refused.reason}`;
+/**
+ * Options of the read-only subcommands that take a value as the next word (so the value is not
+ * mistaken for a path operand), and those whose value is a file git reads. `-S` is a pickaxe
+ * string for log/diff/show but a file of revisions for blame.
+ */
+const SUBCOMMAND_OPTIONS: Readonly<Record<string, { spec: OptionSpec; readOptions: readonly string[] }>> = {
+  blame: {
+    spec: { shortWithValue: 'LS', longWithValue: ['--contents', '--ignore-rev', '--ignore-revs-file', '--date', '--abbrev'] },
+    readOptions: ['--contents', '-S', '--ignore-revs-file'],
+  },
+  'ls-files': {
+    spec: { shortWithValue: 'xX', longWithValue: ['--exclude', '--exclude-from', '--exclude-per-directory', '--format', '--with-tree'] },
+    readOptions: ['-X', '--exclude-from'],
+  },
+};
+
+const HISTORY_OPTIONS: { spec: OptionSpec; readOptions: readonly string[] } = {
+  // -O<orderfile> is always attached; its file is read.
+  spec: {
+    shortWithValue: 'nSGLU',
+    shortWithOptionalValue: 'O',
+    longWithValue: [
+      '--author', '--committer', '--grep', '--since', '--until', '--after', '--before', '--max-count', '--skip',
+      '--date', '--unified', '--diff-filter', '--relative', '--find-renames', '--orderfile',
+    ],
+  },
+  readOptions: ['-O', '--orderfile'],
+};
+
+/**
+ * Options that write or run programs are refused; files options read, and every operand
+ * (revisions and paths are not told apart: a revision like `HEAD~1` resolves inside the root
+ * anyway) must stay inside the root and not name a secret file. `git diff` silently becomes
+ * `--no-index` when a path lies outside the repository, which is how it could read any file.
+ */
+function checkSubcommandArguments(subcommand: string, args: readonly ShellWord[], context: RuleContext): string | null {
+  const options = SUBCOMMAND_OPTIONS[subcommand] ?? HISTORY_OPTIONS;
+  for (const argument of parseOptions(args, options.spec)) {
+    if (argument.kind === 'option') {
+      const refused = REFUSED_OPTIONS.find((entry) => optionIs(argument.name, entry.flags));
+      if (refused !== undefined) return `git ${argument.name} ${refused.reason}`;
+      if (argument.value !== null && optionIs(argument.name, options.readOptions)) {
+        const problem = context.checkRead(argument.value);
+        if (problem !== null) return `git ${subcommand} ${argument.name}: ${problem}`;
+      }
+    } else {
+      const problem = context.checkRead(argument.word);
+      if (problem !== null) return `git ${subcommand}: ${problem}`;
+    }
   }
   return null;
 }
@@ -113,7 +157,7 @@ export const gitRule: CommandRule = (args: readonly ShellWord[], context: RuleCo
     return `git ${subcommand.text} is not one of the read-only subcommands (${[...READ_ONLY_SUBCOMMANDS].join(', ')})`;
   }
   const rest = args.slice(index + 1);
-  const problem = checkSubcommandOptions(rest) ?? secretOperand(rest);
+  const problem = checkSubcommandArguments(subcommand.text, rest, context) ?? secretOperand(rest);
   if (problem !== null) return problem;
   return subcommand.text === 'branch' ? checkBranch(rest) : null;
 };

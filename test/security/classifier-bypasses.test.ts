@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -228,6 +228,47 @@ const BYPASSES: ReadonlyArray<readonly [string, string]> = [
   ['other', 'printf -vx 1'],
   ['other', 'realpath $(rm x)'],
   ['other', 'ls -- $(rm x)'],
+  // Command substitution the grammar leaves inside a leaf: a `${…}` operand or pattern, and the
+  // body of an unquoted here-document (issue 10, item 1). bash runs every one of these.
+  ['param-expansion', 'echo ${x:-`touch p1`}'],
+  ['param-expansion', 'echo ${x-`touch p1`}'],
+  ['param-expansion', 'echo ${x:+`touch p1`}'],
+  ['param-expansion', 'echo ${x/`touch p1`/}'],
+  ['param-expansion', 'echo ${x//a/`touch p1`}'],
+  ['param-expansion', 'echo ${x#`touch p1`}'],
+  ['param-expansion', 'echo ${x%%`touch p1`}'],
+  ['param-expansion', 'echo ${x:?`touch p1`}'],
+  ['param-expansion', 'echo "${x:-`touch p1`}"'],
+  ['param-expansion', 'echo "${x/`touch p1`/y}"'],
+  ['param-expansion', 'echo "${x:-\'$(touch p1)\'}"'],
+  ['param-expansion', 'echo ${x:-${y:-`touch p1`}}'],
+  ['param-expansion', 'ls ${x#`touch p1`} >/dev/null'],
+  ['heredoc', 'cat <<EOF\n`touch p1`\nEOF'],
+  ['heredoc', 'cat <<EOF\ntext `touch p1` text\nEOF'],
+  ['heredoc', 'cat <<-EOF\n\t`touch p1`\n\tEOF'],
+  ['heredoc', 'cat <<EOF\n${x:-`touch p1`}\nEOF'],
+  ['heredoc', "cat <<EOF\n${x:-'$(touch p1)'}\nEOF"],
+  ['heredoc', 'cat <<EOF\n$[ a[$(touch p1)] ]\nEOF'],
+  ['heredoc', 'grep -c x <<EOF\n`touch p1`\nEOF'],
+  // Paths hidden in word forms the path check did not see (item 4).
+  ['brace-path', 'cat {/etc/passwd,README.md}'],
+  ['brace-path', 'cat README.{md,/../../etc/passwd}'],
+  ['brace-path', 'head {.env,README.md}'],
+  ['brace-path', 'ls {..,.}/..'],
+  ['brace-path', 'cat {a,{b,/etc/shadow}}'],
+  ['brace-path', 'cat ~{,}/.bashrc'],
+  ['brace-path', 'cat {1..100000}'],
+  ['git', 'git blame --contents /etc/passwd README.md'],
+  ['git', 'git blame --contents=../outside README.md'],
+  ['git', 'git blame --ignore-revs-file /etc/passwd README.md'],
+  ['git', 'git diff /etc/passwd README.md'],
+  ['git', 'git diff ../outside/file README.md'],
+  ['git', 'git diff HEAD -- /etc/passwd'],
+  ['git', 'git log -O/etc/passwd -p'],
+  ['git', 'git ls-files --exclude-from=/etc/passwd'],
+  // Commands that never end (item 8).
+  ['endless', 'seq inf'],
+  ['endless', 'seq 1 Infinity'],
 ];
 
 describe('classifier bypass corpus', () => {
@@ -235,7 +276,7 @@ describe('classifier bypass corpus', () => {
     assert.ok(BYPASSES.length >= 60, `only ${BYPASSES.length}`);
     assert.equal(new Set(BYPASSES.map(([, command]) => command)).size, BYPASSES.length, 'no duplicates');
     const categories = new Set(BYPASSES.map(([category]) => category));
-    for (const expected of ['quoting', 'ansi-c', 'brace', 'glob-name', 'wrapper', 'heredoc', 'git', 'rg', 'sed', 'sort', 'tar', 'pager', 'awk', 'redirect', 'newline', 'comment', 'unicode', 'process-substitution', 'arithmetic', 'ifs']) {
+    for (const expected of ['quoting', 'ansi-c', 'brace', 'glob-name', 'wrapper', 'heredoc', 'git', 'rg', 'sed', 'sort', 'tar', 'pager', 'awk', 'redirect', 'newline', 'comment', 'unicode', 'process-substitution', 'arithmetic', 'ifs', 'param-expansion', 'brace-path', 'endless']) {
       assert.ok(categories.has(expected), `no ${expected} entries`);
     }
   });
@@ -278,9 +319,28 @@ describe('classifier bypass corpus', () => {
     });
   });
 
+  test('the substitution entries are real: bash runs the payload (in a temp directory)', async () => {
+    await withTempDir(async (dir) => {
+      const live = BYPASSES.filter(([category]) => category === 'param-expansion' || category === 'heredoc').map(([, command]) => command).filter((command) => command.includes('p1'));
+      assert.ok(live.length >= 15);
+      for (const command of live) {
+        // With x unset and set, since some operands are expanded only in one of the two cases.
+        await run('bash', ['-c', `(${command}\n) 2>/dev/null; (x=1; ${command}\n) 2>/dev/null; true`], { cwd: dir, env: { PATH: process.env.PATH } });
+        assert.ok(existsSync(join(dir, 'p1')), `bash did not run the payload of ${JSON.stringify(command)}`);
+        rmSync(join(dir, 'p1'));
+      }
+    });
+  });
+
   test('ordinary test expressions stay known safe', async () => {
     const classifier = await loadCommandClassifier();
-    for (const command of ['test -d src', '[ -f package.json ] && cat package.json', '[ a = b ]', 'test -n x -a -z ""', '[ ! -e missing ]', 'git show HEAD:src/index.ts', 'git log -p -- src', 'tree -L 2 src']) {
+    for (const command of [
+      'test -d src', '[ -f package.json ] && cat package.json', '[ a = b ]', 'test -n x -a -z ""', '[ ! -e missing ]',
+      'git show HEAD:src/index.ts', 'git log -p -- src', 'tree -L 2 src', 'cat {README,AGENTS}.md', 'ls src/{agent,model}',
+      'cat file{1..3}.txt', 'git blame --contents src/a.ts src/a.ts', 'git diff HEAD~1 -- src', 'git log --author "A B" -n 5',
+      'echo ${x:-default}', 'cat <<EOF\nplain $HOME text\nEOF', "cat <<'EOF'\n`not run`\nEOF", 'seq 1 10',
+      'base64 README.md', 'base64 -d README.md', 'tac README.md', 'numfmt --to=iec 1048576',
+    ]) {
       const result = classifier.classify(command, { root });
       assert.equal(result.safe, true, `${command}: ${result.reason}`);
     }

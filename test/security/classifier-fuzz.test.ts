@@ -1,0 +1,122 @@
+// A fuzzer for the command classifier, with bash itself as the oracle. It builds commands that
+// nest a payload (`touch MARK` inside a substitution) in the places where bash evaluates words:
+// parameter-expansion operands and patterns, double quotes, here-documents (plain, tab-stripped,
+// quoted delimiter), here-strings, concatenations. Whatever the classifier calls known safe is then
+// run by real bash in a temp directory, once with `x` unset and once with it set (some operands
+// are only expanded in one of the two), and must not have created the marker file: a command that
+// ran a program is never known safe. Inert forms (single quotes, escaped backticks, quoted
+// here-document delimiters) are generated too, so the classifier is also seen to keep them safe.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { loadCommandClassifier } from '../../src/permissions/index.js';
+import { withTempDir } from '../helpers/temp-dir.js';
+
+const MARK = 'fuzz-marker';
+
+/** Substitutions that would run `touch` if bash evaluated them, and quoted forms that must stay inert. */
+const PAYLOADS = [
+  `\`touch ${MARK}\``,
+  `$(touch ${MARK})`,
+  `$( touch ${MARK} )`,
+  `\\\`touch ${MARK}\\\``,
+  `'$(touch ${MARK})'`,
+  `"\`touch ${MARK}\`"`,
+  `$(echo $(touch ${MARK}))`,
+];
+
+/** Ways to wrap a word where bash expands it; `W` stands for the inner word. */
+const WORD_WRAPPERS = [
+  '${x:-W}', '${x-W}', '${x:+W}', '${x+W}', '${x:?W}', '${x#W}', '${x##W}', '${x%W}', '${x%%W}',
+  '${x/W/}', '${x//W/y}', '${x/y/W}', '${x/#W/z}', '${x/%W/z}', '${x^W}', '${x,,W}',
+  '"W"', 'aWb', '"a W b"', '${x:-"W"}', "'W'", '"${x:-W}"',
+];
+
+/** Commands that take the word somewhere bash expands (or, for quoted delimiters, does not). */
+const COMMAND_SHAPES = [
+  'echo W',
+  'printf "%s\\n" W',
+  'test -n W',
+  '[ -n W ]',
+  'echo ok | grep -c W',
+  'cat <<EOF\nW\nEOF',
+  'cat <<EOF\nline W line\nEOF',
+  'cat <<-EOF\n\tW\n\tEOF',
+  "cat <<'EOF'\nW\nEOF",
+  'cat <<"EOF"\nW\nEOF',
+  'cat <<\\EOF\nW\nEOF',
+  'cat <<< W',
+  'echo a; echo W',
+  '(echo W)',
+];
+
+const word: fc.Arbitrary<string> = fc.letrec<{ word: string }>((tie) => ({
+  word: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom(...PAYLOADS),
+    fc.tuple(fc.constantFrom(...WORD_WRAPPERS), tie('word')).map(([wrapper, inner]) => wrapper.replace('W', inner)),
+  ),
+})).word;
+
+const command = fc.tuple(fc.constantFrom(...COMMAND_SHAPES), word).map(([shape, inner]) => shape.replace('W', inner));
+
+/**
+ * Which of the commands made bash run a program? One bash evaluates them all, each in its own
+ * subshell, with `x` unset and then set, and each with its own marker name; stdin is closed. `eval`
+ * parses a string exactly as `bash -c` would, and a syntax error ends only that one `eval`.
+ */
+function commandsThatRan(dir: string, commands: readonly string[]): string[] {
+  const marked = commands.map((text, index) => text.replaceAll(MARK, `${MARK}-${index}`));
+  spawnSync('bash', ['-c', 'for c in "$@"; do (eval "$c"); (x=yes; eval "$c"); done', 'fuzz', ...marked], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    stdio: 'ignore',
+    timeout: 60_000,
+  });
+  const ran = commands.filter((_, index) => existsSync(join(dir, `${MARK}-${index}`)));
+  for (const [index] of commands.entries()) rmSync(join(dir, `${MARK}-${index}`), { force: true });
+  return ran;
+}
+
+describe('classifier fuzzer (bash is the oracle)', () => {
+  const samples = fc.sample(command, { numRuns: 400, seed: 20261201 });
+
+  test('the generator reaches bash: many generated commands really run the payload', async () => {
+    // Without this the property below could pass by generating only inert strings.
+    await withTempDir(async (dir) => {
+      const some = samples.slice(0, 120);
+      const live = commandsThatRan(dir, some);
+      assert.ok(live.length >= some.length / 3, `only ${live.length} of ${some.length} samples ran the payload`);
+    });
+  });
+
+  test('no command that makes bash run a program is known safe', async () => {
+    const classifier = await loadCommandClassifier();
+    await withTempDir(async (dir) => {
+      const known = samples.filter((text) => classifier.classify(text, { root: dir }).safe);
+      // The inert forms must still be recognised as such, or the classifier is simply refusing all.
+      assert.ok(known.length > 0, 'no generated command was known safe, not even the inert ones');
+      assert.deepEqual(commandsThatRan(dir, known), [], 'known safe, yet bash ran the payload');
+    });
+  });
+
+  test('the inert forms stay known safe', async () => {
+    const classifier = await loadCommandClassifier();
+    for (const text of [
+      "cat <<'EOF'\n`touch x` $(touch y)\nEOF",
+      'cat <<"EOF"\n$(touch y)\nEOF',
+      'cat <<\\EOF\n`touch x`\nEOF',
+      'echo "a\\`touch x\\`b"',
+      "echo '$(touch x)'",
+      'cat <<EOF\nplain $HOME text \\`not run\\` \\$(not run)\nEOF',
+      'echo ${x:-plain}',
+    ]) {
+      const verdict = classifier.classify(text, { root: '/work/project' });
+      assert.equal(verdict.safe, true, `${JSON.stringify(text)}: ${verdict.reason}`);
+    }
+  });
+});
