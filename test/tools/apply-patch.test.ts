@@ -141,7 +141,8 @@ describe('apply_patch', () => {
       );
       assert.equal(await readFile(join(root, 'f.py'), 'utf8'), source.replace('second():\n    x = 1', 'second():\n    x = 2'));
 
-      // Stacked anchors narrow step by step; a pure insertion lands right after the last anchor.
+      // Stacked anchors narrow step by step; a pure insertion lands right after the last anchor
+      // (Codex would append it to the end of the file: a deliberate difference, docs/apply-patch.md).
       const nested = ['class A:', '    def run(self):', '        pass', 'class B:', '    def run(self):', '        pass', ''].join('\n');
       await writeFile(join(root, 'g.py'), nested);
       await tool.execute(
@@ -316,10 +317,11 @@ describe('apply_patch', () => {
     });
   });
 
-  it('preserves CRLF, a missing final newline, and file modes', async () => {
+  it('preserves CRLF and file modes, and ends an updated file with a newline', async () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'win.txt'), 'a\r\nb\r\nc\r\n');
       await writeFile(join(root, 'nonl.txt'), 'x\ny');
+      await writeFile(join(root, 'rename-only.txt'), 'kept\nas is');
       await writeFile(join(root, 'run.sh'), 'echo 1\n');
       await chmod(join(root, 'run.sh'), 0o755);
       await tool.execute(
@@ -338,12 +340,17 @@ describe('apply_patch', () => {
             '*** Move to: bin/run.sh',
             '-echo 1',
             '+echo 2',
+            '*** Update File: rename-only.txt',
+            '*** Move to: renamed-only.txt',
           ),
         },
         makeWriteContext(root),
       );
       assert.equal(await readFile(join(root, 'win.txt'), 'utf8'), 'a\r\nB\r\nB2\r\nc\r\n');
-      assert.equal(await readFile(join(root, 'nonl.txt'), 'utf8'), 'x\nwhy');
+      // As Codex does: an updated file always ends with a newline (a patch cannot say otherwise)...
+      assert.equal(await readFile(join(root, 'nonl.txt'), 'utf8'), 'x\nwhy\n');
+      // ...but a Move with no hunks changes no byte of the file.
+      assert.equal(await readFile(join(root, 'renamed-only.txt'), 'utf8'), 'kept\nas is');
       assert.equal(await readFile(join(root, 'bin/run.sh'), 'utf8'), 'echo 2\n');
       assert.equal((await stat(join(root, 'bin/run.sh'))).mode & 0o7777, 0o755);
     });

@@ -1,10 +1,11 @@
 // Applying the hunks of one Update File section to a file's text. Hunks are found by their
 // context and removed lines, each searching forward from where the previous one ended, with
-// progressively looser line comparison. Context lines are taken from the file, not the patch, so
-// a loose match never rewrites lines the patch did not mean to change.
+// progressively looser line comparison (line-matcher.ts). Context lines are taken from the file,
+// not the patch, so a loose match never rewrites lines the patch did not mean to change.
 
 import { ToolError } from '../../agent/index.js';
 import { dominantLineEnding, findClosestWindow, formatNumberedLines } from '../text-file/index.js';
+import { createLineMatcher, type LineMatcher } from './line-matcher.js';
 import type { HunkLine, PatchHunk } from './parse-patch.js';
 
 interface FileLine {
@@ -17,24 +18,17 @@ interface Placement {
   lines: HunkLine[];
 }
 
-type LineComparison = (fileLine: string, patchLine: string) => boolean;
-
-// Exact first; then tolerant of trailing whitespace; then of any surrounding whitespace.
-const COMPARISONS: readonly LineComparison[] = [
-  (fileLine, patchLine) => fileLine === patchLine,
-  (fileLine, patchLine) => fileLine.trimEnd() === patchLine.trimEnd(),
-  (fileLine, patchLine) => fileLine.trim() === patchLine.trim(),
-];
-
 const MAX_QUOTED_LINES = 12;
 
 /**
- * Apply `hunks` to `original` (the file's text with its own line endings). Returns the new text;
- * throws PATCH_HUNK_FAILED naming the hunk when one cannot be placed.
+ * Apply `hunks` to `original` (the file's text with its own line endings). Returns the new text,
+ * which always ends with a line ending unless it is empty; throws PATCH_HUNK_FAILED naming the hunk
+ * when one cannot be placed.
  */
 export function applyHunks(original: string, hunks: readonly PatchHunk[], shownPath: string): string {
-  const { lines, endsWithNewline } = splitFileLines(original);
+  const lines = splitFileLines(original);
   const texts = lines.map((line) => line.text);
+  const matcher = createLineMatcher(texts);
   const placements: Placement[] = [];
   let cursor = 0;
 
@@ -43,36 +37,43 @@ export function applyHunks(original: string, hunks: readonly PatchHunk[], shownP
     let searchFrom = cursor;
     let anchorLine: number | null = null;
     for (const anchor of hunk.anchors) {
-      const found = findAnchor(texts, anchor, anchorLine === null ? searchFrom : anchorLine + 1);
-      if (found === -1) {
-        throw hunkError(shownPath, hunk, ordinal, `its '@@ ${anchor}' line was not found${after(anchorLine === null ? searchFrom : anchorLine + 1)}.`);
-      }
+      const from = anchorLine === null ? searchFrom : anchorLine + 1;
+      const found = matcher.findAnchor(anchor, from);
+      if (found === -1) throw hunkError(shownPath, hunk, ordinal, `its '@@ ${anchor}' line was not found${after(from)}.`);
       anchorLine = found;
     }
     // The anchor line may itself be the hunk's first context line, so the search includes it.
     if (anchorLine !== null) searchFrom = anchorLine;
 
     let body = hunk.lines;
-    let start = placeHunk(texts, body, searchFrom, hunk.endOfFile, anchorLine);
+    let start = placeHunk(matcher, texts.length, body, searchFrom, hunk.endOfFile, anchorLine);
     if (start === null) {
       // Trailing empty context usually stands for the file's final newline, which is no line here.
       const trimmed = withoutTrailingBlankContext(body);
       if (trimmed.length !== body.length && trimmed.some((line) => line.kind !== 'context')) {
-        start = placeHunk(texts, trimmed, searchFrom, hunk.endOfFile, anchorLine);
+        start = placeHunk(matcher, texts.length, trimmed, searchFrom, hunk.endOfFile, anchorLine);
         if (start !== null) body = trimmed;
       }
     }
-    if (start === null) throw notFoundError(shownPath, hunk, ordinal, texts, searchFrom, cursor);
+    if (start === null) throw notFoundError(shownPath, hunk, ordinal, texts, matcher, searchFrom, cursor);
     placements.push({ start, lines: body });
-    cursor = start + oldSide(body).length;
+    const removed = oldSide(body).length;
+    // Text appended to the end leaves the search where it was, as in Codex: a patch may append first
+    // and then change lines above. After an anchor, the search goes on below it.
+    if (removed > 0) cursor = start + removed;
+    else if (anchorLine !== null) cursor = anchorLine + 1;
   });
 
-  const ending = dominantLineEnding(original);
-  return joinFileLines(rebuild(lines, placements, ending), endsWithNewline, ending);
+  // Appending hunks may come before hunks above them; stable, so insertions at one place keep patch order.
+  placements.sort((left, right) => left.start - right.start);
+  return rebuild(lines, placements, dominantLineEnding(original))
+    .map((line) => line.text + line.ending)
+    .join('');
 }
 
 function placeHunk(
-  texts: string[],
+  matcher: LineMatcher,
+  lineCount: number,
   body: HunkLine[],
   from: number,
   endOfFile: boolean,
@@ -81,34 +82,9 @@ function placeHunk(
   const expected = oldSide(body);
   if (expected.length === 0) {
     // Pure insertion: right after the anchor, or at the end of the file.
-    return anchorLine !== null && !endOfFile ? anchorLine + 1 : texts.length;
+    return anchorLine !== null && !endOfFile ? anchorLine + 1 : lineCount;
   }
-  const last = texts.length - expected.length;
-  for (const same of COMPARISONS) {
-    if (endOfFile) {
-      if (last >= from && matchesAt(texts, expected, last, same)) return last;
-      continue;
-    }
-    for (let start = from; start <= last; start += 1) {
-      if (matchesAt(texts, expected, start, same)) return start;
-    }
-  }
-  return null;
-}
-
-function matchesAt(texts: string[], expected: string[], start: number, same: LineComparison): boolean {
-  for (let offset = 0; offset < expected.length; offset += 1) {
-    if (!same(texts[start + offset], expected[offset])) return false;
-  }
-  return true;
-}
-
-function findAnchor(texts: string[], anchor: string, from: number): number {
-  const wanted = anchor.trim();
-  for (let index = from; index < texts.length; index += 1) {
-    if (texts[index].trim() === wanted) return index;
-  }
-  return -1;
+  return matcher.findLines(expected, from, { atEnd: endOfFile });
 }
 
 function oldSide(body: readonly HunkLine[]): string[] {
@@ -121,6 +97,11 @@ function withoutTrailingBlankContext(body: HunkLine[]): HunkLine[] {
   return body.slice(0, end);
 }
 
+/**
+ * The file's lines with the placements applied. Every line ends with a line ending — also the last,
+ * as Codex writes updated files: a patch cannot say "no newline at end of file", and tools that read
+ * the file line by line expect one.
+ */
 function rebuild(lines: FileLine[], placements: Placement[], ending: '\n' | '\r\n'): FileLine[] {
   const result: FileLine[] = [];
   let next = 0;
@@ -135,34 +116,18 @@ function rebuild(lines: FileLine[], placements: Placement[], ending: '\n' | '\r\
     next = fileIndex;
   }
   result.push(...lines.slice(next));
-  // A line that lost its place at the end (text appended after it) needs an ending now.
-  return result.map((line, index) =>
-    line.ending === '' && index < result.length - 1 ? { text: line.text, ending } : line,
-  );
+  return result.map((line) => (line.ending === '' ? { text: line.text, ending } : line));
 }
 
-function splitFileLines(text: string): { lines: FileLine[]; endsWithNewline: boolean } {
-  // An empty file counts as newline-terminated, so text added to it ends with a newline.
-  if (text === '') return { lines: [], endsWithNewline: true };
+function splitFileLines(text: string): FileLine[] {
+  if (text === '') return [];
   const parts = text.split('\n');
   const endsWithNewline = parts[parts.length - 1] === '';
   if (endsWithNewline) parts.pop();
-  const lines = parts.map((part, index): FileLine => {
-    const isLast = index === parts.length - 1;
-    if (isLast && !endsWithNewline) return { text: part, ending: '' };
+  return parts.map((part, index): FileLine => {
+    if (index === parts.length - 1 && !endsWithNewline) return { text: part, ending: '' };
     return part.endsWith('\r') ? { text: part.slice(0, -1), ending: '\r\n' } : { text: part, ending: '\n' };
   });
-  return { lines, endsWithNewline };
-}
-
-/** Keep the file's convention for its last line: with or without a final newline. */
-function joinFileLines(lines: FileLine[], endsWithNewline: boolean, ending: '\n' | '\r\n'): string {
-  if (lines.length === 0) return '';
-  const lastIndex = lines.length - 1;
-  let text = '';
-  for (let index = 0; index < lastIndex; index += 1) text += lines[index].text + lines[index].ending;
-  const last = lines[lastIndex];
-  return text + last.text + (endsWithNewline ? last.ending || ending : '');
 }
 
 function notFoundError(
@@ -170,6 +135,7 @@ function notFoundError(
   hunk: PatchHunk,
   ordinal: number,
   texts: string[],
+  matcher: LineMatcher,
   searchFrom: number,
   cursor: number,
 ): ToolError {
@@ -177,7 +143,7 @@ function notFoundError(
   const parts = [`these lines were not found${hunk.endOfFile ? ' at the end of the file' : after(searchFrom)}:`];
   parts.push(quotePatchLines(expected));
   if (searchFrom > 0 && !hunk.endOfFile) {
-    const earlier = placeHunk(texts.slice(0, searchFrom + expected.length - 1), hunk.lines, 0, false, null);
+    const earlier = matcher.findLines(expected, 0, { maxStart: searchFrom - 1 });
     if (earlier !== null) {
       parts.push(
         `They do occur at line ${earlier + 1}, before line ${searchFrom + 1} where the search started ` +
