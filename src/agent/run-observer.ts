@@ -23,3 +23,24 @@ export interface RunObserver {
   onCommit?(items: readonly ResponseItem[]): void | Promise<void>;
   onModelCall?(call: ModelCallRecord): void | Promise<void>;
 }
+
+/**
+ * An event sink that never throws. Observers are UIs and recorders: a bug in one (or a broken
+ * output stream behind it) must not turn into a failed tool call or a call left without its
+ * output. The error is reported as an `OBSERVER_FAILED` warning through the same sink, best
+ * effort: if that throws too, it is dropped rather than looping.
+ */
+export function containedEmit(emit: (event: RunEvent) => void): (event: RunEvent) => void {
+  return (event) => {
+    try {
+      emit(event);
+    } catch (error) {
+      const message = (error as Error)?.message ?? String(error);
+      try {
+        emit({ type: 'warning', code: 'OBSERVER_FAILED', message: `An event observer threw while handling ${event.type}: ${message}` });
+      } catch {
+        // See above: the observer is broken; the run goes on without it.
+      }
+    }
+  };
+}

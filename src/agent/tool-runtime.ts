@@ -14,6 +14,7 @@ import {
 } from './tool.js';
 import type { ApprovalBroker, GateRequest, PermissionGate } from './tool-gate.js';
 import type { RunEvent } from './run-events.js';
+import { containedEmit } from './run-observer.js';
 
 export interface ToolRuntimeOptions {
   tools: readonly AnyTool[];
@@ -81,7 +82,10 @@ export class ToolRuntime {
    * an outcome for every call) when a tool says the run cannot continue. When `signal` aborts, calls that had not finished get a
    * `CANCELLED` output so the committed history never holds a call without its output.
    */
-  async executeBatch(calls: readonly ModelToolCall[], context: BatchContext): Promise<ToolCallOutcome[]> {
+  async executeBatch(calls: readonly ModelToolCall[], batch: BatchContext): Promise<ToolCallOutcome[]> {
+    // Events are emitted between committing the calls and committing their outputs: an observer
+    // that throws here would cost a call its output (or the run its history), so it is contained.
+    const context: BatchContext = { ...batch, emit: containedEmit(batch.emit) };
     for (const call of calls) {
       context.emit({ type: 'tool_requested', round: context.round, callId: call.id, name: call.name, arguments: call.arguments });
     }

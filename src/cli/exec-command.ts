@@ -14,6 +14,7 @@ import {
   resolveCommonConfig,
 } from './run-config.js';
 import { openModel } from './open-model.js';
+import { processOutputGuard } from './output-guard.js';
 
 /** Exit code for a run that ended with this terminal event. */
 export function exitCodeFor(terminal: TerminalRunEvent): number {
@@ -56,10 +57,20 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   process.on('SIGTERM', onSigterm);
   const detachApprover = attachTerminalApprover(approvals, process.stdin, process.stderr, { onInterrupt: onSigint });
 
+  // A closed stdout (`--json | head -1`) means nobody reads the run any more: cancel it as Ctrl-C
+  // would, so the session still gets its end record, and exit 141 like any writer to a closed pipe.
+  const outputs = processOutputGuard();
+  let cancelledByClosedStdout = false;
+  const stopWatchingStdout = outputs.onStdoutClosed(() => {
+    cancelledByClosedStdout = true;
+    process.stderr.write('\nglassbox: stdout was closed; cancelling the run…\n');
+    controller.abort('Cancelled: stdout was closed by its reader.');
+  });
+
   const printer = new ProgressPrinter();
   const onEvent = (event: RunEvent): void => {
-    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-    else printer.handle(event);
+    if (!options.json) printer.handle(event);
+    else if (!outputs.stdoutClosed) process.stdout.write(`${JSON.stringify(event)}\n`);
   };
 
   try {
@@ -93,13 +104,23 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       // Scripts read the events on stdout; a person still gets the one-line reason on stderr.
       process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${result.terminal.error.message}\n`);
     }
-    if (!options.json && result.terminal.type === 'run_succeeded') {
+    stopWatchingStdout();
+    if (!options.json && result.terminal.type === 'run_succeeded' && !outputs.stdoutClosed) {
       process.stdout.write(result.terminal.answer.endsWith('\n') ? result.terminal.answer : `${result.terminal.answer}\n`);
+    }
+    await outputs.flushStdout();
+    if (outputs.stdoutClosed) {
+      // Without --json nothing reaches stdout before the answer, so the run was not cancelled.
+      if (!cancelledByClosedStdout) {
+        process.stderr.write(`glassbox: stdout was closed before all output was written; the session has it: glassbox sessions show ${result.sessionId}\n`);
+      }
+      return EXIT.brokenPipe;
     }
     // A run cancelled by SIGTERM exits 143, the conventional code for it; Ctrl-C gives 130.
     if (result.terminal.type === 'run_cancelled' && terminatedBy === 'SIGTERM') return EXIT.terminated;
     return exitCodeFor(result.terminal);
   } finally {
+    stopWatchingStdout();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
     detachApprover();

@@ -3,8 +3,9 @@
 
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import { envValue } from './cli-env.js';
 
 export function resolveHome(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const home = option ?? env.GLASSBOX_HOME;
+  const home = option ?? envValue('GLASSBOX_HOME', env);
   return resolve(home && home.trim() !== '' ? home : resolve(homedir(), '.glassbox'));
 }

@@ -9,6 +9,8 @@ import { registerServeCommand } from './serve-command.js';
 import { registerCompactCommand } from './compact-command.js';
 import { addModelOptions } from './model-options.js';
 import { resolveHome } from './glassbox-home.js';
+import { processOutputGuard } from './output-guard.js';
+import { cliEnvVars, envValue, unsetBlankEnv } from './cli-env.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -68,12 +70,19 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // Before any output: a reader that goes away (`| head`) must not crash us with EPIPE.
+  const outputs = processOutputGuard();
   const program = buildProgram();
+  // Before commander reads the `.env()` options: `GLASSBOX_WIRE_API=` means unset, not "".
+  unsetBlankEnv(cliEnvVars(program));
   try {
     await program.parseAsync(argv);
   } catch (error) {
     process.exitCode = reportError(error);
   }
+  // Output was lost, whatever the command: say so the way other tools in a pipeline do.
+  await outputs.flushStdout();
+  if (outputs.stdoutClosed) process.exitCode = EXIT.brokenPipe;
 }
 
 function reportError(error: unknown): number {
@@ -81,7 +90,7 @@ function reportError(error: unknown): number {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
     return EXIT.usage; // commander already printed the message
   }
-  const debug = process.env.GLASSBOX_DEBUG === '1';
+  const debug = envValue('GLASSBOX_DEBUG') === '1';
   const exitCode = (error as { exitCode?: unknown })?.exitCode;
   const message = (error as Error)?.message ?? String(error);
   process.stderr.write(`glassbox: ${message}\n`);

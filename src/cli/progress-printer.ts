@@ -2,6 +2,7 @@
 
 import type { RunEvent } from '../agent/index.js';
 import { visibleText } from './terminal-approver.js';
+import { envValue } from './cli-env.js';
 
 const MAX_ARGS_SHOWN = 120;
 
@@ -10,7 +11,8 @@ export class ProgressPrinter {
   private readonly color: boolean;
 
   constructor(private readonly out: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr) {
-    this.color = Boolean(out.isTTY) && process.env.NO_COLOR === undefined;
+    // https://no-color.org: NO_COLOR turns colour off when it is set to a non-empty value.
+    this.color = Boolean(out.isTTY) && envValue('NO_COLOR') === undefined;
   }
 
   private dim(text: string): string {

@@ -7,6 +7,7 @@ import { WIRE_APIS, type WireApi } from '../model/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../agent/index.js';
 import { UsageError } from './usage-error.js';
 import { resolveHome } from './glassbox-home.js';
+import { envValue } from './cli-env.js';
 
 export { resolveHome };
 
@@ -50,7 +51,7 @@ export function resolveCommonConfig(options: ModelOptionValues, env: NodeJS.Proc
 
 export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): ModelConfig {
   const wireApi = parseWireApi(options.wireApi ?? 'chat');
-  const apiKey = env.OPENAI_API_KEY?.trim() ?? '';
+  const apiKey = envValue('OPENAI_API_KEY', env)?.trim() ?? '';
   const baseUrlOption = options.baseUrl?.trim() ?? '';
   if (options.demo || (apiKey === '' && baseUrlOption === '')) {
     return { model: options.model?.trim() || DEMO_MODEL, wireApi, baseURL: null, apiKey: 'demo', demo: true };

@@ -8,4 +8,5 @@ export class UsageError extends Error {
 }
 
 /** Exit codes, documented in the README. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, terminated: 143 } as const;
+// 141 = 128 + SIGPIPE: what a shell reports for a writer whose reader went away (`| head -1`).
+export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, brokenPipe: 141, terminated: 143 } as const;

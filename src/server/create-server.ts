@@ -13,7 +13,7 @@ import { JsonlSessionStore } from '../sessions/index.js';
 import { accessTokenProblem, generateAccessToken, tokenCookie, tokensMatch } from './access-token.js';
 import { CompactionBridge } from './compaction-bridge.js';
 import { HttpError, toHttpError } from './http-error.js';
-import { queryObject, validate } from './json-body.js';
+import { queryObject, RequestAbortedError, validate } from './json-body.js';
 import { authGuard, hostGuard } from './request-guard.js';
 import { RunManager, type RunParameters } from './run-manager.js';
 import { registerRunRoutes } from './run-routes.js';
@@ -134,6 +134,11 @@ export function createServer(settings: ServerSettings): GlassboxServer {
   const workbench = new WorkbenchFiles(settings.webRoot ?? DEFAULT_WEB_ROOT);
 
   app.onError((error, c) => {
+    if (error instanceof RequestAbortedError) {
+      // Routine (a closed tab, a killed script): one line per request, not a stack trace.
+      log(`${c.req.method} ${JSON.stringify(c.req.path)}: ${error.message}; request dropped`);
+      return c.json({ error: error.message }, 400);
+    }
     const known = toHttpError(error);
     if (known !== null) return c.json(known.body(), known.status);
     // Only the message and stack: request bodies and headers (which hold the token) are never logged.

@@ -63,3 +63,36 @@ test('a run cancelled before its first model call still commits the system messa
   assert.equal(run.history.length, 1, 'the opening items are committed');
   assert.equal(run.provider.requests.length, 0);
 });
+
+// Each event about a tool call comes from a different point of the runtime; a throw at any of them
+// used to fail the call (INTERNAL_ERROR instead of the tool's output) or the whole run.
+for (const thrownOn of ['tool_requested', 'tool_permission_decided', 'tool_started', 'tool_finished', 'every tool event']) {
+  test(`an observer that throws on ${thrownOn} never fails the tool call: the real output is committed and a warning emitted`, async () => {
+    const run = await runLoop({
+      wireApi: 'chat',
+      tools: [echoTool()],
+      // A UI or recorder bug.
+      onEvent: (event) => {
+        if (event.type === thrownOn || (thrownOn === 'every tool event' && event.type.startsWith('tool_'))) {
+          throw new Error(`observer broke on ${event.type}`);
+        }
+      },
+      script: [{ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }, { text: 'Done.' }],
+    });
+    assert.equal(run.terminal.type, 'run_succeeded', JSON.stringify(run.terminal));
+    assert.deepEqual(toolOutputsSent(run.provider.requests[1].body, 'chat'), ['echo: x']);
+    const outputs = run.history.filter((i) => i.type === 'function_call_output');
+    assert.deepEqual(outputs.map((i) => i.type === 'function_call_output' && i.isError), [false]);
+    const warnings = run.events.filter((e) => e.type === 'warning');
+    assert.ok(warnings.length > 0, 'the failure is reported, not swallowed silently');
+    assert.ok(
+      warnings.every((e) => e.type === 'warning' && e.code === 'OBSERVER_FAILED' && /observer broke on tool_/.test(e.message)),
+      JSON.stringify(warnings),
+    );
+    // Every event was still delivered (the harness records before the throwing callback runs).
+    assert.deepEqual(
+      run.events.filter((e) => e.type.startsWith('tool_')).map((e) => e.type),
+      ['tool_requested', 'tool_permission_decided', 'tool_started', 'tool_finished'],
+    );
+  });
+}
