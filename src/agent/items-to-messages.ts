@@ -12,6 +12,8 @@ export const COMPACTION_SUMMARY_SUFFIX = '\n</conversation_summary>';
  *
  * Consecutive `function_call` items fold into the preceding assistant message (or a new empty
  * one), because Chat Completions wants tool calls on the assistant message that made them.
+ * Calls and outputs go out under `callId`, unique in the history; a replaced provider id
+ * (`providerCallId`) is never sent back, or a provider that reuses ids would see the clash again.
  */
 export function itemsToModelMessages(items: readonly ResponseItem[]): ModelMessage[] {
   const messages: ModelMessage[] = [];

@@ -7,7 +7,15 @@ export type RuntimeRole = 'working_message' | 'final_response';
 export type ResponseItem =
   | { type: 'message'; role: 'system' | 'user'; content: string }
   | { type: 'message'; role: 'assistant'; content: string; runtimeRole: RuntimeRole }
-  | { type: 'function_call'; callId: string; name: string; arguments: string }
+  | {
+      type: 'function_call';
+      /** Unique among the calls in the history: what Glassbox sends in the call and in its output. */
+      callId: string;
+      name: string;
+      arguments: string;
+      /** The id the provider sent, present only when it was replaced (empty, or already taken). */
+      providerCallId?: string;
+    }
   | { type: 'function_call_output'; callId: string; name: string; output: string; isError: boolean }
   | {
       type: 'compaction_summary';
@@ -30,4 +38,52 @@ export function userMessage(content: string): ResponseItem {
 
 export function isUserMessage(item: ResponseItem): item is MessageItem & { role: 'user' } {
   return item.type === 'message' && item.role === 'user';
+}
+
+/** The item committed for a call the provider named `providerId` and Glassbox named `call.id`. */
+export function functionCallItem(call: { id: string; name: string; arguments: string }, providerId: string): FunctionCallItem {
+  const item: FunctionCallItem = { type: 'function_call', callId: call.id, name: call.name, arguments: call.arguments };
+  if (providerId !== call.id) item.providerCallId = providerId;
+  return item;
+}
+
+/**
+ * A provider id safe to build on: characters every known provider accepts in a tool-call id, and
+ * short enough that the suffixed id stays within the common 64-character limit.
+ */
+const PLAIN_ID = /^[A-Za-z0-9_-]{1,48}$/;
+
+/**
+ * Hands out tool-call ids that are unique among the ids it has seen. Several providers reuse ids
+ * (`call_1` in every response, `"..."`, the same id twice in one response, or none), and a history
+ * with two calls of one id is ambiguous to pair and rejected by strict providers. A fresh id is
+ * `<provider id>_gb<n>` (`call_gb<n>` when the provider id is empty or has unusual characters).
+ * Deterministic for a given sequence of `claim`s, which replay relies on.
+ */
+export class CallIdAllocator {
+  private readonly taken: Set<string>;
+  /** Next suffix to try per base: keeps a long run of one reused id linear, not quadratic. */
+  private readonly nextSuffix = new Map<string, number>();
+
+  constructor(history: Iterable<ResponseItem> = []) {
+    this.taken = new Set();
+    for (const item of history) if (item.type === 'function_call') this.taken.add(item.callId);
+  }
+
+  /** The id to use for a call the provider named `providerId`: that id when it is free, else a fresh one. */
+  claim(providerId: string): string {
+    let id = providerId;
+    if (id === '' || this.taken.has(id)) {
+      const base = PLAIN_ID.test(providerId) ? providerId : 'call';
+      // `call_1_gb2` reads as "the second call_1"; an id we could not build on starts at 1.
+      let suffix = this.nextSuffix.get(base) ?? (base === providerId ? 2 : 1);
+      do {
+        id = `${base}_gb${suffix}`;
+        suffix += 1;
+      } while (this.taken.has(id));
+      this.nextSuffix.set(base, suffix);
+    }
+    this.taken.add(id);
+    return id;
+  }
 }

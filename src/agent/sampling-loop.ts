@@ -10,14 +10,17 @@
 //   the tools and commits exactly one output per call, in call order. Cancellation during the tools
 //   gives unfinished calls a `CANCELLED` output, so a cleanly ended run never leaves an orphan.
 // - Every run ends with exactly one terminal event.
+// - A call's id is unique in the history: a provider id that is empty or already taken (providers
+//   that say `call_1` every time) is replaced at commit, the original kept as `providerCallId`, and
+//   the tools, events, output and every later request use the replacement.
 // Persistence, compaction and UIs hang off `observer` and `compaction`; the model call is injected.
 
 import { ModelError, isModelError, type ModelGateway, type ModelResponse, type Usage, type WireApi } from '../model/index.js';
 import { itemsToModelMessages } from './items-to-messages.js';
 import { loopingNotice, RepetitionGuard } from './repetition-guard.js';
-import type { ResponseItem } from './response-items.js';
+import { CallIdAllocator, functionCallItem, type ResponseItem } from './response-items.js';
 import type { RunErrorInfo, RunEvent, TerminalRunEvent, UsageStage } from './run-events.js';
-import type { ModelCallRecord, RunObserver } from './run-observer.js';
+import { containedEmit, type ModelCallRecord, type RunObserver } from './run-observer.js';
 import { FatalToolError } from './tool.js';
 import { FatalBatchError, type ToolRuntime } from './tool-runtime.js';
 import { UsageTracker } from './usage-tracker.js';
@@ -77,7 +80,11 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
   const { observer, signal, history } = options;
   const usage = new UsageTracker();
   const guard = new RepetitionGuard();
-  const emit = (event: RunEvent): void => observer?.onEvent?.(event);
+  // Seeded from the history and never reset: ids stay unique across the run even when a
+  // compaction drops the calls that held them.
+  const callIds = new CallIdAllocator(history);
+  // A throwing observer (a UI, a log) must not end the run; it is reported as a warning instead.
+  const emit = containedEmit((event: RunEvent): void => observer?.onEvent?.(event));
   const commit = async (items: readonly ResponseItem[]): Promise<void> => {
     if (items.length === 0) return;
     history.push(...items);
@@ -140,18 +147,17 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
       if (response.text !== '') {
         callItems.push({ type: 'message', role: 'assistant', content: response.text, runtimeRole: 'working_message' });
       }
-      for (const call of response.toolCalls) {
-        callItems.push({ type: 'function_call', callId: call.id, name: call.name, arguments: call.arguments });
-      }
+      const calls = response.toolCalls.map((call) => ({ ...call, id: callIds.claim(call.id) }));
+      calls.forEach((call, index) => callItems.push(functionCallItem(call, response.toolCalls[index].id)));
       await commit(callItems);
 
       let outcomes;
       try {
-        outcomes = await options.tools.executeBatch(response.toolCalls, { runId: options.runId, round: state.round, signal, emit });
+        outcomes = await options.tools.executeBatch(calls, { runId: options.runId, round: state.round, signal, emit });
       } catch (error) {
         if (!(error instanceof FatalBatchError)) throw error;
         // Every committed call still gets its output before the run fails.
-        await commit(error.outcomes.map((o) => ({ type: 'function_call_output', callId: o.callId, name: o.name, output: o.output, isError: o.isError })));
+        await commit(error.outcomes.map((o, index) => ({ type: 'function_call_output', callId: calls[index].id, name: o.name, output: o.output, isError: o.isError })));
         throw error.fatal;
       }
       let looping: RunErrorInfo | null = null;
@@ -165,7 +171,8 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
             message: `The model made the same ${outcome.name} call ${verdict.count} times with identical results; stopped to avoid a loop.`,
           };
         }
-        return { type: 'function_call_output', callId: outcome.callId, name: outcome.name, output, isError: outcome.isError };
+        // Paired by position: outcomes come in call order, one per call, even when ids repeat.
+        return { type: 'function_call_output', callId: calls[index].id, name: outcome.name, output, isError: outcome.isError };
       });
       await commit(outputs);
 

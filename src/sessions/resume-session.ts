@@ -23,17 +23,6 @@ export interface ResumedSession {
   autoCompactionDisabled: boolean;
 }
 
-/** The turn each call was made in, so a repair is filed under the turn it repairs. */
-async function turnsOfCalls(store: SessionStore, sessionId: string, callIds: ReadonlySet<string>): Promise<Map<string, number>> {
-  const turns = new Map<string, number>();
-  await store.scan(sessionId, (record) => {
-    if (record.type === 'response_item' && record.item.type === 'function_call' && callIds.has(record.item.callId)) {
-      turns.set(record.item.callId, record.turn);
-    }
-  });
-  return turns;
-}
-
 export async function resumeSession(store: SessionStore, sessionId: string): Promise<ResumedSession> {
   // Lock first, then read: nobody can append between the replay and the repair.
   const writer = await store.openForAppend(sessionId);
@@ -42,10 +31,9 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
     const scan = await store.scan(sessionId, (record) => replayer.add(record), { skipTypes: REPLAY_SKIPPABLE_TYPES });
     const replay = replayer.finish();
     if (replay.added.length > 0) {
-      // Orphans are rare (a crash mid-tool), so a second pass beats tracking every call's turn.
-      const callTurns = await turnsOfCalls(store, sessionId, new Set(replay.orphans.map((orphan) => orphan.callId)));
-      for (const output of replay.added) {
-        const turn = callTurns.get(output.callId) ?? Math.max(1, replay.turns);
+      // Filed under the turn of the call it answers; `orphans` and `added` are parallel.
+      for (const [index, output] of replay.added.entries()) {
+        const turn = replay.orphans[index].turn ?? Math.max(1, replay.turns);
         await writer.append({ type: 'response_item', turn, item: output, repaired: true });
       }
       await writer.sync();

@@ -166,6 +166,10 @@ function nullable(check: Check): Check {
   return (value) => value === null || check(value);
 }
 
+function optional(check: Check): Check {
+  return (value) => value === undefined || check(value);
+}
+
 function oneOf(...allowed: string[]): Check {
   const set = new Set(allowed);
   return (value) => typeof value === 'string' && set.has(value);
@@ -205,7 +209,7 @@ const itemShapes = new Map<string, (value: Fields) => string | null>(Object.entr
     if (value.role === 'user' || value.role === 'system') return isString(value.content) ? null : 'content';
     return 'role';
   },
-  function_call: shape({ callId: isString, name: isString, arguments: isString }),
+  function_call: shape({ callId: isString, name: isString, arguments: isString, providerCallId: optional(isString) }),
   function_call_output: shape({ callId: isString, name: isString, output: isString, isError: isBoolean }),
   compaction_summary: shape({ compactionId: isString, summary: isString }),
 }));

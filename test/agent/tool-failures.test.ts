@@ -96,3 +96,19 @@ for (const thrownOn of ['tool_requested', 'tool_permission_decided', 'tool_start
     );
   });
 }
+
+// The loop's own events (not only the tool runtime's) go through the same containment.
+for (const thrownOn of ['run_started', 'model_requested', 'assistant_delta', 'model_completed']) {
+  test(`an observer that throws on ${thrownOn} does not end the run`, async () => {
+    const run = await runLoop({
+      wireApi: 'chat',
+      tools: [echoTool()],
+      onEvent: (event) => {
+        if (event.type === thrownOn) throw new Error(`observer broke on ${event.type}`);
+      },
+      script: [{ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }, { text: 'Done.' }],
+    });
+    assert.equal(run.terminal.type, 'run_succeeded', JSON.stringify(run.terminal));
+    assert.ok(run.events.some((e) => e.type === 'warning' && e.code === 'OBSERVER_FAILED'));
+  });
+}

@@ -67,7 +67,7 @@ describe('replaySession', () => {
     await store.scan(writer.sessionId, (record) => streamed.add(record));
     const whole = replaySession((await store.read(writer.sessionId)).records);
     assert.deepEqual(streamed.finish(), whole);
-    assert.deepEqual(whole.orphans, [{ callId: 'dangling', name: 'read_file' }]);
+    assert.deepEqual(whole.orphans, [{ callId: 'dangling', name: 'read_file', turn: 3 }]);
   });
 
   it('replays compaction instead of returning the uncompacted transcript', async () => {
@@ -175,7 +175,7 @@ describe('repairOrphans', () => {
     const history = [user('go'), call('a'), call('b'), output('a'), call('c'), output('c'), assistant('done', true)];
     const repair = repairOrphans(history);
     assert.deepEqual(repair.history, [user('go'), call('a'), call('b'), output('a'), synthetic('b'), call('c'), output('c'), assistant('done', true)]);
-    assert.deepEqual(repair.orphans, [{ callId: 'b', name: 'read_file' }]);
+    assert.deepEqual(repair.orphans, [{ callId: 'b', name: 'read_file', turn: null }]);
     assert.deepEqual(repair.added, [synthetic('b')]);
     // The input is not modified.
     assert.equal(history.length, 7);
@@ -200,9 +200,14 @@ describe('repairOrphans', () => {
     assert.deepEqual(repair.orphans, []);
   });
 
-  it('pairs repeated call ids first in, first out', () => {
+  it('pairs repeated call ids within their round, never with a call of another round', () => {
     const repair = repairOrphans([call('dup'), output('dup'), call('dup')]);
     assert.deepEqual(repair.history, [call('dup'), output('dup'), call('dup'), synthetic('dup')]);
+    // A later round's output is not taken for an earlier round's unanswered call of the same id.
+    const later = repairOrphans([call('dup'), user('next'), call('dup'), output('dup')]);
+    assert.deepEqual(later.history, [call('dup'), synthetic('dup'), user('next'), call('dup'), output('dup')]);
+    // Twice in one batch: both answered, one output each.
+    assert.deepEqual(repairOrphans([call('dup'), call('dup'), output('dup'), output('dup')]).orphans, []);
   });
 
   it('leaves a complete history alone', () => {

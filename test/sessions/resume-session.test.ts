@@ -34,7 +34,7 @@ async function check(store: SessionStore): Promise<void> {
   const before = (await store.read(sessionId)).records.length;
 
   const resumed = await resumeSession(store, sessionId);
-  assert.deepEqual(resumed.repaired, [{ callId: 't2-y', name: 'read_file' }]);
+  assert.deepEqual(resumed.repaired, [{ callId: 't2-y', name: 'read_file', turn: 2 }]);
   assert.equal(resumed.turns, 2);
   const tail = resumed.history.slice(-4);
   assert.deepEqual(tail, [

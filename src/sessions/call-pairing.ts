@@ -1,0 +1,150 @@
+// How replay pairs tool outputs with their calls. A provider may reuse call ids (`call_1` in every
+// response, the same id twice in one response, an empty id), and sessions written before Glassbox
+// replaced such ids hold them as sent. Pairing by id across the whole history then answers the
+// wrong call and rebuilds a history the provider rejects on every later turn. So pairing happens
+// within a round (a batch of consecutive calls and the outputs directly after it), and a call
+// whose id is already taken in the history is renamed here exactly as the loop renames it live.
+
+import { CallIdAllocator, type FunctionCallItem, type FunctionCallOutputItem, type ResponseItem } from '../agent/index.js';
+
+export interface OrphanCall {
+  callId: string;
+  name: string;
+  /** The turn the call was made in (null when the history came without turns). */
+  turn: number | null;
+}
+
+/** What the model reads for a call that never got its output. The code matches tool errors. */
+export const INTERRUPTED_CALL_OUTPUT =
+  'Error [INTERRUPTED]: This tool call was interrupted before it produced any output (the session stopped while it was pending). Whether it took effect is unknown; check before repeating it.';
+
+export function interruptedCallOutput(call: { callId: string; name: string }): FunctionCallOutputItem {
+  return { type: 'function_call_output', callId: call.callId, name: call.name, output: INTERRUPTED_CALL_OUTPUT, isError: true };
+}
+
+export interface OrphanRepair {
+  /** The history with an output after every call. */
+  history: ResponseItem[];
+  /** Calls whose output had to be made up now (not found among the persisted repairs). */
+  orphans: OrphanCall[];
+  /** The made-up outputs, in the order of `orphans`: what a resume must append. */
+  added: FunctionCallOutputItem[];
+}
+
+/**
+ * Give every `function_call` that its round leaves unanswered a synthetic error output. A round is
+ * a batch of consecutive calls and the outputs directly after it; outputs pair with the batch's
+ * calls by id, in order, so an id used twice in a batch still pairs one to one. Providers reject a
+ * call that is not answered before the next message, so the made-up output goes right after the
+ * round, before anything else. `persisted` holds repairs already appended to the session, by call
+ * id; they are reused so replaying after a resume gives the same history.
+ */
+export function repairOrphans(
+  history: readonly ResponseItem[],
+  persisted: ReadonlyMap<string, FunctionCallOutputItem> = new Map(),
+  turnOf: (call: FunctionCallItem) => number | undefined = () => undefined,
+): OrphanRepair {
+  const repaired: ResponseItem[] = [];
+  const orphans: OrphanCall[] = [];
+  const added: FunctionCallOutputItem[] = [];
+  let index = 0;
+  while (index < history.length) {
+    if (history[index].type !== 'function_call') {
+      repaired.push(history[index]);
+      index += 1;
+      continue;
+    }
+    let batchEnd = index;
+    while (batchEnd + 1 < history.length && history[batchEnd + 1].type === 'function_call') batchEnd += 1;
+    let runEnd = batchEnd;
+    while (runEnd + 1 < history.length && history[runEnd + 1].type === 'function_call_output') runEnd += 1;
+    for (let position = index; position <= runEnd; position += 1) repaired.push(history[position]);
+    if (answeredInOrder(history, index, batchEnd, runEnd)) {
+      index = runEnd + 1;
+      continue;
+    }
+    const answered = new Map<string, number>();
+    for (let position = batchEnd + 1; position <= runEnd; position += 1) {
+      const id = (history[position] as FunctionCallOutputItem).callId;
+      answered.set(id, (answered.get(id) ?? 0) + 1);
+    }
+    for (let position = index; position <= batchEnd; position += 1) {
+      const call = history[position] as FunctionCallItem;
+      const count = answered.get(call.callId) ?? 0;
+      if (count > 0) {
+        answered.set(call.callId, count - 1);
+        continue;
+      }
+      let output = persisted.get(call.callId);
+      if (output === undefined) {
+        output = interruptedCallOutput(call);
+        orphans.push({ callId: call.callId, name: call.name, turn: turnOf(call) ?? null });
+        added.push(output);
+      }
+      repaired.push(output);
+    }
+    index = runEnd + 1;
+  }
+  return { history: repaired, orphans, added };
+}
+
+/** The common case, checked without allocating: one output per call, in call order (as the loop commits). */
+function answeredInOrder(history: readonly ResponseItem[], first: number, batchEnd: number, runEnd: number): boolean {
+  if (runEnd - batchEnd !== batchEnd - first + 1) return false;
+  for (let offset = 0; first + offset <= batchEnd; offset += 1) {
+    if ((history[first + offset] as FunctionCallItem).callId !== (history[batchEnd + 1 + offset] as FunctionCallOutputItem).callId) return false;
+  }
+  return true;
+}
+
+/**
+ * Builds the history from committed items one at a time, giving every call an id unique in the
+ * history. Sessions written by the current loop already have unique ids and pass through as the
+ * very same objects; in older sessions a colliding call is renamed (its id kept as
+ * `providerCallId`) and the outputs of its round that carry the old id follow it, in order.
+ * Renaming depends only on the items so far, so every replay of a file renames alike.
+ */
+export class RoundPairing {
+  readonly history: ResponseItem[] = [];
+  private ids = new CallIdAllocator();
+  /** The current round's calls: recorded id → history ids still waiting for an output, in order. */
+  private readonly waiting = new Map<string, string[]>();
+  /** Whether the last item appended belongs to a round (a call, or an output right after one). */
+  private inRound = false;
+  private readonly turns = new WeakMap<ResponseItem, number>();
+
+  append(item: ResponseItem, turn: number): void {
+    if (item.type === 'function_call') {
+      const last = this.history[this.history.length - 1];
+      if (last?.type !== 'function_call') this.waiting.clear();
+      const id = this.ids.claim(item.callId);
+      const call: FunctionCallItem = id === item.callId ? item : { ...item, callId: id, providerCallId: item.providerCallId ?? item.callId };
+      const queue = this.waiting.get(item.callId);
+      if (queue === undefined) this.waiting.set(item.callId, [id]);
+      else queue.push(id);
+      this.turns.set(call, turn);
+      this.history.push(call);
+      this.inRound = true;
+      return;
+    }
+    if (item.type === 'function_call_output' && this.inRound) {
+      const id = this.waiting.get(item.callId)?.shift();
+      this.history.push(id === undefined || id === item.callId ? item : { ...item, callId: id });
+      return;
+    }
+    this.inRound = false;
+    this.history.push(item);
+  }
+
+  /** Start over from a compacted history: only ids still in it are taken. */
+  reset(history: readonly ResponseItem[]): void {
+    this.history.length = 0;
+    this.history.push(...history);
+    this.ids = new CallIdAllocator(history);
+    this.waiting.clear();
+    this.inRound = false;
+  }
+
+  /** The turn a call was recorded in, for filing its repair. */
+  turnOf = (call: FunctionCallItem): number | undefined => this.turns.get(call);
+}
