@@ -2,18 +2,13 @@
 // AGENTS.md. It is committed as the session's first history item, so every later round and every
 // resumed turn sends it byte for byte the same and provider prompt caches keep hitting.
 
-import { execFile } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { platform, release } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { loadToolDescription } from './tool.js';
-
-const run = promisify(execFile);
 
 export const AGENTS_FILE_CAP = 8_000;
 const LISTING_CAP = 40;
-const GIT_STATUS_LINES = 15;
 
 export interface SystemPromptInput {
   root: string;
@@ -21,18 +16,27 @@ export interface SystemPromptInput {
   now?: Date;
   /** Extra instructions from config, appended verbatim. */
   extraInstructions?: string;
+  /**
+   * The `git …` lines of the environment block. Gathering them can run programs a repository
+   * names, so the caller that owns the sandbox provides them; without it there are none.
+   */
+  git?: () => Promise<string>;
 }
 
 export async function buildSystemPrompt(input: SystemPromptInput): Promise<string> {
   const instructions = loadToolDescription(new URL('./prompts/system-instructions.md', import.meta.url));
-  const [git, listing, agents] = await Promise.all([gitSummary(input.root), topLevelListing(input.root), agentsFile(input.root)]);
+  const [git, listing, agents] = await Promise.all([
+    input.git?.().catch(() => null) ?? Promise.resolve(null),
+    topLevelListing(input.root),
+    agentsFile(input.root),
+  ]);
   const date = (input.now ?? new Date()).toISOString().slice(0, 10);
   const environment = [
     '<environment>',
     `cwd: ${input.root}`,
     `os: ${platform()} ${release()}`,
     `date: ${date}`,
-    git,
+    ...(git === null ? [] : [git]),
     `top-level entries:\n${listing}`,
     '</environment>',
   ].join('\n');
@@ -40,25 +44,6 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
   if (agents) parts.push(`<project_instructions source="AGENTS.md">\n${agents}\n</project_instructions>`);
   if (input.extraInstructions?.trim()) parts.push(input.extraInstructions.trim());
   return parts.join('\n\n');
-}
-
-async function gitSummary(root: string): Promise<string> {
-  try {
-    const { stdout } = await run('git', ['status', '--porcelain=v1', '--branch', '--untracked-files=normal'], {
-      cwd: root,
-      timeout: 3000,
-      maxBuffer: 1 << 20,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', GIT_OPTIONAL_LOCKS: '0' },
-    });
-    const lines = stdout.split('\n').filter(Boolean);
-    const branch = (lines.shift() ?? '').replace(/^## /, '');
-    const shown = lines.slice(0, GIT_STATUS_LINES);
-    const more = lines.length > shown.length ? `\n  … ${lines.length - shown.length} more changed paths` : '';
-    const status = shown.length ? `\n${shown.map((line) => `  ${line}`).join('\n')}${more}` : ' clean';
-    return `git branch: ${branch || '(unknown)'}\ngit status:${status}`;
-  } catch {
-    return 'git: not a git repository';
-  }
 }
 
 async function topLevelListing(root: string): Promise<string> {

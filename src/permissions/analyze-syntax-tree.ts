@@ -112,6 +112,9 @@ function commandPrefix(name: string, args: readonly ShellWord[]): string | null 
 class SyntaxWalker implements RuleContext {
   readonly commands: string[] = [];
   readonly findings: Finding[] = [];
+  /** Commands whose rule passed but that are known safe only inside the sandbox. */
+  readonly sandboxOnly: Finding[] = [];
+  private sandboxReason: string | null = null;
   private readonly directories: string[];
   private depth = 0;
 
@@ -234,8 +237,14 @@ class SyntaxWalker implements RuleContext {
       this.findings.push({ reason: known ?? `${name.text} is not on the allowlist of known-safe commands`, prefix });
       return;
     }
+    this.sandboxReason = null;
     const problem = rule(args, this);
     if (problem !== null) this.findings.push({ reason: `${name.text}: ${problem}`, prefix });
+    else if (this.sandboxReason !== null) this.sandboxOnly.push({ reason: `${name.text}: ${this.sandboxReason}`, prefix });
+  }
+
+  requireSandbox(reason: string): void {
+    this.sandboxReason = reason;
   }
 
   private redirect(node: Node): void {
@@ -483,7 +492,13 @@ export interface AnalyzeOptions {
 export function analyzeSyntaxTree(program: Node, options: AnalyzeOptions): CommandClassification {
   const walker = new SyntaxWalker(options.root, options.cwd);
   walker.statement(program);
-  const { commands, findings } = walker;
+  const { commands, findings, sandboxOnly } = walker;
+  const inSandbox = verdict(commands, findings);
+  if (sandboxOnly.length === 0) return inSandbox;
+  return { ...inSandbox, outsideSandbox: verdict(commands, [...findings, ...sandboxOnly]) };
+}
+
+function verdict(commands: string[], findings: readonly Finding[]): CommandClassification {
   if (findings.length === 0 && commands.length === 0) {
     return { safe: false, reason: 'there is no command to run', commands, unsafePrefixes: null };
   }

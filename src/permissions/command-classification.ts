@@ -15,4 +15,12 @@ export interface CommandClassification {
    * approve-for-session grant may cover such a string.
    */
   unsafePrefixes: string[] | null;
+  /**
+   * The verdict when the command runs outside the sandbox (no bubblewrap, danger-full-access, an
+   * escalation), where it differs: some commands are known safe only because the sandbox contains
+   * what they may start. `git` runs programs the repository's configuration names
+   * (core.fsmonitor, diff and filter drivers), and no program named by repository content may
+   * run on the host without a person's approval. Absent when the verdict is the same.
+   */
+  outsideSandbox?: CommandClassification;
 }

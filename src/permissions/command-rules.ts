@@ -15,6 +15,11 @@ export interface RuleContext {
   checkMetadata(word: ShellWord): string | null;
   /** `cd`: the target must stay inside the root; later relative paths are checked against it too. */
   changeDirectory(word: ShellWord): string | null;
+  /**
+   * The arguments are safe, but only inside the sandbox: outside it the command needs approval,
+   * for this reason.
+   */
+  requireSandbox(reason: string): void;
 }
 
 /** Returns null when the arguments are safe, otherwise why they are not. */

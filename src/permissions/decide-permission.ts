@@ -141,7 +141,7 @@ function decideExec(access: ExecAccess, input: PermissionInput, settings: Permis
     return decision(
       'deny',
       'sandbox-unavailable',
-      `${why}. The OS sandbox is unavailable, so only known-safe read-only commands (ls, cat, grep, git status…) can run. To run others: ${SANDBOX_UNAVAILABLE_HINT}.`,
+      `${why}. The OS sandbox is unavailable, so only known-safe read-only commands (ls, cat, grep…) can run. To run others: ${SANDBOX_UNAVAILABLE_HINT}.`,
       unsandboxed,
     );
   }
@@ -178,12 +178,26 @@ function decideWithoutGrants(input: PermissionInput, settings: PermissionSetting
   }
 }
 
-export function decidePermission(input: PermissionInput, settings: PermissionSettings): PermissionDecision {
+/**
+ * The input as the decision sees it: a command that would run outside the sandbox (no sandbox,
+ * danger-full-access, or an escalation) is judged by the classifier's verdict for that case,
+ * which is stricter where a command is known safe only because the sandbox contains it (git).
+ * Session grants are keyed on the same verdict, so callers recording a grant use this too.
+ */
+export function effectivePermissionInput(input: PermissionInput, settings: PermissionSettings): PermissionInput {
+  const { access, commandSafety } = input;
+  if (access.kind !== 'exec' || commandSafety?.outsideSandbox === undefined) return input;
+  const unsandboxed = settings.sandbox === 'danger-full-access' || !settings.sandboxAvailable || access.escalate;
+  return unsandboxed ? { ...input, commandSafety: commandSafety.outsideSandbox } : input;
+}
+
+export function decidePermission(original: PermissionInput, settings: PermissionSettings): PermissionDecision {
   requireAbsolute(settings.root, 'settings.root');
   requireAbsolute(settings.glassboxHome, 'settings.glassboxHome');
-  const { access } = input;
+  const { access } = original;
   if (access.kind === 'read' || access.kind === 'write') for (const path of access.paths) requireAbsolute(path, `${access.kind} path`);
   if (access.kind === 'exec') requireAbsolute(access.workdir, 'exec workdir');
+  const input = effectivePermissionInput(original, settings);
   const result = decideWithoutGrants(input, settings);
   // A grant only stands in for a person's approval: it never overrides a denial.
   if (result.decision === 'ask' && settings.sessionGrants.matches(input)) {

@@ -12,6 +12,15 @@ const READ_ONLY_SUBCOMMANDS = new Set([
   'status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'describe', 'shortlog',
 ]);
 
+/**
+ * Even read-only subcommands start programs that repository content names: `core.fsmonitor` on
+ * every `status`/`diff`, filter drivers (`filter.<name>.clean`, picked by `.gitattributes`) when
+ * git hashes work-tree files, `diff.external` and `diff.<driver>.command`/`textconv` in
+ * `diff`/`log -p`/`show`. A repository can be hostile, so git is known safe only in the sandbox.
+ */
+export const GIT_RUNS_CONFIGURED_PROGRAMS =
+  "git runs programs that the repository's configuration names (core.fsmonitor, filter and diff drivers, textconv); outside the sandbox that needs a person's approval";
+
 /** Global options (before the subcommand) that change nothing but output or path matching. */
 const HARMLESS_GLOBAL_OPTIONS = new Set([
   '--no-pager', '-P', '-p', '--paginate', '--no-replace-objects', '--literal-pathspecs', '--glob-pathspecs',
@@ -159,5 +168,7 @@ export const gitRule: CommandRule = (args: readonly ShellWord[], context: RuleCo
   const rest = args.slice(index + 1);
   const problem = checkSubcommandArguments(subcommand.text, rest, context) ?? secretOperand(rest);
   if (problem !== null) return problem;
-  return subcommand.text === 'branch' ? checkBranch(rest) : null;
+  const branchProblem = subcommand.text === 'branch' ? checkBranch(rest) : null;
+  if (branchProblem === null) context.requireSandbox(GIT_RUNS_CONFIGURED_PROGRAMS);
+  return branchProblem;
 };

@@ -9,6 +9,7 @@ export {
   COMMAND_TOOL_NAMES,
   SANDBOX_UNAVAILABLE_HINT,
   decidePermission,
+  effectivePermissionInput,
   isToolVisible,
   type ToolVisibilityInfo,
 } from './decide-permission.js';
@@ -23,3 +24,5 @@ export {
 export { describeProtectedWrite, protectedWriteReason, type ProtectedWriteReason } from './protected-write-reason.js';
 export { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath } from './secret-paths.js';
 export { SessionGrants } from './session-grants.js';
+export { isGitMetadataName } from './git-metadata-name.js';
+export { GIT_RUNS_CONFIGURED_PROGRAMS } from './git-rule.js';

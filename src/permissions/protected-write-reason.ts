@@ -3,6 +3,7 @@
 
 import { basename, relative, sep } from 'node:path';
 import { isInside } from '../tools/path-policy.js';
+import { isGitMetadataName } from './git-metadata-name.js';
 
 export type ProtectedWriteReason = 'git-directory' | 'glassbox-home' | 'env-file';
 
@@ -10,7 +11,8 @@ export type ProtectedWriteReason = 'git-directory' | 'glassbox-home' | 'env-file
 export function protectedWriteReason(path: string, root: string, glassboxHome: string): ProtectedWriteReason | null {
   // Any `.git` inside the root counts, not only the top one: a nested repository's config can
   // name programs (core.fsmonitor, diff.external) that a later `git status` would run.
-  if (isInside(root, path) && relative(root, path).split(sep).includes('.git')) return 'git-directory';
+  // The name is compared as case-folding file systems would (`.GIT`, `.git.`, `GIT~1`).
+  if (isInside(root, path) && relative(root, path).split(sep).some(isGitMetadataName)) return 'git-directory';
   if (isInside(glassboxHome, path)) return 'glassbox-home';
   if (basename(path).startsWith('.env')) return 'env-file';
   return null;

@@ -30,7 +30,8 @@ import {
   type ResolvedCompaction,
 } from '../compaction/index.js';
 import type { ApprovalPolicy } from '../permissions/index.js';
-import { detectSandbox } from '../sandbox/index.js';
+import { detectSandbox, type SandboxDetector } from '../sandbox/index.js';
+import { gitSnapshot } from './git-snapshot.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
 import { createEditingTools, createReadOnlyTools, createShellTool } from '../tools/index.js';
 import { createPermissionGate } from './permission-gate.js';
@@ -59,6 +60,8 @@ export interface RunnerSettings {
   compaction?: CompactionHooks | null;
   /** Adjusts the default compaction hooks (mode, retry delays, budgets) without replacing them. */
   compactionTuning?: Partial<CompactionTuning>;
+  /** Defaults to probing bubblewrap once per process (tests inject an unavailable sandbox). */
+  detectSandbox?: SandboxDetector;
 }
 
 export interface Runner {
@@ -101,7 +104,11 @@ export function glassboxVersion(): string {
 export async function openRunner(settings: RunnerSettings): Promise<Runner> {
   const root = resolveRoot(settings.root);
   const store = settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions'));
-  const tools = settings.tools ?? [...createReadOnlyTools(), ...createEditingTools(), createShellTool({ glassboxHome: settings.home })];
+  const tools = settings.tools ?? [
+    ...createReadOnlyTools(),
+    ...createEditingTools(),
+    createShellTool({ glassboxHome: settings.home, sandboxDetector: settings.detectSandbox }),
+  ];
   let resolved: Promise<ResolvedCompaction> | null = null;
   const compaction = (): Promise<ResolvedCompaction> =>
     (resolved ??= readCompactionConfig(settings.home).then((config) =>
@@ -140,10 +147,13 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
       compactionDisabled: resumed.autoCompactionDisabled,
     };
   }
-  // The environment snapshot (a git child process) is gathered while the session file is created.
+  // The environment snapshot (git status, in the sandbox) is gathered while the session file is created.
   const [writer, system] = await Promise.all([
     store.create({ cwd: runner.root, model: settings.model, wireApi: settings.wireApi, glassboxVersion: glassboxVersion() }),
-    buildSystemPrompt({ root: runner.root }),
+    buildSystemPrompt({
+      root: runner.root,
+      git: () => gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox }),
+    }),
   ]);
   return { writer, history: [], newItems: [systemMessage(system), userMessage(request.prompt)], turn: 1, resumed: false, compactionDisabled: false };
 }
@@ -171,7 +181,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       approvalPolicy: settings.approvalPolicy,
       sandbox: settings.sandbox,
       network: settings.network,
-      detectSandbox: async () => (await detectSandbox()).available,
+      detectSandbox: async () => (await (settings.detectSandbox ?? detectSandbox)()).available,
     });
     const tools = new ToolRuntime({
       tools: runner.tools,

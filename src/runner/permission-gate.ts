@@ -6,6 +6,7 @@ import type { AnyTool, GateDecision, GateRequest, PermissionGate, SandboxMode, T
 import {
   SessionGrants,
   decidePermission,
+  effectivePermissionInput,
   isToolVisible,
   loadCommandClassifier,
   type ApprovalPolicy,
@@ -55,11 +56,12 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
       return decidePermission({ toolName: request.tool.name, access, commandSafety }, permissionSettings);
     },
     grantForSession(request: GateRequest): void {
-      permissionSettings.sessionGrants.add({
+      const input = {
         toolName: request.tool.name,
         access: checkedAccess.get(request) ?? request.access,
         commandSafety: classifications.get(request) ?? null,
-      });
+      };
+      permissionSettings.sessionGrants.add(effectivePermissionInput(input, permissionSettings));
     },
     isVisible(tool: AnyTool): boolean {
       return isToolVisible(tool, permissionSettings);

@@ -9,6 +9,7 @@ import { access } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { isInside } from '../tools/path-policy.js';
 import type { ProtectedPath } from './protected-paths.js';
+import { limitedShellArgs, type ResourceLimits } from './resource-limits.js';
 
 export type SandboxedMode = 'read-only' | 'workspace-write';
 
@@ -24,6 +25,8 @@ export interface BubblewrapSpec {
   /** What to freeze or mask, from `findProtectedPaths`. */
   protectedPaths: readonly ProtectedPath[];
   command: string;
+  /** Memory and CPU bounds the shell sets on itself before the command; none when absent. */
+  limits?: ResourceLimits;
 }
 
 const PRIVATE_TMP = '/tmp';
@@ -118,7 +121,7 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
   // Last, so directories the project bind had to create inside a masked tmpfs could still be made.
   for (const path of remountReadOnly) args.push('--remount-ro', path);
 
-  args.push('--chdir', spec.workdir, 'bash', '-c', spec.command);
+  args.push('--chdir', spec.workdir, 'bash', ...(spec.limits === undefined ? ['-c', spec.command] : limitedShellArgs(spec.command, spec.limits)));
   return args;
 }
 

@@ -27,6 +27,14 @@ export {
   type SandboxDetector,
   type SandboxDetectorOptions,
 } from './bubblewrap.js';
+export { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
+export {
+  QUARANTINE_SUFFIX,
+  scanGitMetadata,
+  quarantineNewGitMetadata,
+  type GitMetadataScan,
+  type QuarantinedGitMetadata,
+} from './git-metadata.js';
 export {
   runCommand,
   type RunCommandOptions,

@@ -63,7 +63,8 @@ export const HOME_SECRET_PATHS: readonly string[] = [
   '.vault-token',
 ];
 
-async function describe(path: string, reason: ProtectionReason): Promise<ProtectedPath | null> {
+/** The protected entry for `path` (real path and kind), or null when it does not exist. */
+export async function describeProtectedPath(path: string, reason: ProtectionReason): Promise<ProtectedPath | null> {
   try {
     const real = await realpath(path);
     const info = await stat(real);
@@ -98,12 +99,12 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
         if (visited > maxEntries) return { paths: found, truncated: true };
         const full = join(dir, entry.name);
         if (entry.name === '.git') {
-          const described = await describe(full, 'git');
+          const described = await describeProtectedPath(full, 'git');
           if (described) found.push(described);
           continue;
         }
         if (isSecretPath(relative(root, full).split(sep).join('/'))) {
-          const described = await describe(full, 'secret-file');
+          const described = await describeProtectedPath(full, 'secret-file');
           if (described) found.push(described);
           continue;
         }
@@ -126,8 +127,8 @@ export async function findProtectedPaths(options: FindProtectedPathsOptions): Pr
   }
   const project = await scanProject(options.root, maxEntries);
   const outside = await Promise.all([
-    describe(options.glassboxHome, 'glassbox-home'),
-    ...HOME_SECRET_PATHS.map((entry) => describe(join(options.homeDir, entry), 'home-secret')),
+    describeProtectedPath(options.glassboxHome, 'glassbox-home'),
+    ...HOME_SECRET_PATHS.map((entry) => describeProtectedPath(join(options.homeDir, entry), 'home-secret')),
   ]);
   const seen = new Set<string>();
   const paths: ProtectedPath[] = [];

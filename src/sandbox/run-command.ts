@@ -3,8 +3,10 @@
 
 import { buildBubblewrapArgs, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
-import { findProtectedPaths } from './protected-paths.js';
+import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
+import { describeProtectedPath, findProtectedPaths, type ProtectedPath } from './protected-paths.js';
 import { runProcess, type ProcessResult } from './run-process.js';
+import { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
 
 export interface SandboxSettings {
   bwrapPath: string;
@@ -29,16 +31,23 @@ export interface RunCommandOptions {
   signal?: AbortSignal;
   outputLimit?: number;
   killGraceMs?: number;
+  /** Per-process memory and CPU bounds (default: `defaultResourceLimits(timeoutMs)`). */
+  limits?: ResourceLimits;
 }
 
 export interface CommandResult extends ProcessResult {
   sandbox: { mode: SandboxedMode; network: boolean } | null;
   /** The secret scan hit its cap, so some deep secret files may not have been masked. */
   secretScanTruncated: boolean;
+  /** Git metadata the command created in the project, renamed so git no longer finds it (workspace-write only). */
+  quarantinedGitMetadata: QuarantinedGitMetadata[];
+  /** Problems with the git-metadata check: a walk that hit its cap, a rename that failed. */
+  gitMetadataProblems: string[];
 }
 
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   if (options.command.trim() === '') throw new Error('command must not be empty.');
+  const limits = options.limits ?? defaultResourceLimits(options.timeoutMs);
   const common = {
     cwd: options.workdir,
     timeoutMs: options.timeoutMs,
@@ -48,31 +57,60 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   };
   if (options.sandbox === null) {
     const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '0' });
-    const result = await runProcess({ ...common, file: 'bash', args: ['-c', options.command], env });
-    return { ...result, sandbox: null, secretScanTruncated: false };
+    const result = await runProcess({ ...common, file: 'bash', args: limitedShellArgs(options.command, limits), env });
+    return { ...result, sandbox: null, secretScanTruncated: false, quarantinedGitMetadata: [], gitMetadataProblems: [] };
   }
 
   const sandbox = options.sandbox;
-  const scan = await findProtectedPaths({
-    root: options.root,
-    homeDir: sandbox.homeDir,
-    glassboxHome: sandbox.glassboxHome,
-  });
+  // Only a writable project can gain git metadata; read-only runs skip both walks.
+  const writable = sandbox.mode === 'workspace-write';
+  const [scan, gitBefore] = await Promise.all([
+    findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome }),
+    writable ? scanGitMetadata(options.root) : null,
+  ]);
+  const protectedPaths = gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore);
   const args = buildBubblewrapArgs({
     root: options.root,
     workdir: options.workdir,
     mode: sandbox.mode,
     network: sandbox.network,
     secretsApproved: sandbox.secretsApproved,
-    protectedPaths: scan.paths,
+    protectedPaths,
     command: options.command,
+    limits,
   });
   // Inside the sandbox only the private /tmp is writable outside the project.
   const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '1', TMPDIR: '/tmp' });
   const result = await runProcess({ ...common, file: sandbox.bwrapPath, args, env });
+  const gitCheck = gitBefore === null ? { quarantined: [], problems: [] } : await quarantineCreatedGitMetadata(options.root, gitBefore);
   return {
     ...result,
     sandbox: { mode: sandbox.mode, network: sandbox.network },
     secretScanTruncated: scan.truncated,
+    quarantinedGitMetadata: gitCheck.quarantined,
+    gitMetadataProblems: gitCheck.problems,
   };
+}
+
+/** The scan's protected paths plus every git directory found (node_modules included), frozen read-only. */
+async function withGitDirectories(paths: readonly ProtectedPath[], git: GitMetadataScan): Promise<ProtectedPath[]> {
+  const seen = new Set(paths.map((entry) => entry.path));
+  const found = await Promise.all([...git.dotGit, ...git.bareLookalikes].map((path) => describeProtectedPath(path, 'git').catch(() => null)));
+  const extra = found.filter((entry): entry is ProtectedPath => entry !== null && !seen.has(entry.path));
+  return [...paths, ...extra];
+}
+
+async function quarantineCreatedGitMetadata(
+  root: string,
+  before: GitMetadataScan,
+): Promise<{ quarantined: QuarantinedGitMetadata[]; problems: string[] }> {
+  const problems: string[] = [];
+  try {
+    const after = await scanGitMetadata(root);
+    if (before.truncated || after.truncated) problems.push('the project is too large to check completely for new git metadata');
+    return { quarantined: await quarantineNewGitMetadata(before, after), problems };
+  } catch (error) {
+    problems.push(`new git metadata could not be checked or quarantined: ${(error as Error).message}`);
+    return { quarantined: [], problems };
+  }
 }

@@ -117,7 +117,23 @@ function formatResult(result: CommandResult, timeoutMs: number): string {
       : `sandbox: ${result.sandbox.mode} (network ${result.sandbox.network ? 'on' : 'off'})`,
   );
   const output = result.output.text === '' ? '(no output)' : result.output.text;
-  return `${parts.join(' · ')}\n${output}`;
+  return `${parts.join(' · ')}\n${output}${gitMetadataNotice(result)}`;
+}
+
+/** Said to the model (and shown to the user with the output) when the command planted git metadata. */
+function gitMetadataNotice(result: CommandResult): string {
+  const lines: string[] = [];
+  for (const { path, movedTo } of result.quarantinedGitMetadata) {
+    lines.push(`glassbox: this command created git metadata at ${path}; it was moved to ${movedTo} so git does not use it.`);
+  }
+  if (result.quarantinedGitMetadata.length > 0) {
+    lines.push(
+      "glassbox: a repository's config and hooks name programs that git runs on the host, so creating one needs a person's approval: " +
+        'run the command again with escalate: true and a justification, or ask the user to do it.',
+    );
+  }
+  for (const problem of result.gitMetadataProblems) lines.push(`glassbox: ${problem}.`);
+  return lines.length === 0 ? '' : `\n${lines.join('\n')}`;
 }
 
 export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArguments> {

@@ -1,0 +1,103 @@
+// The git part of the system prompt's environment block, gathered without letting the repository
+// run anything on the host. `git status` starts programs that repository content names
+// (core.fsmonitor, filter drivers picked by .gitattributes), so a hostile clone would run code the
+// moment Glassbox starts. The rule: no program named by repository content runs outside the
+// sandbox without a person's approval. So `git status` runs only inside a read-only, offline
+// bubblewrap sandbox; without one, the branch is read from the files under `.git` and the status
+// is left out.
+
+import { readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { runCommand, type SandboxAvailability } from '../sandbox/index.js';
+
+const STATUS_LINES = 15;
+const STATUS_TIMEOUT_MS = 5_000;
+const STATUS_COMMAND = 'git --no-optional-locks status --porcelain=v1 --branch --untracked-files=normal 2>/dev/null';
+
+export interface GitSnapshotOptions {
+  root: string;
+  /** Glassbox's home, masked inside the sandbox like for any command. */
+  glassboxHome: string;
+  detectSandbox: () => Promise<SandboxAvailability>;
+  homeDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The `git …` lines of the environment block. Never throws. */
+export async function gitSnapshot(options: GitSnapshotOptions): Promise<string> {
+  const sandbox = await options.detectSandbox().catch(() => null);
+  if (sandbox !== null && sandbox.available && sandbox.path !== null) {
+    const status = await sandboxedStatus(options, sandbox.path);
+    if (status !== null) return status;
+  }
+  const head = await readBranch(options.root);
+  if (head === null) return 'git: not a git repository';
+  const why = sandbox?.available ? 'git status failed in the sandbox' : 'git status runs only inside the sandbox, which is unavailable';
+  return `git branch: ${head}\ngit status: not collected (${why})`;
+}
+
+async function sandboxedStatus(options: GitSnapshotOptions, bwrapPath: string): Promise<string | null> {
+  try {
+    const result = await runCommand({
+      command: STATUS_COMMAND,
+      root: options.root,
+      workdir: options.root,
+      env: options.env ?? process.env,
+      sandbox: {
+        bwrapPath,
+        mode: 'read-only',
+        network: false,
+        secretsApproved: false,
+        homeDir: options.homeDir ?? homedir(),
+        glassboxHome: options.glassboxHome,
+      },
+      timeoutMs: STATUS_TIMEOUT_MS,
+    });
+    if (result.exitCode !== 0) return result.exitCode === 128 ? 'git: not a git repository' : null;
+    return formatStatus(result.output.text);
+  } catch {
+    return null;
+  }
+}
+
+function formatStatus(stdout: string): string {
+  const lines = stdout.split('\n').filter(Boolean);
+  const branch = (lines.shift() ?? '').replace(/^## /, '');
+  const shown = lines.slice(0, STATUS_LINES);
+  const more = lines.length > shown.length ? `\n  … ${lines.length - shown.length} more changed paths` : '';
+  const status = shown.length ? `\n${shown.map((line) => `  ${line}`).join('\n')}${more}` : ' clean';
+  return `git branch: ${branch || '(unknown)'}\ngit status:${status}`;
+}
+
+/**
+ * The current branch (or `HEAD (detached at <sha>)`) from the files git keeps, the way git finds
+ * them: the nearest `.git` directory or `gitdir:` file at or above `root`. Reads files only.
+ */
+export async function readBranch(root: string): Promise<string | null> {
+  const gitDir = await findGitDirectory(root);
+  if (gitDir === null) return null;
+  const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => null);
+  if (head === null) return null;
+  const text = head.trim();
+  const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(text);
+  if (ref !== null) return ref[1];
+  if (/^[0-9a-f]{40,64}$/.test(text)) return `HEAD (detached at ${text.slice(0, 12)})`;
+  return null;
+}
+
+async function findGitDirectory(root: string): Promise<string | null> {
+  for (let directory = resolve(root); ; directory = dirname(directory)) {
+    const candidate = join(directory, '.git');
+    const info = await stat(candidate).catch(() => null);
+    if (info?.isDirectory()) return candidate;
+    if (info?.isFile()) {
+      // Worktrees and submodules: `.git` is a file saying `gitdir: <path>`.
+      const pointer = /^gitdir:\s*(.+)$/m.exec(await readFile(candidate, 'utf8').catch(() => ''));
+      if (pointer === null) return null;
+      const target = pointer[1].trim();
+      return isAbsolute(target) ? target : resolve(directory, target);
+    }
+    if (dirname(directory) === directory) return null;
+  }
+}
