@@ -119,6 +119,13 @@ describe('decidePermission: writes', () => {
     `${root}/.git/hooks/pre-commit`,
     `${root}/.git`,
     `${root}/vendor/lib/.git/config`,
+    // Spellings a case-folding (macOS, Windows) or HFS+/NTFS file system resolves to `.git`.
+    `${root}/vendor/.GIT/config`,
+    `${root}/.Git/hooks/pre-commit`,
+    `${root}/lib/.git./config`,
+    `${root}/lib/.git /config`,
+    `${root}/GIT~1/config`,
+    `${root}/x/.g\u200cit/config`,
     `${root}/.env`,
     `${root}/packages/api/.env.local`,
     `${root}/.envrc`,
