@@ -10,6 +10,7 @@ import { COMMAND_RULES, COMMAND_RUNNERS, UNSAFE_PROGRAM_REASONS, type RuleContex
 import { isSecretPath } from './secret-paths.js';
 import {
   expandBraces,
+  globAsPath,
   globBaseDirectory,
   hasBraceExpansion,
   hasGlobPattern,
@@ -201,10 +202,19 @@ class SyntaxWalker implements RuleContext {
   private command(node: Node): void {
     let name: ShellWord | null = null;
     const args: ShellWord[] = [];
+    let previousWordEnd = -1;
     for (let index = 0; index < node.childCount; index++) {
       const child = node.child(index);
       if (child === null) continue;
       const field = node.fieldNameForChild(index);
+      if (field === 'name' || field === 'argument') {
+        // bash splits words only at blanks and operators; two words with nothing between them are
+        // one word to bash, so the grammar misread it (it does so around escaped braces).
+        if (child.startIndex === previousWordEnd) {
+          this.structural(`\`${node.text.slice(0, 80)}\`: the parser split one shell word in two, so its arguments cannot be trusted`);
+        }
+        previousWordEnd = child.endIndex;
+      }
       if (field === 'name') {
         name = this.word(child);
         this.commands.push(name.text);
@@ -447,12 +457,21 @@ class SyntaxWalker implements RuleContext {
     }
     if (word.homeRelative) return `\`${word.text}\` is in a home directory, outside the project root`;
     if (word.kind === 'static' && (word.text === '-' || HARMLESS_DEVICES.has(word.text))) return null;
-    const path = word.kind === 'glob' ? globBaseDirectory(word.text) : word.text;
+    // A glob matches one name per component, so read as a path it climbs exactly as deep as what
+    // it matches (`*/../../x` is `../x`), once a component that could match `..` counts as `..`.
+    // For a glob, its own text looking like a secret file (`*/.env`, `src/id_rsa*`) means it can
+    // match one; `cat *` matching `.env` is a documented limit (the sandbox masks it).
+    const paths =
+      word.kind === 'glob'
+        ? [{ path: globBaseDirectory(word.text), secret: false }, { path: globAsPath(word.text), secret: contents }]
+        : [{ path: word.text, secret: contents }];
     for (const directory of this.directories) {
-      const absolute = resolve(directory, path);
-      if (!isInside(this.root, absolute)) return `\`${word.text}\` is outside the project root`;
-      if (contents && word.kind === 'static' && isSecretPath(relative(this.root, absolute))) {
-        return `\`${word.text}\` looks like a secret file`;
+      for (const { path, secret } of paths) {
+        const absolute = resolve(directory, path);
+        if (!isInside(this.root, absolute)) return `\`${word.text}\` is outside the project root`;
+        if (secret && isSecretPath(relative(this.root, absolute))) {
+          return `\`${word.text}\` ${word.kind === 'glob' ? 'can match' : 'looks like'} a secret file`;
+        }
       }
     }
     return null;

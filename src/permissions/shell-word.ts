@@ -53,6 +53,47 @@ export function globBaseDirectory(pattern: string): string {
   return slash === 0 ? '/' : head.slice(0, slash);
 }
 
+/**
+ * Could this one-component glob pattern match the name `..`? bash before 5.2 lets `.*` match it.
+ * A leading dot must be matched explicitly (`*` and `?` never match it), so only a pattern that
+ * starts with `.` or a bracket expression can.
+ */
+function mayMatchDotDot(component: string): boolean {
+  if (!/[*?[]/.test(component) || !/^[.[]/.test(component)) return false;
+  let source = '';
+  for (let index = 0; index < component.length; index++) {
+    const char = component[index];
+    if (char === '*') source += '.*';
+    else if (char === '?') source += '.';
+    else if (char === '[') {
+      const close = component.indexOf(']', index + 2);
+      if (close === -1) {
+        source += '\\[';
+        continue;
+      }
+      const body = component.slice(index + 1, close).replace(/^[!^]/, '^').replace(/\\/g, '\\\\');
+      source += `[${body}]`;
+      index = close;
+    } else source += char.replace(/[.+(){}|$\\^]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${source}$`, 's').test('..');
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * A glob read as the path it can reach: every component stands for one name, and one that could
+ * match `..` is taken as `..`, so `resolve()` on the result climbs as high as any match could.
+ */
+export function globAsPath(pattern: string): string {
+  return pattern
+    .split('/')
+    .map((component) => (mayMatchDotDot(component) ? '..' : component))
+    .join('/');
+}
+
 /** Remove backslash escapes from an unquoted word (a backslash-newline disappears entirely). */
 export function unescapeUnquoted(text: string): string {
   let out = '';

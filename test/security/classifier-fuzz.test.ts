@@ -120,3 +120,66 @@ describe('classifier fuzzer (bash is the oracle)', () => {
     }
   });
 });
+
+// Paths hidden in word forms (issue 10, item 4). Bash is the oracle again: it expands each word
+// (braces, globs, quotes, tildes) in a project directory, and if any resulting argument of a
+// file-reading command lies outside the project or names a secret file, the classifier must not
+// call the command known safe.
+const PATH_FRAGMENTS = ['README.md', 'src', 'src/a.ts', '..', '../x', '/etc/passwd', '/tmp', '~', '.env', 'sub/.env', '*', 'sr?', '.'];
+const pathWord: fc.Arbitrary<string> = fc.letrec<{ word: string }>((tie) => ({
+  word: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom(...PATH_FRAGMENTS),
+    fc.tuple(tie('word'), tie('word')).map(([a, b]) => `{${a},${b}}`),
+    fc.tuple(tie('word'), tie('word')).map(([a, b]) => `${a}/${b}`),
+    fc.tuple(tie('word'), tie('word')).map(([a, b]) => `${a}${b}`),
+    tie('word').map((a) => `'${a}'`),
+    tie('word').map((a) => `"${a}"`),
+    fc.constantFrom('{1..3}', '{a..c}', '\\{x,y\\}', '{,.}', '{.,..}'),
+  ),
+})).word;
+const READERS = ['cat', 'head -n1', 'tac', 'wc -l', 'ls', 'git diff', 'git log --', 'base64'];
+const pathCommand = fc.tuple(fc.constantFrom(...READERS), pathWord).map(([reader, word]) => ({ reader, word }));
+
+describe('classifier path fuzzer (bash expands the words)', () => {
+  test('a file command whose expanded arguments leave the root or name a secret is never known safe', async () => {
+    const { isSecretPath } = await import('../../src/permissions/index.js');
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    const { relative, resolve } = await import('node:path');
+    const classifier = await loadCommandClassifier();
+    await withTempDir(async (dir) => {
+      const root = join(dir, 'project');
+      await mkdir(join(root, 'src'), { recursive: true });
+      await mkdir(join(root, 'sub'), { recursive: true });
+      await writeFile(join(root, 'README.md'), 'r');
+      await writeFile(join(root, 'src/a.ts'), 'a');
+      const samples = fc.sample(pathCommand, { numRuns: 500, seed: 20261202 });
+      // One bash prints every word's expansion, NUL-separated, one record per line of output.
+      const script = 'for w in "$@"; do eval "printf \'%s\\0\' $w"; printf "\\n"; done';
+      const expanded = spawnSync('bash', ['-c', script, 'fuzz', ...samples.map(({ word }) => word)], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+        encoding: 'utf8',
+        timeout: 60_000,
+      }).stdout.split('\0\n');
+      let risky = 0;
+      const wrong: string[] = [];
+      for (const [index, { reader, word }] of samples.entries()) {
+        const args = (expanded[index] ?? '').split('\0').filter((arg) => arg !== '' && arg !== '\n');
+        const escapes = args.some((arg) => {
+          const absolute = resolve(root, arg);
+          const outside = !(absolute === root || absolute.startsWith(`${root}/`));
+          // ls reads names and sizes, not contents: only containment applies to it.
+          return outside || (reader !== 'ls' && isSecretPath(relative(root, absolute)));
+        });
+        if (!escapes) continue;
+        risky++;
+        const command = `${reader} ${word}`;
+        const verdict = classifier.classify(command, { root });
+        if (verdict.safe) wrong.push(`${JSON.stringify(command)} → ${JSON.stringify(args)}`);
+      }
+      assert.ok(risky >= 100, `the generator produced only ${risky} risky commands`);
+      assert.deepEqual(wrong, []);
+    });
+  });
+});
