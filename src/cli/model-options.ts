@@ -11,5 +11,11 @@ export function addModelOptions(command: Command): Command {
     .addOption(new Option('--home <dir>', 'Glassbox home for sessions and config (default ~/.glassbox)').env('GLASSBOX_HOME'))
     .option('--compact-at <tokens|percent%>', 'compact the context at this many tokens or this share of the window')
     .option('--context-window <tokens>', "override the model's context window")
+    .addOption(
+      new Option(
+        '--stream-idle-timeout <seconds>',
+        'give up on a model stream silent this long once its answer started (default 120; the wait for its first event is at least 300)',
+      ).env('GLASSBOX_STREAM_IDLE_TIMEOUT'),
+    )
     .option('--demo', 'use the built-in offline demo model');
 }

@@ -25,6 +25,8 @@ export interface ModelConfig {
   baseURL: string | null;
   apiKey: string;
   demo: boolean;
+  /** --stream-idle-timeout in ms; undefined: the gateway's default. Pass it on to createGateway. */
+  streamIdleTimeoutMs?: number;
 }
 
 export interface CommonConfig extends ModelConfig {
@@ -39,6 +41,7 @@ export interface ModelOptionValues {
   cd?: string;
   home?: string;
   demo?: boolean;
+  streamIdleTimeout?: string;
 }
 
 export function resolveCommonConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): CommonConfig {
@@ -53,15 +56,33 @@ export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.Proce
   const wireApi = parseWireApi(options.wireApi ?? 'chat');
   const apiKey = envValue('OPENAI_API_KEY', env)?.trim() ?? '';
   const baseUrlOption = options.baseUrl?.trim() ?? '';
+  const streamIdleTimeoutMs = parseStreamIdleTimeout(options.streamIdleTimeout);
+  const timeouts = streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs };
   if (options.demo || (apiKey === '' && baseUrlOption === '')) {
-    return { model: options.model?.trim() || DEMO_MODEL, wireApi, baseURL: null, apiKey: 'demo', demo: true };
+    return { model: options.model?.trim() || DEMO_MODEL, wireApi, baseURL: null, apiKey: 'demo', demo: true, ...timeouts };
   }
   const baseURL = baseUrlOption === '' ? OPENAI_BASE_URL : parseBaseUrl(baseUrlOption);
   if (apiKey === '' && baseURL === OPENAI_BASE_URL) {
     throw new UsageError('OPENAI_API_KEY is not set; set it, or point --base-url at an endpoint that needs no key');
   }
   // Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) usually ignore the key, but the SDK needs one.
-  return { model: options.model?.trim() || DEFAULT_MODEL, wireApi, baseURL, apiKey: apiKey || 'no-key', demo: false };
+  return { model: options.model?.trim() || DEFAULT_MODEL, wireApi, baseURL, apiKey: apiKey || 'no-key', demo: false, ...timeouts };
+}
+
+/** setTimeout's ceiling: a longer delay would fire at once. */
+const MAX_TIMEOUT_SECONDS = Math.floor(2_147_483_647 / 1000);
+
+/** --stream-idle-timeout / GLASSBOX_STREAM_IDLE_TIMEOUT: seconds (fractions allowed) → ms. */
+export function parseStreamIdleTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
+  const ms = Math.round(seconds * 1000);
+  if (!(ms >= 1 && seconds <= MAX_TIMEOUT_SECONDS)) {
+    throw new UsageError(
+      `--stream-idle-timeout (GLASSBOX_STREAM_IDLE_TIMEOUT) expects a positive number of seconds up to ${MAX_TIMEOUT_SECONDS}, got "${value}"`,
+    );
+  }
+  return ms;
 }
 
 export function parseWireApi(value: string): WireApi {

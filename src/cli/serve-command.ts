@@ -115,7 +115,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   const gatewayFor = (wireApi: WireApi): ModelGateway => {
     let gateway = gateways.get(wireApi);
     if (gateway === undefined) {
-      gateway = createGateway({ wireApi, baseURL: model.gateway.baseURL, apiKey: config.apiKey });
+      gateway = createGateway({ wireApi, baseURL: model.gateway.baseURL, apiKey: config.apiKey, streamIdleTimeoutMs: config.streamIdleTimeoutMs });
       gateways.set(wireApi, gateway);
     }
     return gateway;

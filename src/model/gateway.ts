@@ -1,4 +1,5 @@
 import type { ModelCallOptions, ModelRequest, ModelResponse, ModelStreamEvent, WireApi } from './ir.js';
+import type { ResponseLimits } from './response-limits.js';
 
 /**
  * A model gateway speaks one wire API to one endpoint.
@@ -13,6 +14,8 @@ import type { ModelCallOptions, ModelRequest, ModelResponse, ModelStreamEvent, W
  * - Errors never masquerade as empty answers: truncation, content filtering, refusals and
  *   `response.failed` all throw with their own code.
  * - An aborted signal throws `ABORTED` promptly, including during a backoff sleep.
+ * - A stream that goes silent past its timeout, or an answer past its size limits, is abandoned
+ *   (the connection closed) and fails with a code, never kept waiting on or read to its end.
  */
 export interface ModelGateway {
   readonly wireApi: WireApi;
@@ -25,8 +28,24 @@ export interface GatewayConfig {
   wireApi: WireApi;
   baseURL: string;
   apiKey: string;
-  /** Per-attempt request timeout in ms (default 600 000). */
+  /**
+   * Per-attempt timeout in ms (default 600 000): the wait for response headers, and for a
+   * non-streaming call the whole answer. A shorter one also shortens the stream defaults below.
+   */
   timeoutMs?: number;
+  /**
+   * Longest silence in ms before a stream's first text or tool-call event, response headers
+   * included (default: 300 000 or `timeoutMs` if shorter, but never less than the idle timeout).
+   * A stall here is retried: nothing reached the caller yet.
+   */
+  streamStartTimeoutMs?: number;
+  /**
+   * Longest silence in ms between stream events once the answer has started (default: 120 000
+   * or `timeoutMs` if shorter). Such a stall fails with STREAM_INTERRUPTED and is not retried.
+   */
+  streamIdleTimeoutMs?: number;
+  /** Size caps on one answer (see response-limits.ts for the defaults and why). */
+  limits?: Partial<ResponseLimits>;
   /** Retry policy overrides; tests shrink the delays. */
   retry?: Partial<RetryPolicy>;
   /** Extra headers sent with every request. */

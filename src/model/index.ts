@@ -22,4 +22,5 @@ export {
   StrictSchemaError,
   ToolArgumentsError,
 } from './strict-schema.js';
-export { DEFAULT_TIMEOUT_MS } from './sdk-client.js';
+export { DEFAULT_TIMEOUT_MS, DEFAULT_STREAM_START_TIMEOUT_MS, DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './sdk-client.js';
+export { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from './response-limits.js';

@@ -55,7 +55,20 @@ export interface ErrorContext {
   signal?: AbortSignal;
   /** Set when our own per-attempt timer aborted the request. */
   timedOut?: boolean;
+  /** The limit that ran out: our timer's when `timedOut`, else the SDK's header wait. */
   timeoutMs?: number;
+  /** Our timer cut a stream, whose silence limits have their own setting to name. */
+  stream?: boolean;
+}
+
+/** The CLI flag (and gateway options) that change the stream silence limits, for messages. */
+const STREAM_TIMEOUT_SETTING = '--stream-idle-timeout (gateway options streamStartTimeoutMs / streamIdleTimeoutMs)';
+
+/** "150 ms" or "120 s": tests and impatient users set sub-second limits, providers get seconds. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
 /** The provider's own words, without the status prefix the SDK adds. */
@@ -82,11 +95,21 @@ export function abortedError(cause?: unknown): ModelError {
 }
 
 export function timeoutError(context: ErrorContext, cause?: unknown): ModelError {
-  const seconds = context.timeoutMs === undefined ? '' : ` within ${Math.round(context.timeoutMs / 1000)} s`;
+  const within = context.timeoutMs === undefined ? '' : ` within ${formatDuration(context.timeoutMs)}`;
+  const advice = context.stream
+    ? `The provider may be overloaded or still thinking; try again, or raise the limit with ${STREAM_TIMEOUT_SETTING}.`
+    : 'The provider may be overloaded; try again or raise the timeout.';
+  return new ModelError('CONNECTION_FAILED', `No response from ${context.baseURL}${within}. ${advice}`, { retryable: true, cause });
+}
+
+/** A stream that went silent after the caller had events: never retried, the round is broken. */
+function stalledError(context: ErrorContext, cause: unknown): ModelError {
+  const silent = context.timeoutMs === undefined ? '' : ` for ${formatDuration(context.timeoutMs)}`;
   return new ModelError(
-    'CONNECTION_FAILED',
-    `No response from ${context.baseURL}${seconds}. The provider may be overloaded; try again or raise the timeout.`,
-    { retryable: true, cause },
+    'STREAM_INTERRUPTED',
+    `The stream from ${context.baseURL} went silent${silent} after the answer had started; gave up on it. ` +
+      `If the provider pauses that long, raise the limit with ${STREAM_TIMEOUT_SETTING}.`,
+    { cause },
   );
 }
 
@@ -191,13 +214,7 @@ export function mapSdkError(error: unknown, context: ErrorContext): ModelError {
 export function mapStreamError(error: unknown, context: ErrorContext, yielded: boolean): ModelError {
   if (context.signal?.aborted) return abortedError(error);
   if (isModelError(error)) return error;
-  if (context.timedOut) {
-    if (!yielded) return timeoutError(context, error);
-    const seconds = context.timeoutMs === undefined ? '' : ` for ${Math.round(context.timeoutMs / 1000)} s`;
-    return new ModelError('STREAM_INTERRUPTED', `The stream from ${context.baseURL} went silent${seconds}; gave up on it.`, {
-      cause: error,
-    });
-  }
+  if (context.timedOut) return yielded ? stalledError(context, error) : timeoutError(context, error);
   if (error instanceof SyntaxError) {
     return new ModelError('MALFORMED_STREAM', `The provider sent a stream event that is not valid JSON: ${error.message}`, {
       cause: error,

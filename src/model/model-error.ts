@@ -9,12 +9,13 @@ export type ModelErrorCode =
   | 'SERVER_ERROR' // 5xx after retries
   | 'CONNECTION_FAILED' // refused, reset, DNS, timeout before a response
   | 'CONTEXT_OVERFLOW' // the request does not fit the model's window
-  | 'STREAM_INTERRUPTED' // the stream broke after it started
+  | 'STREAM_INTERRUPTED' // the stream broke, or went silent past the idle timeout, after it started
   | 'MALFORMED_STREAM' // the provider sent something that is not valid SSE/JSON
   | 'RESPONSE_FAILED' // response.failed / error stream event
   | 'OUTPUT_TRUNCATED' // finish_reason length / incomplete max_output_tokens
   | 'CONTENT_FILTERED' // finish_reason content_filter
   | 'MODEL_REFUSED' // refusal content
+  | 'RESPONSE_TOO_LARGE' // the answer passed a size limit (text, one call's arguments, total, one event)
   | 'ABORTED'; // caller cancelled
 
 export interface ModelErrorOptions {

@@ -10,6 +10,9 @@ import { ModelError } from './model-error.js';
 export interface AttemptSettings {
   signal: AbortSignal | undefined;
   timeoutMs: number;
+  /** Stream silence limits: before the first event reaches the caller, and after. */
+  streamStartTimeoutMs: number;
+  streamIdleTimeoutMs: number;
   baseURL: string;
 }
 
@@ -26,7 +29,9 @@ export interface StreamMapper<Chunk> {
 
 /** One non-streaming attempt: `call` gets the signal to hand the SDK. */
 export async function runCall<T>(settings: AttemptSettings, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const scope = new CallScope(settings.signal, settings.timeoutMs, settings.baseURL);
+  const { timeoutMs } = settings;
+  const timeouts = { requestTimeoutMs: timeoutMs, startMs: timeoutMs, idleMs: timeoutMs, stream: false };
+  const scope = new CallScope(settings.signal, timeouts, settings.baseURL);
   try {
     if (scope.cancelled) throw abortedError(settings.signal?.reason);
     return await call(scope.signal);
@@ -47,7 +52,13 @@ export async function* runStream<Chunk>(
   open: (signal: AbortSignal) => Promise<AsyncIterable<Chunk>>,
   mapper: StreamMapper<Chunk>,
 ): AsyncGenerator<ModelStreamEvent, void, undefined> {
-  const scope = new CallScope(settings.signal, settings.timeoutMs, settings.baseURL);
+  const timeouts = {
+    requestTimeoutMs: settings.timeoutMs,
+    startMs: settings.streamStartTimeoutMs,
+    idleMs: settings.streamIdleTimeoutMs,
+    stream: true,
+  };
+  const scope = new CallScope(settings.signal, timeouts, settings.baseURL);
   let yielded = false;
   try {
     let stream: AsyncIterable<Chunk>;
@@ -59,9 +70,12 @@ export async function* runStream<Chunk>(
     }
     scope.touch();
     try {
+      // Leaving this loop early (a mapper error, e.g. a size limit; the caller stopping) makes the
+      // SDK abort the request, so the connection closes instead of being read to its end.
       for await (const chunk of stream) {
         scope.touch();
         for (const event of mapper.push(chunk)) {
+          if (!yielded) scope.answerStarted();
           yielded = true;
           yield event;
         }
@@ -71,7 +85,7 @@ export async function* runStream<Chunk>(
       throw mapStreamError(error, scope.errorContext(), yielded);
     }
     // The SDK ends a stream quietly when its signal aborts, so a clean end may still be a cancel
-    // or our own inactivity timeout.
+    // or one of our silence timeouts.
     if (scope.cancelled) throw abortedError(settings.signal?.reason);
     if (scope.timedOut) throw mapStreamError(new Error('stream timed out'), scope.errorContext(), yielded);
     if (!mapper.complete) {

@@ -39,10 +39,24 @@ export interface FakeProviderOptions {
   model?: string;
 }
 
+/** How the answer to one request ended, as the provider saw it. */
+export interface ExchangeOutcome {
+  /** The whole answer was written and ended; false when the client (or `close`) cut it short. */
+  finished: boolean;
+  /** SSE frames handed to the socket, and how many the answer had; both 0 without streaming. */
+  framesWritten: number;
+  framesTotal: number;
+}
+
 export interface FakeProvider {
   readonly baseURL: string;
   readonly requests: CapturedRequest[];
   readonly unexpectedRequests: CapturedRequest[];
+  /**
+   * Resolves once the answer to request #`index` is over, finished or not, so a test can check
+   * that a client hung up early without sleeping. May be called before the request arrives.
+   */
+  exchangeEnded(index: number): Promise<ExchangeOutcome>;
   push(...steps: ScriptStep[]): void;
   remaining(): number;
   close(): Promise<void>;
@@ -93,6 +107,23 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
     };
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+interface Exchange {
+  outcome: Promise<ExchangeOutcome>;
+  settle(outcome: ExchangeOutcome): void;
+}
+
+function newExchange(): Exchange {
+  let settle: (outcome: ExchangeOutcome) => void = () => {};
+  const outcome = new Promise<ExchangeOutcome>((resolve) => (settle = resolve));
+  return { outcome, settle };
+}
+
+/** Counts the frames of one streamed answer, for `exchangeEnded`. */
+interface FrameProgress {
+  written: number;
+  total: number;
 }
 
 function waitForAbort(signal: AbortSignal): Promise<void> {
@@ -159,6 +190,26 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const ids = new IdFactory();
   const sockets = new Set<Socket>();
   const inFlight = new Set<AbortController>();
+  const exchanges = new Map<number, Exchange>();
+
+  function exchangeFor(index: number): Exchange {
+    let exchange = exchanges.get(index);
+    if (exchange === undefined) {
+      exchange = newExchange();
+      exchanges.set(index, exchange);
+    }
+    return exchange;
+  }
+
+  /** Settles the request's exchange when its response closes, however that happens. */
+  function trackExchange(index: number, res: ServerResponse): FrameProgress {
+    const progress: FrameProgress = { written: 0, total: 0 };
+    const settle = () =>
+      exchangeFor(index).settle({ finished: res.writableFinished, framesWritten: progress.written, framesTotal: progress.total });
+    if (res.closed) settle();
+    else res.once('close', settle);
+    return progress;
+  }
 
   async function nextTurn(request: CapturedRequest): Promise<ScriptedTurn | 'exhausted'> {
     let step: ScriptStep;
@@ -179,19 +230,33 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     return turn;
   }
 
-  async function streamFrames(res: ServerResponse, frames: SseFrame[], turn: ResolvedTurn, signal: AbortSignal): Promise<void> {
+  async function streamFrames(
+    res: ServerResponse,
+    frames: SseFrame[],
+    turn: ResolvedTurn,
+    signal: AbortSignal,
+    progress: FrameProgress,
+  ): Promise<void> {
     const fault = turn.fault;
+    progress.total = frames.length;
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
     // A fault after the final frame would go unnoticed (the SDK stops reading at `[DONE]`), so a
-    // cut or malformed line always replaces at least the last frame.
+    // cut, stall or malformed line always replaces at least the last frame.
     const stopAt =
-      fault?.kind === 'cut' || fault?.kind === 'malformed' ? Math.min(fault.afterEvents, frames.length - 1) : frames.length;
+      fault?.kind === 'cut' || fault?.kind === 'malformed' || fault?.kind === 'stall'
+        ? Math.min(fault.afterEvents, frames.length - 1)
+        : frames.length;
     for (let i = 0; i < stopAt; i++) {
       if (i > 0 && !(await sleep(turn.chunkDelayMs, signal))) return;
       if (!(await writeChunk(res, formatSseFrame(frames[i]), signal))) return;
+      progress.written++;
     }
-    if (fault?.kind === 'cut') {
+    if (fault?.kind === 'stall') {
+      // Silence, not an ending: only the client giving up (or `close`) ends this answer.
+      await waitForAbort(signal);
+      res.destroy();
+    } else if (fault?.kind === 'cut') {
       res.socket?.destroy();
     } else if (fault?.kind === 'malformed') {
       if (stopAt > 0 && !(await sleep(turn.chunkDelayMs, signal))) return;
@@ -201,9 +266,17 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     }
   }
 
-  function sendReply(res: ServerResponse, reply: WireReply, turn: ResolvedTurn): void {
+  async function sendReply(res: ServerResponse, reply: WireReply, turn: ResolvedTurn, signal: AbortSignal): Promise<void> {
     const text = JSON.stringify(reply.body);
     const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
+    if (turn.fault?.kind === 'stall') {
+      // Promise the whole body, deliver half, then say nothing more.
+      res.writeHead(reply.status, headers);
+      await writeChunk(res, text.slice(0, Math.floor(text.length / 2)), signal);
+      await waitForAbort(signal);
+      res.destroy();
+      return;
+    }
     if (turn.fault?.kind === 'cut') {
       // Promise the whole body, deliver half, then hang up: a connection lost mid-body.
       res.writeHead(reply.status, headers);
@@ -244,6 +317,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       receivedAt,
     };
     requests.push(request);
+    const progress = trackExchange(request.index, res);
     res.setHeader('x-request-id', `req_fake_${request.index}`);
 
     if (parseError !== null) {
@@ -305,9 +379,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     };
     if (request.stream) {
       const frames = wireApi === 'chat' ? buildChatCompletionFrames(turn, meta) : buildResponseFrames(turn, meta);
-      await streamFrames(res, frames, turn, signal);
+      await streamFrames(res, frames, turn, signal, progress);
     } else {
-      sendReply(res, wireApi === 'chat' ? buildChatCompletion(turn, meta) : buildResponse(turn, meta), turn);
+      await sendReply(res, wireApi === 'chat' ? buildChatCompletion(turn, meta) : buildResponse(turn, meta), turn, signal);
     }
   }
 
@@ -365,6 +439,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     baseURL: `http://${host}:${address.port}/v1`,
     requests,
     unexpectedRequests,
+    exchangeEnded(index: number): Promise<ExchangeOutcome> {
+      return exchangeFor(index).outcome;
+    },
     push(...steps: ScriptStep[]): void {
       steps.forEach((step, i) => checkStep(step, `pushed step ${i}`));
       script.push(...steps);

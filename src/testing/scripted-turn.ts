@@ -21,8 +21,9 @@ export interface ScriptedUsage {
 }
 
 /**
- * Transport faults (`status`, `cut`, `malformed`, `hang`, `drop`) behave the same on both wire APIs;
- * `cut`/`malformed` without streaming send half of the JSON body (then hang up / end it unparsable).
+ * Transport faults (`status`, `cut`, `malformed`, `stall`, `hang`, `drop`) behave the same on both
+ * wire APIs; `cut`/`malformed`/`stall` without streaming send half of the JSON body (then hang up /
+ * end it unparsable / go silent).
  * In-band faults: `response_failed` streams the content and then fails (Chat: an `error` chunk;
  * Responses: `response.failed`); without streaming Chat answers HTTP 500 and Responses a
  * `status: 'failed'` response. `stream_error_event` streams a top-level `error` event after
@@ -35,6 +36,11 @@ export type ScriptedFault =
   | { kind: 'cut'; afterEvents: number }
   /** After N events a `data:` line that is not JSON, then the response ends. */
   | { kind: 'malformed'; afterEvents: number }
+  /**
+   * 200 and headers, N SSE events (capped like `cut`), then silence with the connection open until
+   * the client disconnects or the provider closes: a provider that stalls mid-answer.
+   */
+  | { kind: 'stall'; afterEvents: number }
   /** Never answers, until the client disconnects or the provider closes. */
   | { kind: 'hang' }
   /** Destroys the socket before any response. */
@@ -116,7 +122,7 @@ export class IdFactory {
   }
 }
 
-const FAULT_KINDS = new Set(['status', 'cut', 'malformed', 'hang', 'drop', 'response_failed', 'stream_error_event']);
+const FAULT_KINDS = new Set(['status', 'cut', 'malformed', 'stall', 'hang', 'drop', 'response_failed', 'stream_error_event']);
 const FINISH_REASONS = new Set(['stop', 'length', 'content_filter']);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -152,6 +158,7 @@ function validateFault(fault: unknown): void {
       break;
     case 'cut':
     case 'malformed':
+    case 'stall':
       checkCount(fault.afterEvents, 'fault.afterEvents');
       break;
     case 'response_failed':

@@ -214,3 +214,59 @@ describe('ResponsesStreamMapper', () => {
     throwsCode(() => runResponses([{ type: 'response.output_text.delta', delta: 'x', item_id: 'm', output_index: 0, content_index: 0 }]), 'STREAM_INTERRUPTED');
   });
 });
+
+describe('stream mappers: size limits', () => {
+  const limits = { maxTextChars: 10, maxArgumentChars: 8, maxResponseChars: 20 };
+
+  it('Chat counts refusal text with the answer text and checks each delta before keeping it', () => {
+    const mapper = new ChatStreamMapper(limits);
+    assert.deepEqual(mapper.push(chunk({ content: '12345' })), [{ type: 'text-delta', delta: '12345' }]);
+    throwsCode(() => mapper.push(chunk({ refusal: '678901' })), 'RESPONSE_TOO_LARGE', /10 characters \(limits\.maxTextChars\)/);
+    const calls = new ChatStreamMapper(limits);
+    calls.push(chunk({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'write', arguments: '{"x":1}' } }] }));
+    throwsCode(
+      () => calls.push(chunk({ tool_calls: [{ index: 0, function: { arguments: '99' } }] })),
+      'RESPONSE_TOO_LARGE',
+      /tool call #0 \(write\) passed 8 characters/,
+    );
+  });
+
+  it('Responses checks arguments and text that arrive whole, not only as deltas', () => {
+    const added = (args: string) => ({
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { type: 'function_call', id: 'fc', call_id: 'c', name: 'write', arguments: args },
+    });
+    throwsCode(() => new ResponsesStreamMapper(limits).push(added('123456789') as unknown as ResponseStreamEvent), 'RESPONSE_TOO_LARGE', /maxArgumentChars/);
+    const done = new ResponsesStreamMapper(limits);
+    done.push(added('') as unknown as ResponseStreamEvent);
+    throwsCode(
+      () => done.push({ type: 'response.function_call_arguments.done', item_id: 'fc', output_index: 0, name: 'write', arguments: '123456789' } as unknown as ResponseStreamEvent),
+      'RESPONSE_TOO_LARGE',
+      /maxArgumentChars/,
+    );
+    const message = { type: 'message', id: 'm', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'x'.repeat(11), annotations: [] }] };
+    throwsCode(
+      () => new ResponsesStreamMapper(limits).push({ type: 'response.completed', response: responseObject({ output: [message] }) } as unknown as ResponseStreamEvent),
+      'RESPONSE_TOO_LARGE',
+      /maxTextChars/,
+    );
+  });
+
+  it('Responses counts every call toward the total, and a replaced value only once', () => {
+    const mapper = new ResponsesStreamMapper(limits);
+    const push = (event: Record<string, unknown>) => mapper.push(event as unknown as ResponseStreamEvent);
+    const item = (i: number, args: string) => ({
+      type: 'response.output_item.done',
+      output_index: i,
+      item: { type: 'function_call', id: `fc${i}`, call_id: `c${i}`, name: 'w', arguments: args },
+    });
+    push({ type: 'response.output_item.added', output_index: 0, item: { type: 'function_call', id: 'fc0', call_id: 'c0', name: 'w', arguments: '' } });
+    push({ type: 'response.function_call_arguments.delta', item_id: 'fc0', output_index: 0, delta: '1234' });
+    // The finished value replaces the streamed preview: call 0 now holds 8 characters, not 12.
+    push({ type: 'response.function_call_arguments.done', item_id: 'fc0', output_index: 0, name: 'w', arguments: '12345678' });
+    push(item(1, '12345678'));
+    push(item(2, '1234'));
+    throwsCode(() => push(item(3, '1')), 'RESPONSE_TOO_LARGE', /20 characters \(limits\.maxResponseChars\)/);
+  });
+});

@@ -105,6 +105,56 @@ describe('fake provider: faults', () => {
     }
   });
 
+  it('stalls after N events with the connection open, until the client gives up', async () => {
+    let secondArrived: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => (secondArrived = resolve));
+    await withProvider(
+      {
+        script: [
+          { text: 'an answer long enough for several chunks', chunkSize: 4, fault: { kind: 'stall', afterEvents: 3 } },
+          () => {
+            secondArrived();
+            return { text: 'whole', fault: { kind: 'stall', afterEvents: 0 } };
+          },
+        ],
+      },
+      async (provider, client) => {
+        const controller = new AbortController();
+        const chat = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true }, { signal: controller.signal });
+        const received: string[] = [];
+        // The SDK ends an aborted stream quietly; the stall itself never ends it.
+        for await (const chunk of chat) {
+          received.push(chunk.choices[0]?.delta.content ?? '');
+          if (received.length === 3) controller.abort();
+        }
+        assert.deepEqual(received, ['', 'an a', 'nswe']);
+        assert.deepEqual(await provider.exchangeEnded(0), { finished: false, framesWritten: 3, framesTotal: 13 });
+
+        // Without streaming, half the promised body arrives and then nothing.
+        const later = new AbortController();
+        const pending = client.responses.create({ model: 'm', input: 'hi' }, { signal: later.signal });
+        const ended = provider.exchangeEnded(1);
+        await arrived;
+        later.abort();
+        await rejectsWith(pending, (e) => e instanceof Error);
+        assert.equal((await ended).finished, false);
+      },
+    );
+  });
+
+  it('reports a complete answer as finished, with every frame written', async () => {
+    await withProvider({ script: [{ text: 'abcdef', chunkSize: 2 }, { text: 'plain' }] }, async (provider, client) => {
+      const stream = await client.responses.create({ model: 'm', input: 'hi', stream: true });
+      for await (const _event of stream);
+      const outcome = await provider.exchangeEnded(0);
+      assert.equal(outcome.finished, true);
+      assert.ok(outcome.framesTotal > 3);
+      assert.equal(outcome.framesWritten, outcome.framesTotal);
+      await client.chat.completions.create({ model: 'm', messages: chatMessages });
+      assert.deepEqual(await provider.exchangeEnded(1), { finished: true, framesWritten: 0, framesTotal: 0 });
+    });
+  });
+
   it('drops the connection before answering: the SDK reports a connection error', async () => {
     await withProvider({ script: [{ fault: { kind: 'drop' } }, { fault: { kind: 'drop' } }] }, async (provider, client) => {
       await rejectsWith(

@@ -16,7 +16,7 @@ export class ChatCompletionsGateway extends SdkGateway {
     const completion = await runCall(this.settings(options), (signal) =>
       this.client.chat.completions.create(body, { signal }),
     );
-    return chatCompletionToResponse(completion);
+    return this.checked(chatCompletionToResponse(completion));
   }
 
   async *streamResponse(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<ModelStreamEvent> {
@@ -24,7 +24,7 @@ export class ChatCompletionsGateway extends SdkGateway {
     yield* runStream(
       this.settings(options),
       (signal) => this.client.chat.completions.create(body, { signal }),
-      new ChatStreamMapper(),
+      new ChatStreamMapper(this.limits),
     );
   }
 }

@@ -1,10 +1,11 @@
 // Chat Completions chunks → IR stream events. Pure and synchronous, so the fiddly parts (tool
 // call deltas accumulated by index, the usage chunk after the finish chunk) are testable without
-// a server.
+// a server. Every accumulated string is size-checked before it grows (response-limits.ts).
 
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ModelStreamEvent, ModelToolCall, Usage } from '../ir.js';
 import { ModelError } from '../model-error.js';
+import { ResponseSizeGuard, type ResponseLimits } from '../response-limits.js';
 import type { StreamMapper } from '../run-call.js';
 import { closingEvents, successfulResponse } from '../successful-response.js';
 import { chatUsage, checkChatEnding } from './convert-response.js';
@@ -29,6 +30,11 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
   private model: string | null = null;
   private readonly slots: ToolCallSlot[] = [];
   private readonly slotByWireIndex = new Map<number, ToolCallSlot>();
+  private readonly guard: ResponseSizeGuard;
+
+  constructor(limits?: ResponseLimits) {
+    this.guard = new ResponseSizeGuard(limits);
+  }
 
   /** True once the provider said why the message ended; only then may `finish` be called. */
   get complete(): boolean {
@@ -50,10 +56,14 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
     if (!choice) return events;
     const delta = choice.delta ?? {};
     if (typeof delta.content === 'string' && delta.content !== '') {
+      this.guard.text(this.text.length + delta.content.length + this.refusal.length);
       this.text += delta.content;
       events.push({ type: 'text-delta', delta: delta.content });
     }
-    if (typeof delta.refusal === 'string') this.refusal += delta.refusal;
+    if (typeof delta.refusal === 'string') {
+      this.guard.text(this.text.length + this.refusal.length + delta.refusal.length);
+      this.refusal += delta.refusal;
+    }
     for (const call of delta.tool_calls ?? []) this.pushToolCall(call, events);
     if (choice.finish_reason) {
       this.finishReason = choice.finish_reason;
@@ -76,6 +86,7 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
     const name = delta.function?.name;
     if (name && !slot.started) slot.name = name;
     const piece = delta.function?.arguments ?? '';
+    this.guard.arguments(slot.index, slot.name, slot.arguments.length + piece.length);
     slot.arguments += piece;
     if (!slot.started) {
       // Start only once id and name are known; arguments seen before that are sent as one delta.

@@ -1,11 +1,13 @@
 // Responses stream events → IR stream events. Pure and synchronous. The typed events carry
 // everything incrementally; `response.completed` carries the final response, which is used to
 // fill in anything a compatible server did not stream (so message-done is always complete).
+// Every accumulated or replaced string is size-checked before it is kept (response-limits.ts).
 
 import type { Response, ResponseFunctionToolCall, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ModelStreamEvent, ModelToolCall } from '../ir.js';
 import { streamFailureError } from '../map-sdk-error.js';
 import { ModelError } from '../model-error.js';
+import { ResponseSizeGuard, type ResponseLimits } from '../response-limits.js';
 import type { StreamMapper } from '../run-call.js';
 import { closingEvents, successfulResponse } from '../successful-response.js';
 import {
@@ -33,6 +35,11 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
   private model: string | null = null;
   private readonly slots: ToolCallSlot[] = [];
   private done = false;
+  private readonly guard: ResponseSizeGuard;
+
+  constructor(limits?: ResponseLimits) {
+    this.guard = new ResponseSizeGuard(limits);
+  }
 
   get complete(): boolean {
     return this.done;
@@ -52,14 +59,17 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
         break;
       case 'response.output_text.delta':
         if (event.delta !== '') {
+          this.guard.text(this.text.length + event.delta.length + (this.refusal?.length ?? 0));
           this.text += event.delta;
           events.push({ type: 'text-delta', delta: event.delta });
         }
         break;
       case 'response.refusal.delta':
+        this.guard.text(this.text.length + (this.refusal?.length ?? 0) + event.delta.length);
         this.refusal = (this.refusal ?? '') + event.delta;
         break;
       case 'response.refusal.done':
+        this.guard.text(this.text.length + event.refusal.length);
         this.refusal = event.refusal;
         break;
       case 'response.output_item.added':
@@ -71,6 +81,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
           throw new ModelError('MALFORMED_STREAM', `The provider streamed arguments for unknown tool call item ${event.item_id}.`);
         }
         if (event.delta !== '' && !slot.ended) {
+          this.guard.arguments(slot.index, slot.name, slot.arguments.length + event.delta.length);
           slot.arguments += event.delta;
           events.push({ type: 'tool-call-delta', index: slot.index, delta: event.delta });
         }
@@ -78,7 +89,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
       }
       case 'response.function_call_arguments.done': {
         const slot = this.findSlot(event.item_id, event.output_index);
-        if (slot && !slot.ended) slot.arguments = event.arguments;
+        if (slot && !slot.ended) this.replaceArguments(slot, event.arguments);
         break;
       }
       case 'response.output_item.done':
@@ -136,9 +147,10 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
       name: item.name,
       itemId: item.id ?? null,
       outputIndex,
-      arguments: item.arguments ?? '',
+      arguments: '',
       ended: false,
     };
+    this.replaceArguments(slot, item.arguments ?? '');
     this.slots.push(slot);
     events.push({ type: 'tool-call-start', index: slot.index, id: slot.id, name: slot.name });
     if (slot.arguments !== '') events.push({ type: 'tool-call-delta', index: slot.index, delta: slot.arguments });
@@ -148,9 +160,14 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
   private endCall(slot: ToolCallSlot, finalArguments: string | undefined, events: ModelStreamEvent[]): void {
     if (slot.ended) return;
     // The finished item is authoritative; the deltas were a preview of it.
-    if (typeof finalArguments === 'string') slot.arguments = finalArguments;
+    if (typeof finalArguments === 'string') this.replaceArguments(slot, finalArguments);
     slot.ended = true;
     events.push({ type: 'tool-call-end', index: slot.index, call: { id: slot.id, name: slot.name, arguments: slot.arguments } });
+  }
+
+  private replaceArguments(slot: ToolCallSlot, value: string): void {
+    this.guard.arguments(slot.index, slot.name, value.length);
+    slot.arguments = value;
   }
 
   private completeWith(response: Response, events: ModelStreamEvent[]): void {
@@ -160,6 +177,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     if (refusal !== null) throw refusedError(refusal);
     // Fill in what the server put only in the final response.
     if (this.text === '' && output.text !== '') {
+      this.guard.text(output.text.length);
       this.text = output.text;
       events.push({ type: 'text-delta', delta: output.text });
     }

@@ -15,7 +15,7 @@ export class ResponsesGateway extends SdkGateway {
   async createResponse(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelResponse> {
     const body = buildResponsesRequest(request, false);
     const response = await runCall(this.settings(options), (signal) => this.client.responses.create(body, { signal }));
-    return responseToModelResponse(response);
+    return this.checked(responseToModelResponse(response));
   }
 
   async *streamResponse(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<ModelStreamEvent> {
@@ -23,7 +23,7 @@ export class ResponsesGateway extends SdkGateway {
     yield* runStream(
       this.settings(options),
       (signal) => this.client.responses.create(body, { signal }),
-      new ResponsesStreamMapper(),
+      new ResponsesStreamMapper(this.limits),
     );
   }
 }

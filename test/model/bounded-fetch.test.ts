@@ -1,0 +1,58 @@
+// The byte bound under the SDK: an SSE event is counted from one blank line to the next, whatever
+// the line endings (and however the bytes are split into chunks), and a plain body in total.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { boundedFetch } from '../../src/model/bounded-fetch.js';
+import { ModelError } from '../../src/model/index.js';
+
+function responseOf(chunks: string[], init: ResponseInit & { contentType?: string } = {}): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+      controller.close();
+    },
+  });
+  return new Response(body, { status: init.status ?? 200, headers: { 'content-type': init.contentType ?? 'text/event-stream' } });
+}
+
+function fetchOf(response: Response, maxBytes: number) {
+  return boundedFetch(maxBytes, (unit) => new ModelError('RESPONSE_TOO_LARGE', `too large: ${unit}`), async () => response);
+}
+
+async function read(response: Response): Promise<string> {
+  return response.text();
+}
+
+describe('boundedFetch', () => {
+  it('lets through a stream of many events each under the bound, whatever the line endings', async () => {
+    const events = ['data: 12345\n\n', 'data: 12345\r\n\r\n', 'data: 12345\r\r', 'event: x\ndata: 1234\n\n'];
+    // Split mid-terminator too: a CRLF pair across chunks still ends one line, not two.
+    const chunks = events.join('').match(/.{1,3}/gs) ?? [];
+    const response = await fetchOf(responseOf(chunks), 20)('http://x');
+    assert.equal(await read(response), events.join(''));
+  });
+
+  it('errors a stream as soon as one event passes the bound', async () => {
+    const response = await fetchOf(responseOf(['data: 1\n\n', 'data: 12345', '67890', '12345\n\n']), 16)('http://x');
+    await assert.rejects(read(response), /too large: event/);
+    // Lines of one event add up: no blank line between them, so they are one event.
+    const lines = await fetchOf(responseOf(['data: 12345\n', 'data: 12345\n', 'data: 12345\n\n']), 20)('http://x');
+    await assert.rejects(read(lines), /too large: event/);
+  });
+
+  it('bounds any other body in total, keeps status, headers and url, and leaves bodiless answers alone', async () => {
+    const original = responseOf(['{"a":', '"1234567890"}'], { contentType: 'application/json', status: 500 });
+    Object.defineProperty(original, 'url', { value: 'http://x/v1/responses' });
+    const json = await fetchOf(original, 10)('http://x');
+    assert.equal(json.status, 500);
+    assert.equal(json.url, 'http://x/v1/responses');
+    assert.equal(json.headers.get('content-type'), 'application/json');
+    await assert.rejects(read(json), /too large: body/);
+    const small = await fetchOf(responseOf(['{}'], { contentType: 'application/json' }), 10)('http://x');
+    assert.equal(await read(small), '{}');
+    const empty = new Response(null, { status: 204 });
+    assert.equal(await fetchOf(empty, 10)('http://x'), empty);
+  });
+});
