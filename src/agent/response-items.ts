@@ -2,10 +2,18 @@
 // are appended together or not at all), of persistence (one `response_item` record each) and of
 // replay. `itemsToModelMessages` is the only place items become IR messages.
 
+import type { ModelReasoning, ModelToolCall, ProviderFields, WireApi } from '../model/index.js';
+
 export type RuntimeRole = 'working_message' | 'final_response';
 
 export type ResponseItem =
   | { type: 'message'; role: 'system' | 'user'; content: string }
+  /**
+   * Reasoning the model did in a round, committed before that round's message and calls and sent
+   * back with them (see `ModelReasoning`: `format` is the dialect that produced it, `state` the
+   * opaque data that dialect needs back).
+   */
+  | { type: 'reasoning'; format: WireApi; text: string; state: ProviderFields | null }
   | { type: 'message'; role: 'assistant'; content: string; runtimeRole: RuntimeRole }
   | {
       type: 'function_call';
@@ -15,6 +23,8 @@ export type ResponseItem =
       arguments: string;
       /** The id the provider sent, present only when it was replaced (empty, or already taken). */
       providerCallId?: string;
+      /** Provider fields on the call that must go back with it (Gemini's thought signature). */
+      providerFields?: { format: WireApi; fields: ProviderFields };
     }
   | { type: 'function_call_output'; callId: string; name: string; output: string; isError: boolean }
   | {
@@ -27,6 +37,11 @@ export type MessageItem = Extract<ResponseItem, { type: 'message' }>;
 export type FunctionCallItem = Extract<ResponseItem, { type: 'function_call' }>;
 export type FunctionCallOutputItem = Extract<ResponseItem, { type: 'function_call_output' }>;
 export type CompactionSummaryItem = Extract<ResponseItem, { type: 'compaction_summary' }>;
+export type ReasoningItem = Extract<ResponseItem, { type: 'reasoning' }>;
+
+export function reasoningItem(reasoning: ModelReasoning): ReasoningItem {
+  return { type: 'reasoning', format: reasoning.format, text: reasoning.text, state: reasoning.state };
+}
 
 export function systemMessage(content: string): ResponseItem {
   return { type: 'message', role: 'system', content };
@@ -41,9 +56,10 @@ export function isUserMessage(item: ResponseItem): item is MessageItem & { role:
 }
 
 /** The item committed for a call the provider named `providerId` and Glassbox named `call.id`. */
-export function functionCallItem(call: { id: string; name: string; arguments: string }, providerId: string): FunctionCallItem {
+export function functionCallItem(call: ModelToolCall, providerId: string): FunctionCallItem {
   const item: FunctionCallItem = { type: 'function_call', callId: call.id, name: call.name, arguments: call.arguments };
   if (providerId !== call.id) item.providerCallId = providerId;
+  if (call.providerFields !== undefined) item.providerFields = call.providerFields;
   return item;
 }
 
@@ -52,6 +68,8 @@ export function functionCallItem(call: { id: string; name: string; arguments: st
  * short enough that the suffixed id stays within the common 64-character limit.
  */
 const PLAIN_ID = /^[A-Za-z0-9_-]{1,48}$/;
+/** Provider ids made only of 6–16 letters and digits (Mistral's 9): renamed ids keep that shape. */
+const SHORT_ALPHANUMERIC = /^[A-Za-z0-9]{6,16}$/;
 
 /**
  * Hands out tool-call ids that are unique among the ids it has seen. Several providers reuse ids
@@ -73,7 +91,9 @@ export class CallIdAllocator {
   /** The id to use for a call the provider named `providerId`: that id when it is free, else a fresh one. */
   claim(providerId: string): string {
     let id = providerId;
-    if (id === '' || this.taken.has(id)) {
+    if ((id === '' || this.taken.has(id)) && SHORT_ALPHANUMERIC.test(providerId)) {
+      id = this.sameShape(providerId);
+    } else if (id === '' || this.taken.has(id)) {
       const base = PLAIN_ID.test(providerId) ? providerId : 'call';
       // `call_1_gb2` reads as "the second call_1"; an id we could not build on starts at 1.
       let suffix = this.nextSuffix.get(base) ?? (base === providerId ? 2 : 1);
@@ -84,6 +104,24 @@ export class CallIdAllocator {
       this.nextSuffix.set(base, suffix);
     }
     this.taken.add(id);
+    return id;
+  }
+
+  /**
+   * A fresh id of the same length, letters and digits only: some providers validate the shape
+   * (Mistral answers 422 unless an id is exactly 9 characters of `[a-zA-Z0-9]`), so a renamed id
+   * keeps the format the provider itself uses.
+   */
+  private sameShape(providerId: string): string {
+    const width = providerId.length;
+    let counter = this.nextSuffix.get(`#${width}`) ?? 1;
+    let id: string;
+    do {
+      const digits = counter.toString(36);
+      id = `gb${digits.padStart(width - 2, '0')}`.slice(-width);
+      counter += 1;
+    } while (this.taken.has(id));
+    this.nextSuffix.set(`#${width}`, counter);
     return id;
   }
 }

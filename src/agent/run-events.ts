@@ -27,6 +27,8 @@ export type RunEvent =
   | { type: 'model_requested'; round: number; stage: UsageStage; messageCount: number; toolCount: number }
   | { type: 'model_retry'; round: number; attempt: number; delayMs: number; error: RunErrorInfo }
   | { type: 'assistant_delta'; round: number; delta: string }
+  /** Readable reasoning (a summary, or raw reasoning text) as it streams; recorded as a `reasoning` item at commit. */
+  | { type: 'reasoning_delta'; round: number; delta: string }
   | {
       type: 'model_completed';
       round: number;

@@ -15,10 +15,10 @@
 //   the tools, events, output and every later request use the replacement.
 // Persistence, compaction and UIs hang off `observer` and `compaction`; the model call is injected.
 
-import { ModelError, isModelError, type ModelGateway, type ModelResponse, type Usage, type WireApi } from '../model/index.js';
+import { ModelError, isModelError, type ModelGateway, type ModelResponse, type ReasoningEffort, type Usage, type WireApi } from '../model/index.js';
 import { itemsToModelMessages } from './items-to-messages.js';
 import { loopingNotice, RepetitionGuard } from './repetition-guard.js';
-import { CallIdAllocator, functionCallItem, type ResponseItem } from './response-items.js';
+import { CallIdAllocator, functionCallItem, reasoningItem, type ResponseItem } from './response-items.js';
 import type { RunErrorInfo, RunEvent, TerminalRunEvent, UsageStage } from './run-events.js';
 import { containedEmit, type ModelCallRecord, type RunObserver } from './run-observer.js';
 import { FatalToolError } from './tool.js';
@@ -68,6 +68,8 @@ export interface SamplingLoopOptions {
   /** Stop cleanly once the run's total tokens reach this budget. */
   tokenBudget?: number;
   maxOutputTokens?: number;
+  /** Passed to the model request (`--reasoning-effort`); each dialect maps or ignores it. */
+  reasoningEffort?: ReasoningEffort;
 }
 
 class RunStop extends Error {
@@ -139,11 +141,14 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
         if (response.text.trim() === '') {
           throw new RunStop({ code: 'EMPTY_RESPONSE', message: 'The model returned neither text nor tool calls.' });
         }
-        await commit([{ type: 'message', role: 'assistant', content: response.text, runtimeRole: 'final_response' }]);
+        await commit([
+          ...response.reasoning.map(reasoningItem),
+          { type: 'message', role: 'assistant', content: response.text, runtimeRole: 'final_response' },
+        ]);
         return finish({ type: 'run_succeeded', answer: response.text, usage: usage.snapshot(), rounds: state.round });
       }
 
-      const callItems: ResponseItem[] = [];
+      const callItems: ResponseItem[] = response.reasoning.map(reasoningItem);
       if (response.text !== '') {
         callItems.push({ type: 'message', role: 'assistant', content: response.text, runtimeRole: 'working_message' });
       }
@@ -209,6 +214,7 @@ async function sampleRound(
       messages: itemsToModelMessages(state.history),
       tools: options.tools.definitions(),
       ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+      ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
     };
     emit({ type: 'model_requested', round: state.round, stage: 'turn', messageCount: request.messages.length, toolCount: request.tools.length });
     const started = performance.now();
@@ -231,6 +237,7 @@ async function sampleRound(
       for await (const event of stream) {
         if (options.signal.aborted) break;
         if (event.type === 'text-delta') emit({ type: 'assistant_delta', round: state.round, delta: event.delta });
+        else if (event.type === 'reasoning-delta') emit({ type: 'reasoning_delta', round: state.round, delta: event.delta });
         else if (event.type === 'completed') response = event.response;
       }
     } catch (error) {

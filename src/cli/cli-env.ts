@@ -6,7 +6,14 @@
 import type { Command } from 'commander';
 
 /** Variables read directly, not through a commander option's `.env()`. */
-export const DIRECT_ENV_VARS: readonly string[] = ['OPENAI_API_KEY', 'GLASSBOX_DEBUG', 'NO_COLOR'];
+export const DIRECT_ENV_VARS: readonly string[] = [
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'GLASSBOX_DEBUG',
+  'NO_COLOR',
+];
 
 /** A variable's value, or undefined when it is unset or blank. */
 export function envValue(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {

@@ -20,9 +20,11 @@ import { processOutputGuard } from './output-guard.js';
 export function exitCodeFor(terminal: TerminalRunEvent): number {
   if (terminal.type === 'run_succeeded') return EXIT.ok;
   if (terminal.type === 'run_cancelled') return EXIT.cancelled;
-  // Failures a user fixes in their configuration, not by retrying.
-  return terminal.error.code === 'AUTH_FAILED' || terminal.error.code === 'NOT_FOUND' ? EXIT.usage : EXIT.failed;
+  // Failures a user fixes in their configuration (key, model name, account, server flags), not by retrying.
+  return CONFIGURATION_ERRORS.has(terminal.error.code) ? EXIT.usage : EXIT.failed;
 }
+
+const CONFIGURATION_ERRORS: ReadonlySet<string> = new Set(['AUTH_FAILED', 'NOT_FOUND', 'QUOTA_EXCEEDED', 'PROVIDER_MISCONFIGURED']);
 
 export async function execCommand(prompt: string, options: ExecCliOptions): Promise<number> {
   if (prompt.trim() === '') {
@@ -86,6 +88,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       network: options.network === true,
       maxRounds,
       tokenBudget,
+      reasoningEffort: config.reasoningEffort,
       compactAt: options.compactAt,
       contextWindow: options.contextWindow,
     });

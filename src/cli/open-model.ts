@@ -1,4 +1,4 @@
-// Opens the model the configuration names: a real OpenAI-compatible endpoint, or the built-in
+// Opens the model the configuration names: a real endpoint (OpenAI-compatible or Anthropic), or the built-in
 // offline demo model served on loopback (and said so on stderr, with how to configure a real one).
 
 import { createGateway, type ModelGateway } from '../model/index.js';
@@ -15,9 +15,13 @@ export async function openModel(config: ModelConfig, options: { stderr: NodeJS.W
   }
   const { startDemoProvider } = await import('../demo/index.js');
   const provider = await startDemoProvider();
+  const realModel =
+    config.wireApi === 'anthropic'
+      ? 'glassbox: to use Claude: export ANTHROPIC_API_KEY=…, then glassbox exec --wire-api anthropic "…" (or -m <model>)\n'
+      : 'glassbox: to use a real model: export OPENAI_API_KEY=…  (or --base-url http://localhost:11434/v1 for Ollama), then glassbox exec -m <model> "…"\n';
   options.stderr.write(
-    'glassbox: no OPENAI_API_KEY or --base-url set, so this run uses the offline demo model (a built-in script, not an AI).\n' +
-      'glassbox: to use a real model: export OPENAI_API_KEY=…  (or --base-url http://localhost:11434/v1 for Ollama), then glassbox exec -m <model> "…"\n',
+    `glassbox: no ${config.wireApi === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} or --base-url set, so this run uses the offline demo model (a built-in script, not an AI).\n` +
+      realModel,
   );
   if (options.intro) options.stderr.write('glassbox: `npm start` runs this demo; `glassbox --help` lists every command.\n');
   return {

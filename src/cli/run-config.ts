@@ -3,7 +3,7 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { WIRE_APIS, type WireApi } from '../model/index.js';
+import { REASONING_EFFORTS, WIRE_APIS, type ReasoningEffort, type WireApi } from '../model/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../agent/index.js';
 import { UsageError } from './usage-error.js';
 import { resolveHome } from './glassbox-home.js';
@@ -15,8 +15,32 @@ export type ApprovalPolicyName = 'untrusted' | 'on-request' | 'never';
 export const APPROVAL_POLICIES: readonly ApprovalPolicyName[] = ['untrusted', 'on-request', 'never'];
 
 export const DEFAULT_MODEL = 'gpt-5-mini';
+/** The current Sonnet (platform.claude.com models overview: Sonnet 5.5 replaced Sonnet 5). */
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5';
 export const DEMO_MODEL = 'glassbox-demo';
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/** Anthropic's convention: the base without /v1 (the SDK appends /v1/messages). */
+export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/** Where a wire API's key, endpoint and default model come from: OpenAI's for chat/responses, Anthropic's for anthropic. */
+interface ProviderDefaults {
+  keyVariable: string;
+  baseUrlVariable: string;
+  baseURL: string;
+  model: string;
+}
+
+const OPENAI_DEFAULTS: ProviderDefaults = { keyVariable: 'OPENAI_API_KEY', baseUrlVariable: 'OPENAI_BASE_URL', baseURL: OPENAI_BASE_URL, model: DEFAULT_MODEL };
+const ANTHROPIC_DEFAULTS: ProviderDefaults = {
+  keyVariable: 'ANTHROPIC_API_KEY',
+  baseUrlVariable: 'ANTHROPIC_BASE_URL',
+  baseURL: ANTHROPIC_BASE_URL,
+  model: DEFAULT_ANTHROPIC_MODEL,
+};
+
+export function providerDefaults(wireApi: WireApi): ProviderDefaults {
+  return wireApi === 'anthropic' ? ANTHROPIC_DEFAULTS : OPENAI_DEFAULTS;
+}
 
 export interface ModelConfig {
   model: string;
@@ -27,6 +51,8 @@ export interface ModelConfig {
   demo: boolean;
   /** --stream-idle-timeout in ms; undefined: the gateway's default. Pass it on to createGateway. */
   streamIdleTimeoutMs?: number;
+  /** --reasoning-effort; undefined: not sent, the provider's default applies. */
+  reasoningEffort?: ReasoningEffort;
 }
 
 export interface CommonConfig extends ModelConfig {
@@ -42,6 +68,7 @@ export interface ModelOptionValues {
   home?: string;
   demo?: boolean;
   streamIdleTimeout?: string;
+  reasoningEffort?: string;
 }
 
 export function resolveCommonConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): CommonConfig {
@@ -54,19 +81,25 @@ export function resolveCommonConfig(options: ModelOptionValues, env: NodeJS.Proc
 
 export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): ModelConfig {
   const wireApi = parseWireApi(options.wireApi ?? 'chat');
-  const apiKey = envValue('OPENAI_API_KEY', env)?.trim() ?? '';
-  const baseUrlOption = options.baseUrl?.trim() ?? '';
+  const provider = providerDefaults(wireApi);
+  const apiKey = envValue(provider.keyVariable, env)?.trim() ?? '';
+  // --base-url wins; else the wire API's own variable (OPENAI_BASE_URL or ANTHROPIC_BASE_URL).
+  const baseUrlOption = (options.baseUrl ?? envValue(provider.baseUrlVariable, env))?.trim() ?? '';
   const streamIdleTimeoutMs = parseStreamIdleTimeout(options.streamIdleTimeout);
-  const timeouts = streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs };
+  const reasoningEffort = parseReasoningEffort(options.reasoningEffort);
+  const timeouts = {
+    ...(streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs }),
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+  };
   if (options.demo || (apiKey === '' && baseUrlOption === '')) {
     return { model: options.model?.trim() || DEMO_MODEL, wireApi, baseURL: null, apiKey: 'demo', demo: true, ...timeouts };
   }
-  const baseURL = baseUrlOption === '' ? OPENAI_BASE_URL : parseBaseUrl(baseUrlOption);
-  if (apiKey === '' && baseURL === OPENAI_BASE_URL) {
-    throw new UsageError('OPENAI_API_KEY is not set; set it, or point --base-url at an endpoint that needs no key');
+  const baseURL = baseUrlOption === '' ? provider.baseURL : parseBaseUrl(baseUrlOption);
+  if (apiKey === '' && baseURL === provider.baseURL) {
+    throw new UsageError(`${provider.keyVariable} is not set; set it, or point --base-url at an endpoint that needs no key`);
   }
   // Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) usually ignore the key, but the SDK needs one.
-  return { model: options.model?.trim() || DEFAULT_MODEL, wireApi, baseURL, apiKey: apiKey || 'no-key', demo: false, ...timeouts };
+  return { model: options.model?.trim() || provider.model, wireApi, baseURL, apiKey: apiKey || 'no-key', demo: false, ...timeouts };
 }
 
 /** setTimeout's ceiling: a longer delay would fire at once. */
@@ -89,7 +122,7 @@ export function parseWireApi(value: string): WireApi {
   const normalized = value.trim().toLowerCase();
   if (normalized === 'chat-completions' || normalized === 'chat_completions') return 'chat';
   if ((WIRE_APIS as readonly string[]).includes(normalized)) return normalized as WireApi;
-  throw new UsageError(`unknown wire API "${value}"; use --wire-api chat or --wire-api responses`);
+  throw new UsageError(`unknown wire API "${value}"; use --wire-api chat, responses or anthropic`);
 }
 
 function parseBaseUrl(value: string): string {
@@ -121,4 +154,11 @@ export function parseApprovalPolicy(value: string | undefined, fallback: Approva
   if (value === undefined) return fallback;
   if ((APPROVAL_POLICIES as readonly string[]).includes(value)) return value as ApprovalPolicyName;
   throw new UsageError(`unknown approval policy "${value}"; use ${APPROVAL_POLICIES.join(', ')}`);
+}
+
+export function parseReasoningEffort(value: string | undefined): ReasoningEffort | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const normalized = value.trim().toLowerCase();
+  if ((REASONING_EFFORTS as readonly string[]).includes(normalized)) return normalized as ReasoningEffort;
+  throw new UsageError(`unknown reasoning effort ${JSON.stringify(value)}: use one of ${REASONING_EFFORTS.join(', ')}`);
 }

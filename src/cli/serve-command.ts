@@ -110,12 +110,25 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   const { openModel } = await import('./open-model.js');
   const { createGateway } = await import('../model/index.js');
   const model = await openModel(config, { stderr: io.stderr });
-  // The configured wire API's gateway is the opened one; the other dialect talks to the same endpoint.
+  // The configured wire API's gateway is the opened one. The other OpenAI dialect talks to the same
+  // endpoint with the same key (and the demo provider answers every wire); the anthropic dialect and
+  // the OpenAI ones are different providers, so switching between them takes that provider's own
+  // key and endpoint from the environment (ANTHROPIC_API_KEY / OPENAI_API_KEY and their *_BASE_URL).
+  const { providerDefaults, resolveModelConfig } = await import('./run-config.js');
+  const sameProvider = (wireApi: WireApi): boolean => providerDefaults(wireApi) === providerDefaults(config.wireApi);
   const gateways = new Map<WireApi, ModelGateway>([[config.wireApi, model.gateway]]);
   const gatewayFor = (wireApi: WireApi): ModelGateway => {
     let gateway = gateways.get(wireApi);
     if (gateway === undefined) {
-      gateway = createGateway({ wireApi, baseURL: model.gateway.baseURL, apiKey: config.apiKey, streamIdleTimeoutMs: config.streamIdleTimeoutMs });
+      if (config.demo || sameProvider(wireApi)) {
+        gateway = createGateway({ wireApi, baseURL: model.gateway.baseURL, apiKey: config.apiKey, streamIdleTimeoutMs: config.streamIdleTimeoutMs });
+      } else {
+        const other = resolveModelConfig({ wireApi, streamIdleTimeout: options.streamIdleTimeout });
+        if (other.baseURL === null) {
+          throw new Error(`The ${wireApi} wire API needs ${providerDefaults(wireApi).keyVariable} (or its base URL variable) set where glassbox serve runs.`);
+        }
+        gateway = createGateway({ wireApi, baseURL: other.baseURL, apiKey: other.apiKey, streamIdleTimeoutMs: other.streamIdleTimeoutMs });
+      }
       gateways.set(wireApi, gateway);
     }
     return gateway;
@@ -140,6 +153,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       contextWindow: options.contextWindow,
       maxRounds,
       tokenBudget,
+      reasoningEffort: config.reasoningEffort,
     });
     let address;
     try {

@@ -112,6 +112,8 @@ function describeAudit(event: AuditEvent): string {
 function describeItem(record: ResponseItemRecord): string {
   const item = record.item;
   switch (item.type) {
+    case 'reasoning':
+      return `reasoning (${item.format}${item.state === null ? '' : ', with provider state'}): ${clip(item.text === '' ? '(hidden)' : item.text, 100)}`;
     case 'message':
       return item.role === 'assistant'
         ? `assistant (${item.runtimeRole === 'final_response' ? 'final' : 'working'}): ${clip(item.content, 100)}`

@@ -1,20 +1,15 @@
 // Where the compaction numbers come from: `--context-window` over `models.<name>` in
-// `<home>/config.json` over the built-in catalog over a documented default; `--compact-at` over
-// `compaction.compactAt` over 85 % of the window. Resolved once per runner, so a bad value is a
-// usage error before any model call.
+// `<home>/config.json` over the built-in catalog (model/) over a documented default; `--compact-at`
+// over `compaction.compactAt` over 85 % of the window. Resolved once per runner, so a bad value is
+// a usage error before any model call.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { modelOverrideSchema, resolveModel, type ModelEntry, type ModelLimits, type ModelOverride } from '../model/index.js';
 import { CompactionConfigError, compactAtTokens, DEFAULT_COMPACT_AT, parseCompactAt, parseContextWindow, type CompactAt } from './compact-at.js';
-import { lookupModelLimits, normalizeModelName, type LimitsSource, type ModelLimits } from './model-catalog.js';
 
 const positiveTokens = z.number().int().positive();
-
-const modelOverrideSchema = z.strictObject({
-  contextWindow: positiveTokens.optional(),
-  maxOutputTokens: positiveTokens.optional(),
-});
 
 const compactionSectionSchema = z.strictObject({
   instructions: z.string().optional(),
@@ -27,7 +22,8 @@ const configFileSchema = z.looseObject({
   compaction: compactionSectionSchema.optional(),
 });
 
-export type ModelOverride = z.infer<typeof modelOverrideSchema>;
+/** Where the context window came from. */
+export type LimitsSource = 'catalog' | 'config' | 'flag' | 'default';
 
 export interface CompactionConfig {
   models: Record<string, ModelOverride>;
@@ -42,14 +38,21 @@ export function configFilePath(home: string): string {
   return join(home, 'config.json');
 }
 
+/** One schema problem as `key.path: what is wrong`, naming an unknown key itself. */
+function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (issue === undefined) return 'invalid configuration';
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => [...issue.path, key].join('.'));
+    return `${keys.join(', ')}: unknown setting${keys.length > 1 ? 's' : ''}`;
+  }
+  const where = issue.path.length > 0 ? issue.path.map(String).join('.') : 'the file';
+  return `${where}: ${issue.message}`;
+}
+
 /** Check a parsed config object; `path` only labels errors. */
 export function parseCompactionConfig(value: unknown, path: string): CompactionConfig {
   const result = configFileSchema.safeParse(value);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'the file';
-    throw new CompactionConfigError(`${path}: ${where}: ${issue?.message ?? 'invalid configuration'}`);
-  }
+  if (!result.success) throw new CompactionConfigError(`${path}: ${describeIssue(result.error.issues[0])}`);
   return { models: result.data.models ?? {}, compaction: result.data.compaction ?? {}, path };
 }
 
@@ -79,6 +82,8 @@ export interface SettingsWarning {
 
 export interface ResolvedCompaction {
   model: string;
+  /** The catalog entry with any `models.<name>` override merged in (limits, caching, price). */
+  modelEntry: ModelEntry;
   limits: ModelLimits;
   limitsSource: LimitsSource;
   compactAt: CompactAt;
@@ -98,18 +103,6 @@ export interface ResolveCompactionInput {
   config?: CompactionConfig;
 }
 
-/** The config entry for a model: the exact name, else the longest configured prefix. */
-function configuredOverride(config: CompactionConfig, model: string): ModelOverride | null {
-  const name = normalizeModelName(model);
-  let best: { key: string; value: ModelOverride } | null = null;
-  for (const [key, value] of Object.entries(config.models)) {
-    const normalizedKey = normalizeModelName(key);
-    if (name === normalizedKey || key.trim().toLowerCase() === model.trim().toLowerCase()) return value;
-    if (name.startsWith(normalizedKey) && (best === null || normalizedKey.length > best.key.length)) best = { key: normalizedKey, value };
-  }
-  return best?.value ?? null;
-}
-
 function groupDigits(value: number): string {
   return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
@@ -118,15 +111,11 @@ export function resolveCompactionSettings(input: ResolveCompactionInput): Resolv
   const config = input.config ?? EMPTY_COMPACTION_CONFIG;
   const where = config.path ?? 'config.json';
   const warnings: SettingsWarning[] = [];
-  const catalog = lookupModelLimits(input.model);
-  const override = configuredOverride(config, input.model);
-  let limits: ModelLimits = { ...catalog.limits };
-  let limitsSource: LimitsSource = catalog.matched === null ? 'default' : 'catalog';
-  if (override?.contextWindow !== undefined) {
-    limits.contextWindow = override.contextWindow;
-    limitsSource = 'config';
-  }
-  if (override?.maxOutputTokens !== undefined) limits.maxOutputTokens = override.maxOutputTokens;
+  const resolvedModel = resolveModel(input.model, config.models);
+  const modelEntry = resolvedModel.entry;
+  let limits: ModelLimits = { contextWindow: modelEntry.contextWindow, maxOutputTokens: modelEntry.maxOutputTokens };
+  let limitsSource: LimitsSource = resolvedModel.matched === null ? 'default' : 'catalog';
+  if (resolvedModel.override?.contextWindow !== undefined) limitsSource = 'config';
   if (input.contextWindow !== undefined) {
     limits = { ...limits, contextWindow: parseContextWindow(input.contextWindow) };
     limitsSource = 'flag';
@@ -147,13 +136,20 @@ export function resolveCompactionSettings(input: ResolveCompactionInput): Resolv
     const value = config.compaction.compactAt;
     compactAt = typeof value === 'number' ? { kind: 'tokens', tokens: value } : parseCompactAt(value, `${where}: compaction.compactAt`);
   }
-  const threshold = compactAtTokens(compactAt, limits.contextWindow);
-  if (threshold >= limits.contextWindow) {
+  // Some models take less input than their window (gpt-5: 272k of 400k, the rest is for output);
+  // a share of the window would then sit past what a request may hold. An explicit window wins.
+  const inputWindow =
+    input.contextWindow === undefined && modelEntry.maxInputTokens !== undefined
+      ? Math.min(limits.contextWindow, modelEntry.maxInputTokens)
+      : limits.contextWindow;
+  const threshold = compactAtTokens(compactAt, inputWindow);
+  if (threshold >= inputWindow) {
+    const what = inputWindow < limits.contextWindow ? 'input limit' : 'context window';
     warnings.push({
       code: 'COMPACT_AT_BEYOND_WINDOW',
-      message: `The compaction threshold (${groupDigits(threshold)} tokens) is not below the context window (${groupDigits(limits.contextWindow)}); requests may overflow before compaction starts, and only the overflow recovery will compact.`,
+      message: `The compaction threshold (${groupDigits(threshold)} tokens) is not below the ${what} (${groupDigits(inputWindow)}); requests may overflow before compaction starts, and only the overflow recovery will compact.`,
     });
   }
   const instructions = config.compaction.instructions?.trim() ? config.compaction.instructions.trim() : null;
-  return { model: input.model, limits, limitsSource, compactAt, threshold, instructions, warnings };
+  return { model: input.model, modelEntry, limits, limitsSource, compactAt, threshold, instructions, warnings };
 }

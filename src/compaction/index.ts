@@ -3,15 +3,6 @@
 // — and record what was done so replay reproduces it. See docs/compaction.md.
 
 export {
-  DEFAULT_MODEL_LIMITS,
-  lookupModelLimits,
-  modelCatalogEntries,
-  normalizeModelName,
-  type LimitsSource,
-  type ModelLimits,
-  type ModelLookup,
-} from './model-catalog.js';
-export {
   CompactionConfigError,
   DEFAULT_COMPACT_AT,
   compactAtTokens,
@@ -27,7 +18,7 @@ export {
   readCompactionConfig,
   resolveCompactionSettings,
   type CompactionConfig,
-  type ModelOverride,
+  type LimitsSource,
   type ResolveCompactionInput,
   type ResolvedCompaction,
   type SettingsWarning,

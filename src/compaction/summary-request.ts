@@ -48,8 +48,12 @@ export function clipMiddle(text: string, maxChars: number): string {
   return `${text.slice(0, head)}\n[… ${text.length - head - tail} characters omitted …]\n${text.slice(text.length - tail)}`;
 }
 
-function renderItem(item: ResponseItem, clipChars: number): string {
+function renderItem(item: ResponseItem, clipChars: number): string | null {
   switch (item.type) {
+    case 'reasoning':
+      // Opaque provider state means nothing to the summarizer (and its readable part is the
+      // model's own scratch work): the summary request never carries it.
+      return null;
     case 'message':
       return `<${item.role}>\n${escapeTags(item.content)}\n</${item.role}>`;
     case 'function_call':
@@ -65,16 +69,18 @@ function renderItem(item: ResponseItem, clipChars: number): string {
 
 /**
  * Groups of items that must be kept or dropped together: a message with the calls and outputs
- * that follow it, or a batch of calls with its outputs. Dropping whole groups never separates a
+ * that follow it, or a batch of calls with its outputs, each with the reasoning that led to it. Dropping whole groups never separates a
  * call from its output.
  */
 export function transcriptUnits(items: readonly ResponseItem[]): ResponseItem[][] {
   const units: ResponseItem[][] = [];
   let previous: ResponseItem | null = null;
   for (const item of items) {
+    // Reasoning leads the message and calls of its round, so it stays with them.
     const continues =
       previous !== null &&
       (item.type === 'function_call_output' ||
+        (previous.type === 'reasoning' && (item.type === 'reasoning' || item.type === 'function_call' || (item.type === 'message' && item.role === 'assistant'))) ||
         (item.type === 'function_call' &&
           (previous.type === 'function_call' || (previous.type === 'message' && previous.role === 'assistant'))));
     if (continues) units[units.length - 1].push(item);
@@ -91,11 +97,14 @@ export function serializeTranscript(items: readonly ResponseItem[], options: { c
   const summaries = items.filter((item) => item.type === 'compaction_summary');
   const rest = items.filter((item) => item.type !== 'compaction_summary');
   // The previous summary leads, whatever its position: it covers the oldest part of the story.
-  for (const item of summaries) parts.push(renderItem(item, clipChars));
+  const push = (rendered: string | null): void => {
+    if (rendered !== null) parts.push(rendered);
+  };
+  for (const item of summaries) push(renderItem(item, clipChars));
   if (options.omitted && options.omitted > 0) {
     parts.push(`<note>${options.omitted} earlier item${options.omitted === 1 ? ' was' : 's were'} left out here so the transcript fits; summarize what remains.</note>`);
   }
-  for (const item of rest) parts.push(renderItem(item, clipChars));
+  for (const item of rest) push(renderItem(item, clipChars));
   parts.push('</transcript>');
   return parts.join('\n');
 }

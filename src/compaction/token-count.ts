@@ -30,6 +30,9 @@ export function cheapTokenEstimate(text: string): number {
 /** The text of an item that reaches the model, for counting. */
 export function itemText(item: ResponseItem): string {
   switch (item.type) {
+    case 'reasoning':
+      // The readable part; encrypted state is not text the model reads back as tokens of context.
+      return item.text;
     case 'message':
       return item.content;
     case 'function_call':

@@ -15,9 +15,29 @@ interface DemoView {
   toolOutputs: SeenToolOutput[];
 }
 
-/** Reads what the harness sent, in either wire format, as the demo needs it. */
+/** Anthropic: tool_use blocks in assistant turns, tool_result and text blocks in user turns, in order. */
+function viewAnthropicRequest(messages: unknown[]): DemoView {
+  let prompt = '';
+  let toolOutputs: SeenToolOutput[] = [];
+  const callNames = new Map<string, string>();
+  for (const message of messages as Array<{ role?: string; content?: unknown }>) {
+    const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : ((message.content as Array<Record<string, unknown>>) ?? []);
+    for (const block of blocks) {
+      if (block.type === 'tool_use') callNames.set(String(block.id), String(block.name));
+      else if (block.type === 'tool_result') toolOutputs.push({ name: callNames.get(String(block.tool_use_id)) ?? 'tool', output: textOf(block.content) });
+      else if (block.type === 'text' && message.role === 'user') {
+        prompt = String(block.text);
+        toolOutputs = [];
+      }
+    }
+  }
+  return { prompt, toolOutputs };
+}
+
+/** Reads what the harness sent, in any wire format, as the demo needs it. */
 function viewRequest(request: CapturedRequest): DemoView {
   const body = request.body as { messages?: unknown[]; input?: unknown[] };
+  if (request.wireApi === 'anthropic') return viewAnthropicRequest(body.messages ?? []);
   const entries = (request.wireApi === 'chat' ? body.messages : body.input) ?? [];
   let prompt = '';
   let toolOutputs: SeenToolOutput[] = [];
@@ -103,7 +123,7 @@ function demoAnswer(view: DemoView): string {
   }
   lines.push(
     '',
-    'To use a real model, set `OPENAI_API_KEY` (and optionally `--base-url`, `-m`, `--wire-api`) and run `glassbox exec "your task"`.',
+    'To use a real model, set `OPENAI_API_KEY` (and optionally `--base-url`, `-m`, `--wire-api`) and run `glassbox exec "your task"`; for Claude, set `ANTHROPIC_API_KEY` and add `--wire-api anthropic`.',
   );
   return lines.join('\n');
 }

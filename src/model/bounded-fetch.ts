@@ -6,7 +6,7 @@
 
 import type { ModelError } from './model-error.js';
 
-type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Statuses whose responses cannot carry a body, so they cannot be rebuilt with one. */
 const BODILESS_STATUSES = new Set([101, 103, 204, 205, 304]);

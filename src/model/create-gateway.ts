@@ -1,6 +1,7 @@
 // The entry point for the rest of Glassbox: a config in, a retrying gateway for the chosen wire
 // API out. Config problems are thrown here, before any request, with the setting to fix.
 
+import { AnthropicGateway, resolveAnthropicConfig } from './anthropic/index.js';
 import { ChatCompletionsGateway } from './chat-completions/index.js';
 import type { GatewayConfig, ModelGateway, RetryPolicy } from './gateway.js';
 import { ModelError } from './model-error.js';
@@ -61,12 +62,23 @@ export function createGateway(config: GatewayConfig): ModelGateway {
   if (!WIRE_APIS.includes(config.wireApi)) {
     throw new Error(`Unknown wire API ${JSON.stringify(config.wireApi)}: expected one of ${WIRE_APIS.join(', ')}.`);
   }
-  const resolved = resolveClientConfig(config);
+  const inner = createInnerGateway(config);
   const policy = resolveRetryPolicy(config.retry);
-  const inner = config.wireApi === 'chat' ? new ChatCompletionsGateway(resolved) : new ResponsesGateway(resolved);
   // Keys shorter than 8 characters are placeholders ("x", "no-key"); redacting them would mangle text.
   const secrets = config.apiKey.length >= 8 ? [config.apiKey] : [];
   return new RetryingGateway(inner, policy, undefined, secrets);
+}
+
+/** The single-attempt gateway of the chosen dialect; config errors are thrown from here. */
+function createInnerGateway(config: GatewayConfig): ModelGateway {
+  switch (config.wireApi) {
+    case 'chat':
+      return new ChatCompletionsGateway(resolveClientConfig(config));
+    case 'responses':
+      return new ResponsesGateway(resolveClientConfig(config));
+    case 'anthropic':
+      return new AnthropicGateway(resolveAnthropicConfig(config));
+  }
 }
 
 const REDACTED = '[redacted]';

@@ -1,24 +1,58 @@
 // The provider-neutral model IR. Only these types cross the boundary between `model/` and the rest
 // of Glassbox; each wire dialect converts to and from them inside its own folder.
 
-export type WireApi = 'chat' | 'responses';
-export const WIRE_APIS: readonly WireApi[] = ['chat', 'responses'];
+export type WireApi = 'chat' | 'responses' | 'anthropic';
+export const WIRE_APIS: readonly WireApi[] = ['chat', 'responses', 'anthropic'];
+
+/** Provider data kept verbatim; it must round-trip through JSON (sessions store it). */
+export type ProviderFields = { [key: string]: unknown };
+
+/**
+ * Reasoning a model did in one answer: what it shows (a summary, or the raw text some providers
+ * stream) and the opaque state it needs back on later rounds to continue from it. `format` names
+ * the dialect that produced it; state is only ever sent back to that dialect, and a dialect drops
+ * reasoning of another format (its state would mean nothing there).
+ *
+ * - responses: `state` is the `reasoning` output item as received (`id`, `summary`,
+ *   `encrypted_content`, `content`…), sent back as an input item in its place.
+ * - chat: `state` is `{ field }` (`reasoning_content` for DeepSeek, xAI, Qwen, llama.cpp;
+ *   `reasoning` for OpenRouter, Ollama, newer vLLM), plus `reasoning_details` when the provider sent
+ *   them; sent back on the assistant messages of a turn that called tools. `null` state: shown only,
+ *   never sent back (Mistral's thinking chunks).
+ * - anthropic: `state` is the `thinking` (with `signature`) or `redacted_thinking` block as
+ *   received, sent back unchanged before the tool_use blocks.
+ */
+export interface ModelReasoning {
+  format: WireApi;
+  /** Readable reasoning or its summary; '' when the provider keeps it hidden. */
+  text: string;
+  state: ProviderFields | null;
+}
+
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high'];
 
 /** A JSON Schema object, as produced by `z.toJSONSchema`. Kept loose on purpose: it is data. */
 export type JsonSchema = { [key: string]: unknown };
 
 export interface ModelToolCall {
-  /** Provider call id (Chat: `tool_calls[].id`, Responses: `call_id`). */
+  /** Provider call id (Chat: `tool_calls[].id`, Responses: `call_id`, Anthropic: `tool_use.id`). */
   id: string;
   name: string;
   /** The raw JSON argument string exactly as the model produced it. */
   arguments: string;
+  /**
+   * Fields the provider put on the call beyond id, name and arguments (Gemini's
+   * `extra_content.google.thought_signature`, which it requires back), sent back unchanged by the
+   * dialect that received them (`format`) and dropped by any other.
+   */
+  providerFields?: { format: WireApi; fields: ProviderFields };
 }
 
 export type ModelMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls: ModelToolCall[] }
+  | { role: 'assistant'; content: string; toolCalls: ModelToolCall[]; reasoning?: ModelReasoning[] }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError: boolean };
 
 export interface ModelToolDefinition {
@@ -37,15 +71,38 @@ export interface ModelRequest {
   tools?: ModelToolDefinition[];
   maxOutputTokens?: number;
   temperature?: number;
+  /** Mapped by each dialect where the provider supports it; omitted: the provider's default. */
+  reasoningEffort?: ReasoningEffort;
 }
 
 /** Normalized token usage; `raw` keeps the provider's own object for audit. */
 export interface Usage {
+  /**
+   * Every input token, cached ones included (as OpenAI, xAI, DeepSeek, Gemini, OpenRouter and vLLM
+   * count them; a dialect whose provider reports cache reads apart, like Anthropic's input_tokens,
+   * adds them in).
+   */
   inputTokens: number;
-  /** null when the provider does not say how much of the input was served from cache. */
+  /**
+   * The part of `inputTokens` served from cache (`cached_tokens` in the input details; DeepSeek's
+   * `prompt_cache_hit_tokens`); null when the provider does not say.
+   */
   cachedInputTokens: number | null;
+  /**
+   * Every token the model generated, reasoning included (as OpenAI and Anthropic count them). Where
+   * a provider leaves reasoning out of its output count but in its total (xAI; Gemini behind
+   * OpenAI-compatible layers), normalize-usage.ts adds the difference back.
+   */
   outputTokens: number;
+  /**
+   * The part of `inputTokens` written to an explicit prompt cache (Anthropic's
+   * `cache_creation_input_tokens`, billed above the input rate); absent where the provider has no
+   * such writes.
+   */
+  cacheWriteInputTokens?: number;
+  /** The part of `outputTokens` spent on reasoning (0 when not reported). */
   reasoningTokens: number;
+  /** The provider's total when it reports one, else input + output. */
   totalTokens: number;
   raw: unknown;
 }
@@ -56,6 +113,8 @@ export type FinishReason = 'stop' | 'tool_calls';
 export interface ModelResponse {
   text: string;
   toolCalls: ModelToolCall[];
+  /** In the order the provider produced them; empty when it reported none. */
+  reasoning: ModelReasoning[];
   usage: Usage | null;
   finishReason: FinishReason;
   /** Provider response id and model name as reported, when present. */
@@ -65,16 +124,18 @@ export interface ModelResponse {
 
 /**
  * The closed union of stream events, named `<noun>-<stage>`.
- * Order: any number of text-delta and tool-call-* events, then exactly one message-done,
+ * Order: any number of reasoning-delta, text-delta and tool-call-* events, then exactly one message-done,
  * then exactly one completed (which carries usage). Tool call events for one call are
  * start → delta* → end, identified by `index` (position in the assistant message).
  */
 export type ModelStreamEvent =
   | { type: 'text-delta'; delta: string }
+  /** Readable reasoning as it streams (shown live, collapsed); the state arrives with message-done. */
+  | { type: 'reasoning-delta'; delta: string }
   | { type: 'tool-call-start'; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; index: number; delta: string }
   | { type: 'tool-call-end'; index: number; call: ModelToolCall }
-  | { type: 'message-done'; text: string; toolCalls: ModelToolCall[] }
+  | { type: 'message-done'; text: string; toolCalls: ModelToolCall[]; reasoning: ModelReasoning[] }
   | { type: 'completed'; response: ModelResponse };
 
 export interface RetryNotice {
@@ -104,6 +165,9 @@ export function addUsage(a: Usage, b: Usage): Usage {
     outputTokens: a.outputTokens + b.outputTokens,
     reasoningTokens: a.reasoningTokens + b.reasoningTokens,
     totalTokens: a.totalTokens + b.totalTokens,
+    ...(a.cacheWriteInputTokens === undefined && b.cacheWriteInputTokens === undefined
+      ? {}
+      : { cacheWriteInputTokens: (a.cacheWriteInputTokens ?? 0) + (b.cacheWriteInputTokens ?? 0) }),
     raw: null,
   };
 }

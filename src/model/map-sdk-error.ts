@@ -3,51 +3,12 @@
 // SDK's classes stay inside `model/`; callers only ever see `ModelError`.
 
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { errorBodyFor } from './error-body.js';
 import { ModelError, isModelError } from './model-error.js';
+import { classifyProviderError, classifyStreamFailure, readProviderError } from './provider-error.js';
 
-/** Longest wait a provider may ask for through Retry-After before we cap it. */
-export const MAX_RETRY_AFTER_MS = 60_000;
-
-const CONTEXT_OVERFLOW_PATTERNS: readonly RegExp[] = [
-  /context[_ ]length[_ ]exceeded/i,
-  /maximum context length/i,
-  /context window/i,
-  /context (length|size) (of|is|exceeded)/i,
-  /prompt is too long/i,
-  /too many (input )?tokens/i,
-  /input (is )?too long/i,
-  /reduce the length of the (messages|input|prompt)/i,
-  /exceeds? (the )?(model'?s? )?(maximum )?(context|token limit)/i,
-];
-
-export function looksLikeContextOverflow(text: string): boolean {
-  return CONTEXT_OVERFLOW_PATTERNS.some((pattern) => pattern.test(text));
-}
-
-interface HeaderSource {
-  get(name: string): string | null;
-}
-
-/**
- * Read how long the provider asked us to wait: `retry-after-ms` (milliseconds, non-standard but
- * sent by OpenAI), else `retry-after` as seconds or an HTTP date. Capped at `MAX_RETRY_AFTER_MS`;
- * null when absent or unparseable.
- */
-export function parseRetryAfter(headers: HeaderSource | null | undefined, now: number = Date.now()): number | null {
-  if (!headers) return null;
-  const milliseconds = headers.get('retry-after-ms');
-  if (milliseconds !== null && milliseconds.trim() !== '') {
-    const value = Number(milliseconds);
-    if (Number.isFinite(value) && value >= 0) return Math.min(value, MAX_RETRY_AFTER_MS);
-  }
-  const header = headers.get('retry-after');
-  if (header === null || header.trim() === '') return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : null;
-  const date = Date.parse(header);
-  if (Number.isNaN(date)) return null;
-  return Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
-}
+// Recognition lives in provider-error.ts; these stay importable from here for the other dialects.
+export { looksLikeContextOverflow, MAX_RETRY_AFTER_MS, parseRetryAfter } from './provider-error.js';
 
 export interface ErrorContext {
   baseURL: string;
@@ -71,12 +32,20 @@ export function formatDuration(ms: number): string {
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
-/** The provider's own words, without the status prefix the SDK adds. */
-function providerMessage(error: APIError): string {
-  const body = error.error as { message?: unknown } | undefined;
-  if (body && typeof body.message === 'string' && body.message !== '') return body.message;
-  const message = error.message.replace(/^\d{3}\s+/, '');
-  return message === '' ? '(no message)' : message;
+/**
+ * What the provider sent: the raw body our fetch kept (error-body.ts), else what the SDK parsed
+ * (its `error` field, which is all it keeps), else its message without the status prefix it adds.
+ */
+function providerBody(error: APIError): unknown {
+  const raw = errorBodyFor(error.headers);
+  if (raw !== null) return raw;
+  if (error.error !== undefined && error.error !== null) return { error: error.error };
+  return error.message.replace(/^\d{3}\s+/, '');
+}
+
+/** End a message with one full stop before another sentence follows it. */
+function sentence(text: string): string {
+  return /[.!?…]$/.test(text) ? text : `${text}.`;
 }
 
 function describeCause(error: unknown): string {
@@ -114,49 +83,47 @@ function stalledError(context: ErrorContext, cause: unknown): ModelError {
 }
 
 function fromStatus(error: APIError, status: number, context: ErrorContext): ModelError {
-  const message = providerMessage(error);
-  const retryAfterMs = parseRetryAfter(error.headers);
-  const shouldRetryHeader = error.headers?.get('x-should-retry') ?? null;
-  const base = { status, cause: error, retryAfterMs };
-  const overflowText = `${error.code ?? ''} ${message}`;
-
-  if (status === 401 || status === 403) {
-    return new ModelError(
-      'AUTH_FAILED',
-      `Authentication failed (${status}) at ${context.baseURL}: ${message}. Check the API key (e.g. OPENAI_API_KEY) and that it may use this model.`,
-      base,
-    );
+  const facts = classifyProviderError({ status, body: providerBody(error), headers: error.headers });
+  const message = facts.message === '' ? `no error message in the ${status} answer` : facts.message;
+  const base = { status, cause: error, retryAfterMs: facts.retryAfterMs, retryable: facts.retryable };
+  const waited =
+    facts.requestedWaitMs === null
+      ? ''
+      : ` The provider asked to wait ${formatDuration(facts.requestedWaitMs)}, longer than a retry waits; not retrying.`;
+  const at = context.baseURL;
+  switch (facts.code) {
+    case 'AUTH_FAILED':
+      return new ModelError(
+        'AUTH_FAILED',
+        `Authentication failed (${status}) at ${at}: ${sentence(message)} Check the API key (e.g. OPENAI_API_KEY) and that it may use this model.`,
+        base,
+      );
+    case 'NOT_FOUND':
+      return new ModelError('NOT_FOUND', `Not found (${status}) at ${at}: ${sentence(message)} Check --base-url and the model name.`, base);
+    case 'CONTEXT_OVERFLOW':
+      return new ModelError('CONTEXT_OVERFLOW', `The request does not fit the model's context window (${status}): ${message}`, base);
+    case 'QUOTA_EXCEEDED':
+      return new ModelError(
+        'QUOTA_EXCEEDED',
+        `Out of quota or credit (${status}) at ${at}: ${sentence(message)} Add credit or raise the limit with the provider; retrying will not help.`,
+        base,
+      );
+    case 'PROVIDER_MISCONFIGURED':
+      return new ModelError(
+        'PROVIDER_MISCONFIGURED',
+        `The server at ${at} is not set up for this request (${status}): ${sentence(message)} Change the server's configuration (the setting it names) and run again.`,
+        base,
+      );
+    case 'RATE_LIMITED':
+      return new ModelError('RATE_LIMITED', `Rate limited (${status}) by ${at}: ${message}${waited}`, base);
+    case 'CONNECTION_FAILED':
+      return new ModelError('CONNECTION_FAILED', `The provider timed out the request (${status}): ${message}`, base);
+    case 'SERVER_ERROR':
+      if (status === 409) return new ModelError('SERVER_ERROR', `The provider reported a conflict (409): ${message}`, base);
+      return new ModelError('SERVER_ERROR', `Provider server error (${status}) at ${at}: ${message}${waited}`, base);
+    default:
+      return new ModelError('BAD_REQUEST', `The provider rejected the request (${status}): ${message}`, base);
   }
-  if (status === 404) {
-    return new ModelError(
-      'NOT_FOUND',
-      `Not found (404) at ${context.baseURL}: ${message}. Check --base-url and the model name.`,
-      base,
-    );
-  }
-  // 413 is the body-size form of the same problem: the conversation has outgrown what the server takes.
-  if (status === 413 || ((status === 400 || status === 422) && looksLikeContextOverflow(overflowText))) {
-    return new ModelError('CONTEXT_OVERFLOW', `The request does not fit the model's context window (${status}): ${message}`, base);
-  }
-  let retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-  if (shouldRetryHeader === 'true') retryable = true;
-  if (shouldRetryHeader === 'false') retryable = false;
-  if (status === 429) {
-    return new ModelError('RATE_LIMITED', `Rate limited (429) by ${context.baseURL}: ${message}`, { ...base, retryable });
-  }
-  if (status >= 500) {
-    return new ModelError('SERVER_ERROR', `Provider server error (${status}) at ${context.baseURL}: ${message}`, {
-      ...base,
-      retryable,
-    });
-  }
-  if (status === 408) {
-    return new ModelError('CONNECTION_FAILED', `The provider timed out the request (408): ${message}`, { ...base, retryable });
-  }
-  if (status === 409) {
-    return new ModelError('SERVER_ERROR', `The provider reported a conflict (409): ${message}`, { ...base, retryable });
-  }
-  return new ModelError('BAD_REQUEST', `The provider rejected the request (${status}): ${message}`, { ...base, retryable });
 }
 
 /**
@@ -166,8 +133,16 @@ function fromStatus(error: APIError, status: number, context: ErrorContext): Mod
  */
 export function streamFailureError(message: string, code: string | null, cause?: unknown): ModelError {
   const text = message === '' ? '(no message)' : message;
-  if (looksLikeContextOverflow(`${code ?? ''} ${text}`)) {
+  const kind = classifyStreamFailure(`${code ?? ''} ${text}`);
+  if (kind === 'CONTEXT_OVERFLOW') {
     return new ModelError('CONTEXT_OVERFLOW', `The request does not fit the model's context window: ${text}`, { cause });
+  }
+  if (kind === 'PROVIDER_MISCONFIGURED') {
+    return new ModelError(
+      'PROVIDER_MISCONFIGURED',
+      `The server is not set up for this request: ${sentence(text)} Change the server's configuration (the setting it names) and run again.`,
+      { cause },
+    );
   }
   const suffix = code ? ` [${code}]` : '';
   return new ModelError('RESPONSE_FAILED', `The provider failed the response: ${text}${suffix}`, { cause });
@@ -191,8 +166,10 @@ export function mapSdkError(error: unknown, context: ErrorContext): ModelError {
   }
   if (error instanceof APIError) {
     if (typeof error.status === 'number') return fromStatus(error, error.status, context);
+    // An error object inside the stream (Chat's {"error": …} chunk); OpenRouter nests the upstream's there too.
     const code = typeof error.code === 'string' ? error.code : null;
-    return streamFailureError(providerMessage(error), code, error);
+    const inStream = readProviderError(providerBody(error)).message || error.message.replace(/^\d{3}\s+/, '');
+    return streamFailureError(inStream, code, error);
   }
   if (error instanceof SyntaxError) {
     return new ModelError('MALFORMED_STREAM', `The provider sent a response that is not valid JSON: ${error.message}`, {

@@ -6,7 +6,9 @@ export type ModelErrorCode =
   | 'BAD_REQUEST' // 400 and other 4xx that retrying cannot fix
   | 'NOT_FOUND' // 404: wrong base URL or model
   | 'RATE_LIMITED' // 429 after retries
+  | 'QUOTA_EXCEEDED' // out of credit or over a spend/quota limit (402, insufficient_quota): waiting does not help
   | 'SERVER_ERROR' // 5xx after retries
+  | 'PROVIDER_MISCONFIGURED' // the server is not set up for this request (llama.cpp without --jinja): fix the server
   | 'CONNECTION_FAILED' // refused, reset, DNS, timeout before a response
   | 'CONTEXT_OVERFLOW' // the request does not fit the model's window
   | 'STREAM_INTERRUPTED' // the stream broke, or went silent past the idle timeout, after it started

@@ -78,6 +78,7 @@ export function oversizedWireError(unit: 'event' | 'body', maxBytes: number, lim
  */
 export class ResponseSizeGuard {
   private textChars = 0;
+  private reasoningChars = 0;
   private argumentTotal = 0;
   private readonly argumentChars: number[] = [];
 
@@ -87,6 +88,13 @@ export class ResponseSizeGuard {
   text(chars: number): void {
     if (chars > this.limits.maxTextChars) throw tooLarge("The response's text", this.limits.maxTextChars, 'maxTextChars');
     this.textChars = chars;
+    this.checkTotal();
+  }
+
+  /** The reasoning (readable text and provider state) is about to be `chars` long; bounded like the text. */
+  reasoning(chars: number): void {
+    if (chars > this.limits.maxTextChars) throw tooLarge("The response's reasoning", this.limits.maxTextChars, 'maxTextChars');
+    this.reasoningChars = chars;
     this.checkTotal();
   }
 
@@ -102,15 +110,21 @@ export class ResponseSizeGuard {
   }
 
   private checkTotal(): void {
-    if (this.textChars + this.argumentTotal > this.limits.maxResponseChars) {
-      throw tooLarge("The response's text and tool arguments together", this.limits.maxResponseChars, 'maxResponseChars');
+    if (this.textChars + this.reasoningChars + this.argumentTotal > this.limits.maxResponseChars) {
+      throw tooLarge("The response's text, reasoning and tool arguments together", this.limits.maxResponseChars, 'maxResponseChars');
     }
   }
 }
 
 /** The same checks on a complete (non-streamed) response. */
-export function checkResponseSize(text: string, toolCalls: ReadonlyArray<{ name: string; arguments: string }>, limits: ResponseLimits): void {
+export function checkResponseSize(
+  text: string,
+  toolCalls: ReadonlyArray<{ name: string; arguments: string }>,
+  limits: ResponseLimits,
+  reasoningChars = 0,
+): void {
   const guard = new ResponseSizeGuard(limits);
   guard.text(text.length);
+  guard.reasoning(reasoningChars);
   toolCalls.forEach((call, index) => guard.arguments(index, call.name, call.arguments.length));
 }

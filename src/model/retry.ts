@@ -4,11 +4,17 @@
 //
 // Streams are only retried before their first event: after that the caller has already shown
 // or recorded part of the answer, and a silent restart would duplicate or contradict it.
+//
+// What is retried (provider-error.ts decides, this file enforces): 408, 409, 429, 5xx and
+// connection failures. Never: 400/401/403/404/422, an overflow (the loop compacts instead), a
+// quota or credit stop, a server that says it is misconfigured, or a provider asking to wait
+// longer than MAX_RETRY_AFTER_MS; those fail on the first attempt with the provider's words.
 
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './gateway.js';
 import type { ModelCallOptions, RetryNotice } from './ir.js';
 import { abortedError } from './map-sdk-error.js';
-import { ModelError, isModelError } from './model-error.js';
+import { ModelError, isModelError, type ModelErrorCode } from './model-error.js';
+import { NEVER_RETRIED_STATUSES, PERMANENT_CODES } from './provider-error.js';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -39,9 +45,27 @@ export function backoffDelay(attempt: number, policy: RetryPolicy): number {
   return Math.floor(policy.random() * ceiling);
 }
 
-/** Whether another attempt could succeed: the error says it is transient, and it is not a cancel. */
+/** Failures the next attempt would meet again, even if something marked them retryable. */
+const NEVER_RETRIED_CODES: ReadonlySet<ModelErrorCode> = new Set<ModelErrorCode>([
+  ...PERMANENT_CODES,
+  'ABORTED',
+  'RESPONSE_TOO_LARGE',
+  'OUTPUT_TRUNCATED',
+  'CONTENT_FILTERED',
+  'MODEL_REFUSED',
+]);
+
+/**
+ * Whether another attempt could succeed: the error says it is transient, its code is not one
+ * whose cause stays (or a cancel), and its status is not one that retrying cannot fix.
+ */
 export function isRetryable(error: unknown): error is ModelError {
-  return isModelError(error) && error.retryable && error.code !== 'ABORTED';
+  return (
+    isModelError(error) &&
+    error.retryable &&
+    !NEVER_RETRIED_CODES.has(error.code) &&
+    !(error.status !== null && NEVER_RETRIED_STATUSES.has(error.status))
+  );
 }
 
 /** The wait before retrying after `error` on attempt `attempt`: the provider's Retry-After if given. */

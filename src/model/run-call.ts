@@ -1,11 +1,20 @@
-// The attempt logic both dialects share: one SDK call under a CallScope, every failure mapped to
+// The attempt logic every dialect shares: one SDK call under a CallScope, every failure mapped to
 // a ModelError, and for streams the bookkeeping of whether anything reached the caller yet
 // (which decides whether a broken stream may be retried).
 
 import { CallScope } from './call-scope.js';
 import type { ModelStreamEvent } from './ir.js';
-import { abortedError, mapSdkError, mapStreamError } from './map-sdk-error.js';
+import { abortedError, mapSdkError, mapStreamError, type ErrorContext } from './map-sdk-error.js';
 import { ModelError } from './model-error.js';
+
+/** How one SDK's errors become ModelErrors: while sending the request, and while reading a stream. */
+export interface ErrorMapping {
+  request(error: unknown, context: ErrorContext): ModelError;
+  stream(error: unknown, context: ErrorContext, yielded: boolean): ModelError;
+}
+
+/** The OpenAI SDK's mapping, used by both OpenAI dialects. */
+export const OPENAI_ERROR_MAPPING: ErrorMapping = { request: mapSdkError, stream: mapStreamError };
 
 export interface AttemptSettings {
   signal: AbortSignal | undefined;
@@ -14,6 +23,8 @@ export interface AttemptSettings {
   streamStartTimeoutMs: number;
   streamIdleTimeoutMs: number;
   baseURL: string;
+  /** Omitted: the OpenAI SDK's mapping. A dialect on another SDK brings its own. */
+  errors?: ErrorMapping;
 }
 
 /** Converts one dialect's wire chunks into IR events. */
@@ -32,11 +43,12 @@ export async function runCall<T>(settings: AttemptSettings, call: (signal: Abort
   const { timeoutMs } = settings;
   const timeouts = { requestTimeoutMs: timeoutMs, startMs: timeoutMs, idleMs: timeoutMs, stream: false };
   const scope = new CallScope(settings.signal, timeouts, settings.baseURL);
+  const errors = settings.errors ?? OPENAI_ERROR_MAPPING;
   try {
     if (scope.cancelled) throw abortedError(settings.signal?.reason);
     return await call(scope.signal);
   } catch (error) {
-    throw mapSdkError(error, scope.errorContext());
+    throw errors.request(error, scope.errorContext());
   } finally {
     scope.dispose();
   }
@@ -59,6 +71,7 @@ export async function* runStream<Chunk>(
     stream: true,
   };
   const scope = new CallScope(settings.signal, timeouts, settings.baseURL);
+  const errors = settings.errors ?? OPENAI_ERROR_MAPPING;
   let yielded = false;
   try {
     let stream: AsyncIterable<Chunk>;
@@ -66,7 +79,7 @@ export async function* runStream<Chunk>(
       if (scope.cancelled) throw abortedError(settings.signal?.reason);
       stream = await open(scope.signal);
     } catch (error) {
-      throw mapSdkError(error, scope.errorContext());
+      throw errors.request(error, scope.errorContext());
     }
     scope.touch();
     try {
@@ -82,12 +95,12 @@ export async function* runStream<Chunk>(
         if (mapper.ended) return;
       }
     } catch (error) {
-      throw mapStreamError(error, scope.errorContext(), yielded);
+      throw errors.stream(error, scope.errorContext(), yielded);
     }
     // The SDK ends a stream quietly when its signal aborts, so a clean end may still be a cancel
     // or one of our silence timeouts.
     if (scope.cancelled) throw abortedError(settings.signal?.reason);
-    if (scope.timedOut) throw mapStreamError(new Error('stream timed out'), scope.errorContext(), yielded);
+    if (scope.timedOut) throw errors.stream(new Error('stream timed out'), scope.errorContext(), yielded);
     if (!mapper.complete) {
       throw new ModelError(
         'STREAM_INTERRUPTED',

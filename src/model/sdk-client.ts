@@ -1,10 +1,12 @@
 // The one place an OpenAI SDK client is built, so both dialects agree on the settings that matter:
 // the SDK's own retries are off (ours in retry.ts would otherwise multiply with them), its console
 // logging is off (every failure reaches the caller as a ModelError instead), and its fetch is
-// byte-bounded (bounded-fetch.ts).
+// byte-bounded (bounded-fetch.ts) and keeps the raw body of error answers (error-body.ts), which
+// the SDK would otherwise drop unless it has OpenAI's shape.
 
 import OpenAI from 'openai';
 import { boundedFetch } from './bounded-fetch.js';
+import { keepErrorBodies } from './error-body.js';
 import type { GatewayConfig } from './gateway.js';
 import { maxEventBytes, oversizedWireError, resolveResponseLimits, type ResponseLimits } from './response-limits.js';
 
@@ -83,6 +85,7 @@ export function createSdkClient(config: ResolvedClientConfig): OpenAI {
     timeout: config.timeoutMs,
     defaultHeaders: config.headers,
     logLevel: 'off',
-    fetch: boundedFetch(maxBytes, (unit) => oversizedWireError(unit, maxBytes, config.limits)),
+    // Outermost, so the Headers object it remembers the body by is the one the SDK puts on its error.
+    fetch: keepErrorBodies(boundedFetch(maxBytes, (unit) => oversizedWireError(unit, maxBytes, config.limits))),
   });
 }

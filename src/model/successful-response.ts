@@ -16,6 +16,7 @@ export function successfulResponse(parts: Omit<ModelResponse, 'finishReason'>): 
   return {
     text: parts.text,
     toolCalls: parts.toolCalls,
+    reasoning: parts.reasoning,
     usage: parts.usage,
     finishReason: finishReasonFor(parts.toolCalls),
     responseId: parts.responseId,
@@ -27,7 +28,7 @@ export function successfulResponse(parts: Omit<ModelResponse, 'finishReason'>): 
 export function closingEvents(response: ModelResponse): ModelStreamEvent[] {
   // message-done gets its own array, so a consumer that edits one event's calls cannot change the other's.
   return [
-    { type: 'message-done', text: response.text, toolCalls: [...response.toolCalls] },
+    { type: 'message-done', text: response.text, toolCalls: [...response.toolCalls], reasoning: [...response.reasoning] },
     { type: 'completed', response },
   ];
 }

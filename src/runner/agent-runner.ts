@@ -19,7 +19,7 @@ import {
   type SandboxMode,
   type TerminalRunEvent,
 } from '../agent/index.js';
-import { parseToolArguments, type JsonSchema, type ModelGateway, type WireApi } from '../model/index.js';
+import { parseToolArguments, type JsonSchema, type ModelGateway, type ReasoningEffort, type WireApi } from '../model/index.js';
 import {
   cheapTokenEstimate,
   compactionSettings,
@@ -50,6 +50,8 @@ export interface RunnerSettings {
   network: boolean;
   maxRounds?: number;
   tokenBudget?: number;
+  /** Sent with every model request of a turn (`--reasoning-effort`); each dialect maps it. */
+  reasoningEffort?: ReasoningEffort;
   compactAt?: string;
   contextWindow?: string;
   /** Defaults to the JSONL store under `<home>/sessions`. */
@@ -206,6 +208,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       compaction: compaction ? compactionHooks(runner, compaction, session, recorder, toolSchemaTokens(tools.definitions())) : (settings.compaction ?? undefined),
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
+      reasoningEffort: settings.reasoningEffort,
     });
     // The terminal event has been emitted: from here on the run's outcome stands, and a failure
     // to finalize the file (turn-end record, fsync, index) is reported beside it, not instead.

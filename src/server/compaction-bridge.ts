@@ -11,8 +11,8 @@ import {
   readCompactionConfig,
   resolveCompactionSettings,
   type HistoryCompactedEvent,
-  type ModelLimits,
 } from '../compaction/index.js';
+import type { ModelLimits } from '../model/index.js';
 import { compactSession, type Runner } from '../runner/index.js';
 import { HttpError } from './http-error.js';
 import type { ContextLimits } from './session-inspection.js';

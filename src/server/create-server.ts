@@ -79,6 +79,7 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     network: settings.network,
     maxRounds: settings.maxRounds,
     tokenBudget: settings.tokenBudget,
+    reasoningEffort: settings.reasoningEffort,
     compactAt: parameters?.compactAt ?? settings.compactAt,
     contextWindow: settings.contextWindow,
     store,

@@ -3,7 +3,7 @@
 // tab may go.
 
 import { SANDBOX_MODES, type AnyTool, type CompactionHooks, type SandboxMode } from '../agent/index.js';
-import type { ModelGateway, WireApi } from '../model/index.js';
+import type { ModelGateway, ReasoningEffort, WireApi } from '../model/index.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from '../permissions/index.js';
 import type { SessionStore } from '../sessions/index.js';
 
@@ -40,6 +40,8 @@ export interface ServerSettings {
   contextWindow?: string;
   maxRounds?: number;
   tokenBudget?: number;
+  /** `--reasoning-effort` for every run; undefined: the provider's default. */
+  reasoningEffort?: ReasoningEffort;
   /** SSE comment interval; default 15 s. */
   heartbeatMs?: number;
   /** How long an approval waits for the browser before it counts as denied. */

@@ -7,7 +7,7 @@
 // as the very object JSON.parse produced, so fields added by a newer minor writer survive a fork.
 
 import { z } from 'zod';
-import type { FinishReason, Usage, WireApi } from '../model/index.js';
+import { WIRE_APIS, type FinishReason, type Usage, type WireApi } from '../model/index.js';
 import type { ResponseItem, RunErrorInfo, RunEvent, StagedUsage, UsageStage } from '../agent/index.js';
 import type { CompactionEntry } from '../compaction/index.js';
 
@@ -189,9 +189,14 @@ function shape(fields: Record<string, Check>): (value: Fields) => string | null 
   };
 }
 
+const isWireApi: Check = (value) => typeof value === 'string' && (WIRE_APIS as readonly string[]).includes(value);
+const providerFieldsShape = shape({ format: isWireApi, fields: isObject });
+const isProviderFields: Check = (value) => isObject(value) && providerFieldsShape(value) === null;
+
 const usageShape = shape({
   inputTokens: isAmount,
   cachedInputTokens: nullable(isAmount),
+  cacheWriteInputTokens: optional(isAmount),
   outputTokens: isAmount,
   reasoningTokens: isAmount,
   totalTokens: isAmount,
@@ -209,7 +214,8 @@ const itemShapes = new Map<string, (value: Fields) => string | null>(Object.entr
     if (value.role === 'user' || value.role === 'system') return isString(value.content) ? null : 'content';
     return 'role';
   },
-  function_call: shape({ callId: isString, name: isString, arguments: isString, providerCallId: optional(isString) }),
+  function_call: shape({ callId: isString, name: isString, arguments: isString, providerCallId: optional(isString), providerFields: optional(isProviderFields) }),
+  reasoning: shape({ format: isWireApi, text: isString, state: nullable(isObject) }),
   function_call_output: shape({ callId: isString, name: isString, output: isString, isError: isBoolean }),
   compaction_summary: shape({ compactionId: isString, summary: isString }),
 }));
@@ -275,11 +281,12 @@ function checkModelCallRecord(record: Fields): string | null {
 // ---------------------------------------------------------------------------------------------
 // zod schemas for the rare records: clearer messages, and they document the format.
 
-const wireApiSchema = z.enum(['chat', 'responses']);
+const wireApiSchema = z.enum(WIRE_APIS as [WireApi, ...WireApi[]]);
 const turnSchema = z.number().int().min(1);
 const usageSchema = z.object({
   inputTokens: z.number().min(0),
   cachedInputTokens: z.number().min(0).nullable(),
+  cacheWriteInputTokens: z.number().min(0).optional(),
   outputTokens: z.number().min(0),
   reasoningTokens: z.number().min(0),
   totalTokens: z.number().min(0),

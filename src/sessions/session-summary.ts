@@ -2,7 +2,7 @@
 // writer can keep it current as it appends and the index can store it without rereading files.
 
 import { z } from 'zod';
-import type { WireApi } from '../model/index.js';
+import { WIRE_APIS, type WireApi } from '../model/index.js';
 import { sessionParentSchema, type SessionMetaRecord, type SessionParent, type SessionRecord } from './session-records.js';
 
 export interface SessionSummary {
@@ -32,7 +32,7 @@ export const sessionSummarySchema: z.ZodType<SessionSummary> = z.object({
   title: z.string(),
   cwd: z.string(),
   model: z.string(),
-  wireApi: z.enum(['chat', 'responses']),
+  wireApi: z.enum(WIRE_APIS as [WireApi, ...WireApi[]]),
   turns: z.number().int().min(0),
   totalTokens: z.number().min(0),
   parent: sessionParentSchema.nullable(),

@@ -51,8 +51,10 @@ export function buildChatCompletion(turn: ResolvedTurn, meta: WireMeta): WireRep
     refusal: turn.refusal,
     annotations: [],
   };
+  if (turn.reasoning !== null) message[turn.reasoning.field] = turn.reasoning.text;
   if (turn.toolCalls.length > 0) {
     message.tool_calls = turn.toolCalls.map((call) => ({
+      ...call.fields,
       id: call.id,
       type: 'function',
       function: { name: call.name, arguments: call.arguments },
@@ -103,6 +105,10 @@ export function buildChatCompletionFrames(turn: ResolvedTurn, meta: WireMeta): S
     chunk([{ index: 0, delta: value, logprobs: null, finish_reason: finishReason }]);
 
   const frames: SseFrame[] = [delta({ role: 'assistant', content: '', refusal: null })];
+  const reasoning = turn.reasoning;
+  if (reasoning !== null) {
+    for (const piece of splitIntoChunks(reasoning.text, turn.chunkSize)) frames.push(delta({ [reasoning.field]: piece }));
+  }
   for (const piece of splitIntoChunks(turn.text, turn.chunkSize)) frames.push(delta({ content: piece }));
   if (turn.refusal !== null) {
     for (const piece of splitIntoChunks(turn.refusal, turn.chunkSize)) frames.push(delta({ refusal: piece }));
@@ -110,7 +116,7 @@ export function buildChatCompletionFrames(turn: ResolvedTurn, meta: WireMeta): S
   turn.toolCalls.forEach((call, index) => {
     frames.push(
       delta({
-        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+        tool_calls: [{ ...call.fields, index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
       }),
     );
     for (const piece of splitIntoChunks(call.arguments, turn.chunkSize)) {

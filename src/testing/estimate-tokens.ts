@@ -10,11 +10,17 @@ export function estimateTokens(text: string): number {
 
 /**
  * The input-size estimate used for derived usage and for `contextWindow` rejection: the JSON of the
- * request's conversation (Chat `messages`; Responses `input` and `instructions`) plus its `tools`.
+ * request's conversation (Chat `messages`; Responses `input` and `instructions`; Anthropic `system` and
+ * `messages`) plus its `tools`.
  * Exported so tests can compute the exact number the fake will report.
  */
 export function estimateRequestTokens(body: Record<string, unknown>, wireApi: WireApi): number {
-  const parts = wireApi === 'chat' ? [body.messages, body.tools] : [body.input, body.instructions, body.tools];
+  const parts =
+    wireApi === 'chat'
+      ? [body.messages, body.tools]
+      : wireApi === 'anthropic'
+        ? [body.system, body.messages, body.tools]
+        : [body.input, body.instructions, body.tools];
   const text = parts
     .filter((part) => part !== undefined && part !== null)
     .map((part) => JSON.stringify(part))

@@ -1,10 +1,13 @@
-// A real HTTP server on loopback that answers OpenAI Chat Completions and Responses requests from
-// a script, one step per request, so tests (and the offline demo model) exercise the real SDK,
+// A real HTTP server on loopback that answers OpenAI Chat Completions, OpenAI Responses and
+// Anthropic Messages requests from a script, one step per request, so tests (and the offline demo model) exercise the real SDK,
 // real sockets and real SSE parsing. Every request is captured for assertions.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { WireApi } from '../model/index.js';
+import { anthropicRequestProblem } from './anthropic-checks.js';
+import { AnthropicPromptCache } from './anthropic-prompt-cache.js';
+import { anthropicErrorBody, anthropicErrorType, buildAnthropicFrames, buildAnthropicMessage } from './anthropic-wire.js';
 import { buildChatCompletion, buildChatCompletionFrames } from './chat-completions-wire.js';
 import { estimateRequestTokens } from './estimate-tokens.js';
 import { buildResponse, buildResponseFrames } from './responses-wire.js';
@@ -17,6 +20,7 @@ import {
   type ScriptedTurn,
   type ScriptStep,
 } from './scripted-turn.js';
+import { ReasoningLedger } from './reasoning-ledger.js';
 import { formatSseFrame, SSE_HEADERS, type SseFrame } from './sse.js';
 import { defaultErrorType, wireErrorBody } from './wire-error.js';
 import type { WireMeta, WireReply } from './wire-meta.js';
@@ -29,14 +33,24 @@ export interface FakeProviderOptions {
    * further request.
    */
   whenExhausted?: 'error' | ScriptStep;
-  /** Requests whose estimated input tokens exceed this get 400 `context_length_exceeded`; no step is consumed. */
+  /**
+   * Requests whose estimated input tokens exceed this get 400 `context_length_exceeded` (anthropic:
+   * "prompt is too long: N tokens > M maximum"); no step is consumed.
+   */
   contextWindow?: number;
-  /** Require `Authorization: Bearer <apiKey>`; otherwise 401 and no step is consumed. */
+  /** Require `Authorization: Bearer <apiKey>` (anthropic: or `x-api-key`); otherwise 401 and no step is consumed. */
   apiKey?: string;
   host?: string;
   port?: number;
   /** Echoed as `model`; default: the request's model. */
   model?: string;
+  /**
+   * Answer as DeepSeek, Gemini and OpenAI do when reasoning state they handed out does not come
+   * back on later rounds (see reasoning-ledger.ts); no step is consumed. Default false.
+   */
+  requireReasoningBack?: boolean;
+  /** Answer any request with `include: ['reasoning.encrypted_content']` as OpenAI does for a model that does not reason. */
+  rejectEncryptedReasoning?: boolean;
 }
 
 /** How the answer to one request ended, as the provider saw it. */
@@ -65,6 +79,8 @@ export interface FakeProvider {
 const ROUTES: Readonly<Record<string, WireApi>> = {
   '/v1/chat/completions': 'chat',
   '/v1/responses': 'responses',
+  // The Anthropic SDK's path under its base URL (`baseURL` + '/v1/messages').
+  '/v1/messages': 'anthropic',
 };
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const FALLBACK_MODEL = 'glassbox-fake';
@@ -164,10 +180,16 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The key check: `Authorization: Bearer`, or on the anthropic wire `x-api-key` (which wins when both are sent, as on the real API). */
+function authorized(headers: Record<string, string>, apiKey: string, wireApi: WireApi): boolean {
+  if (wireApi === 'anthropic' && headers['x-api-key'] !== undefined) return headers['x-api-key'] === apiKey;
+  return headers.authorization === `Bearer ${apiKey}`;
+}
+
 /** Returns a message describing what makes the body unusable, or null when it is acceptable. */
 function bodyProblem(body: Record<string, unknown>, wireApi: WireApi): string | null {
   if (typeof body.model !== 'string' || body.model === '') return "missing required parameter: 'model'";
-  if (wireApi === 'chat' && !Array.isArray(body.messages)) return "'messages' must be an array";
+  if ((wireApi === 'chat' || wireApi === 'anthropic') && !Array.isArray(body.messages)) return "'messages' must be an array";
   if (wireApi === 'responses' && typeof body.input !== 'string' && !Array.isArray(body.input)) {
     return "'input' must be a string or an array";
   }
@@ -188,6 +210,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const requests: CapturedRequest[] = [];
   const unexpectedRequests: CapturedRequest[] = [];
   const ids = new IdFactory();
+  const ledger = new ReasoningLedger();
+  const promptCache = new AnthropicPromptCache();
   const sockets = new Set<Socket>();
   const inFlight = new Set<AbortController>();
   const exchanges = new Map<number, Exchange>();
@@ -236,6 +260,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     turn: ResolvedTurn,
     signal: AbortSignal,
     progress: FrameProgress,
+    /** The `event:` name of the malformed line; the Anthropic SDK skips data without one. */
+    malformedEvent?: string,
   ): Promise<void> {
     const fault = turn.fault;
     progress.total = frames.length;
@@ -260,7 +286,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       res.socket?.destroy();
     } else if (fault?.kind === 'malformed') {
       if (stopAt > 0 && !(await sleep(turn.chunkDelayMs, signal))) return;
-      res.end('data: {"this is not": json\n\n');
+      res.end(`${malformedEvent === undefined ? '' : `event: ${malformedEvent}\n`}data: {"this is not": json\n\n`);
     } else {
       res.end();
     }
@@ -295,8 +321,13 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 
   async function answerModelRequest(req: IncomingMessage, res: ServerResponse, wireApi: WireApi, signal: AbortSignal): Promise<void> {
     const receivedAt = Date.now();
+    // Errors go out in the envelope of the wire the request came in on.
+    const fail = (status: number, message: string, code: string | null = null, param: string | null = null): void =>
+      wireApi === 'anthropic'
+        ? sendJson(res, status, anthropicErrorBody(anthropicErrorType(status), message, (res.getHeader('x-request-id') as string | undefined) ?? null))
+        : sendError(res, status, message, code, param);
     const rawBody = await readBody(req);
-    if (rawBody === null) return sendError(res, 413, 'fake provider: request body too large');
+    if (rawBody === null) return fail(413, 'fake provider: request body too large');
     let parsed: unknown;
     let parseError: string | null = null;
     try {
@@ -321,18 +352,20 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     res.setHeader('x-request-id', `req_fake_${request.index}`);
 
     if (parseError !== null) {
-      return sendError(res, 400, `We could not parse the JSON body of your request. (${parseError})`);
+      return fail(400, `We could not parse the JSON body of your request. (${parseError})`);
     }
-    if (parsed !== body) return sendError(res, 400, 'The request body must be a JSON object.');
-    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return sendError(res, 401, 'Incorrect API key provided.', 'invalid_api_key');
+    if (parsed !== body) return fail(400, 'The request body must be a JSON object.');
+    if (options.apiKey !== undefined && !authorized(request.headers, options.apiKey, wireApi)) {
+      return wireApi === 'anthropic' ? fail(401, 'invalid x-api-key') : fail(401, 'Incorrect API key provided.', 'invalid_api_key');
     }
     const problem = bodyProblem(body, wireApi);
-    if (problem !== null) return sendError(res, 400, `fake provider: ${problem}`);
+    if (problem !== null) return fail(400, `fake provider: ${problem}`);
+    const anthropicProblem = wireApi === 'anthropic' ? anthropicRequestProblem(body, request.headers) : null;
+    if (anthropicProblem !== null) return fail(400, anthropicProblem);
     const inputTokens = estimateRequestTokens(body, wireApi);
     if (options.contextWindow !== undefined && inputTokens > options.contextWindow) {
-      return sendError(
-        res,
+      if (wireApi === 'anthropic') return fail(400, `prompt is too long: ${inputTokens} tokens > ${options.contextWindow} maximum`);
+      return fail(
         400,
         `This model's maximum context length is ${options.contextWindow} tokens. However, your messages resulted in ${inputTokens} tokens. Please reduce the length of the messages.`,
         'context_length_exceeded',
@@ -340,17 +373,31 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       );
     }
 
+    if (options.requireReasoningBack === true) {
+      const rejection = ledger.check(request);
+      if (rejection !== null) return sendJson(res, rejection.status, rejection.body);
+    }
+    if (options.rejectEncryptedReasoning === true && Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content')) {
+      return sendJson(res, 400, { error: { message: 'Encrypted content is not supported with this model.', type: 'invalid_request_error', param: 'include', code: null } });
+    }
+
     let scripted: ScriptedTurn | 'exhausted';
     try {
       scripted = await nextTurn(request);
     } catch (error) {
-      return sendError(res, 500, `fake provider: ${(error as Error).message}`);
+      return fail(500, `fake provider: ${(error as Error).message}`);
     }
     if (scripted === 'exhausted') {
       unexpectedRequests.push(request);
-      return sendError(res, 500, `fake provider: script exhausted (request #${request.index})`, 'script_exhausted');
+      return fail(500, `fake provider: script exhausted (request #${request.index})`, 'script_exhausted');
     }
     const turn = resolveScriptedTurn(scripted, request, ids);
+    ledger.record(turn, wireApi);
+    if (wireApi === 'anthropic' && turn.usage !== null) {
+      // Derived usage reports the prompt cache as the breakpoints would use it; scripted usage stands.
+      const cachedUsage = promptCache.apply(body, turn.usage);
+      if (scripted.usage === undefined) turn.usage = cachedUsage;
+    }
     if (!(await sleep(turn.delayMs, signal))) return;
 
     const fault = turn.fault;
@@ -367,6 +414,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
       const message = fault.message ?? `fake provider: scripted HTTP ${fault.status}`;
       const code = fault.code ?? (fault.status === 429 ? 'rate_limit_exceeded' : null);
+      if (wireApi === 'anthropic') {
+        const body = anthropicErrorBody(fault.type ?? anthropicErrorType(fault.status), message, `req_fake_${request.index}`);
+        return sendJson(res, fault.status, body, headers);
+      }
       const type = fault.type ?? defaultErrorType(fault.status);
       return sendJson(res, fault.status, wireErrorBody(message, type, code), headers);
     }
@@ -378,10 +429,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       request,
     };
     if (request.stream) {
-      const frames = wireApi === 'chat' ? buildChatCompletionFrames(turn, meta) : buildResponseFrames(turn, meta);
-      await streamFrames(res, frames, turn, signal, progress);
+      const build = wireApi === 'chat' ? buildChatCompletionFrames : wireApi === 'responses' ? buildResponseFrames : buildAnthropicFrames;
+      await streamFrames(res, build(turn, meta), turn, signal, progress, wireApi === 'anthropic' ? 'content_block_delta' : undefined);
     } else {
-      await sendReply(res, wireApi === 'chat' ? buildChatCompletion(turn, meta) : buildResponse(turn, meta), turn, signal);
+      const build = wireApi === 'chat' ? buildChatCompletion : wireApi === 'responses' ? buildResponse : buildAnthropicMessage;
+      await sendReply(res, build(turn, meta), turn, signal);
     }
   }
 

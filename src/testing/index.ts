@@ -1,4 +1,5 @@
-// The scripted fake OpenAI-compatible provider: used by tests and by the offline demo model.
+// The scripted fake provider, on the OpenAI Chat Completions, OpenAI Responses and Anthropic
+// Messages wires: used by tests and by the offline demo model.
 
 export { startFakeProvider } from './fake-provider.js';
 export type { ExchangeOutcome, FakeProvider, FakeProviderOptions } from './fake-provider.js';
@@ -8,6 +9,7 @@ export type {
   CapturedRequest,
   ScriptedFault,
   ScriptedFinishReason,
+  ScriptedReasoning,
   ScriptedToolCall,
   ScriptedTurn,
   ScriptedUsage,

@@ -4,7 +4,7 @@
 // order is one the SDK's own accumulator (`responses.stream()`) accepts.
 
 import { jsonFrame, type SseFrame } from './sse.js';
-import { splitIntoChunks, type ResolvedTurn, type ResolvedUsage } from './scripted-turn.js';
+import { splitIntoChunks, type ResolvedReasoning, type ResolvedTurn, type ResolvedUsage } from './scripted-turn.js';
 import { wireErrorBody } from './wire-error.js';
 import type { WireMeta, WireReply } from './wire-meta.js';
 
@@ -60,8 +60,15 @@ function baseResponse(meta: WireMeta, id: string): Json {
   };
 }
 
-function renderReasoning(summary: string, turn: ResolvedTurn, meta: WireMeta, outputIndex: number): RenderedOutput {
+/** The real API returns a reasoning item's encrypted content only when the request asks for it. */
+function encryptedContentRequested(meta: WireMeta): boolean {
+  const include = meta.request.body.include;
+  return Array.isArray(include) && include.includes('reasoning.encrypted_content');
+}
+
+function renderReasoning(reasoning: ResolvedReasoning, turn: ResolvedTurn, meta: WireMeta, outputIndex: number): RenderedOutput {
   const id = meta.ids.next('rs_');
+  const summary = reasoning.text;
   const part = { type: 'summary_text', text: summary };
   const where = { item_id: id, output_index: outputIndex, summary_index: 0 };
   const events: PendingEvent[] = [
@@ -73,7 +80,8 @@ function renderReasoning(summary: string, turn: ResolvedTurn, meta: WireMeta, ou
     { type: 'response.reasoning_summary_text.done', ...where, text: summary },
     { type: 'response.reasoning_summary_part.done', ...where, part },
   ];
-  const item = { id, type: 'reasoning', summary: [part] };
+  const item: Json = { id, type: 'reasoning', summary: [part] };
+  if (encryptedContentRequested(meta)) item.encrypted_content = reasoning.token;
   events.push({ type: 'response.output_item.done', output_index: outputIndex, item });
   return { items: [item], events };
 }
@@ -141,8 +149,8 @@ function renderFunctionCall(
 
 function renderOutput(turn: ResolvedTurn, meta: WireMeta): RenderedOutput {
   const parts: Array<(outputIndex: number, status: string) => RenderedOutput> = [];
-  const summary = turn.reasoningSummary;
-  if (summary !== null) parts.push((outputIndex) => renderReasoning(summary, turn, meta, outputIndex));
+  const reasoning = turn.reasoning;
+  if (reasoning !== null) parts.push((outputIndex) => renderReasoning(reasoning, turn, meta, outputIndex));
   if (turn.text !== '' || turn.refusal !== null || turn.toolCalls.length === 0) {
     parts.push((outputIndex, status) => renderMessage(turn, meta, outputIndex, status));
   }

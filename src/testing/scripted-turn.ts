@@ -10,6 +10,25 @@ export interface ScriptedToolCall {
   /** A string is sent verbatim (it may be invalid JSON on purpose); an object is JSON-encoded. */
   arguments: string | Record<string, unknown>;
   id?: string;
+  /**
+   * Chat only: extra fields on the wire tool call, as some providers add them (Gemini's
+   * `extra_content: { google: { thought_signature } }`). With `requireReasoningBack` the provider
+   * insists on getting them back unchanged, as Gemini does.
+   */
+  fields?: Record<string, unknown>;
+}
+
+/**
+ * Reasoning the model did before answering.
+ * - responses: a `reasoning` output item, `text` as its summary; its `encrypted_content` only when
+ *   the request has `include: ['reasoning.encrypted_content']`, as the real API.
+ * - chat: `text` streamed as `reasoning_content` deltas (DeepSeek, vLLM) or as `field`.
+ * - anthropic: a `thinking` block with a signature, or a `redacted_thinking` block when `redacted`.
+ */
+export interface ScriptedReasoning {
+  text: string;
+  field?: 'reasoning_content' | 'reasoning';
+  redacted?: boolean;
 }
 
 export interface ScriptedUsage {
@@ -18,19 +37,23 @@ export interface ScriptedUsage {
   /** Omitted: reported as 0. null: the provider does not report cached tokens at all. */
   cached?: number | null;
   reasoning?: number;
+  /** Anthropic only: input tokens written to the prompt cache (part of `input`, like `cached`). Default 0. */
+  cacheWrite?: number;
 }
 
 /**
- * Transport faults (`status`, `cut`, `malformed`, `stall`, `hang`, `drop`) behave the same on both
- * wire APIs; `cut`/`malformed`/`stall` without streaming send half of the JSON body (then hang up /
+ * Transport faults (`status`, `cut`, `malformed`, `stall`, `hang`, `drop`) behave the same on every
+ * wire API; `cut`/`malformed`/`stall` without streaming send half of the JSON body (then hang up /
  * end it unparsable / go silent).
  * In-band faults: `response_failed` streams the content and then fails (Chat: an `error` chunk;
- * Responses: `response.failed`); without streaming Chat answers HTTP 500 and Responses a
+ * Responses: `response.failed`; Anthropic: an `error` event whose type is `code`, default
+ * `api_error`); without streaming Chat and Anthropic answer HTTP 500 and Responses a
  * `status: 'failed'` response. `stream_error_event` streams a top-level `error` event after
- * `response.created`/`in_progress` (Chat: an `error` chunk); without streaming it is HTTP 500.
+ * `response.created`/`in_progress` (Chat: an `error` chunk; Anthropic: after `message_start`);
+ * without streaming it is HTTP 500.
  */
 export type ScriptedFault =
-  /** HTTP error with an OpenAI-style JSON body and optional `Retry-After` header. */
+  /** HTTP error with the wire's error body (OpenAI-style; Anthropic's envelope, `type` its error type) and optional `Retry-After` header. */
   | { kind: 'status'; status: number; message?: string; code?: string; type?: string; retryAfter?: string }
   /** 200 and headers, N SSE events, then the socket is destroyed (N is capped below the event count). */
   | { kind: 'cut'; afterEvents: number }
@@ -60,8 +83,9 @@ export interface ScriptedTurn {
   fault?: ScriptedFault;
   delayMs?: number;
   chunkDelayMs?: number;
-  /** Responses only: emitted as a reasoning output item with one summary part. */
+  /** Responses only: emitted as a reasoning output item with one summary part (same as `reasoning: { text }`). */
   reasoningSummary?: string;
+  reasoning?: ScriptedReasoning;
   /** Characters per streamed delta (text, refusal and arguments); default 12. */
   chunkSize?: number;
 }
@@ -84,6 +108,15 @@ export interface ResolvedToolCall {
   id: string;
   name: string;
   arguments: string;
+  fields: Record<string, unknown> | null;
+}
+
+export interface ResolvedReasoning {
+  text: string;
+  field: 'reasoning_content' | 'reasoning';
+  redacted: boolean;
+  /** Unique per answer: the encrypted content, signature or redacted data the provider hands out. */
+  token: string;
 }
 
 export interface ResolvedUsage {
@@ -91,6 +124,8 @@ export interface ResolvedUsage {
   output: number;
   cached: number | null;
   reasoning: number;
+  /** Anthropic only: the part of `input` written to the prompt cache. */
+  cacheWrite?: number;
 }
 
 export type ResolvedFinishReason = ScriptedFinishReason | 'tool_calls';
@@ -103,6 +138,7 @@ export interface ResolvedTurn {
   usage: ResolvedUsage | null;
   finishReason: ResolvedFinishReason;
   reasoningSummary: string | null;
+  reasoning: ResolvedReasoning | null;
   fault: ScriptedFault | null;
   delayMs: number;
   chunkDelayMs: number;
@@ -188,13 +224,22 @@ export function validateScriptedTurn(turn: unknown): asserts turn is ScriptedTur
         throw new Error(`toolCalls[${i}].arguments must be a string or an object`);
       }
       checkOptionalString(call.id, `toolCalls[${i}].id`);
+      if (call.fields !== undefined && !isRecord(call.fields)) throw new Error(`toolCalls[${i}].fields must be an object`);
     });
+  }
+  if (turn.reasoning !== undefined) {
+    if (!isRecord(turn.reasoning) || typeof turn.reasoning.text !== 'string') throw new Error('reasoning must be an object with a text string');
+    if (turn.reasoning.field !== undefined && turn.reasoning.field !== 'reasoning_content' && turn.reasoning.field !== 'reasoning') {
+      throw new Error('reasoning.field must be reasoning_content or reasoning');
+    }
+    if (turn.reasoning.redacted !== undefined && typeof turn.reasoning.redacted !== 'boolean') throw new Error('reasoning.redacted must be a boolean');
   }
   if (turn.usage !== undefined && turn.usage !== null) {
     if (!isRecord(turn.usage)) throw new Error('usage must be an object, null, or omitted');
     checkCount(turn.usage.input, 'usage.input');
     checkCount(turn.usage.output, 'usage.output');
     if (turn.usage.cached !== null) checkOptionalCount(turn.usage.cached, 'usage.cached');
+    checkOptionalCount(turn.usage.cacheWrite, 'usage.cacheWrite');
     checkOptionalCount(turn.usage.reasoning, 'usage.reasoning');
   }
   if (turn.finishReason !== undefined && !FINISH_REASONS.has(turn.finishReason as string)) {
@@ -218,8 +263,19 @@ export function resolveScriptedTurn(turn: ScriptedTurn, request: CapturedRequest
       id: call.id ?? generated,
       name: call.name,
       arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+      fields: call.fields ?? null,
     };
   });
+  const scriptedReasoning = turn.reasoning ?? (turn.reasoningSummary === undefined ? undefined : { text: turn.reasoningSummary });
+  const reasoning: ResolvedReasoning | null =
+    scriptedReasoning === undefined
+      ? null
+      : {
+          text: scriptedReasoning.text,
+          field: scriptedReasoning.field ?? 'reasoning_content',
+          redacted: scriptedReasoning.redacted ?? false,
+          token: ids.next('reasoning_state_'),
+        };
   let usage: ResolvedUsage | null;
   if (turn.usage === null) {
     usage = null;
@@ -236,6 +292,7 @@ export function resolveScriptedTurn(turn: ScriptedTurn, request: CapturedRequest
       input: turn.usage.input,
       output: turn.usage.output,
       cached: turn.usage.cached === undefined ? 0 : turn.usage.cached,
+      ...(turn.usage.cacheWrite === undefined ? {} : { cacheWrite: turn.usage.cacheWrite }),
       reasoning: turn.usage.reasoning ?? 0,
     };
   }
@@ -245,7 +302,8 @@ export function resolveScriptedTurn(turn: ScriptedTurn, request: CapturedRequest
     toolCalls,
     usage,
     finishReason: turn.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-    reasoningSummary: turn.reasoningSummary ?? null,
+    reasoningSummary: reasoning === null ? null : reasoning.text,
+    reasoning,
     fault: turn.fault ?? null,
     delayMs: turn.delayMs ?? 0,
     chunkDelayMs: turn.chunkDelayMs ?? 0,

@@ -220,7 +220,7 @@ describe('colliding tool-call ids in the loop (gateway stub)', () => {
     const script: ModelResponse[] = [
       toolResponse([{ id: '', name: 'echo', arguments: '{"text":"a"}' }, { id: '', name: 'echo', arguments: '{"text":"b"}' }]),
       toolResponse([{ id: '', name: 'echo', arguments: '{"text":"c"}' }]),
-      { text: 'done', toolCalls: [], usage: null, finishReason: 'stop', responseId: null, model: null },
+      { text: 'done', toolCalls: [], usage: null, reasoning: [], finishReason: 'stop', responseId: null, model: null },
     ];
     const gateway: Pick<ModelGateway, 'streamResponse'> = {
       async *streamResponse(request) {
@@ -252,7 +252,7 @@ describe('colliding tool-call ids in the loop (gateway stub)', () => {
 });
 
 function toolResponse(toolCalls: ModelToolCall[]): ModelResponse {
-  return { text: '', toolCalls, usage: null, finishReason: 'tool_calls', responseId: null, model: null };
+  return { text: '', toolCalls, reasoning: [], usage: null, finishReason: 'tool_calls', responseId: null, model: null };
 }
 
 /** Records appended after `dies` returns true are dropped, as if the process had been killed. */
@@ -282,3 +282,14 @@ function crashAfter(inner: SessionStore, dies: (record: NewSessionRecord) => boo
     resolveId: (reference) => inner.resolveId(reference),
   };
 }
+
+test('a reused short alphanumeric id (Mistral: exactly 9 of [a-zA-Z0-9]) is renamed to an id of the same shape', async () => {
+  const { CallIdAllocator } = await import('../../src/agent/index.js');
+  const allocator = new CallIdAllocator();
+  const ids = ['D681PevKs', 'D681PevKs', 'D681PevKs', 'abcdefghi'].map((id) => allocator.claim(id));
+  assert.equal(ids[0], 'D681PevKs');
+  assert.equal(new Set(ids).size, 4);
+  for (const id of ids) assert.match(id, /^[a-zA-Z0-9]{9}$/);
+  // Longer or punctuated ids keep the readable `<id>_gb<n>` form.
+  assert.deepEqual(['call_1', 'call_1'].map((id) => allocator.claim(id)), ['call_1', 'call_1_gb2']);
+});

@@ -176,7 +176,8 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
     test('errors name their cause: truncation, content filter, refusal, auth', async () => {
       const cases = [
         { step: { text: 'cut off', finishReason: 'length' as const }, code: 'OUTPUT_TRUNCATED' },
-        { step: { text: 'blocked', finishReason: 'content_filter' as const }, code: 'CONTENT_FILTERED' },
+        // Anthropic's classifiers stop a response as a refusal; it has no content-filter ending.
+        { step: { text: 'blocked', finishReason: 'content_filter' as const }, code: wireApi === 'anthropic' ? 'MODEL_REFUSED' : 'CONTENT_FILTERED' },
         { step: { refusal: 'I cannot help with that.' }, code: 'MODEL_REFUSED' },
         { step: { fault: { kind: 'status' as const, status: 401, message: 'bad key' } }, code: 'AUTH_FAILED' },
       ];

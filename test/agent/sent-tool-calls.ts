@@ -7,9 +7,24 @@ import type { ModelMessage, WireApi } from '../../src/model/index.js';
 
 export type SentToolItem = { kind: 'call'; id: string; name: string } | { kind: 'output'; id: string; output: string } | { kind: 'other' };
 
-/** The tool calls, tool outputs and other messages of a captured request body, in order. */
+/** The tool calls, tool outputs and other messages of a captured request body, in order, in any wire format. */
 export function toolItemsSent(body: Record<string, unknown>, wireApi: WireApi): SentToolItem[] {
   const items: SentToolItem[] = [];
+  if (wireApi === 'anthropic') {
+    // Calls are tool_use blocks of an assistant turn, outputs tool_result blocks of the next user turn.
+    for (const message of (body.messages as Array<{ role: string; content: unknown }>) ?? []) {
+      const blocks = Array.isArray(message.content) ? (message.content as Array<Record<string, unknown>>) : [];
+      let other = blocks.length === 0;
+      for (const block of blocks) {
+        if (block.type === 'tool_use') items.push({ kind: 'call', id: String(block.id), name: String(block.name) });
+        else if (block.type === 'tool_result') items.push({ kind: 'output', id: String(block.tool_use_id), output: String(block.content ?? '') });
+        else other = true;
+      }
+      // Text after the results (a user prompt in the same turn) is a message of its own.
+      if (other && !blocks.some((block) => block.type === 'tool_use')) items.push({ kind: 'other' });
+    }
+    return items;
+  }
   if (wireApi === 'chat') {
     for (const message of (body.messages as Array<Record<string, unknown>>) ?? []) {
       const calls = (message.tool_calls as Array<{ id: string; function: { name: string } }> | undefined) ?? [];

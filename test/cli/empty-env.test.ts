@@ -12,7 +12,18 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { cliEnv, jsonLines, runCli, startCli } from '../helpers/run-cli.js';
 
 /** Every variable the CLI reads, as documented in the README. */
-const DOCUMENTED = ['GLASSBOX_MODEL', 'OPENAI_BASE_URL', 'GLASSBOX_WIRE_API', 'GLASSBOX_HOME', 'GLASSBOX_TOKEN', 'OPENAI_API_KEY', 'GLASSBOX_DEBUG', 'NO_COLOR'];
+const DOCUMENTED = [
+  'GLASSBOX_MODEL',
+  'OPENAI_BASE_URL',
+  'GLASSBOX_WIRE_API',
+  'GLASSBOX_HOME',
+  'GLASSBOX_TOKEN',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'GLASSBOX_DEBUG',
+  'NO_COLOR',
+];
 
 function allEmpty(names: readonly string[]): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, '']));

@@ -15,7 +15,7 @@ async function project(): Promise<{ root: string; home: string }> {
   return { root, home: join(base, 'home') };
 }
 
-for (const wireApi of ['chat', 'responses'] as const) {
+for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
   describe(`glassbox exec (${wireApi})`, () => {
     test('--json prints every event, run_started first and the terminal event last; multi-round tool task', async () => {
       const { root, home } = await project();
@@ -29,12 +29,16 @@ for (const wireApi of ['chat', 'responses'] as const) {
       try {
         const result = await runCli(
           ['exec', '--json', '--wire-api', wireApi, '--base-url', provider.baseURL, '-m', 'test-model', '-C', root, 'what', 'is', 'the', 'answer?'],
-          cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: home }),
+          cliEnv({ OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test', GLASSBOX_HOME: home }),
         );
         assert.equal(result.code, 0, result.stderr);
         const events = jsonLines(result.stdout);
         assert.equal(events[0].type, 'run_started');
         assert.equal(events[0].wireApi, wireApi);
+        // Each wire API takes its own provider's key.
+        const auth = provider.requests[0].headers;
+        if (wireApi === 'anthropic') assert.equal(auth['x-api-key'], 'sk-ant-test');
+        else assert.equal(auth.authorization, 'Bearer sk-test');
         assert.equal(events.at(-1)!.type, 'run_succeeded');
         assert.equal(events.at(-1)!.answer, 'The answer is 42.');
         assert.equal(provider.requests.length, 3);
@@ -89,10 +93,43 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     assert.match(result.stdout, /A sample project/);
   });
 
+  test('the offline demo model answers on the anthropic wire too, and names Anthropic\'s key', async () => {
+    const { root, home } = await project();
+    const result = await runCli(['exec', '--json', '--wire-api', 'anthropic', '-C', root, 'What is this project?'], cliEnv({ OPENAI_API_KEY: 'sk-openai-only', GLASSBOX_HOME: home }));
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /no ANTHROPIC_API_KEY or --base-url set/);
+    const events = jsonLines(result.stdout);
+    assert.equal(events[0].wireApi, 'anthropic');
+    assert.equal(events[0].model, 'glassbox-demo');
+    assert.ok(events.filter((e) => e.type === 'tool_finished').length >= 2);
+    assert.match(String(events.at(-1)!.answer), /A sample project/);
+  });
+
+  test('--wire-api anthropic takes ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, not the OpenAI variables', async () => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({ apiKey: 'sk-ant-right', script: [{ text: 'Hello from Claude.' }] });
+    try {
+      const env = cliEnv({ ANTHROPIC_BASE_URL: provider.baseURL, ANTHROPIC_API_KEY: 'sk-ant-right', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', OPENAI_API_KEY: 'sk-wrong', GLASSBOX_HOME: home });
+      const result = await runCli(['exec', '--wire-api', 'anthropic', '-C', root, 'hi'], env);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout.trim(), 'Hello from Claude.');
+      // The default model for the anthropic wire API.
+      assert.equal(provider.requests[0].body.model, 'claude-sonnet-5-5');
+    } finally {
+      await provider.close();
+    }
+  });
+
+  test('--wire-api anthropic without a key at Anthropic itself is a usage error naming ANTHROPIC_API_KEY', async () => {
+    const result = await runCli(['exec', '--wire-api', 'anthropic', '--base-url', 'https://api.anthropic.com', 'hi'], cliEnv({ OPENAI_API_KEY: 'x' }));
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /ANTHROPIC_API_KEY is not set/);
+  });
+
   test('unknown wire API is a usage error (exit 2, one line, no stack)', async () => {
     const result = await runCli(['exec', '--wire-api', 'grpc', 'hi'], cliEnv({ OPENAI_API_KEY: 'x' }));
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /unknown wire API "grpc"; use --wire-api chat or --wire-api responses/);
+    assert.match(result.stderr, /unknown wire API "grpc"; use --wire-api chat, responses or anthropic/);
     assert.equal(result.stderr.trim().split('\n').length, 1);
     assert.doesNotMatch(result.stderr, /at .*\.ts:\d+/);
   });

@@ -15,12 +15,19 @@ async function project(): Promise<{ root: string; home: string }> {
   return { root, home: join(base, 'home') };
 }
 
+/** The conversation a request sent. On the anthropic wire without its cache breakpoints, which move to the newest turn each round by design. */
 function messagesOf(request: CapturedRequest): Array<Record<string, unknown>> {
   const body = request.body as { messages?: Array<Record<string, unknown>>; input?: Array<Record<string, unknown>> };
+  if (request.wireApi === 'anthropic') {
+    return (body.messages ?? []).map((message) => ({
+      ...message,
+      content: (message.content as Array<Record<string, unknown>>).map(({ cache_control: _marker, ...block }) => block),
+    }));
+  }
   return (request.wireApi === 'chat' ? body.messages : body.input) ?? [];
 }
 
-for (const wireApi of ['chat', 'responses'] as const) {
+for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
   describe(`sessions through the CLI (${wireApi})`, () => {
     test('resume sends the prior history byte for byte, then appends to the same file; fork is a prefix', async () => {
       const { root, home } = await project();
@@ -32,7 +39,7 @@ for (const wireApi of ['chat', 'responses'] as const) {
           { text: 'Forked answer.' },
         ],
       });
-      const env = cliEnv({ OPENAI_API_KEY: 'k', GLASSBOX_HOME: home });
+      const env = cliEnv({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k-ant', GLASSBOX_HOME: home });
       const common = ['--wire-api', wireApi, '--base-url', provider.baseURL, '-C', root];
       try {
         const first = await runCli(['exec', '--json', ...common, 'what do the notes say?'], env);

@@ -28,9 +28,22 @@ export function summaryRequests(provider: FakeProvider): CapturedRequest[] {
   return provider.requests.filter(isSummaryRequest);
 }
 
-/** The conversation items of a captured request, normalized across the two wire APIs. */
+/** The conversation items of a captured request, normalized across the wire APIs. */
 export function sentMessages(request: CapturedRequest): Array<{ kind: string; text: string }> {
   const body = request.body;
+  if (request.wireApi === 'anthropic') {
+    // System blocks first, then each content block of each turn (thinking blocks are not items).
+    const out: Array<{ kind: string; text: string }> = [];
+    for (const block of (body.system as Array<{ text: string }> | undefined) ?? []) out.push({ kind: 'system', text: block.text });
+    for (const message of (body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>) ?? []) {
+      for (const block of message.content) {
+        if (block.type === 'text') out.push({ kind: message.role, text: String(block.text) });
+        else if (block.type === 'tool_use') out.push({ kind: 'function_call', text: JSON.stringify(block.input) });
+        else if (block.type === 'tool_result') out.push({ kind: 'function_call_output', text: String(block.content ?? '') });
+      }
+    }
+    return out;
+  }
   if (request.wireApi === 'chat') {
     const messages = (body.messages as Array<Record<string, unknown>>) ?? [];
     const out: Array<{ kind: string; text: string }> = [];

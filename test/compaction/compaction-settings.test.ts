@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
   CompactionConfigError,
-  DEFAULT_MODEL_LIMITS,
   compactAtTokens,
-  lookupModelLimits,
+  compactionSettings,
   parseCompactAt,
   parseCompactionConfig,
   parseContextWindow,
@@ -14,47 +13,6 @@ import {
   resolveCompactionSettings,
 } from '../../src/compaction/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-
-describe('model catalog', () => {
-  test('knows common OpenAI, Anthropic and open models, by longest prefix', () => {
-    const cases: Array<[string, number]> = [
-      ['gpt-5', 400_000],
-      ['gpt-5-mini', 400_000],
-      ['gpt-5-chat-latest', 128_000],
-      ['gpt-4.1-mini-2025-04-14', 1_047_576],
-      ['gpt-4o-2024-08-06', 128_000],
-      ['gpt-4o-mini', 128_000],
-      ['o3', 200_000],
-      ['o4-mini', 200_000],
-      ['claude-sonnet-4-20250514', 200_000],
-      ['claude-3-5-haiku-latest', 200_000],
-      ['meta-llama/Llama-3.1-8B-Instruct', 131_072],
-      ['llama3.2:3b', 131_072],
-      ['qwen2.5-coder:32b', 32_768],
-      ['qwen3:8b', 40_960],
-      ['mistral-large-latest', 131_072],
-      ['mistral:7b', 32_768],
-      ['deepseek-chat', 131_072],
-      ['gemma3:12b', 131_072],
-      ['gemma2:9b', 8_192],
-    ];
-    for (const [name, window] of cases) {
-      const lookup = lookupModelLimits(name);
-      assert.equal(lookup.limits.contextWindow, window, name);
-      assert.notEqual(lookup.matched, null, name);
-    }
-    assert.equal(lookupModelLimits('claude-opus-4-1').limits.maxOutputTokens, 32_000);
-    assert.equal(lookupModelLimits('claude-sonnet-4-5').limits.maxOutputTokens, 64_000);
-    assert.equal(lookupModelLimits('gpt-4o').limits.maxOutputTokens, 16_384);
-  });
-
-  test('an unknown model gets the documented default', () => {
-    const lookup = lookupModelLimits('my-private-model');
-    assert.equal(lookup.matched, null);
-    assert.deepEqual(lookup.limits, DEFAULT_MODEL_LIMITS);
-    assert.equal(DEFAULT_MODEL_LIMITS.contextWindow, 128_000);
-  });
-});
 
 describe('--compact-at', () => {
   test('accepts token counts and percentages', () => {
@@ -148,4 +106,78 @@ describe('compaction settings', () => {
       await assert.rejects(readCompactionConfig(home), (error: unknown) => error instanceof CompactionConfigError && /is not valid JSON/.test(error.message));
     });
   });
+});
+
+describe('model overrides in <home>/config.json', () => {
+  test('an override defines a local model, and its window is the one compaction uses', async () => {
+    await withTempDir(async (home) => {
+      // Without the override the catalog's qwen3-coder family (262,144 tokens) would apply.
+      assert.equal(resolveCompactionSettings({ model: 'qwen3-coder:30b' }).limits.contextWindow, 262_144);
+      await writeFile(join(home, 'config.json'), JSON.stringify({ models: { 'qwen3-coder:30b': { contextWindow: 32_768, pricing: null } } }));
+      const resolved = resolveCompactionSettings({ model: 'qwen3-coder:30b', config: await readCompactionConfig(home) });
+      assert.equal(resolved.limitsSource, 'config');
+      assert.equal(resolved.threshold, 27_852); // 85 % of 32,768
+      assert.deepEqual(resolved.warnings, []);
+      assert.equal(resolved.modelEntry.contextWindow, 32_768);
+      assert.equal(resolved.modelEntry.maxOutputTokens, 65_536, 'fields the override leaves out come from the catalog');
+      assert.equal(resolved.modelEntry.pricing, null);
+      const settings = compactionSettings(resolved);
+      assert.equal(settings.contextWindow, 32_768);
+      assert.equal(settings.threshold, 27_852);
+    });
+  });
+
+  test('an override is merged over the built-in entry: a price changes, the window stays', () => {
+    const config = parseCompactionConfig(
+      { models: { 'gpt-4o': { pricing: { inputPerMillion: 2, outputPerMillion: 8 }, promptCaching: 'none' } } },
+      '/h/config.json',
+    );
+    const resolved = resolveCompactionSettings({ model: 'openai/gpt-4o-2024-08-06', config });
+    assert.equal(resolved.limits.contextWindow, 128_000);
+    assert.equal(resolved.limitsSource, 'catalog');
+    assert.equal(resolved.modelEntry.reasoning, 'none');
+    assert.equal(resolved.modelEntry.promptCaching, 'none');
+    assert.deepEqual(resolved.modelEntry.pricing, { inputPerMillion: 2, cachedInputPerMillion: 2, outputPerMillion: 8 });
+    assert.match(resolved.modelEntry.source, /overridden by config models\.gpt-4o/);
+  });
+
+  test('an unknown model with no override keeps the default window and its warning', () => {
+    const config = parseCompactionConfig({ models: { 'other-model': { contextWindow: 8_000 } } }, '/h/config.json');
+    const resolved = resolveCompactionSettings({ model: 'acme-coder', config });
+    assert.equal(resolved.limitsSource, 'default');
+    assert.equal(resolved.limits.contextWindow, 128_000);
+    assert.deepEqual(resolved.warnings.map((warning) => warning.code), ['UNKNOWN_MODEL_WINDOW']);
+    assert.equal(resolved.modelEntry.pricing, null);
+  });
+
+  test('a bad models entry is a usage error that names the file and the key', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ models: { 'qwen3-coder:30b': { contextWindw: 32_768 } } }, /: models\.qwen3-coder:30b\.contextWindw: unknown setting$/],
+      [{ models: { x: { pricing: { inputPerMillion: -1, outputPerMillion: 1 } } } }, /: models\.x\.pricing\.inputPerMillion: /],
+      [{ models: { x: { pricing: { inputPerMillion: 1 } } } }, /: models\.x\.pricing\.outputPerMillion: /],
+      [{ models: { x: { pricing: { inputPerMillion: 1, outputPerMillion: 2, cachedInput: 0.1 } } } }, /: models\.x\.pricing\.cachedInput: unknown setting$/],
+      [{ models: { x: { reasoning: 'sometimes' } } }, /: models\.x\.reasoning: /],
+      [{ models: { x: { promptCaching: true } } }, /: models\.x\.promptCaching: /],
+    ];
+    await withTempDir(async (home) => {
+      for (const [value, pattern] of cases) {
+        await writeFile(join(home, 'config.json'), JSON.stringify(value));
+        await assert.rejects(
+          readCompactionConfig(home),
+          (error: unknown) => error instanceof CompactionConfigError && error.exitCode === 2 && error.message.startsWith(join(home, 'config.json')) && pattern.test(error.message),
+          JSON.stringify(value),
+        );
+      }
+    });
+  });
+});
+
+test('a model that takes less input than its window compacts at a share of the input limit (gpt-5: 272k of 400k)', () => {
+  const resolved = resolveCompactionSettings({ model: 'gpt-5-mini' });
+  assert.equal(resolved.limits.contextWindow, 400_000);
+  assert.equal(resolved.threshold, Math.floor(272_000 * 0.85));
+  // An explicit window is the user's word: the share applies to it.
+  assert.equal(resolveCompactionSettings({ model: 'gpt-5-mini', contextWindow: '100000' }).threshold, 85_000);
+  const beyond = resolveCompactionSettings({ model: 'gpt-5-mini', compactAt: '300000' });
+  assert.match(beyond.warnings.map((warning) => warning.message).join('\n'), /not below the input limit \(272,000\)/);
 });

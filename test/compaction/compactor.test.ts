@@ -17,7 +17,7 @@ function usage(input: number, output: number): Usage {
 }
 
 function response(text: string, reported: Usage | null = usage(100, 20)): ModelResponse {
-  return { text, toolCalls: [], usage: reported, finishReason: 'stop', responseId: null, model: null };
+  return { text, toolCalls: [], reasoning: [], usage: reported, finishReason: 'stop', responseId: null, model: null };
 }
 
 /** A gateway that answers from a list (a function may inspect the request) and keeps every request. */

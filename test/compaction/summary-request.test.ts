@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { systemMessage, userMessage, type ResponseItem } from '../../src/agent/index.js';
 import {
+  applySummaryCompaction,
   DEFAULT_TRANSCRIPT_CLIP_CHARS,
   buildSummaryRequest,
   fitSummaryRequest,
@@ -111,5 +112,37 @@ describe('fitting the summarizer input', () => {
     // Calls and outputs remain paired.
     assert.equal(user.match(/<tool_call /g)?.length, user.match(/<tool_output /g)?.length);
     assert.equal(fitSummaryRequest(input, 10), null, 'not even the newest unit fits');
+  });
+});
+
+describe('reasoning in compaction', () => {
+  const reasoning: ResponseItem = {
+    type: 'reasoning',
+    format: 'responses',
+    text: 'private scratch work',
+    state: { id: 'rs_1', type: 'reasoning', summary: [], encrypted_content: 'gAAAA-opaque' },
+  };
+
+  test('the summary request never carries reasoning, readable or opaque', () => {
+    const history: ResponseItem[] = [systemMessage('sys'), userMessage('go'), reasoning, call('c1'), output('c1', 'file text'), assistant('done')];
+    const { request } = buildSummaryRequest({ model: 'm', history, instructions: summaryInstructions() });
+    const sent = JSON.stringify(request);
+    assert.doesNotMatch(sent, /private scratch work|gAAAA-opaque|rs_1/);
+    assert.match(sent, /file text/);
+  });
+
+  test('no reasoning survives into the replacement history (its state would be orphaned there)', () => {
+    const history: ResponseItem[] = [systemMessage('sys'), userMessage('go'), reasoning, call('c1'), output('c1', 'x'), reasoning, assistant('a')];
+    const replaced = applySummaryCompaction(history, { compactionId: 'k1', summary: 'S' }, { userBudgetTokens: 1000 });
+    assert.deepEqual(replaced.map((item) => item.type), ['message', 'compaction_summary', 'message']);
+  });
+
+  test('reasoning stays in one unit with the calls and outputs it led to', () => {
+    const units = transcriptUnits([userMessage('go'), reasoning, call('c1'), output('c1', 'x'), reasoning, assistant('answer')]);
+    assert.deepEqual(units.map((unit) => unit.map((item) => item.type)), [
+      ['message'],
+      ['reasoning', 'function_call', 'function_call_output'],
+      ['reasoning', 'message'],
+    ]);
   });
 });

@@ -448,8 +448,14 @@ export function wireTranscript(request: CapturedRequest): TranscriptEntry[] {
 
 /** The transcript history items should produce on the wire. */
 export function itemTranscript(items: readonly ResponseItem[]): TranscriptEntry[] {
-  return items.map((item): TranscriptEntry => {
+  return items.flatMap((item): TranscriptEntry[] => [entryOf(item)].filter((entry): entry is TranscriptEntry => entry !== null));
+}
+
+function entryOf(item: ResponseItem): TranscriptEntry | null {
+  {
     switch (item.type) {
+      case 'reasoning':
+        return null;
       case 'message':
         return { kind: 'message', role: item.role, text: item.content };
       case 'function_call':
@@ -459,7 +465,7 @@ export function itemTranscript(items: readonly ResponseItem[]): TranscriptEntry[
       case 'compaction_summary':
         return { kind: 'message', role: 'user', text: COMPACTION_SUMMARY_PREFIX + item.summary + COMPACTION_SUMMARY_SUFFIX };
     }
-  });
+  }
 }
 
 /** The request sent exactly `history` followed by the new prompt: nothing lost, nothing added. */

@@ -23,7 +23,7 @@ import {
 import { createGateway, type ModelGateway, type RetryPolicy, type WireApi } from '../../src/model/index.js';
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../src/testing/index.js';
 
-export const WIRE_APIS_UNDER_TEST: WireApi[] = ['chat', 'responses'];
+export const WIRE_APIS_UNDER_TEST: WireApi[] = ['chat', 'responses', 'anthropic'];
 
 export interface LoopRun {
   terminal: TerminalRunEvent;
@@ -162,8 +162,15 @@ export function terminalCount(events: RunEvent[]): number {
   return events.filter((e) => e.type === 'run_succeeded' || e.type === 'run_failed' || e.type === 'run_cancelled').length;
 }
 
-/** The tool outputs the provider was shown in a captured request, in either wire format. */
+/** The tool outputs the provider was shown in a captured request, in any wire format. */
 export function toolOutputsSent(body: Record<string, unknown>, wireApi: WireApi): string[] {
+  if (wireApi === 'anthropic') {
+    // tool_result blocks inside user turns; `content` is left out when the output is empty.
+    return ((body.messages as Array<{ content: unknown }>) ?? [])
+      .flatMap((message) => (Array.isArray(message.content) ? (message.content as Array<Record<string, unknown>>) : []))
+      .filter((block) => block.type === 'tool_result')
+      .map((block) => String(block.content ?? ''));
+  }
   if (wireApi === 'chat') {
     return ((body.messages as Array<Record<string, unknown>>) ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
   }

@@ -123,6 +123,6 @@ describe('buildResponsesRequest', () => {
 
   it('sends neither tools nor tool_choice without tools', () => {
     const body = buildResponsesRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, false);
-    assert.deepEqual(Object.keys(body).sort(), ['input', 'model', 'store']);
+    assert.deepEqual(Object.keys(body).sort(), ['include', 'input', 'model', 'store']);
   });
 });

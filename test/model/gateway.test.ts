@@ -1,5 +1,6 @@
-// End to end through the real OpenAI SDK against the scripted fake provider on loopback, for both
-// wire APIs: what goes on the wire, what comes back as IR, and how every failure surfaces.
+// End to end through the real SDKs (OpenAI's for chat and responses, Anthropic's for anthropic)
+// against the scripted fake provider on loopback, for every wire API: what goes on the wire, what
+// comes back as IR, and how every failure surfaces.
 
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
@@ -82,12 +83,21 @@ async function closedPortURL(): Promise<string> {
   return `http://127.0.0.1:${port}/v1`;
 }
 
+/** Anthropic frames always carry their `event:` line. */
+function anthropicFrame(event: { type: string } & Record<string, unknown>): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
 /** A server that sends one text frame and then nothing, holding the connection open. */
 async function withSilentServer(wireApi: WireApi, run: (baseURL: string) => Promise<void>): Promise<void> {
   const frame =
     wireApi === 'chat'
       ? `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] })}\n\n`
-      : `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', delta: 'hi', item_id: 'm1', output_index: 0, content_index: 0, sequence_number: 0 })}\n\n`;
+      : wireApi === 'responses'
+        ? `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', delta: 'hi', item_id: 'm1', output_index: 0, content_index: 0, sequence_number: 0 })}\n\n`
+        : anthropicFrame({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } } }) +
+          anthropicFrame({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+          anthropicFrame({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } });
   const server = createHttpServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -129,7 +139,7 @@ for (const wireApi of WIRE_APIS) {
             ['message-done', 'completed'],
           );
           const done = events.at(-2);
-          assert.deepEqual(done, { type: 'message-done', text: 'Hello there, world!', toolCalls: [] });
+          assert.deepEqual(done, { type: 'message-done', text: 'Hello there, world!', toolCalls: [], reasoning: [] });
           const completed = events.at(-1);
           assert.ok(completed?.type === 'completed');
           const { usage, ...rest } = completed.response;
@@ -139,7 +149,7 @@ for (const wireApi of WIRE_APIS) {
           assert.ok(rest.responseId);
           assert.ok(usage);
           const { raw, ...numbers } = usage;
-          assert.deepEqual(numbers, { inputTokens: 11, cachedInputTokens: 2, outputTokens: 3, reasoningTokens: 1, totalTokens: 14 });
+          assert.deepEqual(numbers, { inputTokens: 11, cachedInputTokens: 2, ...(wireApi === 'anthropic' ? { cacheWriteInputTokens: 0 } : {}), outputTokens: 3, reasoningTokens: 1, totalTokens: 14 });
           assert.ok(raw && typeof raw === 'object');
           assert.equal(provider.requests.length, 1);
           assert.equal(provider.requests[0].headers.authorization, 'Bearer sk-test');
@@ -227,6 +237,17 @@ for (const wireApi of WIRE_APIS) {
           required: ['path', 'limit'],
           additionalProperties: false,
         };
+        if (wireApi === 'anthropic') {
+          assert.equal(plain.max_tokens, 64);
+          assert.deepEqual(plain.system, [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }]);
+          assert.deepEqual(plain.messages, [{ role: 'user', content: [{ type: 'text', text: 'no tools', cache_control: { type: 'ephemeral' } }] }]);
+          // Anthropic takes the schema as written: strict mode's nullable rewrite is an OpenAI thing.
+          assert.deepEqual(withTools.tools, [
+            { name: 'read_file', description: 'Read a file.', input_schema: strictTool.parameters, cache_control: { type: 'ephemeral' } },
+          ]);
+          assert.deepEqual(withTools.tool_choice, { type: 'auto' });
+          return;
+        }
         if (wireApi === 'chat') {
           assert.deepEqual(plain.stream_options, { include_usage: true });
           assert.equal(plain.max_completion_tokens, 64);
@@ -310,7 +331,8 @@ for (const wireApi of WIRE_APIS) {
         assert.equal(provider.requests.length, 1);
       });
       await withProvider({ apiKey: 'the-right-key' }, async (provider) => {
-        await failingCall(gatewayFor(wireApi, provider.baseURL).createResponse(userAsks('x')), 'AUTH_FAILED', /OPENAI_API_KEY/);
+        const keyVariable = wireApi === 'anthropic' ? /ANTHROPIC_API_KEY/ : /OPENAI_API_KEY/;
+        await failingCall(gatewayFor(wireApi, provider.baseURL).createResponse(userAsks('x')), 'AUTH_FAILED', keyVariable);
         assert.equal(provider.requests.length, 1);
       });
     });
@@ -346,8 +368,9 @@ for (const wireApi of WIRE_APIS) {
 
     it('fails a stream cut after text started with STREAM_INTERRUPTED, without retrying', async () => {
       // Frames before the second text delta: Chat sends a role chunk first; Responses sends
-      // created, in_progress, output_item.added and content_part.added.
-      const afterEvents = wireApi === 'chat' ? 3 : 6;
+      // created, in_progress, output_item.added and content_part.added; Anthropic sends
+      // message_start, content_block_start and a ping.
+      const afterEvents = wireApi === 'chat' ? 3 : wireApi === 'responses' ? 6 : 5;
       await withProvider({ script: [{ text: 'abcdefghijklmnop', chunkSize: 2, fault: { kind: 'cut', afterEvents } }, { text: 'again' }] }, async (provider) => {
         const events = await failingStream(gatewayFor(wireApi, provider.baseURL).streamResponse(userAsks('x')), 'STREAM_INTERRUPTED');
         assert.equal(textOf(events), 'abcd');
@@ -401,8 +424,10 @@ for (const wireApi of WIRE_APIS) {
         await failingCall(gateway.createResponse(userAsks('x')), 'MODEL_REFUSED', /I can't help with that\./);
         await failingStream(gateway.streamResponse(userAsks('x')), 'OUTPUT_TRUNCATED');
         await failingCall(gateway.createResponse(userAsks('x')), 'OUTPUT_TRUNCATED');
-        await failingStream(gateway.streamResponse(userAsks('x')), 'CONTENT_FILTERED');
-        await failingCall(gateway.createResponse(userAsks('x')), 'CONTENT_FILTERED');
+        // Anthropic has no content-filter ending: its classifiers stop a response as a refusal.
+        const filteredCode = wireApi === 'anthropic' ? 'MODEL_REFUSED' : 'CONTENT_FILTERED';
+        await failingStream(gateway.streamResponse(userAsks('x')), filteredCode);
+        await failingCall(gateway.createResponse(userAsks('x')), filteredCode);
         assert.equal(provider.requests.length, 6);
       });
     });
@@ -412,7 +437,7 @@ for (const wireApi of WIRE_APIS) {
         await failingStream(
           gatewayFor(wireApi, provider.baseURL).streamResponse(userAsks('a prompt far longer than five tokens')),
           'CONTEXT_OVERFLOW',
-          /maximum context length/,
+          wireApi === 'anthropic' ? /prompt is too long: \d+ tokens > 5 maximum/ : /maximum context length/,
         );
         assert.equal(provider.requests.length, 1);
       });
@@ -486,6 +511,7 @@ describe('createGateway', () => {
     assert.throws(() => createGateway({ wireApi: 'chat', baseURL: 'not a url', apiKey: 'k' }), /--base-url/);
     assert.throws(() => createGateway({ wireApi: 'chat', baseURL: 'ftp://x/v1', apiKey: 'k' }), /http/);
     assert.throws(() => createGateway({ wireApi: 'chat', baseURL: 'http://x/v1', apiKey: '' }), /OPENAI_API_KEY/);
+    assert.throws(() => createGateway({ wireApi: 'anthropic', baseURL: 'http://x', apiKey: ' ' }), /ANTHROPIC_API_KEY/);
     assert.throws(() => createGateway({ wireApi: 'soap' as WireApi, baseURL: 'http://x/v1', apiKey: 'k' }), /chat, responses/);
     assert.throws(() => createGateway({ wireApi: 'chat', baseURL: 'http://x/v1', apiKey: 'k', timeoutMs: 0 }), /timeout/);
     assert.throws(() => createGateway({ wireApi: 'chat', baseURL: 'http://x/v1', apiKey: 'k', retry: { maxAttempts: 0 } }), /maxAttempts/);

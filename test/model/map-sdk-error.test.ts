@@ -66,11 +66,45 @@ describe('mapSdkError', () => {
     assert.match(mapSdkError(httpError(404, 'nope'), context).message, /--base-url/);
   });
 
-  it('carries Retry-After and obeys x-should-retry', () => {
+  it('carries Retry-After and obeys x-should-retry, except that no header makes a permanent error retryable', () => {
     const limited = mapSdkError(httpError(429, 'wait', null, { 'retry-after': '3' }), context);
     assert.equal(limited.retryAfterMs, 3000);
     assert.equal(mapSdkError(httpError(500, 'x', null, { 'x-should-retry': 'false' }), context).retryable, false);
-    assert.equal(mapSdkError(httpError(400, 'x', null, { 'x-should-retry': 'true' }), context).retryable, true);
+    assert.equal(mapSdkError(httpError(501, 'x'), context).retryable, false);
+    assert.equal(mapSdkError(httpError(501, 'x', null, { 'x-should-retry': 'true' }), context).retryable, true);
+    for (const status of [400, 401, 403, 404, 422]) {
+      assert.equal(mapSdkError(httpError(status, 'x', null, { 'x-should-retry': 'true' }), context).retryable, false, String(status));
+    }
+  });
+
+  it('does not retry when the provider asks to wait longer than a retry ever waits', () => {
+    const mapped = mapSdkError(httpError(429, 'come back tomorrow', null, { 'retry-after': '86400' }), context);
+    assert.equal(mapped.code, 'RATE_LIMITED');
+    assert.equal(mapped.retryable, false);
+    assert.match(mapped.message, /come back tomorrow.*asked to wait 86400 s/);
+  });
+
+  it('maps a 500 that names a server flag to PROVIDER_MISCONFIGURED, not retried', () => {
+    const mapped = mapSdkError(httpError(500, 'tools param requires --jinja flag'), context);
+    assert.equal(mapped.code, 'PROVIDER_MISCONFIGURED');
+    assert.equal(mapped.retryable, false);
+    assert.match(mapped.message, /--jinja.*configuration/);
+  });
+
+  it('maps an overflow reported inside a stream, and a misconfiguration there, to their own codes', () => {
+    const overflow = new APIError(undefined, { message: 'the request exceeds the available context size, try increasing it', code: 400 }, undefined, undefined);
+    assert.equal(mapSdkError(overflow, context).code, 'CONTEXT_OVERFLOW');
+    const jinja = new APIError(undefined, { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' }, undefined, undefined);
+    assert.equal(mapSdkError(jinja, context).code, 'PROVIDER_MISCONFIGURED');
+    const openRouter = new APIError(
+      undefined,
+      { message: 'Provider returned error', code: 400, metadata: { raw: '{"error":{"message":"This model\'s maximum context length is 8192 tokens."}}', provider_name: 'X' } },
+      undefined,
+      undefined,
+    );
+    const mapped = mapSdkError(openRouter, context);
+    assert.equal(mapped.code, 'CONTEXT_OVERFLOW');
+    assert.match(mapped.message, /Provider returned error \(X\): This model's maximum context length is 8192 tokens/);
   });
 
   it('maps connection problems, timeouts and aborts', () => {

@@ -59,12 +59,13 @@ describe('ChatStreamMapper', () => {
       { type: 'tool-call-delta', index: 0, delta: '"x"}' },
       { type: 'tool-call-end', index: 0, call: callA },
       { type: 'tool-call-end', index: 1, call: callB },
-      { type: 'message-done', text: 'Hello', toolCalls: [callA, callB] },
+      { type: 'message-done', text: 'Hello', toolCalls: [callA, callB], reasoning: [] },
       {
         type: 'completed',
         response: {
           text: 'Hello',
           toolCalls: [callA, callB],
+          reasoning: [],
           usage: {
             inputTokens: 10,
             cachedInputTokens: 4,
@@ -150,12 +151,13 @@ describe('ResponsesStreamMapper', () => {
       { type: 'tool-call-delta', index: 0, delta: '{"p":' },
       { type: 'tool-call-delta', index: 0, delta: '"x"}' },
       { type: 'tool-call-end', index: 0, call },
-      { type: 'message-done', text: 'Looking', toolCalls: [call] },
+      { type: 'message-done', text: 'Looking', toolCalls: [call], reasoning: [] },
       {
         type: 'completed',
         response: {
           text: 'Looking',
           toolCalls: [call],
+          reasoning: [],
           usage: { inputTokens: 20, cachedInputTokens: 0, outputTokens: 7, reasoningTokens: 2, totalTokens: 27, raw: usage },
           finishReason: 'tool_calls',
           responseId: 'resp_1',

@@ -87,6 +87,8 @@ describe('withRetries', () => {
     ['AUTH_FAILED', 403],
     ['NOT_FOUND', 404],
     ['CONTEXT_OVERFLOW', 400],
+    ['QUOTA_EXCEEDED', 402],
+    ['PROVIDER_MISCONFIGURED', 500],
   ] as const) {
     it(`never retries ${code} (${status})`, async () => {
       const { delays, sleep } = recordingSleep();
@@ -104,6 +106,30 @@ describe('withRetries', () => {
       );
       assert.equal(calls, 1);
       assert.deepEqual(delays, []);
+    });
+  }
+
+  for (const [code, status] of [
+    ['BAD_REQUEST', 422],
+    ['AUTH_FAILED', 401],
+    ['QUOTA_EXCEEDED', 429],
+    ['PROVIDER_MISCONFIGURED', 500],
+    ['SERVER_ERROR', 400],
+  ] as const) {
+    it(`never retries ${code} (${status}) even if it were marked retryable`, async () => {
+      let calls = 0;
+      const failure = new ModelError(code, 'nope', { status, retryable: true });
+      await assert.rejects(
+        withRetries(
+          async () => {
+            calls++;
+            throw failure;
+          },
+          { policy: half, sleep: async () => {} },
+        ),
+        (error: unknown) => error === failure,
+      );
+      assert.equal(calls, 1);
     });
   }
 

@@ -5,7 +5,7 @@ import { startFakeProvider } from '../../src/testing/index.js';
 
 const KEY = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789';
 
-for (const wireApi of ['chat', 'responses'] as const) {
+for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
   test(`a provider error that echoes the API key never carries it on (${wireApi})`, async () => {
     const provider = await startFakeProvider({
       script: [

@@ -98,8 +98,9 @@ for (const wireApi of WIRE_APIS) {
   describe(`stream idle timeout over ${wireApi}`, () => {
     it('cuts a stream that stalls after its answer started with STREAM_INTERRUPTED, without retrying', HANG_GUARD, async () => {
       // Frames up to the second text delta: Chat sends a role chunk first; Responses sends
-      // created, in_progress, output_item.added and content_part.added.
-      const afterEvents = wireApi === 'chat' ? 3 : 6;
+      // created, in_progress, output_item.added and content_part.added; Anthropic message_start,
+      // content_block_start and a ping.
+      const afterEvents = wireApi === 'chat' ? 3 : wireApi === 'responses' ? 6 : 5;
       await withProvider(
         { script: [{ text: 'abcdefghijklmnop', chunkSize: 2, fault: { kind: 'stall', afterEvents } }, { text: 'again' }] },
         async (provider) => {

@@ -6,6 +6,7 @@ import type { ModelResponse, ModelToolCall, Usage } from '../ir.js';
 import { ModelError } from '../model-error.js';
 import { normalizeUsage } from '../normalize-usage.js';
 import { successfulResponse } from '../successful-response.js';
+import { ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
 
 /** Normalize a Chat `usage` object. `prompt_tokens` already includes cached tokens. */
 export function chatUsage(raw: unknown): Usage | null {
@@ -49,11 +50,20 @@ export function chatCompletionToResponse(completion: ChatCompletion): ModelRespo
     if (call.type !== 'function') {
       throw new ModelError('RESPONSE_FAILED', `The provider returned a tool call of unsupported type ${JSON.stringify(call.type)}.`);
     }
-    toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' });
+    const converted: ModelToolCall = { id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' };
+    const extras = extraCallFields(call);
+    if (extras !== null) converted.providerFields = { format: 'chat', fields: extras };
+    toolCalls.push(converted);
   }
+  const reasoning = new ChatReasoningCollector();
+  reasoning.add(message);
+  // Mistral's reasoning models answer with content chunks: thinking beside text.
+  const chunks = readContentChunks(message?.content);
+  if (chunks !== null) reasoning.addThinking(chunks.thinking);
   return successfulResponse({
-    text: message?.content ?? '',
+    text: chunks !== null ? chunks.text : (message?.content ?? ''),
     toolCalls,
+    reasoning: reasoning.result(),
     usage: chatUsage(completion.usage),
     responseId: completion.id ?? null,
     model: completion.model ?? null,

@@ -3,11 +3,12 @@
 // a server. Every accumulated string is size-checked before it grows (response-limits.ts).
 
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import type { ModelStreamEvent, ModelToolCall, Usage } from '../ir.js';
+import type { ModelStreamEvent, ModelToolCall, ProviderFields, Usage } from '../ir.js';
 import { ModelError } from '../model-error.js';
 import { ResponseSizeGuard, type ResponseLimits } from '../response-limits.js';
 import type { StreamMapper } from '../run-call.js';
 import { closingEvents, successfulResponse } from '../successful-response.js';
+import { ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
 import { chatUsage, checkChatEnding } from './convert-response.js';
 
 interface ToolCallSlot {
@@ -17,9 +18,21 @@ interface ToolCallSlot {
   name: string;
   arguments: string;
   started: boolean;
+  /** Provider fields beyond the standard ones (Gemini's extra_content), merged over the deltas. */
+  extras: ProviderFields | null;
 }
 
 type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
+
+function isCompleteJson(text: string): boolean {
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
   private text = '';
@@ -29,6 +42,7 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
   private responseId: string | null = null;
   private model: string | null = null;
   private readonly slots: ToolCallSlot[] = [];
+  private readonly reasoning = new ChatReasoningCollector();
   private readonly slotByWireIndex = new Map<number, ToolCallSlot>();
   private readonly guard: ResponseSizeGuard;
 
@@ -50,15 +64,29 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
     const events: ModelStreamEvent[] = [];
     if (typeof chunk.id === 'string' && chunk.id !== '') this.responseId ??= chunk.id;
     if (typeof chunk.model === 'string' && chunk.model !== '') this.model ??= chunk.model;
-    if (chunk.usage) this.usage = chatUsage(chunk.usage);
+    // Groq reported usage only in its own `x_groq` object before it added the standard field.
+    const usage = chunk.usage ?? (chunk as { x_groq?: { usage?: unknown } }).x_groq?.usage;
+    if (usage) this.usage = chatUsage(usage);
     // We never ask for n > 1, so only the first choice exists.
     const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
     if (!choice) return events;
     const delta = choice.delta ?? {};
-    if (typeof delta.content === 'string' && delta.content !== '') {
-      this.guard.text(this.text.length + delta.content.length + this.refusal.length);
-      this.text += delta.content;
-      events.push({ type: 'text-delta', delta: delta.content });
+    const thought = this.reasoning.add(delta);
+    if (thought !== '') {
+      this.guard.reasoning(this.reasoning.size);
+      events.push({ type: 'reasoning-delta', delta: thought });
+    }
+    const chunks = readContentChunks(delta.content);
+    if (chunks !== null && chunks.thinking !== '') {
+      this.reasoning.addThinking(chunks.thinking);
+      this.guard.reasoning(this.reasoning.size);
+      events.push({ type: 'reasoning-delta', delta: chunks.thinking });
+    }
+    const content = chunks !== null ? chunks.text : delta.content;
+    if (typeof content === 'string' && content !== '') {
+      this.guard.text(this.text.length + content.length + this.refusal.length);
+      this.text += content;
+      events.push({ type: 'text-delta', delta: content });
     }
     if (typeof delta.refusal === 'string') {
       this.guard.text(this.text.length + this.refusal.length + delta.refusal.length);
@@ -77,12 +105,22 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
     let slot = this.slotByWireIndex.get(wireIndex);
     // Some compatible servers send every call at index 0 and tell them apart only by id.
     if (slot && delta.id && slot.id !== '' && delta.id !== slot.id) slot = undefined;
+    if (!slot && delta.id) {
+      // Vertex AI repeats the id on every delta of a call but gives each call's first delta a
+      // different index than the rest: a delta naming a call whose arguments are still incomplete
+      // continues that call. (A call whose arguments are complete JSON is not continued: some
+      // servers give two calls of one answer the same id.)
+      slot = this.slots.find((candidate) => candidate.id === delta.id && !isCompleteJson(candidate.arguments));
+      if (slot) this.slotByWireIndex.set(wireIndex, slot);
+    }
     if (!slot) {
-      slot = { index: this.slots.length, id: '', name: '', arguments: '', started: false };
+      slot = { index: this.slots.length, id: '', name: '', arguments: '', started: false, extras: null };
       this.slots.push(slot);
       this.slotByWireIndex.set(wireIndex, slot);
     }
     if (delta.id && slot.id === '') slot.id = delta.id;
+    const extras = extraCallFields(delta);
+    if (extras !== null) slot.extras = { ...slot.extras, ...extras };
     const name = delta.function?.name;
     if (name && !slot.started) slot.name = name;
     const piece = delta.function?.arguments ?? '';
@@ -112,10 +150,18 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
         throw new ModelError('MALFORMED_STREAM', `The provider streamed tool call #${slot.index} without ${missing}.`);
       }
       const call: ModelToolCall = { id: slot.id, name: slot.name, arguments: slot.arguments };
+      if (slot.extras !== null) call.providerFields = { format: 'chat', fields: slot.extras };
       toolCalls.push(call);
       events.push({ type: 'tool-call-end', index: slot.index, call });
     }
-    const response = successfulResponse({ text: this.text, toolCalls, usage: this.usage, responseId: this.responseId, model: this.model });
+    const response = successfulResponse({
+      text: this.text,
+      toolCalls,
+      reasoning: this.reasoning.result(),
+      usage: this.usage,
+      responseId: this.responseId,
+      model: this.model,
+    });
     events.push(...closingEvents(response));
     return events;
   }

@@ -9,8 +9,20 @@ import type {
   ResponseCreateParamsStreaming,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
-import type { ModelMessage, ModelRequest, ModelToolDefinition } from '../ir.js';
+import type { ModelMessage, ModelReasoning, ModelRequest, ModelToolDefinition } from '../ir.js';
 import { wireParameters } from '../strict-schema.js';
+
+/**
+ * A reasoning item to send back: only responses-format reasoning that carries its
+ * `encrypted_content`. With `store: false` nothing lives on the server, and an item sent by id
+ * alone is answered 404 ("Items are not persisted when `store` is set to false").
+ */
+function reasoningInput(reasoning: ModelReasoning): ResponseInputItem | null {
+  const state = reasoning.state;
+  if (reasoning.format !== 'responses' || state === null) return null;
+  if (typeof state.encrypted_content !== 'string' || state.encrypted_content === '') return null;
+  return { ...state, type: 'reasoning' } as ResponseInputItem;
+}
 
 export function toResponsesInput(messages: readonly ModelMessage[]): ResponseInputItem[] {
   const input: ResponseInputItem[] = [];
@@ -21,6 +33,11 @@ export function toResponsesInput(messages: readonly ModelMessage[]): ResponseInp
         input.push({ type: 'message', role: message.role, content: message.content });
         break;
       case 'assistant':
+        // Reasoning goes back in its place, before the message and calls it led to.
+        for (const reasoning of message.reasoning ?? []) {
+          const item = reasoningInput(reasoning);
+          if (item !== null) input.push(item);
+        }
         // An assistant turn that only called tools has no text; an empty message item would be noise.
         if (message.content !== '') input.push({ type: 'message', role: 'assistant', content: message.content });
         for (const call of message.toolCalls) {
@@ -51,13 +68,31 @@ type ResponsesBody<Stream extends boolean> = Stream extends true
   ? ResponseCreateParamsStreaming
   : ResponseCreateParamsNonStreaming;
 
-export function buildResponsesRequest<Stream extends boolean>(request: ModelRequest, stream: Stream): ResponsesBody<Stream> {
+export interface ResponsesRequestOptions {
+  /**
+   * Ask for `reasoning.encrypted_content`, the only way a reasoning model's chain of thought can
+   * be carried to the next round when nothing is stored (default true). OpenAI answers 400
+   * ("Encrypted content is not supported with this model") for models that do not reason, so the
+   * gateway turns it off for a model that refused it.
+   */
+  encryptedReasoning?: boolean;
+}
+
+export function buildResponsesRequest<Stream extends boolean>(
+  request: ModelRequest,
+  stream: Stream,
+  options: ResponsesRequestOptions = {},
+): ResponsesBody<Stream> {
   const body: ResponseCreateParamsNonStreaming = {
     model: request.model,
     input: toResponsesInput(request.messages),
     // Glassbox keeps the history itself and resends it; nothing needs to live on the provider.
     store: false,
   };
+  if (options.encryptedReasoning !== false) body.include = ['reasoning.encrypted_content'];
+  // Effort (and the readable summary that comes with it) only when asked for: models that do not
+  // reason reject the `reasoning` parameter.
+  if (request.reasoningEffort !== undefined) body.reasoning = { effort: request.reasoningEffort, summary: 'auto' };
   const tools = request.tools ?? [];
   if (tools.length > 0) {
     body.tools = tools.map(toResponsesTool);

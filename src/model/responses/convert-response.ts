@@ -1,8 +1,8 @@
 // Responses reply → IR: usage normalization, the outcome checks that turn a failed, incomplete or
 // refused response into an error, and the non-streaming response.
 
-import type { Response, ResponseOutputItem } from 'openai/resources/responses/responses';
-import type { ModelResponse, ModelToolCall, Usage } from '../ir.js';
+import type { Response, ResponseOutputItem, ResponseReasoningItem } from 'openai/resources/responses/responses';
+import type { ModelReasoning, ModelResponse, ModelToolCall, Usage } from '../ir.js';
 import { streamFailureError } from '../map-sdk-error.js';
 import { ModelError } from '../model-error.js';
 import { normalizeUsage } from '../normalize-usage.js';
@@ -45,6 +45,19 @@ export interface OutputContent {
   text: string;
   refusal: string | null;
   toolCalls: ModelToolCall[];
+  reasoning: ModelReasoning[];
+}
+
+/**
+ * A `reasoning` output item as IR reasoning: its summary (or, from servers that expose it, its
+ * raw reasoning text) to show, and the item itself (less `status`, which is output-only) as the
+ * state to send back next round.
+ */
+export function responsesReasoning(item: ResponseReasoningItem): ModelReasoning {
+  const { status: _status, ...state } = item;
+  const summary = (item.summary ?? []).map((part) => part.text).join('\n\n');
+  const content = (item.content ?? []).map((part) => part.text).join('');
+  return { format: 'responses', text: summary !== '' ? summary : content, state };
 }
 
 /** Collect text, refusals and function calls from a response's output items, in order. */
@@ -52,6 +65,7 @@ export function readOutput(output: readonly ResponseOutputItem[] | undefined): O
   let text = '';
   let refusal: string | null = null;
   const toolCalls: ModelToolCall[] = [];
+  const reasoning: ModelReasoning[] = [];
   for (const item of output ?? []) {
     if (item.type === 'message') {
       for (const part of item.content ?? []) {
@@ -60,9 +74,11 @@ export function readOutput(output: readonly ResponseOutputItem[] | undefined): O
       }
     } else if (item.type === 'function_call') {
       toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments ?? '' });
+    } else if (item.type === 'reasoning') {
+      reasoning.push(responsesReasoning(item));
     }
   }
-  return { text, refusal, toolCalls };
+  return { text, refusal, toolCalls, reasoning };
 }
 
 /** Throw unless the response finished normally. A missing status (some compatible servers) counts as completed. */
@@ -87,6 +103,7 @@ export function responseToModelResponse(response: Response): ModelResponse {
   return successfulResponse({
     text: content.text,
     toolCalls: content.toolCalls,
+    reasoning: content.reasoning,
     usage: responsesUsage(response.usage),
     responseId: response.id ?? null,
     model: response.model ?? null,

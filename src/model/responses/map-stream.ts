@@ -4,7 +4,7 @@
 // Every accumulated or replaced string is size-checked before it is kept (response-limits.ts).
 
 import type { Response, ResponseFunctionToolCall, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import type { ModelStreamEvent, ModelToolCall } from '../ir.js';
+import type { ModelReasoning, ModelStreamEvent, ModelToolCall } from '../ir.js';
 import { streamFailureError } from '../map-sdk-error.js';
 import { ModelError } from '../model-error.js';
 import { ResponseSizeGuard, type ResponseLimits } from '../response-limits.js';
@@ -15,6 +15,7 @@ import {
   incompleteResponseError,
   readOutput,
   refusedError,
+  responsesReasoning,
   responsesUsage,
 } from './convert-response.js';
 
@@ -34,6 +35,9 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
   private responseId: string | null = null;
   private model: string | null = null;
   private readonly slots: ToolCallSlot[] = [];
+  /** Finished reasoning items, and the size of what has streamed of them so far. */
+  private readonly reasoning: ModelReasoning[] = [];
+  private reasoningChars = 0;
   private done = false;
   private readonly guard: ResponseSizeGuard;
 
@@ -72,6 +76,14 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
         this.guard.text(this.text.length + event.refusal.length);
         this.refusal = event.refusal;
         break;
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        if (event.delta !== '') {
+          this.reasoningChars += event.delta.length;
+          this.guard.reasoning(this.reasoningChars);
+          events.push({ type: 'reasoning-delta', delta: event.delta });
+        }
+        break;
       case 'response.output_item.added':
         if (event.item.type === 'function_call') this.startCall(event.item, event.output_index, events);
         break;
@@ -99,6 +111,8 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
         } else if (event.item.type === 'message') {
           const { refusal } = readOutput([event.item]);
           if (refusal !== null) this.refusal = refusal;
+        } else if (event.item.type === 'reasoning') {
+          this.addReasoning(responsesReasoning(event.item));
         }
         break;
       case 'response.completed':
@@ -165,6 +179,12 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     events.push({ type: 'tool-call-end', index: slot.index, call: { id: slot.id, name: slot.name, arguments: slot.arguments } });
   }
 
+  private addReasoning(entry: ModelReasoning): void {
+    this.reasoningChars += entry.text.length + JSON.stringify(entry.state ?? null).length;
+    this.guard.reasoning(this.reasoningChars);
+    this.reasoning.push(entry);
+  }
+
   private replaceArguments(slot: ToolCallSlot, value: string): void {
     this.guard.arguments(slot.index, slot.name, value.length);
     slot.arguments = value;
@@ -189,8 +209,21 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     }
     for (const slot of this.slots) this.endCall(slot, undefined, events);
     const toolCalls: ModelToolCall[] = this.slots.map((slot) => ({ id: slot.id, name: slot.name, arguments: slot.arguments }));
+    // The final output is authoritative where it lists reasoning; some servers only stream it.
+    if (output.reasoning.length > 0) {
+      this.reasoning.length = 0;
+      this.reasoningChars = 0;
+      for (const entry of output.reasoning) this.addReasoning(entry);
+    }
     const usage = responsesUsage(response?.usage);
-    const answer = successfulResponse({ text: this.text, toolCalls, usage, responseId: this.responseId, model: this.model });
+    const answer = successfulResponse({
+      text: this.text,
+      toolCalls,
+      reasoning: [...this.reasoning],
+      usage,
+      responseId: this.responseId,
+      model: this.model,
+    });
     events.push(...closingEvents(answer));
     this.done = true;
   }

@@ -16,7 +16,7 @@ export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
 /** Least to most permissive: the server's setting is a cap, a run may only pick one at or before it. */
 export const SANDBOX_ORDER: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
 export const APPROVAL_ORDER: readonly ApprovalPolicy[] = ['untrusted', 'on-request', 'never'];
-export const WIRE_API_NAMES: readonly WireApi[] = ['chat', 'responses'];
+export const WIRE_API_NAMES: readonly WireApi[] = ['chat', 'responses', 'anthropic'];
 
 export interface Health {
   ok: boolean;

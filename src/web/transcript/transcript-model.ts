@@ -48,6 +48,8 @@ export interface CompactionView {
 
 export type TranscriptEntry =
   | { kind: 'assistant'; key: string; text: string; role: 'working' | 'final' | 'streaming' }
+  /** What the model showed of its reasoning (empty when the provider keeps it hidden), shown collapsed. */
+  | { kind: 'reasoning'; key: string; text: string; streaming: boolean }
   /** `round` is known live; records do not say, so there it is null. */
   | { kind: 'tools'; key: string; round: number | null; calls: ToolCallState[] }
   | { kind: 'compaction'; key: string; compaction: CompactionView }
@@ -110,6 +112,10 @@ function newTurn(turn: number | null, runId: string | null, prompt: string, outc
 
 function assistantCount(entries: TranscriptEntry[]): number {
   return entries.filter((entry) => entry.kind === 'assistant').length;
+}
+
+function reasoningKey(entries: TranscriptEntry[]): string {
+  return `reasoning-${entries.filter((entry) => entry.kind === 'reasoning').length}`;
 }
 
 /** Warnings are numbered per turn the same way live and from records. */
@@ -213,6 +219,15 @@ export function transcriptFromRecords(records: SessionRecord[]): TranscriptTurn[
           if (item.content.trim() === '') break;
           const role = item.runtimeRole === 'final_response' ? 'final' : 'working';
           update(turn, [...turn.entries, { kind: 'assistant', key: `text-${assistantCount(turn.entries)}`, text: item.content, role }]);
+        } else if (item.type === 'reasoning') {
+          groupOpen = false;
+          // Live, one entry collects a round's reasoning deltas; the records may hold several items.
+          const last = turn.entries[turn.entries.length - 1];
+          if (last !== undefined && last.kind === 'reasoning') {
+            update(turn, [...turn.entries.slice(0, -1), { ...last, text: [last.text, item.text].filter(Boolean).join('\n\n') }]);
+          } else {
+            update(turn, [...turn.entries, { kind: 'reasoning', key: reasoningKey(turn.entries), text: item.text, streaming: false }]);
+          }
         } else if (item.type === 'function_call') {
           update(turn, addCall(turn.entries, newCall(item.callId, item.name, item.arguments), !groupOpen, null));
           groupOpen = true;
@@ -318,7 +333,11 @@ function withPhase(turn: TranscriptTurn, phase: RunningPhase): TurnOutcome {
 }
 
 function finishStreaming(entries: TranscriptEntry[], role: 'working' | 'final'): TranscriptEntry[] {
-  return entries.map((entry) => (entry.kind === 'assistant' && entry.role === 'streaming' ? { ...entry, role } : entry));
+  return entries.map((entry) => {
+    if (entry.kind === 'assistant' && entry.role === 'streaming') return { ...entry, role };
+    if (entry.kind === 'reasoning' && entry.streaming) return { ...entry, streaming: false };
+    return entry;
+  });
 }
 
 function endTurn(turn: TranscriptTurn, outcome: TurnOutcome): TranscriptTurn {
@@ -341,6 +360,15 @@ export function applyRunEvent(turn: TranscriptTurn, event: RunEvent): Transcript
         last !== undefined && last.kind === 'assistant' && last.role === 'streaming'
           ? [...turn.entries.slice(0, -1), { ...last, text: last.text + event.delta }]
           : [...turn.entries, { kind: 'assistant', key: `text-${assistantCount(turn.entries)}`, text: event.delta, role: 'streaming' }];
+      return { ...turn, entries, outcome: withPhase(turn, 'streaming') };
+    }
+    case 'reasoning_delta': {
+      if (turn.stage === 'compaction' || event.delta === '') return turn;
+      const last = turn.entries[turn.entries.length - 1];
+      const entries: TranscriptEntry[] =
+        last !== undefined && last.kind === 'reasoning' && last.streaming
+          ? [...turn.entries.slice(0, -1), { ...last, text: last.text + event.delta }]
+          : [...turn.entries, { kind: 'reasoning', key: reasoningKey(turn.entries), text: event.delta, streaming: true }];
       return { ...turn, entries, outcome: withPhase(turn, 'streaming') };
     }
     case 'model_completed': {

@@ -52,6 +52,14 @@ function EntryView({ entry, runId, onApprove }: { entry: TranscriptEntry; runId:
           <MarkdownText text={entry.text} streaming={entry.role === 'streaming'} />
         </div>
       );
+    case 'reasoning':
+      // Collapsed: the model's scratch work is there to inspect, not to read by default.
+      return (
+        <details className="reasoning" open={entry.streaming || undefined}>
+          <summary>{entry.streaming ? 'Reasoning…' : 'Reasoning'}</summary>
+          {entry.text === '' ? <p className="muted">The provider keeps this reasoning hidden; only its encrypted state is kept, to send back.</p> : <MarkdownText text={entry.text} streaming={entry.streaming} />}
+        </details>
+      );
     case 'tools':
       return (
         <ul className="tool-group" aria-label={`${entry.calls.length} tool call${entry.calls.length === 1 ? '' : 's'}`}>

@@ -1,0 +1,1 @@
+export { AnthropicGateway, resolveAnthropicConfig } from './anthropic-gateway.js';
