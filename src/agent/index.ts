@@ -8,5 +8,4 @@ export * from './tool-runtime.js';
 export * from './repetition-guard.js';
 export * from './usage-tracker.js';
 export * from './sampling-loop.js';
-export * from './system-prompt.js';
 export * from './approval-registry.js';

@@ -2,7 +2,7 @@
 // implemented in `permissions/`) and an approval broker (a person at a TTY, a web page, or nobody).
 // Keeping them as interfaces here keeps the agent layer free of policy and UI code.
 
-import type { AnyTool, ExecutionPolicy, ToolAccess } from './tool.js';
+import type { AnyTool, ToolAccess } from './tool.js';
 import type { ApprovalDecisionKind, PermissionDecisionKind } from './run-events.js';
 
 export interface GateRequest {
@@ -15,8 +15,8 @@ export interface GateDecision {
   decision: PermissionDecisionKind;
   reason: string;
   rule: string;
-  /** How the call runs if allowed (or once approved). */
-  execution: ExecutionPolicy;
+  /** How the call runs if allowed (or once approved); opaque to the loop, handed to the tool. */
+  execution: unknown;
 }
 
 export interface PermissionGate {
@@ -26,6 +26,11 @@ export interface PermissionGate {
   grantForSession(request: GateRequest): void;
   /** Tools the model may see and call under the current settings. */
   isVisible(tool: AnyTool): boolean;
+  /**
+   * How a call runs once a person approved it (e.g. secret files no longer masked); absent: as
+   * decided.
+   */
+  approvedExecution?(decision: GateDecision, request: GateRequest): unknown;
 }
 
 export interface ApprovalRequest {
@@ -56,7 +61,8 @@ export const ALLOW_ALL_GATE: PermissionGate = {
     decision: 'allow',
     reason: 'no permission policy configured',
     rule: 'allow-all',
-    execution: { mode: 'danger-full-access', sandboxed: false, network: true, secretsApproved: true },
+    // No policy: the tools apply their own unrestricted default.
+    execution: undefined,
   }),
   grantForSession: () => {},
   isVisible: () => true,

@@ -2,7 +2,7 @@
 // person when it says `ask`), run the tool, and turn every outcome into exactly one output.
 // Consecutive read-only calls run in parallel; everything else runs in call order.
 
-import type { ModelToolCall, ModelToolDefinition } from '../model/index.js';
+import { parseToolArguments, type ModelToolCall, type ModelToolDefinition } from '../model/index.js';
 import {
   FatalToolError,
   ToolError,
@@ -10,7 +10,6 @@ import {
   toolDefinition,
   type AnyTool,
   type ToolContext,
-  type ToolSessionState,
 } from './tool.js';
 import type { ApprovalBroker, GateRequest, PermissionGate } from './tool-gate.js';
 import type { RunEvent } from './run-events.js';
@@ -19,10 +18,14 @@ import { containedEmit } from './run-observer.js';
 export interface ToolRuntimeOptions {
   tools: readonly AnyTool[];
   root: string;
-  state: ToolSessionState;
+  /** The host's per-session state, handed to every call as `context.state` (e.g. file stamps). */
+  state?: unknown;
   gate: PermissionGate;
   approvals: ApprovalBroker;
-  /** Turns the raw argument string into a value for zod (strict-mode nulls mapped back). */
+  /**
+   * Turns the raw argument string into a value for zod. Default: JSON, with the nulls that strict
+   * mode made the model send for omitted optional fields mapped back to "absent".
+   */
   parseArguments?: (raw: string, tool: AnyTool) => unknown;
 }
 
@@ -159,7 +162,9 @@ export class ToolRuntime {
 
     let raw: unknown;
     try {
-      raw = this.options.parseArguments ? this.options.parseArguments(call.arguments, tool) : parseJsonArguments(call.arguments);
+      raw = this.options.parseArguments
+        ? this.options.parseArguments(call.arguments, tool)
+        : parseToolArguments(call.arguments, toolDefinition(tool).parameters, tool.strict);
     } catch (error) {
       return fail('INVALID_ARGUMENTS', `Arguments for ${tool.name} are not valid JSON: ${(error as Error).message}`);
     }
@@ -220,7 +225,7 @@ export class ToolRuntime {
         return fail('APPROVAL_DENIED', `The user denied this ${tool.name} call (${resolution.by}).${note}`);
       }
       if (resolution.decision === 'approve_session') this.options.gate.grantForSession(request);
-      execution = { ...execution, secretsApproved: true };
+      if (this.options.gate.approvedExecution) execution = this.options.gate.approvedExecution(decision, request);
     }
 
     if (context.signal.aborted) return fail('CANCELLED', 'The run was cancelled before this call ran.');
@@ -256,11 +261,6 @@ export class ToolRuntime {
     context.emit({ type: 'tool_finished', callId: call.id, name: tool.name, isError, output, durationMs });
     return { callId: call.id, name: tool.name, output, isError };
   }
-}
-
-function parseJsonArguments(raw: string): unknown {
-  if (raw.trim() === '') return {};
-  return JSON.parse(raw);
 }
 
 export function summarizeAccess(toolName: string, access: ReturnType<AnyTool['access']>): string {

@@ -16,43 +16,20 @@ export type ToolAccess =
   | { kind: 'exec'; command: string; workdir: string; escalate: boolean; justification: string | null }
   | { kind: 'none' };
 
-/** What a session remembers for its tools (e.g. which files were read, for `edit_file`). */
-export interface ToolSessionState {
-  /** Absolute real path → fingerprint of the file as last read or written by a tool. */
-  fileStamps: Map<string, FileStamp>;
-}
-
-export interface FileStamp {
-  mtimeMs: number;
-  size: number;
-}
-
-export function createToolSessionState(): ToolSessionState {
-  return { fileStamps: new Map() };
-}
-
-export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
-export const SANDBOX_MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
-
-/** How one approved call executes: decided by the permission layer, obeyed by the tool. */
-export interface ExecutionPolicy {
-  mode: SandboxMode;
-  /** Run commands inside the OS sandbox (bubblewrap). False for danger-full-access or an approved escalation. */
-  sandboxed: boolean;
-  /** Allow network access from sandboxed commands. */
-  network: boolean;
-  /** Secret files (`.env*`…) were approved for this call: do not mask them. */
-  secretsApproved: boolean;
-}
-
 export interface ToolContext {
   /** Real path of the project root; every path a tool touches must resolve inside it. */
   root: string;
-  execution: ExecutionPolicy;
+  /**
+   * How this call may act, as the permission gate decided it (and a person's approval amended
+   * it, see `PermissionGate.approvedExecution`). Opaque to the agent core: a coding host puts its
+   * sandbox policy here; with `ALLOW_ALL_GATE` it is undefined.
+   */
+  execution: unknown;
   callId: string;
   /** Aborted when the run is cancelled; long-running tools must stop promptly. */
   signal: AbortSignal;
-  state: ToolSessionState;
+  /** The host's per-session state for its tools (`ToolRuntimeOptions.state`), opaque here. */
+  state: unknown;
 }
 
 export interface ToolResult {

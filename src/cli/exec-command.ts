@@ -3,7 +3,6 @@
 
 import { randomUUID } from 'node:crypto';
 import { ApprovalRegistry, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
-import type { ExecCliOptions } from './main.js';
 import { EXIT } from './usage-error.js';
 import { attachTerminalApprover } from './terminal-approver.js';
 import { ProgressPrinter } from './progress-printer.js';
@@ -15,6 +14,25 @@ import {
 } from './run-config.js';
 import { openModel } from './open-model.js';
 import { processOutputGuard } from './output-guard.js';
+
+export interface ExecCliOptions {
+  model?: string;
+  baseUrl?: string;
+  wireApi?: string;
+  cd?: string;
+  home?: string;
+  maxRounds?: string;
+  tokenBudget?: string;
+  json?: boolean;
+  resume?: string;
+  sandbox?: string;
+  approvalPolicy?: string;
+  network?: boolean;
+  compactAt?: string;
+  contextWindow?: string;
+  demo?: boolean;
+  demoIntro?: boolean;
+}
 
 /** Exit code for a run that ended with this terminal event. */
 export function exitCodeFor(terminal: TerminalRunEvent): number {

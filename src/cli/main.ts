@@ -11,30 +11,13 @@ import { addModelOptions } from './model-options.js';
 import { resolveHome } from './glassbox-home.js';
 import { processOutputGuard } from './output-guard.js';
 import { cliEnvVars, envValue, unsetBlankEnv } from './cli-env.js';
+import type { ExecCliOptions } from './exec-command.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-export interface ExecCliOptions {
-  model?: string;
-  baseUrl?: string;
-  wireApi?: string;
-  cd?: string;
-  home?: string;
-  maxRounds?: string;
-  tokenBudget?: string;
-  json?: boolean;
-  resume?: string;
-  sandbox?: string;
-  approvalPolicy?: string;
-  network?: boolean;
-  compactAt?: string;
-  contextWindow?: string;
-  demo?: boolean;
-  demoIntro?: boolean;
-}
 
 export function buildProgram(): Command {
   const program = new Command('glassbox')

@@ -4,7 +4,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { REASONING_EFFORTS, WIRE_APIS, type ReasoningEffort, type WireApi } from '../model/index.js';
-import { SANDBOX_MODES, type SandboxMode } from '../agent/index.js';
+import { SANDBOX_MODES, type SandboxMode } from '../workspace/index.js';
 import { UsageError } from './usage-error.js';
 import { resolveHome } from './glassbox-home.js';
 import { envValue } from './cli-env.js';

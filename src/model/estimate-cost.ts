@@ -3,7 +3,7 @@
 // not modelled). Pure, so a recorded session can be priced again later with other prices.
 
 import type { Usage } from './ir.js';
-import type { ModelPricing, PriceRates } from './model-catalog.js';
+import type { ModelPricing, PriceRates } from './model-entry.js';
 
 /** The usage fields the estimate needs; a full `Usage` fits. */
 export interface CostUsage extends Pick<Usage, 'inputTokens' | 'cachedInputTokens' | 'outputTokens'> {

@@ -25,3 +25,4 @@ export {
 export { DEFAULT_TIMEOUT_MS, DEFAULT_STREAM_START_TIMEOUT_MS, DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './sdk-client.js';
 export { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from './response-limits.js';
 export * from './model-catalog.js';
+export { estimateCost, ratesFor, type CostEstimate, type CostUsage } from './estimate-cost.js';

@@ -6,7 +6,7 @@
 // Prices are the first-party provider's. Routers and clouds (OpenRouter, Bedrock, Vertex, Azure)
 // charge differently: override them in `<home>/config.json`.
 
-import type { ModelEntry, ModelPricing, ModelProvider, PriceRates, PriceTier, PromptCaching, ReasoningSupport } from './model-catalog.js';
+import type { ModelEntry, ModelPricing, ModelProvider, PriceRates, PriceTier, PromptCaching, ReasoningSupport } from './model-entry.js';
 
 interface Group {
   provider: ModelProvider;

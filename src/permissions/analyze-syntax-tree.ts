@@ -4,10 +4,10 @@
 
 import { relative, resolve } from 'node:path';
 import type { Node } from 'web-tree-sitter';
-import { isInside } from '../tools/path-policy.js';
+import { isInside } from '../workspace/index.js';
 import type { CommandClassification } from './command-classification.js';
 import { COMMAND_RULES, COMMAND_RUNNERS, UNSAFE_PROGRAM_REASONS, type RuleContext } from './command-rules.js';
-import { isSecretPath } from './secret-paths.js';
+import { isSecretPath } from '../workspace/index.js';
 import {
   expandBraces,
   globAsPath,

@@ -7,23 +7,10 @@ import { operands, optionIs, parseOptions, type OptionSpec, type ParsedArgument 
 import { gitRule } from './git-rule.js';
 import { sedRule } from './sed-rule.js';
 import { mayBeOption, type ShellWord } from './shell-word.js';
+import type { CommandRule } from './command-rule.js';
 
-export interface RuleContext {
-  /** A file the command reads the contents of: must stay inside the root and not be a secret file. */
-  checkRead(word: ShellWord): string | null;
-  /** A path whose metadata (listing, size, type) the command reads: must stay inside the root. */
-  checkMetadata(word: ShellWord): string | null;
-  /** `cd`: the target must stay inside the root; later relative paths are checked against it too. */
-  changeDirectory(word: ShellWord): string | null;
-  /**
-   * The arguments are safe, but only inside the sandbox: outside it the command needs approval,
-   * for this reason.
-   */
-  requireSandbox(reason: string): void;
-}
+export type { CommandRule, RuleContext } from './command-rule.js';
 
-/** Returns null when the arguments are safe, otherwise why they are not. */
-export type CommandRule = (args: readonly ShellWord[], context: RuleContext) => string | null;
 
 interface ForbiddenOptions {
   flags: readonly string[];

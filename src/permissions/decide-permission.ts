@@ -3,11 +3,12 @@
 // matrix; test/permissions/decide-permission.test.ts checks it cell by cell.
 
 import { isAbsolute, relative } from 'node:path';
-import type { ExecutionPolicy, ToolAccess } from '../agent/index.js';
-import { isInside } from '../tools/path-policy.js';
+import type { ToolAccess } from '../agent/index.js';
+import { type ExecutionPolicy } from '../workspace/index.js';
+import { isInside } from '../workspace/index.js';
 import type { ApprovalPolicy, PermissionDecision, PermissionInput, PermissionRule, PermissionSettings } from './permission-types.js';
 import { describeProtectedWrite, protectedWriteReason } from './protected-write-reason.js';
-import { isSecretPath } from './secret-paths.js';
+import { isSecretPath } from '../workspace/index.js';
 
 export const SANDBOX_UNAVAILABLE_HINT =
   'install bubblewrap (apt-get install bubblewrap) or run with --sandbox danger-full-access';

@@ -4,8 +4,8 @@
 // configuration into command execution.
 
 import { optionIs, parseOptions, type OptionSpec } from './parse-options.js';
-import type { CommandRule, RuleContext } from './command-rules.js';
-import { isSecretPath } from './secret-paths.js';
+import type { CommandRule, RuleContext } from './command-rule.js';
+import { isSecretPath } from '../workspace/index.js';
 import { mayBeOption, type ShellWord } from './shell-word.js';
 
 const READ_ONLY_SUBCOMMANDS = new Set([

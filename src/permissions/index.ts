@@ -22,7 +22,5 @@ export {
   type PermissionSettings,
 } from './permission-types.js';
 export { describeProtectedWrite, protectedWriteReason, type ProtectedWriteReason } from './protected-write-reason.js';
-export { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath } from './secret-paths.js';
 export { SessionGrants } from './session-grants.js';
-export { isGitMetadataName } from './git-metadata-name.js';
 export { GIT_RUNS_CONFIGURED_PROGRAMS } from './git-rule.js';

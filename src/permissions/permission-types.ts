@@ -1,9 +1,9 @@
 // Inputs and outputs of the permission decision. The decision is a pure function of these, so
 // every cell of the rule matrix (docs/permissions.md) can be tested without running anything.
 
-import type { ExecutionPolicy, SandboxMode, ToolAccess } from '../agent/index.js';
+import type { ToolAccess } from '../agent/index.js';
+import { type ExecutionPolicy, type SandboxMode } from '../workspace/index.js';
 import type { CommandClassification } from './command-classification.js';
-import type { SessionGrants } from './session-grants.js';
 
 /**
  * - `untrusted`: ask for everything except known-safe commands and reads inside the root.
@@ -22,6 +22,12 @@ export interface PermissionInput {
   commandSafety: CommandClassification | null;
 }
 
+/** What the decision needs of the session's grants. */
+export interface GrantLookup {
+  /** True when earlier approve-for-session grants cover everything this call needs approval for. */
+  matches(input: PermissionInput): boolean;
+}
+
 export interface PermissionSettings {
   /** Real path of the project root. */
   root: string;
@@ -33,7 +39,8 @@ export interface PermissionSettings {
   network: boolean;
   /** Glassbox's own home (config, sessions): writes to it are protected. */
   glassboxHome: string;
-  sessionGrants: SessionGrants;
+  /** Approvals remembered for the session (`SessionGrants`): only consulted, never changed, here. */
+  sessionGrants: GrantLookup;
 }
 
 /** Which rule decided; recorded with every decision so the audit log says why. */

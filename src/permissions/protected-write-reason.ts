@@ -2,8 +2,8 @@
 // (hooks and config there run programs later), Glassbox's own home, and `.env*` files.
 
 import { basename, relative, sep } from 'node:path';
-import { isInside } from '../tools/path-policy.js';
-import { isGitMetadataName } from './git-metadata-name.js';
+import { isInside } from '../workspace/index.js';
+import { isGitMetadataName } from '../workspace/index.js';
 
 export type ProtectedWriteReason = 'git-directory' | 'glassbox-home' | 'env-file';
 

@@ -4,7 +4,7 @@
 // the parser does not recognise makes the command not known safe.
 
 import { operands, optionIs, parseOptions } from './parse-options.js';
-import type { CommandRule } from './command-rules.js';
+import type { CommandRule } from './command-rule.js';
 
 const SED_OPTIONS = { shortWithValue: 'efl', shortWithOptionalValue: 'i', longWithValue: ['--expression', '--file', '--line-length'] };
 

@@ -4,7 +4,7 @@
 // when nothing else in the string (a redirect, an assignment, `xargs`…) needed approval.
 // Approving a command to run inside the sandbox never covers running it outside.
 
-import type { PermissionInput } from './permission-types.js';
+import type { GrantLookup, PermissionInput } from './permission-types.js';
 
 type ExecLevel = 'sandboxed' | 'unsandboxed';
 
@@ -35,7 +35,7 @@ function grantKeys(input: PermissionInput, level?: ExecLevel): { key: string; la
   }];
 }
 
-export class SessionGrants {
+export class SessionGrants implements GrantLookup {
   private readonly grants = new Map<string, string>();
 
   /** Remember an approve-for-session decision. Returns the labels of what is now granted. */

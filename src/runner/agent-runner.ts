@@ -3,23 +3,9 @@
 // loop with the session recorder attached, and closes the turn in the file.
 
 import { readFileSync } from 'node:fs';
-import {
-  ToolRuntime,
-  buildSystemPrompt,
-  createToolSessionState,
-  runSamplingLoop,
-  systemMessage,
-  toolDefinition,
-  userMessage,
-  type AnyTool,
-  type ApprovalBroker,
-  type CompactionHooks,
-  type ResponseItem,
-  type RunEvent,
-  type SandboxMode,
-  type TerminalRunEvent,
-} from '../agent/index.js';
-import { parseToolArguments, type JsonSchema, type ModelGateway, type ReasoningEffort, type WireApi } from '../model/index.js';
+import { ToolRuntime, runSamplingLoop, systemMessage, toolDefinition, userMessage, type AnyTool, type ApprovalBroker, type CompactionHooks, type ResponseItem, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
+import { type SandboxMode } from '../workspace/index.js';
+import type { ModelGateway, ReasoningEffort, WireApi } from '../model/index.js';
 import {
   cheapTokenEstimate,
   compactionSettings,
@@ -32,11 +18,12 @@ import {
 import type { ApprovalPolicy } from '../permissions/index.js';
 import { detectSandbox, type SandboxDetector } from '../sandbox/index.js';
 import { gitSnapshot } from './git-snapshot.js';
+import { buildSystemPrompt } from './system-prompt.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
-import { createEditingTools, createReadOnlyTools, createShellTool } from '../tools/index.js';
+import { createEditingTools, createReadOnlyTools, createShellTool, createToolSessionState } from '../tools/index.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
-import { resolveRoot } from '../tools/path-policy.js';
+import { resolveRoot } from '../workspace/index.js';
 import { join } from 'node:path';
 
 export interface RunnerSettings {
@@ -191,7 +178,6 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       state: createToolSessionState(),
       gate,
       approvals: request.approvals,
-      parseArguments: (raw, tool) => parseToolArguments(raw, toolSchema(tool), tool.strict),
     });
     const terminal = await runSamplingLoop({
       gateway: settings.gateway,
@@ -251,16 +237,6 @@ function compactionHooks(
   });
 }
 
-const schemaCache = new WeakMap<AnyTool, JsonSchema>();
-/** The tool's JSON Schema as sent before strict adaptation: what strict nulls are mapped back against. */
-function toolSchema(tool: AnyTool): JsonSchema {
-  let schema = schemaCache.get(tool);
-  if (!schema) {
-    schema = toolDefinition(tool).parameters;
-    schemaCache.set(tool, schema);
-  }
-  return schema;
-}
 
 function turnEndRecord(turn: number, runId: string, terminal: TerminalRunEvent): NewSessionRecord {
   const common = { turn, runId, usage: terminal.usage, rounds: terminal.rounds };

@@ -1,8 +1,9 @@
 // Adapts the pure permission rules (`permissions/`) to the loop's `PermissionGate` interface. The
 // bash parser behind the command classifier loads on the first shell call, not at start-up.
 
-import { realLocation } from '../tools/index.js';
-import type { AnyTool, GateDecision, GateRequest, PermissionGate, SandboxMode, ToolAccess } from '../agent/index.js';
+import { realLocation } from '../workspace/index.js';
+import type { AnyTool, GateDecision, GateRequest, PermissionGate, ToolAccess } from '../agent/index.js';
+import type { ExecutionPolicy, SandboxMode } from '../workspace/index.js';
 import {
   SessionGrants,
   decidePermission,
@@ -25,6 +26,7 @@ export interface GateSettings {
 }
 
 export function createPermissionGate(settings: GateSettings): PermissionGate {
+  const grants = new SessionGrants();
   const permissionSettings: PermissionSettings = {
     root: settings.root,
     approvalPolicy: settings.approvalPolicy,
@@ -33,7 +35,7 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
     sandboxAvailable: false,
     network: settings.network,
     glassboxHome: settings.home,
-    sessionGrants: new SessionGrants(),
+    sessionGrants: grants,
   };
   // Remembered per request so an approve-for-session grant is keyed on the same parse the
   // decision used (command prefixes like `npm test`), not on the raw command string.
@@ -61,10 +63,15 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
         access: checkedAccess.get(request) ?? request.access,
         commandSafety: classifications.get(request) ?? null,
       };
-      permissionSettings.sessionGrants.add(effectivePermissionInput(input, permissionSettings));
+      grants.add(effectivePermissionInput(input, permissionSettings));
     },
     isVisible(tool: AnyTool): boolean {
       return isToolVisible(tool, permissionSettings);
+    },
+    // A person approved this very call, having seen what it touches: secret files it names may be
+    // read (the sandbox stops masking them), as docs/permissions.md describes.
+    approvedExecution(decision: GateDecision): ExecutionPolicy {
+      return { ...(decision.execution as ExecutionPolicy), secretsApproved: true };
     },
   };
 }

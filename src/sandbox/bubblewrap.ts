@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { isInside } from '../tools/path-policy.js';
+import { isInside } from '../workspace/index.js';
 import type { ProtectedPath } from './protected-paths.js';
 import { limitedShellArgs, type ResourceLimits } from './resource-limits.js';
 

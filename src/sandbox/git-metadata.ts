@@ -10,7 +10,7 @@
 
 import { lstat, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isGitMetadataName } from '../permissions/git-metadata-name.js';
+import { isGitMetadataName } from '../workspace/index.js';
 
 export const QUARANTINE_SUFFIX = '.glassbox-quarantine';
 const DEFAULT_MAX_ENTRIES = 200_000;

@@ -7,7 +7,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
 // what the sandbox hides until it is approved.
-import { isSecretPath } from '../permissions/secret-paths.js';
+import { isSecretPath } from '../workspace/index.js';
 
 export type ProtectedPathKind = 'file' | 'directory';
 export type ProtectionReason = 'git' | 'secret-file' | 'home-secret' | 'glassbox-home';

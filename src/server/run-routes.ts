@@ -3,7 +3,7 @@
 
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { SANDBOX_MODES } from '../agent/index.js';
+import { SANDBOX_MODES } from '../workspace/index.js';
 import { WIRE_APIS } from '../model/index.js';
 import { APPROVAL_POLICIES } from '../permissions/index.js';
 import { isSessionId } from '../sessions/index.js';
@@ -129,6 +129,8 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
     const query = validate(approvalsQuerySchema, queryObject(c), 'query');
     const pending = approvals.list(query.runId).map((approval) => ({
       runId: approval.runId,
+      // So a client can badge the session that waits without a second request.
+      sessionId: runs.get(approval.runId)?.sessionId ?? null,
       callId: approval.callId,
       toolName: approval.toolName,
       summary: approval.summary,

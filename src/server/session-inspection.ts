@@ -3,7 +3,8 @@
 // replaying the session up to that call: replay is deterministic, which is also what makes resume
 // send byte-identical history. Tools are listed as this server defines them under the turn's policy.
 
-import { itemsToModelMessages, toolDefinition, type AnyTool, type ResponseItem, type SandboxMode } from '../agent/index.js';
+import { itemsToModelMessages, toolDefinition, type AnyTool, type ResponseItem } from '../agent/index.js';
+import { type SandboxMode } from '../workspace/index.js';
 import type { ModelMessage, ModelToolDefinition, Usage } from '../model/index.js';
 import { historyCompactedEvent, type HistoryCompactedEvent } from '../compaction/index.js';
 import { APPROVAL_POLICIES, isToolVisible, type ApprovalPolicy } from '../permissions/index.js';

@@ -3,7 +3,9 @@
 
 import { SessionError } from './session-errors.js';
 import { parseRecordLine, SESSION_FORMAT_VERSION, type SessionMetaRecord, type SessionRecord, type SessionRecordType } from './session-records.js';
-import type { SessionProblem, SessionScan } from './session-store.js';
+import type { ScanRecordOptions, SessionProblem, SessionScan } from './session-store.js';
+
+export type { ScanRecordOptions } from './session-store.js';
 
 export type LineOutcome =
   | { kind: 'record'; record: SessionRecord }
@@ -63,14 +65,6 @@ export function formatVersionProblem(meta: SessionMetaRecord): SessionProblem | 
  * usable record (meta included) to `onRecord` without keeping it, so a caller that only needs a
  * replay or a summary never holds the whole file in memory.
  */
-export interface ScanRecordOptions {
-  /**
-   * Record types the caller does not need. Writers put `type` first on every line, so such lines
-   * are recognised by their prefix and never parsed — replay skips audit records this way. A line
-   * that does not start with `{"type":"` is parsed as usual.
-   */
-  skipTypes?: ReadonlySet<SessionRecordType>;
-}
 
 /** What replay never reads: skipping them saves a JSON.parse per line on resume. */
 export const REPLAY_SKIPPABLE_TYPES: ReadonlySet<SessionRecordType> = new Set(['audit', 'turn_completed', 'turn_failed', 'turn_cancelled']);

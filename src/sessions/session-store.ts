@@ -2,9 +2,8 @@
 // backend can replace the JSONL files later without touching them.
 
 import type { WireApi } from '../model/index.js';
-import type { NewSessionRecord, SessionMetaRecord, SessionParent, SessionRecord } from './session-records.js';
+import type { NewSessionRecord, SessionMetaRecord, SessionParent, SessionRecord, SessionRecordType } from './session-records.js';
 import type { SessionSummary } from './session-summary.js';
-import type { ScanRecordOptions } from './record-lines.js';
 
 export interface NewSessionMeta {
   /** Defaults to a fresh UUIDv7. */
@@ -16,6 +15,15 @@ export interface NewSessionMeta {
   wireApi: WireApi;
   parent?: SessionParent | null;
   glassboxVersion: string;
+}
+
+export interface ScanRecordOptions {
+  /**
+   * Record types the caller does not need. Writers put `type` first on every line, so such lines
+   * are recognised by their prefix and never parsed — replay skips audit records this way. A line
+   * that does not start with `{"type":"` is parsed as usual.
+   */
+  skipTypes?: ReadonlySet<SessionRecordType>;
 }
 
 /** A line that could not be used. Reading goes on past it. */

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isInside } from './path-policy.js';
+import { isInside } from '../workspace/index.js';
 
 /** Entry names skipped by every search tool, at any depth below the starting directory. */
 export const ALWAYS_IGNORED_NAMES: readonly string[] = ['.git', 'node_modules'];

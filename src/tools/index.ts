@@ -1,4 +1,11 @@
 export * from './path-policy.js';
+export {
+  createToolSessionState,
+  executionPolicy,
+  toolSessionState,
+  type FileStamp,
+  type ToolSessionState,
+} from './tool-session-state.js';
 export { ALWAYS_IGNORED_NAMES, IgnoreRules, type LoadedIgnoreRules } from './ignore-rules.js';
 export { createReadFileTool, DEFAULT_READ_FILE_LIMITS, type ReadFileArgs, type ReadFileLimits } from './read-file/index.js';
 export { createListDirTool, DEFAULT_LIST_DIR_OPTIONS, type ListDirArgs, type ListDirOptions } from './list-dir/index.js';

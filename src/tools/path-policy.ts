@@ -1,10 +1,11 @@
 // Every path a tool touches is resolved against the project root and checked *after* realpath,
 // so `..`, absolute paths and symlinks that point out of the root are all caught the same way.
+// The containment rule itself lives in workspace/, shared with the permission layer and sandbox;
+// this adds the tools' errors.
 
-import { realpathSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { ToolError } from '../agent/index.js';
+import { isInside, realLocation } from '../workspace/index.js';
 
 export interface ResolvedPath {
   /** Absolute real path (for a path that does not exist yet: real parent + remaining names). */
@@ -14,41 +15,9 @@ export interface ResolvedPath {
   exists: boolean;
 }
 
-export function isInside(root: string, candidate: string): boolean {
-  const rel = relative(root, candidate);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '..');
-}
-
 function toPosixRelative(root: string, absolute: string): string {
   const rel = relative(root, absolute);
   return rel === '' ? '.' : rel.split(sep).join('/');
-}
-
-/** Resolve the root itself once, so all later checks compare real paths with real paths. */
-export function resolveRoot(root: string): string {
-  return realpathSync(resolve(root));
-}
-
-/**
- * Where an absolute path really leads: symlinks followed through its nearest existing ancestor,
- * the missing rest appended. Used by the tools (below) and by the permission gate, so both judge
- * the same location.
- */
-export async function realLocation(path: string): Promise<{ absolute: string; exists: boolean }> {
-  let existing = path;
-  const missing: string[] = [];
-  for (;;) {
-    try {
-      return { absolute: join(await realpath(existing), ...missing), exists: missing.length === 0 };
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-      const parent = dirname(existing);
-      if (parent === existing) return { absolute: path, exists: false };
-      missing.unshift(existing.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-      existing = parent;
-    }
-  }
 }
 
 /**

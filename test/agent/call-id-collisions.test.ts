@@ -7,17 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import {
-  ALLOW_ALL_GATE,
-  NO_APPROVER,
-  ToolRuntime,
-  createToolSessionState,
-  itemsToModelMessages,
-  runSamplingLoop,
-  userMessage,
-  type FunctionCallItem,
-  type ResponseItem,
-} from '../../src/agent/index.js';
+import { ALLOW_ALL_GATE, NO_APPROVER, ToolRuntime, itemsToModelMessages, runSamplingLoop, userMessage, type FunctionCallItem, type ResponseItem } from '../../src/agent/index.js';
+import { createToolSessionState } from '../../src/tools/index.js';
 import { createGateway, type ModelGateway, type ModelRequest, type ModelResponse, type ModelToolCall, type WireApi } from '../../src/model/index.js';
 import { openRunner, runTurn, type TurnResult } from '../../src/runner/index.js';
 import {

@@ -2,24 +2,8 @@
 // records what happened. Shared by the loop tests (never copied per file).
 
 import { z } from 'zod';
-import {
-  ALLOW_ALL_GATE,
-  NO_APPROVER,
-  ToolRuntime,
-  createToolSessionState,
-  runSamplingLoop,
-  userMessage,
-  type AnyTool,
-  type ApprovalBroker,
-  type CompactionHooks,
-  type ModelCallRecord,
-  type PermissionGate,
-  type ResponseItem,
-  type RunEvent,
-  type SamplingLoopOptions,
-  type TerminalRunEvent,
-  type Tool,
-} from '../../src/agent/index.js';
+import { ALLOW_ALL_GATE, NO_APPROVER, ToolRuntime, runSamplingLoop, userMessage, type AnyTool, type ApprovalBroker, type CompactionHooks, type ModelCallRecord, type PermissionGate, type ResponseItem, type RunEvent, type SamplingLoopOptions, type TerminalRunEvent, type Tool } from '../../src/agent/index.js';
+import { createToolSessionState } from '../../src/tools/index.js';
 import { createGateway, type ModelGateway, type RetryPolicy, type WireApi } from '../../src/model/index.js';
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../src/testing/index.js';
 

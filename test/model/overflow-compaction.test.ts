@@ -5,17 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  ALLOW_ALL_GATE,
-  NO_APPROVER,
-  ToolRuntime,
-  createToolSessionState,
-  runSamplingLoop,
-  userMessage,
-  type ModelCallRecord,
-  type RunEvent,
-  type TerminalRunEvent,
-} from '../../src/agent/index.js';
+import { ALLOW_ALL_GATE, NO_APPROVER, ToolRuntime, runSamplingLoop, userMessage, type ModelCallRecord, type RunEvent, type TerminalRunEvent } from '../../src/agent/index.js';
+import { createToolSessionState } from '../../src/tools/index.js';
 import { createCompactionHooks } from '../../src/compaction/index.js';
 import { createGateway, type WireApi } from '../../src/model/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';

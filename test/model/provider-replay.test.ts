@@ -7,18 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import {
-  ALLOW_ALL_GATE,
-  NO_APPROVER,
-  ToolRuntime,
-  createToolSessionState,
-  runSamplingLoop,
-  userMessage,
-  type ResponseItem,
-  type RunEvent,
-  type TerminalRunEvent,
-  type Tool,
-} from '../../src/agent/index.js';
+import { ALLOW_ALL_GATE, NO_APPROVER, ToolRuntime, runSamplingLoop, userMessage, type ResponseItem, type RunEvent, type TerminalRunEvent, type Tool } from '../../src/agent/index.js';
+import { createToolSessionState } from '../../src/tools/index.js';
 import { createGateway, type Usage } from '../../src/model/index.js';
 import {
   checkRequirement,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SandboxMode, ToolAccess } from '../../src/agent/index.js';
+import type { ToolAccess } from '../../src/agent/index.js';
+import { type SandboxMode } from '../../src/workspace/index.js';
 import {
   APPROVAL_POLICIES,
   SANDBOX_UNAVAILABLE_HINT,

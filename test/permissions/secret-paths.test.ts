@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { glob } from 'tinyglobby';
-import { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath } from '../../src/permissions/index.js';
+import { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath } from '../../src/workspace/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 
 const SECRET = [

@@ -143,7 +143,7 @@ const pathCommand = fc.tuple(fc.constantFrom(...READERS), pathWord).map(([reader
 
 describe('classifier path fuzzer (bash expands the words)', () => {
   test('a file command whose expanded arguments leave the root or name a secret is never known safe', async () => {
-    const { isSecretPath } = await import('../../src/permissions/index.js');
+    const { isSecretPath } = await import('../../src/workspace/index.js');
     const { mkdir, writeFile } = await import('node:fs/promises');
     const { relative, resolve } = await import('node:path');
     const classifier = await loadCommandClassifier();

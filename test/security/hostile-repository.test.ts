@@ -15,9 +15,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { NO_APPROVER, createToolSessionState, type ExecutionPolicy, type ToolContext } from '../../src/agent/index.js';
+import { NO_APPROVER, type ToolContext } from '../../src/agent/index.js';
+import { createToolSessionState } from '../../src/tools/index.js';
+import { type ExecutionPolicy } from '../../src/workspace/index.js';
 import { createGateway } from '../../src/model/index.js';
-import { loadCommandClassifier, decidePermission } from '../../src/permissions/index.js';
+import { SessionGrants, loadCommandClassifier, decidePermission } from '../../src/permissions/index.js';
 import { openRunner, runTurn, type RunnerSettings } from '../../src/runner/index.js';
 import { QUARANTINE_SUFFIX, detectSandbox, type SandboxAvailability } from '../../src/sandbox/index.js';
 import { JsonlSessionStore, replaySession } from '../../src/sessions/index.js';
@@ -177,7 +179,8 @@ describe('git is known safe only inside the sandbox', () => {
   test('approving git status for the session outside the sandbox covers the next git status', async () => {
     const classifier = await loadCommandClassifier();
     const root = '/work/project';
-    const settings = permissionSettings({ sandbox: 'danger-full-access', approvalPolicy: 'untrusted' });
+    const grants = new SessionGrants();
+    const settings = permissionSettings({ sandbox: 'danger-full-access', approvalPolicy: 'untrusted', sessionGrants: grants });
     const input = (command: string) => ({
       toolName: 'shell',
       access: { kind: 'exec' as const, command, workdir: root, escalate: false, justification: null },
@@ -185,7 +188,7 @@ describe('git is known safe only inside the sandbox', () => {
     });
     assert.equal(decidePermission(input('git status'), settings).decision, 'ask');
     const { effectivePermissionInput } = await import('../../src/permissions/index.js');
-    settings.sessionGrants.add(effectivePermissionInput(input('git status'), settings));
+    grants.add(effectivePermissionInput(input('git status'), settings));
     assert.equal(decidePermission(input('git status --short'), settings).rule, 'session-grant');
     assert.equal(decidePermission(input('git diff'), settings).decision, 'ask', 'a grant for git status does not cover git diff');
   });

@@ -13,7 +13,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { ExecutionPolicy } from '../../src/agent/index.js';
+import { type ExecutionPolicy } from '../../src/workspace/index.js';
 import { detectSandbox } from '../../src/sandbox/index.js';
 import { createShellTool } from '../../src/tools/index.js';
 import { allowEverythingGate, createRuntime, makeFixture, snapshotChanges, snapshotTree, type Fixture } from './security-harness.js';

@@ -8,18 +8,9 @@ import { realpathSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
-import {
-  NO_APPROVER,
-  ToolRuntime,
-  createToolSessionState,
-  toolDefinition,
-  type AnyTool,
-  type ApprovalBroker,
-  type ExecutionPolicy,
-  type PermissionGate,
-  type RunEvent,
-  type ToolCallOutcome,
-} from '../../src/agent/index.js';
+import { NO_APPROVER, ToolRuntime, toolDefinition, type AnyTool, type ApprovalBroker, type PermissionGate, type RunEvent, type ToolCallOutcome } from '../../src/agent/index.js';
+import { createToolSessionState } from '../../src/tools/index.js';
+import { type ExecutionPolicy } from '../../src/workspace/index.js';
 import { parseToolArguments } from '../../src/model/index.js';
 import { createEditingTools, createReadOnlyTools, createShellTool } from '../../src/tools/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';

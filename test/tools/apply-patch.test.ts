@@ -1,3 +1,4 @@
+import { toolSessionState } from '../../src/tools/index.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmod, mkdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
@@ -49,7 +50,7 @@ describe('apply_patch', () => {
       await writeFile(join(root, 'from.txt'), 'one\ntwo\nthree\n');
       await writeFile(join(root, 'plain-move.txt'), 'same\n');
       const context = makeWriteContext(root);
-      context.state.fileStamps.set(join(root, 'old.txt'), { mtimeMs: 1, size: 4 });
+      toolSessionState(context).fileStamps.set(join(root, 'old.txt'), { mtimeMs: 1, size: 4 });
       const result = await tool.execute(
         {
           patch: patch(
@@ -93,9 +94,9 @@ describe('apply_patch', () => {
       assert.match(result.output, /--- a\/from\.txt\n\+\+\+ b\/moved\/to\.txt/);
       for (const name of ['keep.txt', 'moved/to.txt', 'new/dir/added.txt', 'renamed.txt']) {
         const stats = await stat(join(root, name));
-        assert.deepEqual(context.state.fileStamps.get(join(root, name)), { mtimeMs: stats.mtimeMs, size: stats.size }, name);
+        assert.deepEqual(toolSessionState(context).fileStamps.get(join(root, name)), { mtimeMs: stats.mtimeMs, size: stats.size }, name);
       }
-      assert.equal(context.state.fileStamps.has(join(root, 'old.txt')), false);
+      assert.equal(toolSessionState(context).fileStamps.has(join(root, 'old.txt')), false);
     });
   });
 

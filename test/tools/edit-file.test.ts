@@ -1,3 +1,4 @@
+import { toolSessionState } from '../../src/tools/index.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmod, mkdir, readFile, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { listTree, makeWriteContext, rejectsWithCode } from './tool-test-context
 /** Stands in for read_file: record the file's fingerprint as a read would. */
 async function markRead(context: ToolContext, absolute: string): Promise<void> {
   const stats = await stat(absolute);
-  context.state.fileStamps.set(absolute, { mtimeMs: stats.mtimeMs, size: stats.size });
+  toolSessionState(context).fileStamps.set(absolute, { mtimeMs: stats.mtimeMs, size: stats.size });
 }
 
 /** A temp root with one file already "read"; returns what the tests need. */
@@ -53,7 +54,7 @@ describe('edit_file', () => {
       assert.match(result.output, /^Edited math\.js: replaced 1 occurrence at line 6\./);
       assert.match(result.output, /-  return a - b;\n\+  return a - b; \/\/ difference/);
       const stats = await stat(absolute);
-      assert.deepEqual(context.state.fileStamps.get(absolute), { mtimeMs: stats.mtimeMs, size: stats.size });
+      assert.deepEqual(toolSessionState(context).fileStamps.get(absolute), { mtimeMs: stats.mtimeMs, size: stats.size });
       assert.deepEqual(await listTree(root), ['math.js']);
 
       // The stamp written by the edit lets a second edit go through without another read.

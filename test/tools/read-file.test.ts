@@ -1,3 +1,4 @@
+import { toolSessionState } from '../../src/tools/index.js';
 import assert from 'node:assert/strict';
 import { mkdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -161,7 +162,7 @@ describe('read_file', () => {
         await expectToolError(tool, { path: '/etc/passwd' }, context, 'PATH_OUTSIDE_ROOT');
         await expectToolError(tool, { path: 'leak.txt' }, context, 'PATH_OUTSIDE_ROOT');
         await expectToolError(tool, { path: 'leakdir/secret.txt' }, context, 'PATH_OUTSIDE_ROOT');
-        assert.equal(context.state.fileStamps.size, 0);
+        assert.equal(toolSessionState(context).fileStamps.size, 0);
       });
     });
   });
@@ -174,7 +175,7 @@ describe('read_file', () => {
       const context = makeContext(root);
       assert.equal(await callTool(tool, { path: 'alias.txt' }, context), numbered(['hello']));
       const info = await stat(join(root, 'src', 'real.txt'));
-      assert.deepEqual(context.state.fileStamps.get(join(root, 'src', 'real.txt')), { mtimeMs: info.mtimeMs, size: 6 });
+      assert.deepEqual(toolSessionState(context).fileStamps.get(join(root, 'src', 'real.txt')), { mtimeMs: info.mtimeMs, size: 6 });
     });
   });
 
@@ -190,7 +191,7 @@ describe('read_file', () => {
       const pending = tool.execute({ path: 'big.txt' }, context);
       controller.abort();
       await assert.rejects(pending, (error: Error) => error.name === 'AbortError');
-      assert.equal(context.state.fileStamps.size, 0);
+      assert.equal(toolSessionState(context).fileStamps.size, 0);
     });
   });
 

@@ -3,13 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withTempDir } from '../helpers/temp-dir.js';
-import {
-  ToolError,
-  createToolSessionState,
-  toolDefinition,
-  type ExecutionPolicy,
-  type ToolContext,
-} from '../../src/agent/index.js';
+import { ToolError, toolDefinition, type ToolContext } from '../../src/agent/index.js';
+import { createToolSessionState } from '../../src/tools/index.js';
+import { type ExecutionPolicy } from '../../src/workspace/index.js';
 import { createShellTool, type ShellArguments } from '../../src/tools/shell/index.js';
 import { createSandboxDetector, detectSandbox } from '../../src/sandbox/index.js';
 

@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createToolSessionState, ToolError, type AnyTool, type SandboxMode, type ToolContext } from '../../src/agent/index.js';
+import { ToolError, type AnyTool, type ToolContext } from '../../src/agent/index.js';
+import { createToolSessionState } from '../../src/tools/index.js';
+import { type SandboxMode } from '../../src/workspace/index.js';
 
 function contextWithMode(mode: SandboxMode, root: string, signal: AbortSignal): ToolContext {
   return {

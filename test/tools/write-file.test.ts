@@ -1,3 +1,4 @@
+import { toolSessionState } from '../../src/tools/index.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmod, mkdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
@@ -31,7 +32,7 @@ describe('write_file', () => {
       assert.match(result.output, /^Created a\/b\/new\.txt \(2 lines\)/);
       assert.match(result.output, /--- \/dev\/null\n\+\+\+ b\/a\/b\/new\.txt\n@@ -0,0 \+1,2 @@\n\+one\n\+two/);
       const stats = await stat(join(root, 'a/b/new.txt'));
-      assert.deepEqual(context.state.fileStamps.get(join(root, 'a/b/new.txt')), { mtimeMs: stats.mtimeMs, size: stats.size });
+      assert.deepEqual(toolSessionState(context).fileStamps.get(join(root, 'a/b/new.txt')), { mtimeMs: stats.mtimeMs, size: stats.size });
       assert.deepEqual(await listTree(root), ['a', 'a/b', 'a/b/new.txt']);
     });
   });
@@ -77,7 +78,7 @@ describe('write_file', () => {
       const result = await tool.execute({ path: 'same.txt', content: 'same\n' }, context);
       assert.match(result.output, /already has this content/);
       assert.equal((await stat(join(root, 'same.txt'))).ino, before.ino);
-      assert.ok(context.state.fileStamps.has(join(root, 'same.txt')));
+      assert.ok(toolSessionState(context).fileStamps.has(join(root, 'same.txt')));
     });
   });
 
@@ -149,7 +150,7 @@ describe('write_file', () => {
         await rejectsWithCode(tool.execute({ path: 'escape/sub/x.txt', content: 'x' }, context), 'PATH_OUTSIDE_ROOT');
         assert.deepEqual(await listTree(outside), []);
         assert.deepEqual(await listTree(root), ['project', 'project/escape']);
-        assert.equal(context.state.fileStamps.size, 0);
+        assert.equal(toolSessionState(context).fileStamps.size, 0);
       });
     });
   });

@@ -9,6 +9,7 @@ import { commitFileChanges } from '../atomic-write.js';
 import { capText, recordFileStamp, throwIfAborted, unifiedDiff } from '../text-file/index.js';
 import { parsePatch, scanPatchPaths } from './parse-patch.js';
 import { planPatch, type PatchSummaryEntry } from './plan-patch.js';
+import { toolSessionState } from '../tool-session-state.js';
 
 const applyPatchSchema = z.object({
   patch: z.string().min(1).describe("The whole patch, from '*** Begin Patch' to '*** End Patch'."),
@@ -47,8 +48,8 @@ async function applyPatch(args: ApplyPatchArgs, context: ToolContext): Promise<T
   await commitFileChanges(plan.changes, { signal: context.signal });
 
   for (const change of plan.changes) {
-    if (change.content === null) context.state.fileStamps.delete(change.path);
-    else await recordFileStamp(context.state, change.path);
+    if (change.content === null) toolSessionState(context).fileStamps.delete(change.path);
+    else await recordFileStamp(toolSessionState(context), change.path);
   }
 
   const listing = plan.summary.map(summaryLine).join('\n');

@@ -24,6 +24,7 @@ import {
   unifiedDiff,
   type NormalizedText,
 } from '../text-file/index.js';
+import { toolSessionState } from '../tool-session-state.js';
 
 const editFileSchema = z.object({
   path: z.string().min(1).describe('File to edit, relative to the project root.'),
@@ -75,7 +76,7 @@ async function editFile(args: EditFileArgs, context: ToolContext): Promise<ToolR
     throw new ToolError('BINARY_FILE', `${shown} looks binary (${decoded.reason}); edit_file only edits text files.`);
   }
 
-  const stamp = context.state.fileStamps.get(target.absolute);
+  const stamp = toolSessionState(context).fileStamps.get(target.absolute);
   if (stamp === undefined) {
     throw new ToolError('EDIT_REQUIRES_READ', `${shown} has not been read in this session. Read it with read_file first, then edit it.`);
   }
@@ -102,7 +103,7 @@ async function editFile(args: EditFileArgs, context: ToolContext): Promise<ToolR
   const updated = spliceReplacements(decoded.text, normalized, matches, oldString.length, newString);
   throwIfAborted(context.signal);
   await writeFileAtomic(target.absolute, encodeText(updated, decoded.bom), { signal: context.signal });
-  await recordFileStamp(context.state, target.absolute);
+  await recordFileStamp(toolSessionState(context), target.absolute);
 
   const lineNumbers = lineNumbersAt(normalized.text, matches.slice(0, MAX_LISTED_MATCHES));
   const where =

@@ -8,7 +8,8 @@ import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { IgnoreRules } from '../ignore-rules.js';
-import { isInside, resolveExisting } from '../path-policy.js';
+import { resolveExisting } from '../path-policy.js';
+import { isInside } from '../../workspace/index.js';
 import { createIgnoringFileSystem } from './ignoring-file-system.js';
 
 const globSchema = z.object({

@@ -6,7 +6,7 @@
 import { readdir, type Dirent } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { FileSystemAdapter } from 'tinyglobby';
-import { isInside } from '../path-policy.js';
+import { isInside } from '../../workspace/index.js';
 import type { IgnoreRules } from '../ignore-rules.js';
 
 type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void;

@@ -3,7 +3,7 @@
 
 import { access, constants, stat } from 'node:fs/promises';
 import { basename, delimiter, dirname, join, relative, resolve, sep } from 'node:path';
-import { isSecretPath } from '../../permissions/index.js';
+import { isSecretPath } from '../../workspace/index.js';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';

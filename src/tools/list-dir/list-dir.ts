@@ -7,7 +7,8 @@ import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
-import { isInside, resolveExisting } from '../path-policy.js';
+import { resolveExisting } from '../path-policy.js';
+import { isInside } from '../../workspace/index.js';
 
 const listDirSchema = z.object({
   path: z.string().optional().describe('Relative to the project root (default: the root).'),

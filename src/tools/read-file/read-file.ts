@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { resolveExisting } from '../path-policy.js';
 import { BINARY_SNIFF_BYTES, containsNulByte, hasBinaryExtension } from './binary-file.js';
+import { toolSessionState } from '../tool-session-state.js';
 
 const readFileSchema = z.object({
   path: z.string().min(1).describe('Relative to the project root.'),
@@ -223,7 +224,7 @@ export function createReadFileTool(limits: ReadFileLimits = DEFAULT_READ_FILE_LI
           `offset ${offset} is past the end of ${args.path}, which has ${shown.totalLines} line${shown.totalLines === 1 ? '' : 's'}.`,
         );
       }
-      context.state.fileStamps.set(resolved.absolute, stamp);
+      toolSessionState(context).fileStamps.set(resolved.absolute, stamp);
       if (shown.totalLines === 0) return { output: '(empty file)' };
       return { output: formatShown(shown, limits) };
     },

@@ -15,6 +15,7 @@ import {
   type SandboxDetector,
   type SandboxSettings,
 } from '../../sandbox/index.js';
+import { executionPolicy } from '../tool-session-state.js';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -144,7 +145,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
     options.glassboxHome ?? (env.GLASSBOX_HOME?.trim() ? resolve(env.GLASSBOX_HOME) : join(homeDir, '.glassbox'));
 
   async function sandboxFor(context: ToolContext): Promise<SandboxSettings | null> {
-    const execution = context.execution;
+    const execution = executionPolicy(context);
     if (!execution.sandboxed) return null;
     if (execution.mode === 'danger-full-access') {
       // The permission layer must never ask for both; guessing which one it meant is not safe.

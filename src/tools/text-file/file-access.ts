@@ -4,7 +4,8 @@
 import type { Stats } from 'node:fs';
 import { lstat, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ToolError, type ToolSessionState } from '../../agent/index.js';
+import { ToolError } from '../../agent/index.js';
+import type { ToolSessionState } from '../tool-session-state.js';
 
 /** Larger files are not edited through a string in memory; nobody hand-edits them anyway. */
 export const MAX_EDITABLE_BYTES = 16 * 1024 * 1024;

@@ -21,6 +21,7 @@ import {
   throwIfAborted,
   unifiedDiff,
 } from '../text-file/index.js';
+import { toolSessionState } from '../tool-session-state.js';
 
 const writeFileSchema = z.object({
   path: z.string().min(1).describe('File to write, relative to the project root.'),
@@ -76,13 +77,13 @@ async function writeFile(args: WriteFileArgs, context: ToolContext): Promise<Too
   const bom = previous.kind === 'text' && previous.bom;
 
   if (previous.kind === 'text' && previous.text === content) {
-    await recordFileStamp(context.state, target.absolute);
+    await recordFileStamp(toolSessionState(context), target.absolute);
     return { output: `${shown} already has this content; nothing was written.` };
   }
 
   throwIfAborted(context.signal);
   await writeFileAtomic(target.absolute, encodeText(content, bom), { signal: context.signal });
-  await recordFileStamp(context.state, target.absolute);
+  await recordFileStamp(toolSessionState(context), target.absolute);
 
   const lineCount = countLines(content);
   const newText = content.replace(/\r\n/g, '\n');

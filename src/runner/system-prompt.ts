@@ -5,7 +5,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { platform, release } from 'node:os';
 import { join } from 'node:path';
-import { loadToolDescription } from './tool.js';
+import { loadToolDescription } from '../agent/index.js';
 
 export const AGENTS_FILE_CAP = 8_000;
 const LISTING_CAP = 40;

@@ -1,0 +1,22 @@
+// What a command rule is: a check of one program's arguments, given a context that knows the
+// project root and where the command may be. The allowlist (command-rules.ts) and the bigger
+// rules in their own files (git, sed) share these types.
+
+import type { ShellWord } from './shell-word.js';
+
+export interface RuleContext {
+  /** A file the command reads the contents of: must stay inside the root and not be a secret file. */
+  checkRead(word: ShellWord): string | null;
+  /** A path whose metadata (listing, size, type) the command reads: must stay inside the root. */
+  checkMetadata(word: ShellWord): string | null;
+  /** `cd`: the target must stay inside the root; later relative paths are checked against it too. */
+  changeDirectory(word: ShellWord): string | null;
+  /**
+   * The arguments are safe, but only inside the sandbox: outside it the command needs approval,
+   * for this reason.
+   */
+  requireSandbox(reason: string): void;
+}
+
+/** Returns null when the arguments are safe, otherwise why they are not. */
+export type CommandRule = (args: readonly ShellWord[], context: RuleContext) => string | null;

@@ -1,0 +1,167 @@
+// The layering of docs/architecture.md, checked: imports between folders go one way, reach a
+// folder only through its index.ts, and no files import each other in a circle (type-only
+// imports included: a type cycle still ties two modules' designs together). Reads the sources
+// as text, so it sees every file, including those no test imports.
+
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const SRC = resolve(fileURLToPath(new URL('../../src', import.meta.url)));
+
+/**
+ * Which folders each folder may import from. A folder missing here may import nothing from the
+ * rest of Glassbox. Lower layers first; see docs/architecture.md.
+ */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  workspace: [],
+  model: [],
+  testing: ['model'],
+  agent: ['model'],
+  demo: ['model', 'testing'],
+  permissions: ['agent', 'model', 'workspace'],
+  sandbox: ['workspace'],
+  tools: ['agent', 'model', 'sandbox', 'workspace'],
+  compaction: ['agent', 'model'],
+  sessions: ['agent', 'compaction', 'model'],
+  mcp: ['agent', 'model', 'sandbox', 'workspace'],
+  telemetry: ['agent', 'model', 'sessions'],
+  runner: ['agent', 'compaction', 'mcp', 'model', 'permissions', 'sandbox', 'sessions', 'telemetry', 'tools', 'workspace'],
+  server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],
+  tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],
+  cli: ['agent', 'compaction', 'demo', 'mcp', 'model', 'permissions', 'runner', 'sandbox', 'server', 'sessions', 'telemetry', 'tui', 'workspace'],
+  // The browser bundle may only borrow types (erased at build time), from any layer's files.
+  web: ['agent', 'compaction', 'model', 'permissions', 'server', 'sessions', 'workspace'],
+};
+
+interface ImportEdge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+  specifier: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) files.push(...sourceFiles(full));
+    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) files.push(full);
+  }
+  return files;
+}
+
+const IMPORT = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+
+function resolveTarget(from: string, specifier: string): string {
+  const base = resolve(dirname(from), specifier);
+  for (const candidate of [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), base, `${base}.ts`, join(base, 'index.ts')]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // try the next spelling
+    }
+  }
+  return base;
+}
+
+function importsOf(file: string): ImportEdge[] {
+  const text = readFileSync(file, 'utf8');
+  const edges: ImportEdge[] = [];
+  for (const match of text.matchAll(IMPORT)) {
+    const specifier = match[3] ?? match[4];
+    if (specifier === undefined) continue;
+    // `import { type A, type B }` is type-only too, as is `import type`.
+    const clause = match[0];
+    const named = /\{([^}]*)\}/.exec(clause)?.[1];
+    const allTypes = named !== undefined && named.split(',').filter((part) => part.trim() !== '').every((part) => part.trim().startsWith('type '));
+    edges.push({ from: file, to: resolveTarget(file, specifier), typeOnly: match[2] !== undefined || allTypes, specifier });
+  }
+  return edges;
+}
+
+const folderOf = (file: string): string => relative(SRC, file).split('/')[0] ?? '';
+const files = sourceFiles(SRC);
+const edges = files.flatMap(importsOf);
+
+describe('import boundaries', () => {
+  test('the sources are read (the check is live)', () => {
+    assert.ok(files.length > 150, `only ${files.length} files found`);
+    assert.ok(edges.length > 500, `only ${edges.length} imports found`);
+    assert.ok(edges.some((edge) => folderOf(edge.from) === 'runner' && folderOf(edge.to) === 'agent'));
+  });
+
+  test('every folder is in the layer table', () => {
+    const folders = new Set(files.map(folderOf).filter((folder) => !folder.includes('.')));
+    assert.deepEqual([...folders].filter((folder) => !(folder in ALLOWED)), []);
+  });
+
+  test('imports between folders go one way (downwards)', () => {
+    const wrong = edges
+      .filter((edge) => folderOf(edge.from) !== folderOf(edge.to))
+      .filter((edge) => !(ALLOWED[folderOf(edge.from)] ?? []).includes(folderOf(edge.to)))
+      .map((edge) => `${relative(SRC, edge.from)} → ${relative(SRC, edge.to)}`);
+    assert.deepEqual(wrong, []);
+  });
+
+  test("a folder is entered only through its index.ts (the browser bundle's type-only imports excepted)", () => {
+    const wrong = edges
+      .filter((edge) => folderOf(edge.from) !== folderOf(edge.to))
+      .filter((edge) => !(folderOf(edge.from) === 'web' && edge.typeOnly))
+      .filter((edge) => relative(SRC, edge.to) !== `${folderOf(edge.to)}/index.ts`)
+      .map((edge) => `${relative(SRC, edge.from)} imports ${edge.specifier}`);
+    assert.deepEqual(wrong, []);
+  });
+
+  test('the browser bundle borrows only types from the server side', () => {
+    const wrong = edges
+      .filter((edge) => folderOf(edge.from) === 'web' && folderOf(edge.to) !== 'web' && !edge.typeOnly)
+      .map((edge) => `${relative(SRC, edge.from)} imports ${edge.specifier}`);
+    assert.deepEqual(wrong, []);
+  });
+
+  test('no files import each other in a circle, type-only imports included', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const edge of edges) {
+      if (!graph.has(edge.from)) graph.set(edge.from, new Set());
+      graph.get(edge.from)?.add(edge.to);
+    }
+    // Tarjan's strongly connected components: any component of more than one file is a cycle.
+    let index = 0;
+    const indexes = new Map<string, number>();
+    const lowlinks = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const cycles: string[][] = [];
+    const visit = (node: string): void => {
+      indexes.set(node, index);
+      lowlinks.set(node, index);
+      index++;
+      stack.push(node);
+      onStack.add(node);
+      for (const next of graph.get(node) ?? []) {
+        if (!indexes.has(next)) {
+          visit(next);
+          lowlinks.set(node, Math.min(lowlinks.get(node) ?? 0, lowlinks.get(next) ?? 0));
+        } else if (onStack.has(next)) {
+          lowlinks.set(node, Math.min(lowlinks.get(node) ?? 0, indexes.get(next) ?? 0));
+        }
+      }
+      if (lowlinks.get(node) === indexes.get(node)) {
+        const component: string[] = [];
+        let member: string | undefined;
+        do {
+          member = stack.pop();
+          if (member === undefined) break;
+          onStack.delete(member);
+          component.push(relative(SRC, member));
+        } while (member !== node);
+        if (component.length > 1) cycles.push(component.sort());
+      }
+    };
+    for (const node of graph.keys()) if (!indexes.has(node)) visit(node);
+    assert.deepEqual(cycles, []);
+  });
+});
