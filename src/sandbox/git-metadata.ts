@@ -18,6 +18,11 @@ const DEFAULT_MAX_ENTRIES = 200_000;
 export interface GitMetadataScan {
   /** `.git` entries (directory, file or symlink) by absolute path. */
   dotGit: Set<string>;
+  /**
+   * The project's `.glassbox` (any case), which can name MCP servers, i.e. programs Glassbox
+   * starts on the host: guarded like git metadata (frozen if present, quarantined if created).
+   */
+  projectConfig: string | null;
   /** Directories that git would take for a bare repository. */
   bareLookalikes: Set<string>;
   /** The walk stopped at its entry cap, so something may have been missed. */
@@ -37,7 +42,7 @@ export interface QuarantinedGitMetadata {
  * parallel; symlinked directories are not followed.
  */
 export async function scanGitMetadata(root: string, maxEntries = DEFAULT_MAX_ENTRIES): Promise<GitMetadataScan> {
-  const scan: GitMetadataScan = { dotGit: new Set(), bareLookalikes: new Set(), truncated: false };
+  const scan: GitMetadataScan = { dotGit: new Set(), bareLookalikes: new Set(), projectConfig: null, truncated: false };
   let visited = 0;
   let level = [root];
   while (level.length > 0 && !scan.truncated) {
@@ -55,6 +60,10 @@ export async function scanGitMetadata(root: string, maxEntries = DEFAULT_MAX_ENT
         }
         for (const entry of entries) {
           const path = join(directory, entry.name);
+          if (directory === root && entry.name.toLowerCase() === '.glassbox') {
+            scan.projectConfig = path;
+            continue;
+          }
           if (isGitMetadataName(entry.name)) scan.dotGit.add(path);
           else if (entry.isDirectory()) next.push(path);
         }
@@ -82,6 +91,7 @@ export async function quarantineNewGitMetadata(before: GitMetadataScan, after: G
   const created = [
     ...[...after.dotGit].filter((path) => !before.dotGit.has(path)).map((path) => ({ path, target: path })),
     ...[...after.bareLookalikes].filter((path) => !before.bareLookalikes.has(path)).map((path) => ({ path, target: join(path, 'HEAD') })),
+    ...(after.projectConfig !== null && before.projectConfig === null ? [{ path: after.projectConfig, target: after.projectConfig }] : []),
   ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const { path, target } of created) {
     const movedTo = await freeName(target);

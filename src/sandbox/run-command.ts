@@ -95,7 +95,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
 /** The scan's protected paths plus every git directory found (node_modules included), frozen read-only. */
 async function withGitDirectories(paths: readonly ProtectedPath[], git: GitMetadataScan): Promise<ProtectedPath[]> {
   const seen = new Set(paths.map((entry) => entry.path));
-  const found = await Promise.all([...git.dotGit, ...git.bareLookalikes].map((path) => describeProtectedPath(path, 'git').catch(() => null)));
+  const guarded = [...git.dotGit, ...git.bareLookalikes, ...(git.projectConfig === null ? [] : [git.projectConfig])];
+  const found = await Promise.all(guarded.map((path) => describeProtectedPath(path, 'git').catch(() => null)));
   const extra = found.filter((entry): entry is ProtectedPath => entry !== null && !seen.has(entry.path));
   return [...paths, ...extra];
 }

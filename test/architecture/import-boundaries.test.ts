@@ -32,6 +32,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],
   tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],
   cli: ['agent', 'compaction', 'demo', 'mcp', 'model', 'permissions', 'runner', 'sandbox', 'server', 'sessions', 'telemetry', 'tui', 'workspace'],
+  // The package entry (src/index.ts, `glassbox`): the runner's layer and what it is built from.
+  'index.ts': ['permissions', 'runner', 'sessions', 'tools', 'workspace'],
   // The browser bundle may only borrow types (erased at build time), from any layer's files.
   web: ['agent', 'compaction', 'model', 'permissions', 'server', 'sessions', 'workspace'],
 };

@@ -127,6 +127,10 @@ describe('decidePermission: writes', () => {
     `${root}/lib/.git /config`,
     `${root}/GIT~1/config`,
     `${root}/x/.g\u200cit/config`,
+    // The project's own Glassbox config names MCP servers (programs Glassbox starts).
+    `${root}/.glassbox/config.json`,
+    `${root}/.Glassbox/config.json`,
+    `${root}/.glassbox`,
     `${root}/.env`,
     `${root}/packages/api/.env.local`,
     `${root}/.envrc`,

@@ -267,6 +267,23 @@ describe('a sandboxed command cannot plant a repository for later', () => {
     });
   });
 
+  test("the project's .glassbox config (it names MCP servers) cannot be planted or changed by a sandboxed command", async () => {
+    await withTempDir(async (root) => {
+      await git(root, 'init', '-q');
+      const planted = await sandboxedShell(root, 'mkdir .glassbox && echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > .glassbox/config.json && echo done');
+      assert.match(planted, /created Glassbox's project configuration at .*\.glassbox; it was moved to .*\.glassbox\.glassbox-quarantine/);
+      assert.equal(existsSync(join(root, '.glassbox')), false);
+    });
+    await withTempDir(async (root) => {
+      await git(root, 'init', '-q');
+      await mkdir(join(root, '.glassbox'));
+      await writeFile(join(root, '.glassbox/config.json'), '{}\n');
+      const output = await sandboxedShell(root, 'echo \'{"mcpServers":{}}\' > .glassbox/config.json; echo status=$?');
+      assert.match(output, /status=1/);
+      assert.equal(await readFile(join(root, '.glassbox/config.json'), 'utf8'), '{}\n');
+    });
+  });
+
   test('ordinary commands report nothing', async () => {
     await withTempDir(async (root) => {
       await git(root, 'init', '-q');

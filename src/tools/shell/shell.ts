@@ -3,7 +3,7 @@
 
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { FatalToolError, ToolError, loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { resolveExisting } from '../path-policy.js';
@@ -125,11 +125,12 @@ function formatResult(result: CommandResult, timeoutMs: number): string {
 function gitMetadataNotice(result: CommandResult): string {
   const lines: string[] = [];
   for (const { path, movedTo } of result.quarantinedGitMetadata) {
-    lines.push(`glassbox: this command created git metadata at ${path}; it was moved to ${movedTo} so git does not use it.`);
+    const what = basename(path).toLowerCase() === '.glassbox' ? "Glassbox's project configuration" : 'git metadata';
+    lines.push(`glassbox: this command created ${what} at ${path}; it was moved to ${movedTo} so it is not used.`);
   }
   if (result.quarantinedGitMetadata.length > 0) {
     lines.push(
-      "glassbox: a repository's config and hooks name programs that git runs on the host, so creating one needs a person's approval: " +
+      "glassbox: a repository's config and hooks, and Glassbox's project config, name programs that run on the host, so creating them needs a person's approval: " +
         'run the command again with escalate: true and a justification, or ask the user to do it.',
     );
   }
