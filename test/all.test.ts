@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import { detectSandbox } from '../src/sandbox/index.js';
-import { findOnPath } from '../src/tools/grep/index.js';
+import { locateRipgrep } from '../src/tools/grep/index.js';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -31,12 +31,12 @@ function collect(dir: string): string[] {
 // at load time (a top-level `await detectSandbox()`); were that the first, slow probe, the tests
 // registered earlier would start running meanwhile, and tests registered during one of them
 // would be attached to it as subtests. With the answer cached, those awaits resolve at once.
-const [sandbox, ripgrep] = await Promise.all([detectSandbox(), findOnPath('rg')]);
+const [sandbox, ripgrep] = await Promise.all([detectSandbox(), locateRipgrep()]);
 // In CI a missing dependency is a failure, not a silent skip of every test that needs it.
 if (process.env.CI) {
   test('CI has the system dependencies the suites need (bubblewrap, ripgrep)', () => {
     assert.ok(sandbox.available, `bubblewrap does not work here: ${sandbox.reason}`);
-    assert.ok(ripgrep !== null, 'ripgrep (rg) is not on PATH');
+    assert.ok(ripgrep !== null, 'no ripgrep: the @vscode/ripgrep platform package is not installed and rg is not on PATH');
   });
 }
 

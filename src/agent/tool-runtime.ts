@@ -199,7 +199,7 @@ export class ToolRuntime {
       return fail('PERMISSION_DENIED', `${decision.reason} Do not retry the same action; choose another approach or ask the user.`);
     }
     if (decision.decision === 'ask') {
-      const summary = summarizeAccess(tool.name, access);
+      const summary = summarizeAccess(tool.name, access, call.arguments);
       context.emit({ type: 'approval_requested', callId: call.id, name: tool.name, summary, reason: decision.reason, arguments: call.arguments });
       let resolution;
       try {
@@ -263,7 +263,7 @@ export class ToolRuntime {
   }
 }
 
-export function summarizeAccess(toolName: string, access: ReturnType<AnyTool['access']>): string {
+export function summarizeAccess(toolName: string, access: ReturnType<AnyTool['access']>, rawArguments = ''): string {
   switch (access.kind) {
     case 'exec':
       return `${toolName}: ${access.command}${access.escalate ? ' (escalated: runs outside the sandbox)' : ''}`;
@@ -271,7 +271,15 @@ export function summarizeAccess(toolName: string, access: ReturnType<AnyTool['ac
       return `${toolName}: read ${access.paths.join(', ')}`;
     case 'write':
       return `${toolName}: write ${access.paths.join(', ')}`;
+    case 'mcp':
+      // Nothing else says what an MCP call does, so the person approving sees its arguments.
+      return `${toolName}: MCP server "${access.server}", tool "${access.tool}", arguments ${clipArguments(rawArguments)}`;
     case 'none':
       return toolName;
   }
+}
+
+function clipArguments(raw: string): string {
+  const text = raw.trim() === '' ? '{}' : raw.trim();
+  return text.length > 400 ? `${text.slice(0, 400)}… (${text.length} characters)` : text;
 }

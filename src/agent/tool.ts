@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { ModelToolDefinition } from '../model/index.js';
+import type { JsonSchema, ModelToolDefinition } from '../model/index.js';
 
 /**
  * What one call will touch, declared before it runs. Permissions and the sandbox decide on this,
@@ -14,6 +14,11 @@ export type ToolAccess =
   | { kind: 'read'; paths: string[] }
   | { kind: 'write'; paths: string[] }
   | { kind: 'exec'; command: string; workdir: string; escalate: boolean; justification: string | null }
+  /**
+   * A tool of an MCP server: what it touches is unknown to us, so the decision rests on trust the
+   * user's own config gave (`trusted`) and the server's read-only annotation (`readOnly`).
+   */
+  | { kind: 'mcp'; server: string; tool: string; readOnly: boolean; trusted: boolean }
   | { kind: 'none' };
 
 export interface ToolContext {
@@ -56,6 +61,11 @@ export interface Tool<Args = unknown> {
   readOnly: boolean;
   /** Send the schema in OpenAI strict mode. */
   strict: boolean;
+  /**
+   * The JSON Schema sent to the model, for tools that bring their own (MCP servers); `schema` then
+   * only checks the arguments' outer shape. Default: derived from `schema`.
+   */
+  parameters?: JsonSchema;
   access(args: Args, context: Pick<ToolContext, 'root'>): ToolAccess;
   execute(args: Args, context: ToolContext): Promise<ToolResult>;
 }
@@ -105,6 +115,7 @@ export function toolDefinition(tool: AnyTool): ModelToolDefinition {
 }
 
 function buildToolDefinition(tool: AnyTool): ModelToolDefinition {
+  if (tool.parameters) return { name: tool.name, description: tool.description, parameters: tool.parameters, strict: tool.strict };
   const schema = z.toJSONSchema(tool.schema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
   delete schema.$schema;
   dropSafeIntegerBounds(schema);

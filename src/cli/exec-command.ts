@@ -32,6 +32,8 @@ export interface ExecCliOptions {
   contextWindow?: string;
   demo?: boolean;
   demoIntro?: boolean;
+  otlpEndpoint?: string;
+  traceContent?: boolean;
 }
 
 /** Exit code for a run that ended with this terminal event. */
@@ -54,6 +56,9 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const approvalPolicy = parseApprovalPolicy(options.approvalPolicy, 'on-request');
   const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
   const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
+  // Before the model opens: a bad endpoint is a usage error. Reads the environment only.
+  const { resolveTelemetrySettings } = await import('../telemetry/index.js');
+  const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
 
   const model = await openModel(config, { stderr: process.stderr, intro: options.demoIntro === true });
   const approvals = new ApprovalRegistry();
@@ -109,6 +114,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       reasoningEffort: config.reasoningEffort,
       compactAt: options.compactAt,
       contextWindow: options.contextWindow,
+      telemetry,
     });
     const result = await runTurn(runner, {
       prompt,

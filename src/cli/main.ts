@@ -7,6 +7,9 @@ import { UsageError, EXIT } from './usage-error.js';
 import { registerSessionCommands } from './sessions-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerCompactCommand } from './compact-command.js';
+import { registerMcpCommand } from './mcp-command.js';
+import { registerTraceCommand } from './trace-command.js';
+import { registerChatCommands } from './chat-registration.js';
 import { addModelOptions } from './model-options.js';
 import { resolveHome } from './glassbox-home.js';
 import { processOutputGuard } from './output-guard.js';
@@ -39,6 +42,8 @@ export function buildProgram(): Command {
     .option('--sandbox <mode>', 'read-only | workspace-write | danger-full-access (default read-only)')
     .option('--approval-policy <policy>', 'untrusted | on-request | never (default on-request)')
     .option('--network', 'allow network access inside the sandbox')
+    .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of the run over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option('--trace-content', 'attach prompts, answers, tool arguments and results to the trace')
     .addOption(new Option('--demo-intro').hideHelp())
     .action(async (promptWords: string[], options: ExecCliOptions) => {
       const { execCommand } = await import('./exec-command.js');
@@ -48,6 +53,10 @@ export function buildProgram(): Command {
   registerSessionCommands(program, { resolveHome: (option) => resolveHome(option), glassboxVersion: version() });
   registerCompactCommand(program);
   registerServeCommand(program);
+  registerMcpCommand(program, version());
+  registerTraceCommand(program, version());
+  // Last: it sets root options and settings that must not be copied into the commands above.
+  registerChatCommands(program);
 
   return program;
 }

@@ -64,6 +64,9 @@ let loading: Promise<CommandClassifier> | null = null;
 async function load(): Promise<CommandClassifier> {
   const { Language, Parser } = await import('web-tree-sitter');
   await Parser.init();
+  // Only the package's .wasm is used (its native binding and install script are not). No smaller
+  // well-kept source of the same grammar is on npm: the wasm-only bundles are larger or carry an
+  // older grammar (docs/benchmarks.md, "Decisions measured").
   const packageJson = createRequire(import.meta.url).resolve('tree-sitter-bash/package.json');
   const language = await Language.load(join(dirname(packageJson), 'tree-sitter-bash.wasm'));
   const parser = new Parser();

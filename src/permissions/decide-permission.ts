@@ -165,6 +165,30 @@ function decideExec(access: ExecAccess, input: PermissionInput, settings: Permis
   return decision('allow', 'sandboxed', `runs inside the ${settings.sandbox} sandbox (${why})`, sandboxed);
 }
 
+type McpAccess = Extract<ToolAccess, { kind: 'mcp' }>;
+
+/**
+ * An MCP tool can do anything its server can, and the server runs outside our sandbox: it needs a
+ * person unless the user's own config trusts it, or the server marks it read-only and the policy
+ * lets read-only actions run freely (not `untrusted`). The annotation is the server's word: only a
+ * server the user configured is asked for it.
+ */
+function decideMcp(access: McpAccess, settings: PermissionSettings): PermissionDecision {
+  const how = execution(settings, false);
+  const what = `the MCP tool "${access.tool}" of server "${access.server}"`;
+  if (access.trusted) return decision('allow', 'mcp-trusted', `${what} is trusted in the user's config`, how);
+  const policy = settings.approvalPolicy;
+  if (access.readOnly && policy !== 'untrusted') return decision('allow', 'mcp-read-only', `${what} is annotated read-only`, how);
+  if (policy === 'untrusted') return decision('ask', 'policy-untrusted', `${what} runs outside the sandbox; the 'untrusted' policy asks before it runs.`, how);
+  return approvalNeeded(
+    policy,
+    'mcp-tool',
+    `${what} runs outside the sandbox and may change things; calling it needs approval.`,
+    `${what} may change things and needs approval, which the 'never' policy does not allow. Do without it, or ask the user to trust it in their config.`,
+    how,
+  );
+}
+
 function decideWithoutGrants(input: PermissionInput, settings: PermissionSettings): PermissionDecision {
   const { access } = input;
   switch (access.kind) {
@@ -176,6 +200,8 @@ function decideWithoutGrants(input: PermissionInput, settings: PermissionSetting
       return decideWrite(access.paths, settings);
     case 'exec':
       return decideExec(access, input, settings);
+    case 'mcp':
+      return decideMcp(access, settings);
   }
 }
 
@@ -217,15 +243,21 @@ export interface ToolVisibilityInfo {
   readOnly: boolean;
   /** The tool runs shell commands (its calls are exec access). Defaults to a lookup by name. */
   runsCommands?: boolean;
+  /** The access every call declares, when it does not depend on the arguments (MCP tools). */
+  fixedAccess?: ToolAccess;
 }
 
 /**
  * Hide a tool when every call to it would be denied, so the model does not waste turns on it:
- * file-writing tools under the read-only sandbox with the 'never' policy. Shell tools stay,
- * since commands still run inside the sandbox.
+ * file-writing tools under the read-only sandbox with the 'never' policy, and MCP tools that
+ * would ask (not trusted, not read-only) under 'never'. Shell tools stay, since commands still
+ * run inside the sandbox.
  */
 export function isToolVisible(tool: ToolVisibilityInfo, settings: Pick<PermissionSettings, 'sandbox' | 'approvalPolicy'>): boolean {
   if (tool.readOnly) return true;
+  const fixed = tool.fixedAccess;
+  // An MCP tool is denied outright only under 'never', and only when nobody trusted it.
+  if (fixed?.kind === 'mcp') return fixed.trusted || fixed.readOnly || settings.approvalPolicy !== 'never';
   if (tool.runsCommands ?? COMMAND_TOOL_NAMES.has(tool.name)) return true;
   return !(settings.sandbox === 'read-only' && settings.approvalPolicy === 'never');
 }

@@ -60,7 +60,10 @@ export type PermissionRule =
   | 'escalation-denied'
   | 'escalation-needs-justification'
   | 'sandbox-unavailable'
-  | 'session-grant';
+  | 'session-grant'
+  | 'mcp-trusted'
+  | 'mcp-read-only'
+  | 'mcp-tool';
 
 export interface PermissionDecision {
   decision: 'allow' | 'ask' | 'deny';

@@ -18,6 +18,8 @@ function grantKeys(input: PermissionInput, level?: ExecLevel): { key: string; la
   if (access.kind === 'read' || access.kind === 'write') {
     return access.paths.map((path) => ({ key: `${toolName}\0${access.kind}\0${path}`, label: `${toolName}: ${access.kind} ${path}` }));
   }
+  // An MCP tool's arguments mean nothing to us: approving for the session covers that tool of that server.
+  if (access.kind === 'mcp') return [{ key: `${toolName}\0mcp\0${access.server}\0${access.tool}`, label: `${toolName}: any call` }];
   if (access.kind !== 'exec') return [];
   const where = level ?? execLevel(access.escalate);
   const prefixes = input.commandSafety?.unsafePrefixes ?? null;

@@ -23,6 +23,8 @@ import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionSt
 import { createEditingTools, createReadOnlyTools, createShellTool, createToolSessionState } from '../tools/index.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
+import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
+import type { TelemetrySettings } from '../telemetry/index.js';
 import { resolveRoot } from '../workspace/index.js';
 import { join } from 'node:path';
 
@@ -51,6 +53,10 @@ export interface RunnerSettings {
   compactionTuning?: Partial<CompactionTuning>;
   /** Defaults to probing bubblewrap once per process (tests inject an unavailable sandbox). */
   detectSandbox?: SandboxDetector;
+  /** MCP servers from `<home>/config.json` and `.glassbox/config.json`; false: none. Default true. */
+  mcp?: boolean;
+  /** Export an OpenTelemetry trace of each turn (`--otlp-endpoint`, `OTEL_*`); null or absent: no tracing. */
+  telemetry?: TelemetrySettings | null;
 }
 
 export interface Runner {
@@ -151,9 +157,23 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   const { settings } = runner;
   // Before the session is opened: a bad --compact-at must not leave a started turn behind.
   const compaction = settings.compaction === undefined ? await runner.compaction() : null;
-  const session = await openSession(runner, request);
+  const extensions = await prepareRunExtensions({
+    root: runner.root,
+    home: settings.home,
+    mcp: settings.mcp !== false,
+    telemetry: settings.telemetry ?? null,
+    version: glassboxVersion(),
+  });
+  // MCP servers start while the session opens; they are stopped however the turn ends.
+  const [opened] = await Promise.all([openSession(runner, request).then((value) => ({ value }), (error: unknown) => ({ error })), extensions.start(request.signal)]);
+  if ('error' in opened) {
+    await extensions.close();
+    throw opened.error;
+  }
+  const session = opened.value;
   const forward = request.onEvent ?? (() => {});
   const recorder = new SessionRecorder(session.writer, session.turn, forward);
+  const observer = extensions.observe(recorder);
   try {
     await session.writer.append({
       type: 'turn_started',
@@ -173,7 +193,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       detectSandbox: async () => (await (settings.detectSandbox ?? detectSandbox)()).available,
     });
     const tools = new ToolRuntime({
-      tools: runner.tools,
+      tools: [...runner.tools, ...extensions.tools],
       root: runner.root,
       state: createToolSessionState(),
       gate,
@@ -190,8 +210,8 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       newItems: session.newItems,
       tools,
       signal: request.signal,
-      observer: recorder,
-      compaction: compaction ? compactionHooks(runner, compaction, session, recorder, toolSchemaTokens(tools.definitions())) : (settings.compaction ?? undefined),
+      observer,
+      compaction: compaction ? compactionHooks(runner, compaction, session, observer, toolSchemaTokens(tools.definitions())) : (settings.compaction ?? undefined),
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
       reasoningEffort: settings.reasoningEffort,
@@ -215,6 +235,8 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   } catch (error) {
     await session.writer.close().catch(() => {});
     throw error;
+  } finally {
+    await extensions.close();
   }
 }
 
@@ -223,7 +245,7 @@ function compactionHooks(
   runner: Runner,
   resolved: ResolvedCompaction,
   session: OpenedSession,
-  recorder: SessionRecorder,
+  recorder: TurnObserver,
   overheadTokens: number,
 ): CompactionHooks {
   const { settings } = runner;

@@ -21,7 +21,7 @@ import type { ServerContext } from './server-context.js';
 import { clampToCaps, type ServerSettings } from './server-settings.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { DEFAULT_HEARTBEAT_MS } from './sse-response.js';
-import { DEFAULT_WEB_ROOT, PAGE_SECURITY_HEADERS, WorkbenchFiles } from './workbench-files.js';
+import { acceptsGzip, DEFAULT_WEB_ROOT, PAGE_SECURITY_HEADERS, WorkbenchFiles } from './workbench-files.js';
 
 export interface ListeningAddress {
   /** The URL to open: it carries the token, which the first visit trades for a cookie. */
@@ -176,7 +176,17 @@ export function createServer(settings: ServerSettings): GlassboxServer {
   app.get('/assets/*', async (c) => {
     const file = await workbench.asset(c.req.path.slice('/assets/'.length));
     if (file === null) return c.text('not found', 404, PAGE_SECURITY_HEADERS);
-    return c.body(file.body, 200, { ...PAGE_SECURITY_HEADERS, 'content-type': file.contentType, 'cache-control': 'no-cache' });
+    const headers: Record<string, string> = {
+      ...PAGE_SECURITY_HEADERS,
+      'content-type': file.contentType,
+      // Hashed names change with their content, so the browser may keep them for good.
+      'cache-control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      vary: 'accept-encoding',
+    };
+    if (file.gzip && acceptsGzip(c.req.header('accept-encoding'))) {
+      return c.body(file.gzip, 200, { ...headers, 'content-encoding': 'gzip' });
+    }
+    return c.body(file.body, 200, headers);
   });
 
   // `/` and client-side routes of the workbench (paths without a file extension).

@@ -3,33 +3,20 @@
 // replaying the session up to that call: replay is deterministic, which is also what makes resume
 // send byte-identical history. Tools are listed as this server defines them under the turn's policy.
 
-import { itemsToModelMessages, toolDefinition, type AnyTool, type ResponseItem } from '../agent/index.js';
+import { toolDefinition, type AnyTool, type ResponseItem } from '../agent/index.js';
 import { type SandboxMode } from '../workspace/index.js';
-import type { ModelMessage, ModelToolDefinition, Usage } from '../model/index.js';
+import type { ModelToolDefinition, Usage } from '../model/index.js';
 import { historyCompactedEvent, type HistoryCompactedEvent } from '../compaction/index.js';
 import { APPROVAL_POLICIES, isToolVisible, type ApprovalPolicy } from '../permissions/index.js';
-import { HistoryReplay, type ModelCallSummaryRecord, type SessionRecord, type SessionStore, type TurnPolicy } from '../sessions/index.js';
+import { HistoryReplay, type SessionRecord, type SessionStore, type TurnPolicy } from '../sessions/index.js';
 import { SANDBOX_ORDER } from './server-settings.js';
-
-export interface ReconstructedRequest {
-  model: string;
-  messages: ModelMessage[];
-  tools: ModelToolDefinition[];
-}
-
-/** A `model_call` record as the workbench shows it, with the request it sent rebuilt. */
-export interface ModelCallView extends Omit<ModelCallSummaryRecord, 'type' | 'ts'> {
-  /** null for compaction calls (their prompt is not the history) or when replay failed. */
-  request: ReconstructedRequest | null;
-  /** Why `request` is null, when it is. */
-  requestError: string | null;
-  /** input + output tokens as reported; null when the provider reported no usage. */
-  contextTokens: number | null;
-}
+import { scanLineage } from './session-lineage.js';
 
 export interface ContextPoint {
   turn: number;
   round: number;
+  /** The call's index among the session's model calls (the Debug tab's `calls/:index`). */
+  callIndex: number;
   tokens: number;
   /** true when the provider reported no usage and the history was counted instead. */
   estimated: boolean;
@@ -51,7 +38,7 @@ export interface ContextLimits {
 }
 
 /** Replays a session one record at a time and says, at any point, what the model was sent. */
-class RequestReplay {
+export class RequestReplay {
   private readonly replay = new HistoryReplay();
   private failure: string | null = null;
   private policy: TurnPolicy | null = null;
@@ -101,7 +88,7 @@ function isApprovalPolicy(value: string): value is ApprovalPolicy {
 }
 
 /** Tool definitions per recorded policy, computed once per distinct policy. */
-class ToolDefinitions {
+export class ToolDefinitions {
   private readonly cache = new Map<string, ModelToolDefinition[]>();
 
   constructor(private readonly tools: readonly AnyTool[]) {}
@@ -121,73 +108,6 @@ class ToolDefinitions {
   }
 }
 
-export interface ModelCallPage {
-  calls: ModelCallView[];
-  nextCursor: string | null;
-}
-
-/**
- * Every model call of a session with its rebuilt request, in file order. `offset`/`limit` page
- * through the calls (a long session's requests add up to a lot of JSON).
- */
-export async function listModelCalls(
-  store: SessionStore,
-  sessionId: string,
-  tools: readonly AnyTool[],
-  page: { offset: number; limit: number | null },
-): Promise<ModelCallPage> {
-  const definitions = new ToolDefinitions(tools);
-  const calls: ModelCallView[] = [];
-  let replay: RequestReplay | null = null;
-  let seen = 0;
-  let more = false;
-  await store.scan(sessionId, (record) => {
-    if (record.type === 'session_meta') {
-      replay = new RequestReplay(record.model);
-      return;
-    }
-    if (replay === null) return;
-    if (record.type === 'model_call') {
-      const index = seen;
-      seen += 1;
-      if (index >= page.offset) {
-        if (page.limit === null || calls.length < page.limit) calls.push(modelCallView(record, replay, definitions));
-        else more = true;
-      }
-    }
-    replay.add(record);
-  });
-  return { calls, nextCursor: more ? String(page.offset + calls.length) : null };
-}
-
-function modelCallView(
-  record: Extract<SessionRecord, { type: 'model_call' }>,
-  replay: RequestReplay,
-  definitions: ToolDefinitions,
-): ModelCallView {
-  let request: ReconstructedRequest | null = null;
-  let requestError: string | null = null;
-  if (record.stage !== 'turn') {
-    requestError = 'compaction calls send a summarisation prompt, not the history; it is not recorded';
-  } else {
-    const history = replay.history();
-    if (typeof history === 'string') requestError = history;
-    else request = { model: replay.currentModel, messages: itemsToModelMessages(history), tools: definitions.for(replay.currentPolicy) };
-  }
-  return {
-    turn: record.turn,
-    round: record.round,
-    stage: record.stage,
-    usage: record.usage,
-    durationMs: record.durationMs,
-    finishReason: record.finishReason,
-    error: record.error,
-    request,
-    requestError,
-    contextTokens: contextTokensOf(record.usage),
-  };
-}
-
 /**
  * The context chart: tokens in context at each turn-stage model call, and every compaction.
  * `limitsFor` gives the window and threshold for the session's latest model; `estimate` counts
@@ -202,19 +122,22 @@ export async function contextChart(
   const points: ContextPoint[] = [];
   const compactions: CompactionPoint[] = [];
   let replay: RequestReplay | null = null;
-  await store.scan(sessionId, (record) => {
+  let callIndex = -1;
+  // A fork's chart starts with its parent's calls up to the fork point (see session-lineage.ts).
+  await scanLineage(store, sessionId, ({ record }) => {
     if (record.type === 'session_meta') {
-      replay = new RequestReplay(record.model);
+      replay ??= new RequestReplay(record.model);
       return;
     }
     if (replay === null) return;
+    if (record.type === 'model_call') callIndex += 1;
     if (record.type === 'model_call' && record.stage === 'turn') {
       const tokens = contextTokensOf(record.usage);
       if (tokens !== null) {
-        points.push({ turn: record.turn, round: record.round, tokens, estimated: false });
+        points.push({ turn: record.turn, round: record.round, callIndex, tokens, estimated: false });
       } else {
         const history = replay.history();
-        if (typeof history !== 'string') points.push({ turn: record.turn, round: record.round, tokens: estimate(history), estimated: true });
+        if (typeof history !== 'string') points.push({ turn: record.turn, round: record.round, callIndex, tokens: estimate(history), estimated: true });
       }
     }
     if (record.type === 'compaction') {

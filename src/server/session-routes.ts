@@ -8,7 +8,10 @@ import { forkSession, isSessionId, type SessionSummary } from '../sessions/index
 import { HttpError } from './http-error.js';
 import { positiveIntegerParameter, queryObject, readJsonBody, validate } from './json-body.js';
 import type { ServerContext } from './server-context.js';
-import { contextChart, listModelCalls } from './session-inspection.js';
+import { createCallPricer } from './call-pricing.js';
+import { contextChart } from './session-inspection.js';
+import { SessionStatsCache } from './session-stats.js';
+import { traceCallDetail, traceCalls } from './trace-scan.js';
 
 const MAX_PAGE = 1000;
 const DEFAULT_LIST_LIMIT = 100;
@@ -28,7 +31,11 @@ const pageQuerySchema = z.strictObject({
 const callsQuerySchema = z.strictObject({
   cursor: z.string().regex(/^\d{1,9}$/, 'must be a cursor from a previous page').optional(),
   limit: positiveIntegerParameter(MAX_PAGE).optional(),
+  payloads: z.enum(['all', 'none']).optional(),
+  query: z.string().max(1000).optional(),
 });
+
+const callIndexSchema = z.string().regex(/^\d{1,9}$/, 'must be a call index (0, 1, …)');
 
 const forkSchema = z.strictObject({
   atTurn: z.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000_000).optional(),
@@ -53,11 +60,24 @@ async function summaryOf(context: ServerContext, sessionId: string): Promise<Ses
 
 export function registerSessionRoutes(app: Hono, context: ServerContext): void {
   const { store } = context;
+  const stats = new SessionStatsCache();
 
   app.get('/api/sessions', async (c) => {
     const query = validate(listQuerySchema, queryObject(c), 'query');
     const list = await store.list({ query: query.query, cursor: query.cursor ?? null, limit: query.limit ?? DEFAULT_LIST_LIMIT });
-    return c.json({ sessions: list.sessions, nextCursor: list.nextCursor, problems: list.problems });
+    const pricer = await createCallPricer(context.settings.home);
+    const figures = await Promise.all(
+      list.sessions.map(async (summary) => {
+        try {
+          return [summary.sessionId, await stats.statsFor(store, summary, pricer, context.runs.isSessionBusy(summary.sessionId))] as const;
+        } catch {
+          // A session that cannot be scanned still lists; the index's summary is all there is.
+          return null;
+        }
+      }),
+    );
+    const statsById = Object.fromEntries(figures.filter((entry) => entry !== null));
+    return c.json({ sessions: list.sessions, stats: statsById, nextCursor: list.nextCursor, problems: list.problems });
   });
 
   app.get('/api/sessions/:id', async (c) => {
@@ -83,11 +103,39 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
   app.get('/api/sessions/:id/model-calls', async (c) => {
     const sessionId = sessionIdParameter(c);
     const query = validate(callsQuerySchema, queryObject(c), 'query');
-    const page = await listModelCalls(store, sessionId, await context.tools(), {
+    const pricer = await createCallPricer(context.settings.home);
+    const page = await traceCalls(store, sessionId, await context.tools(), pricer, {
       offset: query.cursor === undefined ? 0 : Number(query.cursor),
       limit: query.limit ?? null,
+      payloads: query.payloads !== 'none',
+      query: query.query ?? null,
     });
     return c.json(page);
+  });
+
+  app.get('/api/sessions/:id/model-calls/:index', async (c) => {
+    const sessionId = sessionIdParameter(c);
+    validate(noQuery, queryObject(c), 'query');
+    const raw = c.req.param('index') ?? '';
+    if (!callIndexSchema.safeParse(raw).success) throw new HttpError(400, 'not a call index (0, 1, …)', { index: ['not a call index'] });
+    const index = Number(raw);
+    const pricer = await createCallPricer(context.settings.home);
+    const call = await traceCallDetail(store, sessionId, await context.tools(), pricer, index);
+    if (call === null) throw new HttpError(404, `session ${sessionId} has no model call ${index}`);
+    return c.json({ call });
+  });
+
+  app.get('/api/sessions/:id/export', async (c) => {
+    const sessionId = sessionIdParameter(c);
+    validate(noQuery, queryObject(c), 'query');
+    // Records exactly as read (unknown fields kept); unreadable lines are left out, as everywhere.
+    const lines: string[] = [];
+    await store.scan(sessionId, (record) => lines.push(JSON.stringify(record)));
+    return c.body(lines.join('\n') + '\n', 200, {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'content-disposition': `attachment; filename="${sessionId}.jsonl"`,
+      'cache-control': 'no-store',
+    });
   });
 
   app.get('/api/sessions/:id/context', async (c) => {

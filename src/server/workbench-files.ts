@@ -3,8 +3,9 @@
 // Without a build, `/` explains how to make one instead of failing.
 
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { basename, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../dist/web/', import.meta.url));
 
@@ -56,10 +57,31 @@ const NOT_BUILT_PAGE = `<!doctype html>
 export interface WorkbenchFile {
   body: Uint8Array<ArrayBuffer> | string;
   contentType: string;
+  /** The gzip-compressed body, for types worth compressing; null otherwise. */
+  gzip?: Uint8Array<ArrayBuffer> | null;
+  /** Vite puts a content hash in every asset name: such a file never changes under its name. */
+  immutable?: boolean;
+}
+
+const COMPRESSIBLE = /^(text\/|application\/(json|javascript|wasm)|image\/svg)/;
+/** `name-<hash>.ext` as Vite writes it (8 characters of base64url). */
+const HASHED_NAME = /-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
+
+/** Whether the request accepts gzip (`Accept-Encoding`, q=0 refuses). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((part) => {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (name !== 'gzip' && name !== '*') return false;
+    const q = params.map((param) => param.trim()).find((param) => param.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
 }
 
 export class WorkbenchFiles {
   private readonly root: string;
+  /** Compressed once per file and build (keyed by path and mtime): assets are few and small. */
+  private readonly compressed = new Map<string, { mtimeMs: number; gzip: Uint8Array<ArrayBuffer> }>();
 
   constructor(root: string) {
     this.root = resolve(root);
@@ -89,8 +111,20 @@ export class WorkbenchFiles {
     try {
       const [real, realAssets] = await Promise.all([realpath(candidate), realpath(assets)]);
       if (!real.startsWith(realAssets + sep)) return null;
-      if (!(await stat(real)).isFile()) return null;
-      return { body: new Uint8Array(await readFile(real)), contentType: contentTypeFor(real) };
+      const info = await stat(real);
+      if (!info.isFile()) return null;
+      const body = new Uint8Array(await readFile(real));
+      const contentType = contentTypeFor(real);
+      let gzip: Uint8Array<ArrayBuffer> | null = null;
+      if (COMPRESSIBLE.test(contentType) && body.byteLength > 1024) {
+        const known = this.compressed.get(real);
+        if (known !== undefined && known.mtimeMs === info.mtimeMs) gzip = known.gzip;
+        else {
+          gzip = new Uint8Array(gzipSync(body, { level: 9 }));
+          this.compressed.set(real, { mtimeMs: info.mtimeMs, gzip });
+        }
+      }
+      return { body, contentType, gzip, immutable: HASHED_NAME.test(basename(real)) };
     } catch {
       return null;
     }

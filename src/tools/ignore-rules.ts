@@ -1,5 +1,5 @@
-// The .gitignore rules shared by the search tools (glob, and grep's JavaScript fallback; ripgrep
-// is pointed at the same files). Only `.gitignore` files from the project root downwards count:
+// The .gitignore rules of the search tools: glob applies them, and grep points ripgrep at the
+// same files. Only `.gitignore` files from the project root downwards count:
 // ignore files above the root, global excludes and `.git/info/exclude` are outside the project.
 // `.git` and `node_modules` are never descended into, whatever the rules say.
 

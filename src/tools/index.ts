@@ -10,7 +10,7 @@ export { ALWAYS_IGNORED_NAMES, IgnoreRules, type LoadedIgnoreRules } from './ign
 export { createReadFileTool, DEFAULT_READ_FILE_LIMITS, type ReadFileArgs, type ReadFileLimits } from './read-file/index.js';
 export { createListDirTool, DEFAULT_LIST_DIR_OPTIONS, type ListDirArgs, type ListDirOptions } from './list-dir/index.js';
 export { createGlobTool, DEFAULT_GLOB_OPTIONS, type GlobArgs, type GlobOptions } from './glob/index.js';
-export { createGrepTool, DEFAULT_GREP_LIMITS, type GrepArgs, type GrepImplementation, type GrepLimits, type GrepToolOptions } from './grep/index.js';
+export { createGrepTool, DEFAULT_GREP_LIMITS, type GrepArgs, type GrepLimits, type GrepToolOptions } from './grep/index.js';
 export { createReadOnlyTools, type ReadOnlyToolsOptions } from './read-only-tools.js';
 export * from './editing-tools.js';
 export * from './shell/index.js';

@@ -27,7 +27,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   compaction: ['agent', 'model'],
   sessions: ['agent', 'compaction', 'model'],
   mcp: ['agent', 'model', 'sandbox', 'workspace'],
-  telemetry: ['agent', 'model', 'sessions'],
+  telemetry: ['agent', 'compaction', 'model', 'sessions'],
   runner: ['agent', 'compaction', 'mcp', 'model', 'permissions', 'sandbox', 'sessions', 'telemetry', 'tools', 'workspace'],
   server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],
   tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],

@@ -8,7 +8,17 @@ import type { RunEvent, StagedUsage } from '../../src/agent/index.js';
 import type { SessionRecord } from '../../src/sessions/index.js';
 import { SseParser } from '../../src/web/api/sse-parser.js';
 import { actionPhrase, patchTargets, phraseText } from '../../src/web/transcript/action-phrase.js';
-import { applyRunEvent, mergeLiveTurn, startLiveTurn, transcriptFromRecords, type TranscriptTurn } from '../../src/web/transcript/transcript-model.js';
+import { applyRunEvent, factsOfRecord, reduceTurn, startLiveTurn } from '../../src/web/transcript/transcript-reducer.js';
+import { mergeLiveTurn, transcriptFromRecords } from '../../src/web/transcript/transcript-turns.js';
+import type { TranscriptTurn } from '../../src/web/transcript/transcript-types.js';
+import { approvalPreview, projectRelative } from '../../src/web/transcript/approval-preview.js';
+import { callPhrase } from '../../src/web/transcript/action-phrase.js';
+import { parseRoute, routeUrl } from '../../src/web/app/route.js';
+import { requestDiff } from '../../src/web/inspector/request-diff.js';
+import { carriers, toolDecisions, traceRows, NO_FILTERS } from '../../src/web/inspector/trace-rows.js';
+import { groupSessions } from '../../src/web/sidebar/session-groups.js';
+import { formatUsd } from '../../src/web/format/format-numbers.js';
+import type { TraceCall } from '../../src/web/api/api-types.js';
 import { chartGeometry, compactionPositions, niceStep } from '../../src/web/inspector/context-geometry.js';
 import { collectAudit } from '../../src/web/inspector/audit-rows.js';
 import { groupDeltas } from '../../src/web/inspector/event-rows.js';
@@ -210,9 +220,9 @@ describe('transcript model', () => {
 
 describe('context chart geometry', () => {
   const points = [
-    { turn: 1, round: 1, tokens: 2550, estimated: false },
-    { turn: 1, round: 2, tokens: 6550, estimated: false },
-    { turn: 1, round: 3, tokens: 2130, estimated: false },
+    { turn: 1, round: 1, callIndex: 0, tokens: 2550, estimated: false },
+    { turn: 1, round: 2, callIndex: 1, tokens: 6550, estimated: false },
+    { turn: 1, round: 3, callIndex: 3, tokens: 2130, estimated: false },
   ];
   const compaction = { compactionId: 'cmp_1', turn: 1, tokensBefore: 6550, tokensAfter: 1900 };
 
@@ -274,5 +284,132 @@ describe('inspector rows', () => {
       ],
     );
     assert.equal(rows.length, events.length - 1);
+  });
+});
+
+describe('one transcript reducer', () => {
+  test('records fold through the same reducer as events: the facts of a record are what reduceTurn takes', () => {
+    const byHand = records.flatMap(factsOfRecord).reduce(reduceTurn, startLiveTurn('', 1));
+    const [recorded] = transcriptFromRecords(records);
+    assert.deepEqual(byHand.entries, recorded.entries);
+  });
+
+  test('text streaming when the run was cancelled is kept as partial (not sent), also once the records win', () => {
+    const streaming = replay(events, 4);
+    const cancelled = applyRunEvent(streaming, { type: 'run_cancelled', reason: 'stop', usage, rounds: 1 });
+    assert.deepEqual(cancelled.entries[0], { kind: 'assistant', key: 'text-0', text: 'Let me look.', role: 'partial' });
+    const recordedCancel: SessionRecord[] = [...records.slice(0, 4), { type: 'turn_cancelled', ts, turn: 1, runId, usage, rounds: 1, reason: 'stop' }];
+    const merged = mergeLiveTurn(transcriptFromRecords(recordedCancel), cancelled);
+    const partial = merged[0].entries.filter((entry) => entry.kind === 'assistant' && entry.role === 'partial');
+    assert.equal(partial.length, 1);
+    assert.equal(merged[0].outcome.status, 'cancelled');
+  });
+
+  test('calls are worded by outcome: only calls that ran are in the past tense', () => {
+    const base = { name: 'write_file', arguments: JSON.stringify({ path: 'notes.md', content: 'x' }), started: false };
+    assert.equal(phraseText(callPhrase({ ...base, status: 'denied' })), 'Write notes.md — denied');
+    assert.equal(phraseText(callPhrase({ ...base, status: 'succeeded', started: true })), 'Wrote notes.md');
+    assert.equal(phraseText(callPhrase({ name: 'shell', arguments: '{"command":"touch a"}', status: 'awaiting_approval', started: false })), 'Run `touch a` — awaiting approval');
+    assert.equal(phraseText(callPhrase({ name: 'shell', arguments: '{"command":"sleep 9"}', status: 'cancelled', started: false })), 'Run `sleep 9` — not run (cancelled)');
+  });
+});
+
+describe('approval previews', () => {
+  test('paths relative to the project; edit as a diff; patch hunks; write as new content', () => {
+    assert.equal(projectRelative('/work/p/src/a.ts', '/work/p'), 'src/a.ts');
+    assert.equal(projectRelative('./a.ts', '/work/p'), 'a.ts');
+    const edit = approvalPreview('edit_file', JSON.stringify({ path: '/work/p/a.txt', old_string: 'one\ntwo\n', new_string: 'one\n2\n' }), '/work/p');
+    assert.deepEqual(edit?.paths, ['a.txt']);
+    assert.deepEqual(edit?.lines, [
+      { kind: 'ctx', text: 'one' },
+      { kind: 'del', text: 'two' },
+      { kind: 'add', text: '2' },
+    ]);
+    const write = approvalPreview('write_file', JSON.stringify({ path: 'notes.md', content: '# Notes\nhi\n' }), '/work/p');
+    assert.deepEqual(write?.lines.map((line) => line.kind), ['add', 'add']);
+    const patch = approvalPreview('apply_patch', JSON.stringify({ patch: '*** Begin Patch\n*** Update File: /work/p/b.ts\n@@\n-x\n+y\n*** End Patch' }), '/work/p');
+    assert.deepEqual(patch?.paths, ['b.ts']);
+    assert.deepEqual(patch?.lines.map((line) => line.kind), ['file', 'hunk', 'del', 'add']);
+    assert.equal(approvalPreview('shell', '{"command":"ls"}', '/work/p'), null);
+  });
+});
+
+describe('routes', () => {
+  const id = '01977a1e-3c1f-7a42-9d1e-5c3b2a1f0e9d';
+  test('session, tab and call round-trip through the address', () => {
+    for (const route of [
+      { sessionId: null, tab: 'debug', call: null },
+      { sessionId: id, tab: 'debug', call: null },
+      { sessionId: id, tab: 'audit', call: null },
+      { sessionId: id, tab: 'debug', call: 4 },
+    ] as const) {
+      const url = new URL(routeUrl(route), 'http://x');
+      assert.deepEqual(parseRoute(url.pathname, url.search), route);
+    }
+    assert.equal(routeUrl({ sessionId: id, tab: 'debug', call: 0 }), `/sessions/${id}/calls/1`);
+    assert.equal(parseRoute('/sessions/../../etc', '').sessionId, null);
+  });
+});
+
+describe('trace rows', () => {
+  const call = (index: number, turn: number, tools: string[], carried: string[] = [], extra: Partial<TraceCall> = {}): TraceCall => ({
+    index,
+    turn,
+    round: index + 1,
+    stage: 'turn',
+    usage: { inputTokens: 1000, cachedInputTokens: 400, outputTokens: 100, reasoningTokens: 0, totalTokens: 1100, raw: null },
+    durationMs: 10,
+    finishReason: tools.length > 0 ? 'tool_calls' : 'stop',
+    error: null,
+    contextTokens: 1100,
+    model: 'm',
+    costUsd: 0.002,
+    priceKnown: true,
+    origin: 's',
+    inherited: false,
+    historyItems: 3,
+    newItems: 1,
+    droppedItems: 0,
+    carriedOutputs: carried.map((callId) => ({ callId, name: 'shell', isError: false })),
+    response: { text: '', reasoningItems: 0, toolCalls: tools.map((callId) => ({ callId, name: callId === 'c2' ? 'shell' : 'read_file', arguments: '{}' })) },
+    request: null,
+    requestError: null,
+    ...extra,
+  });
+  const calls = [call(0, 1, ['c1', 'c2']), call(1, 1, [], ['c1', 'c2']), call(2, 2, [], [], { costUsd: null, priceKnown: false })];
+
+  test('a tool call links to the request that carried its output; turns total tokens and price', () => {
+    assert.deepEqual([...carriers(calls)], [['c1', 1], ['c2', 1]]);
+    const decisions = toolDecisions(records);
+    const rows = traceRows(calls, decisions, NO_FILTERS);
+    assert.deepEqual(rows.map((row) => row.kind), ['turn', 'call', 'tool', 'tool', 'call', 'turn', 'call']);
+    const first = rows[0];
+    assert.ok(first.kind === 'turn');
+    assert.equal(first.total.inputTokens, 2000);
+    assert.equal(first.total.costUsd, 0.004);
+    const second = rows[5];
+    assert.ok(second.kind === 'turn' && second.total.costUsd === null && second.total.unpriced === 1);
+    const tool = rows[3];
+    assert.ok(tool.kind === 'tool' && tool.carriedBy === 1 && tool.decision === 'denied');
+  });
+
+  test('filters: denials, tool, stage', () => {
+    const decisions = toolDecisions(records);
+    assert.deepEqual(traceRows(calls, decisions, { ...NO_FILTERS, deniedOnly: true }).filter((row) => row.kind === 'call').length, 1);
+    assert.deepEqual(traceRows(calls, decisions, { ...NO_FILTERS, tool: 'shell' }).filter((row) => row.kind === 'call').length, 1);
+    assert.equal(traceRows(calls, decisions, { ...NO_FILTERS, stage: 'compaction' }).length, 0);
+  });
+
+  test('consecutive requests: unchanged prefix, added, and what a compaction replaced', () => {
+    assert.deepEqual(requestDiff(['s', 'u', 'a'], ['s', 'u', 'a', 't', 'b']), { unchanged: 3, removed: [], added: ['t', 'b'] });
+    assert.deepEqual(requestDiff(['s', 'u', 'a', 't'], ['s', 'summary']), { unchanged: 1, removed: ['u', 'a', 't'], added: ['summary'] });
+  });
+
+  test('sessions group by date; prices read at their size', () => {
+    const now = Date.parse('2026-03-10T12:00:00');
+    const at = (iso: string) => ({ sessionId: iso, createdAt: iso, updatedAt: iso, title: '', cwd: '', model: '', wireApi: 'chat' as const, turns: 1, totalTokens: 0, parent: null });
+    const groups = groupSessions([at('2026-03-10T09:00:00'), at('2026-03-09T09:00:00'), at('2026-03-06T09:00:00'), at('2026-01-02T09:00:00')], now);
+    assert.deepEqual(groups.map((group) => group.label), ['Today', 'Yesterday', 'This week', 'January 2026']);
+    assert.deepEqual([0.0042, 0.31, 12.4].map(formatUsd), ['$0.0042', '$0.310', '$12.40']);
   });
 });

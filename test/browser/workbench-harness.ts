@@ -13,7 +13,8 @@ import { startFakeProvider, type FakeProvider, type ScriptStep } from '../../src
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { REPO_ROOT } from '../helpers/run-cli.js';
 
-export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
+/** Screenshots of each screen (git-ignored). */
+export const ARTIFACTS = join(REPO_ROOT, 'test', 'browser', 'artifacts');
 export const TOKEN = 'browser-test-token-0123456789';
 
 /**
@@ -45,9 +46,18 @@ export interface WorkbenchOptions {
   files?: Record<string, string>;
   /** The built workbench the server serves (only pages need it). */
   webRoot?: string;
+  /** Listen on this port (to restart a server where a page expects it). */
+  port?: number;
+  /** Reuse this project and home (a restarted server). */
+  base?: string;
+  /** Leave project and home on close (the test restarts the server on them). */
+  keepFiles?: boolean;
 }
 
 export interface Workbench {
+  /** The temporary directory holding project and home. */
+  base: string;
+  port: number;
   url: string;
   origin: string;
   root: string;
@@ -59,7 +69,7 @@ export interface Workbench {
 }
 
 export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Workbench> {
-  const base = await makeTempDir();
+  const base = options.base ?? (await makeTempDir());
   const root = join(base, 'project');
   const home = join(base, 'home');
   await mkdir(root, { recursive: true });
@@ -84,7 +94,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
       caps: { sandbox, approvalPolicy },
       defaults: { sandbox, approvalPolicy },
       network: false,
-      port: 0,
+      port: options.port ?? 0,
       token: TOKEN,
       webRoot: options.webRoot ?? join(base, 'no-web-build'),
       compactAt: options.compactAt,
@@ -94,6 +104,8 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
     const address = await server.listen();
     const running = server;
     return {
+      base,
+      port: address.port,
       url: address.url,
       origin: address.origin,
       root,
@@ -104,7 +116,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
       async close() {
         await running.close();
         await provider.close();
-        await rm(base, { recursive: true, force: true });
+        if (!options.keepFiles) await rm(base, { recursive: true, force: true });
       },
     };
   } catch (error) {
@@ -116,8 +128,14 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
 }
 
 /** A fresh browser context (own cookies) at a fixed size, with page errors collected. */
-export async function openPage(browser: Browser, size = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: size, colorScheme: 'light' });
+export async function openPage(
+  browser: Browser,
+  size = { width: 1280, height: 800 },
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: size, colorScheme });
+  // The copy buttons use the clipboard; headless Chromium asks for the permission.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));

@@ -1,81 +1,15 @@
 // The workbench in real Chromium against a real `glassbox serve` (in process) and the scripted
 // fake provider. Run with: node --import tsx --test test/browser/workbench.test.ts
-// Screenshots of each screen land in test-artifacts/.
+// Screenshots of each screen land in test/browser/artifacts/.
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { makeTempDir } from '../helpers/temp-dir.js';
-import { buildWorkbench, launchChromium, openPage, screenshot, startWorkbench, TOKEN, type Workbench } from './workbench-harness.js';
+import { describe, test } from 'node:test';
+import { runThroughApi, startRun, useBrowser, waitUntil } from './browser-suite.js';
+import { screenshot } from './workbench-harness.js';
 
-let browser: Browser;
-let webRoot: string;
-
-before(async () => {
-  webRoot = await makeTempDir();
-  buildWorkbench(webRoot);
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  if (webRoot !== undefined) await rm(webRoot, { recursive: true, force: true });
-});
-
-/** Runs `body` with a fresh server and page; always stops both, and fails on page errors. */
-async function withWorkbench(
-  options: Parameters<typeof startWorkbench>[0],
-  body: (page: Page, workbench: Workbench) => Promise<void>,
-  view: { size?: { width: number; height: number }; expectedErrors?: RegExp } = {},
-): Promise<void> {
-  const workbench = await startWorkbench({ ...options, webRoot });
-  const { context, page, errors } = await openPage(browser, view.size);
-  page.setDefaultTimeout(10_000);
-  try {
-    await body(page, workbench);
-    const expected = view.expectedErrors;
-    assert.deepEqual(
-      errors.filter((error) => expected === undefined || !expected.test(error)),
-      [],
-      'the page logged errors',
-    );
-  } finally {
-    await context.close();
-    await workbench.close();
-  }
-}
-
-async function startRun(page: Page, prompt: string, settings: { approvalPolicy?: string } = {}): Promise<void> {
-  await page.getByRole('textbox', { name: 'Prompt' }).fill(prompt);
-  if (settings.approvalPolicy !== undefined) await page.getByLabel('Approval').selectOption(settings.approvalPolicy);
-  await page.getByRole('textbox', { name: 'Prompt' }).press('Control+Enter');
-}
-
-async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Starts a run through the API (as another client would) and reads its stream to the end. */
-async function runThroughApi(workbench: Workbench, prompt: string): Promise<string> {
-  const response = await fetch(`${workbench.origin}/api/runs`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ prompt }),
-  });
-  assert.equal(response.status, 200, await response.clone().text());
-  const text = await response.text();
-  const started = /"type":"run_started","sessionId":"([^"]+)"/.exec(text);
-  assert.ok(started, 'the stream has run_started');
-  assert.match(text, /event: run_succeeded/);
-  return started[1];
-}
+const { withWorkbench } = useBrowser();
 
 describe('workbench', () => {
   test('runs a task end to end: tools as phrases, the streamed answer as Markdown', async () => {
@@ -126,10 +60,14 @@ describe('workbench', () => {
 
         // The session appears in the list, and the inspector shows the requests as sent.
         await page.locator('.session-item', { hasText: 'What is this project?' }).waitFor();
-        await page.locator('.model-call').nth(1).waitFor();
-        await page.locator('.model-call').first().locator('summary').first().click();
-        assert.match((await page.locator('.model-call').first().locator('.request-message.role-user').textContent()) ?? '', /What is this project\?/);
+        await page.locator('.trace-call').nth(1).waitFor();
         await screenshot(page, '04-debug');
+        await page.locator('.trace-call').first().click();
+        await page.locator('.call-view .request-message.role-user').first().waitFor();
+        assert.match((await page.locator('.call-view .request-message.role-user').first().textContent()) ?? '', /What is this project\?/);
+        await screenshot(page, '04b-call-view');
+        await page.getByRole('button', { name: 'Back to the transcript' }).click();
+        await page.locator('.message.role-final').waitFor();
 
         // Tabs are keyboard reachable: arrows move between them.
         await page.getByRole('tab', { name: 'Debug' }).focus();
@@ -169,7 +107,7 @@ describe('workbench', () => {
 
         const card = page.locator('.approval-card');
         await card.waitFor();
-        assert.match((await page.locator('.tool-call .phrase').first().textContent()) ?? '', /^Ran echo approved > approved\.txt/);
+        assert.match((await page.locator('.tool-call .phrase').first().textContent()) ?? '', /^Run echo approved > approved\.txt — awaiting approval/);
         await screenshot(page, '06-approval-card');
         await card.getByRole('button', { name: 'Approve', exact: true }).click();
         await page.getByText(/Done in 2 rounds/).waitFor();
@@ -228,7 +166,7 @@ describe('workbench', () => {
         await page.getByRole('tab', { name: 'Context' }).click();
         const tile = page.getByTestId('compactions-tile');
         await tile.getByText('1', { exact: true }).waitFor();
-        assert.match((await tile.textContent()) ?? '', /tokens saved/);
+        assert.match((await tile.textContent()) ?? '', /largest: 6\.6k → /);
         const card = page.locator('.compaction-card');
         await card.first().waitFor();
         assert.match((await card.first().textContent()) ?? '', /auto · mid_turn/);

@@ -178,6 +178,17 @@ describe('session records', () => {
     assert.equal(parseSessionRecord({ ts: 'x' }).kind, 'invalid');
   });
 
+  it('refuse what the schemas refuse at the edges the fast checks once let through', () => {
+    // zod's int() is a safe integer, so 2 ** 53 is no turn number; usage without `raw` is not
+    // usage (writers always write it). record-checks-property.test.ts found both.
+    assert.equal(parseSessionRecord({ type: 'response_item', ts: 'x', turn: 2 ** 53, item: user('hi') }).kind, 'invalid');
+    const { raw: _raw, ...withoutRaw } = usage(1, 1);
+    const modelCall = { type: 'model_call', ts: 'x', turn: 1, round: 0, stage: 'turn', durationMs: 1, finishReason: null, error: null };
+    assert.equal(parseSessionRecord({ ...modelCall, usage: usage(1, 1) }).kind, 'record');
+    assert.equal(parseSessionRecord({ ...modelCall, usage: withoutRaw }).kind, 'invalid');
+    assert.equal(parseSessionRecord({ ...modelCall, usage: { ...usage(1, 1), raw: null } }).kind, 'record');
+  });
+
   it('keep fields a newer writer added, so forks and copies do not lose them', async () => {
     const store = new MemorySessionStore();
     const writer = await store.create(META);

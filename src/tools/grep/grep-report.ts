@@ -1,5 +1,5 @@
-// What both grep engines produce and how it is shown. Keeping the clipping and the report here,
-// outside the engines, is what lets ripgrep and the JavaScript fallback give byte-identical output.
+// What a grep search produces and how it is shown: the caps, the sort and the clipping of long
+// lines are the tool's, not ripgrep's, so they hold whichever ripgrep version runs.
 
 export interface LineMatch {
   /** 1-based line number. */
@@ -18,7 +18,7 @@ export interface FileMatches {
 }
 
 export interface SearchRequest {
-  /** Real path of the project root; the engines report paths relative to it. */
+  /** Real path of the project root; results are reported relative to it. */
   root: string;
   /** Absolute real path of the file or directory to search. */
   target: string;
@@ -38,8 +38,6 @@ export interface SearchRequest {
   lineWidth: number;
   signal: AbortSignal;
 }
-
-export type SearchEngine = (request: SearchRequest) => Promise<FileMatches[]>;
 
 export interface GrepLimits {
   /** Matching lines shown in total. */

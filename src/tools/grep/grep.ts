@@ -1,5 +1,7 @@
-// grep: search file contents. ripgrep when it is installed (fast, and it is what users expect),
-// otherwise a JavaScript engine with the same rules and the same output format.
+// grep: search file contents with ripgrep, the one engine (one regex syntax, one set of ignore
+// rules). The binary comes from @vscode/ripgrep's per-platform npm packages, so installing
+// Glassbox installs it; an `rg` on PATH serves platforms those packages do not cover.
+// docs/benchmarks.md has the measurements behind dropping the JavaScript engine.
 
 import { access, constants, stat } from 'node:fs/promises';
 import { basename, delimiter, dirname, join, relative, resolve, sep } from 'node:path';
@@ -9,8 +11,7 @@ import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { IgnoreRules } from '../ignore-rules.js';
 import { resolveExisting } from '../path-policy.js';
-import { DEFAULT_GREP_LIMITS, formatGrepReport, type FileMatches, type GrepLimits, type SearchRequest } from './grep-report.js';
-import { searchWithJavaScript } from './javascript-search.js';
+import { DEFAULT_GREP_LIMITS, formatGrepReport, type GrepLimits } from './grep-report.js';
 import { searchWithRipgrep } from './ripgrep-search.js';
 
 const grepSchema = z.object({
@@ -23,12 +24,8 @@ const grepSchema = z.object({
 
 export type GrepArgs = z.infer<typeof grepSchema>;
 
-export type GrepImplementation = 'auto' | 'ripgrep' | 'javascript';
-
 export interface GrepToolOptions {
-  /** `auto` (default) uses ripgrep when it is on PATH, else JavaScript. */
-  implementation?: GrepImplementation;
-  /** ripgrep executable; default: `rg` found on PATH. */
+  /** ripgrep executable; default: {@link locateRipgrep}. */
   ripgrepPath?: string;
   limits?: GrepLimits;
 }
@@ -46,6 +43,26 @@ export async function findOnPath(name: string, path: string = process.env.PATH ?
     }
   }
   return null;
+}
+
+/** The binary @vscode/ripgrep installed for this platform, or null (no package for it, or installed without optional dependencies). */
+async function bundledRipgrep(): Promise<string | null> {
+  try {
+    // Imported here, not at the top: the module throws on load when the platform package is absent.
+    const { rgPath } = await import('@vscode/ripgrep');
+    await access(rgPath, constants.X_OK);
+    return rgPath;
+  } catch {
+    return null;
+  }
+}
+
+let located: Promise<string | null> | null = null;
+
+/** The ripgrep the tool runs: the bundled binary, else `rg` on PATH, else null. Looked up once per process. */
+export function locateRipgrep(): Promise<string | null> {
+  located ??= bundledRipgrep().then((bundled) => bundled ?? findOnPath('rg'));
+  return located;
 }
 
 /**
@@ -76,35 +93,14 @@ function skipSecretsUnlessNamed(include: (absolutePath: string) => boolean, root
 }
 
 export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
-  const implementation = options.implementation ?? 'auto';
   const limits = options.limits ?? DEFAULT_GREP_LIMITS;
-  let ripgrep: Promise<string | null> | null = null;
-  const locateRipgrep = (): Promise<string | null> => {
-    if (implementation === 'javascript') return Promise.resolve(null);
-    ripgrep ??= options.ripgrepPath !== undefined ? Promise.resolve(options.ripgrepPath) : findOnPath('rg');
-    return ripgrep;
-  };
-
-  const search = async (request: SearchRequest): Promise<FileMatches[]> => {
-    const executable = await locateRipgrep();
-    if (executable === null) {
-      if (implementation === 'ripgrep') throw new ToolError('SEARCH_FAILED', 'ripgrep (rg) is not installed.');
-      return searchWithJavaScript(request);
-    }
-    try {
-      return await searchWithRipgrep(request, executable);
-    } catch (error) {
-      // Found on PATH but gone since (or not runnable): fall back rather than fail the search.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'EACCES') {
-        if (implementation === 'auto') {
-          ripgrep = Promise.resolve(null);
-          return searchWithJavaScript(request);
-        }
-        throw new ToolError('SEARCH_FAILED', `ripgrep could not be started (${executable}): ${(error as Error).message}`);
-      }
-      throw error;
-    }
+  const executable = async (): Promise<string> => {
+    const found = options.ripgrepPath ?? (await locateRipgrep());
+    if (found !== null) return found;
+    throw new ToolError(
+      'SEARCH_FAILED',
+      `ripgrep is not available: @vscode/ripgrep has no binary for ${process.platform}-${process.arch} here and there is no rg on PATH. Install ripgrep, or search with the shell tool.`,
+    );
   };
 
   return {
@@ -130,12 +126,13 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
       let ancestorIgnoreFiles: string[] = [];
       if (targetIsDirectory) {
         const loaded = await IgnoreRules.load(root, target.absolute);
-        // The target's own .gitignore is read by both engines as they enter it.
+        // The target's own .gitignore ripgrep reads itself as it enters it.
         ancestorIgnoreFiles = loaded.explicitlyIgnored
           ? []
           : loaded.rules.files.filter((file) => dirname(file) !== target.absolute);
       }
-      const files = await search({
+      const ripgrep = await executable();
+      const files = await searchWithRipgrep({
         root,
         target: target.absolute,
         targetIsDirectory,
@@ -147,7 +144,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
         keepPerFile: limits.maxLinesPerFile,
         lineWidth: limits.lineWidth,
         signal,
-      });
+      }, ripgrep);
       signal.throwIfAborted();
       return { output: formatGrepReport(files, limits) };
     },

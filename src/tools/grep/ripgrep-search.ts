@@ -1,8 +1,9 @@
-// The grep engine backed by ripgrep (`rg --json`). ripgrep is told to honour exactly the rules the
-// JavaScript engine honours: .gitignore files from the project root down (the ones above the
-// search path come in as --ignore-file, since --no-ignore-parent stops it looking above the
-// target and nothing above the root may count), no .ignore/.rgignore, no global or
-// .git/info/exclude rules, hidden files searched, `.git`/`node_modules` skipped.
+// Runs ripgrep (`rg --json`) for the grep tool and collects its matches. ripgrep is told to honour
+// exactly the rules the glob tool honours (src/tools/ignore-rules.ts): .gitignore files from the
+// project root down (the ones above the search path come in as --ignore-file, since
+// --no-ignore-parent stops it looking above the target and nothing above the root may count), no
+// .ignore/.rgignore, no global or .git/info/exclude rules, hidden files searched, `.git` and
+// `node_modules` skipped.
 
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -74,7 +75,7 @@ function isPatternError(stderr: string): boolean {
   return /regex parse error|error parsing|not allowed in a regex|literal .* is not allowed/i.test(stderr);
 }
 
-/** Search with ripgrep at `executable`. Rejects with the spawn error (`ENOENT`) when it is missing. */
+/** Search with ripgrep at `executable`; one that cannot be started is a `SEARCH_FAILED` ToolError. */
 export function searchWithRipgrep(request: SearchRequest, executable: string): Promise<FileMatches[]> {
   request.signal.throwIfAborted();
   return new Promise<FileMatches[]>((resolvePromise, rejectPromise) => {
@@ -100,7 +101,8 @@ export function searchWithRipgrep(request: SearchRequest, executable: string): P
       if (stderr.length < 64 * 1024) stderr += text;
     });
     child.on('error', (error) => {
-      fail(request.signal.aborted ? request.signal.reason : error);
+      if (request.signal.aborted) fail(request.signal.reason);
+      else fail(new ToolError('SEARCH_FAILED', `ripgrep could not be started (${executable}): ${error.message}`));
     });
 
     const handleMessage = (message: RipgrepMessage): void => {
@@ -127,7 +129,7 @@ export function searchWithRipgrep(request: SearchRequest, executable: string): P
       if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, -1);
       const start = Math.min(message.data.submatches?.[0]?.start ?? 0, bytes.length);
       const text = bytes.toString('utf8');
-      // ripgrep gives byte offsets; the clip works on UTF-16 indexes like the JavaScript engine.
+      // ripgrep gives byte offsets; the clip works on UTF-16 indexes (JavaScript string positions).
       const column = bytes.subarray(0, start).toString('utf8').length;
       file.lines.push({ line: message.data.line_number ?? 0, text: clipAroundMatch(text, column, request.lineWidth) });
     };

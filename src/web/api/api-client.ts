@@ -7,14 +7,44 @@ import type {
   CompactionPayload,
   Cursor,
   Health,
-  ModelCallPage,
-  ModelCallView,
   ModelsInfo,
   PendingApproval,
   RunInfo,
   SessionList,
   SessionPage,
+  TraceCall,
+  TraceCallPage,
+  TraceDetail,
 } from './api-types.js';
+
+type ConnectivityListener = (reachable: boolean) => void;
+const connectivityListeners = new Set<ConnectivityListener>();
+
+/**
+ * Hears whether the server answered the last call: every fetch reports, so the offline banner
+ * appears on the first failed request and goes when any request gets through again.
+ */
+export function onConnectivity(listener: ConnectivityListener): () => void {
+  connectivityListeners.add(listener);
+  return () => connectivityListeners.delete(listener);
+}
+
+export function reportConnectivity(reachable: boolean): void {
+  for (const listener of connectivityListeners) listener(reachable);
+}
+
+/** fetch that turns a network failure into a readable ApiError (status 0) and reports reachability. */
+export async function reachServer(input: string, init: RequestInit): Promise<Response> {
+  try {
+    const response = await fetch(input, init);
+    reportConnectivity(true);
+    return response;
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    reportConnectivity(false);
+    throw new ApiError(0, `cannot reach the Glassbox server (${(error as Error).message}); is glassbox serve still running?`);
+  }
+}
 
 export class ApiError extends Error {
   readonly status: number;
@@ -70,12 +100,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
     init.headers = { accept: 'application/json', 'content-type': 'application/json' };
     init.body = JSON.stringify(body);
   }
-  let response: Response;
-  try {
-    response = await fetch(path, init);
-  } catch (error) {
-    throw new ApiError(0, `cannot reach the Glassbox server (${(error as Error).message})`);
-  }
+  const response = await reachServer(path, init);
   if (!response.ok) throw await errorFromResponse(response);
   const data: unknown = await response.json();
   if (!isRecord(data)) throw new ApiError(response.status, `unexpected answer from ${method} ${path}: not a JSON object`);
@@ -108,8 +133,10 @@ export const api = {
     call<SessionList>('GET', `/api/sessions${query(params)}`),
   session: (sessionId: string, params: { cursor?: Cursor | null; limit?: number } = {}) =>
     call<SessionPage>('GET', `/api/sessions/${segment(sessionId)}${query(params)}`),
-  modelCalls: (sessionId: string, params: { cursor?: Cursor | null; limit?: number } = {}) =>
-    call<ModelCallPage>('GET', `/api/sessions/${segment(sessionId)}/model-calls${query(params)}`),
+  modelCalls: (sessionId: string, params: { cursor?: Cursor | null; limit?: number; payloads?: 'all' | 'none'; query?: string } = {}) =>
+    call<TraceCallPage>('GET', `/api/sessions/${segment(sessionId)}/model-calls${query(params)}`),
+  modelCall: (sessionId: string, index: number) => call<{ call: TraceDetail }>('GET', `/api/sessions/${segment(sessionId)}/model-calls/${index}`),
+  exportUrl: (sessionId: string) => `/api/sessions/${segment(sessionId)}/export`,
   context: (sessionId: string) => call<ContextInfo>('GET', `/api/sessions/${segment(sessionId)}/context`),
   fork: (sessionId: string, atTurn?: number) =>
     call<{ sessionId: string }>('POST', `/api/sessions/${segment(sessionId)}/fork`, atTurn === undefined ? {} : { atTurn }),
@@ -119,13 +146,13 @@ export const api = {
     }),
 };
 
-/** Every model call of a session, following the cursor. */
-export async function loadAllModelCalls(sessionId: string, signal?: AbortSignal): Promise<ModelCallView[]> {
-  const calls: ModelCallView[] = [];
+/** Every model call of a session without payloads (fetched per call on demand), following the cursor. */
+export async function loadAllModelCalls(sessionId: string, signal?: AbortSignal, search = ''): Promise<TraceCall[]> {
+  const calls: TraceCall[] = [];
   let cursor: Cursor | null = null;
   const seen = new Set<string>();
   do {
-    const page: ModelCallPage = await api.modelCalls(sessionId, { cursor, limit: 200 });
+    const page: TraceCallPage = await api.modelCalls(sessionId, { cursor, limit: 500, payloads: 'none', query: search });
     calls.push(...page.calls);
     cursor = page.nextCursor ?? null;
     if (cursor !== null) {

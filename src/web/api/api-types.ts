@@ -5,8 +5,10 @@ import type { ModelMessage, ModelToolDefinition, Usage, WireApi, FinishReason } 
 import type { RunErrorInfo, RunEvent, UsageStage } from '../../agent/run-events.js';
 import type { SessionMetaRecord, SessionRecord } from '../../sessions/session-records.js';
 import type { SessionSummary } from '../../sessions/session-summary.js';
+import type { SessionStats, SessionStatus } from '../../server/session-stats.js';
+import type { TraceCall, TraceDetail } from '../../server/trace-scan.js';
 
-export type { RunEvent, SessionRecord, SessionSummary, Usage, WireApi };
+export type { RunEvent, SessionRecord, SessionStats, SessionStatus, SessionSummary, TraceCall, TraceDetail, Usage, WireApi };
 
 export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
 export type ApprovalPolicy = 'untrusted' | 'on-request' | 'never';
@@ -59,6 +61,8 @@ export interface RunInfo {
 
 export interface PendingApproval {
   runId: string;
+  /** null while the run has not named its session yet. */
+  sessionId: string | null;
   callId: string;
   toolName: string;
   summary: string;
@@ -72,6 +76,8 @@ export type Cursor = string | number;
 
 export interface SessionList {
   sessions: SessionSummary[];
+  /** Status, tokens and price per listed session (missing for one that could not be read). */
+  stats: Record<string, SessionStats>;
   nextCursor: Cursor | null;
   problems: unknown[];
 }
@@ -90,24 +96,10 @@ export interface SessionPage {
   nextCursor: Cursor | null;
 }
 
-export interface ModelCallView {
-  turn: number;
-  round: number;
-  stage: UsageStage;
-  usage: Usage | null;
-  durationMs: number;
-  finishReason: FinishReason | null;
-  error: RunErrorInfo | null;
-  /** The request rebuilt by replay; null for compaction calls, or when replay failed (see requestError). */
-  request: { model: string; messages: ModelMessage[]; tools: ModelToolDefinition[] } | null;
-  requestError: string | null;
-  /** Input plus output tokens as reported; null without reported usage. */
-  contextTokens: number | null;
-}
-
-export interface ModelCallPage {
-  calls: ModelCallView[];
+export interface TraceCallPage {
+  calls: TraceCall[];
   nextCursor: Cursor | null;
+  total: number;
 }
 
 export type HistoryCompacted = Extract<RunEvent, { type: 'history_compacted' }>;
@@ -116,6 +108,7 @@ export type CompactionPayload = Omit<HistoryCompacted, 'type'> & { type?: string
 export interface ContextPoint {
   turn: number;
   round: number;
+  callIndex: number;
   tokens: number;
   estimated: boolean;
 }

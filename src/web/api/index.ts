@@ -1,4 +1,4 @@
-export { api, ApiError, describeError, loadAllModelCalls, loadAllRecords } from './api-client.js';
-export { RunStream, type RunStreamHandlers, type RunStreamOptions } from './run-stream.js';
+export { api, ApiError, describeError, loadAllModelCalls, loadAllRecords, onConnectivity, reportConnectivity } from './api-client.js';
+export { readRunEvents, RunStream, type RunStreamHandlers, type RunStreamOptions } from './run-stream.js';
 export { SseParser, readSseFrames, type SseFrame } from './sse-parser.js';
 export * from './api-types.js';

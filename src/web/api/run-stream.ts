@@ -3,7 +3,7 @@
 // no event is lost or shown twice. Closing it stops listening, never the run.
 
 import type { RunEvent, StartRunRequest } from './api-types.js';
-import { ApiError, errorFromResponse } from './api-client.js';
+import { ApiError, errorFromResponse, reachServer } from './api-client.js';
 import { readSseFrames } from './sse-parser.js';
 
 export interface RunStreamHandlers {
@@ -58,7 +58,7 @@ export class RunStream {
   ) {}
 
   private get fetch(): typeof fetch {
-    return this.options.fetch ?? ((input, init) => fetch(input, init));
+    return this.options.fetch ?? ((input, init) => reachServer(String(input), init ?? {}));
   }
 
   get currentRunId(): string | null {
@@ -165,4 +165,19 @@ export class RunStream {
       }
     }
   }
+}
+
+/** Every event of a finished run the server still remembers (its stream replays and ends). */
+export async function readRunEvents(runId: string, signal?: AbortSignal): Promise<RunEvent[]> {
+  const response = await reachServer(`/api/runs/${encodeURIComponent(runId)}/events`, { credentials: 'same-origin', headers: { accept: 'text/event-stream' }, signal });
+  if (!response.ok) throw await errorFromResponse(response);
+  if (response.body === null) return [];
+  const events: RunEvent[] = [];
+  for await (const frame of readSseFrames(response.body, signal)) {
+    if (frame.data === '') continue;
+    const event = parseEvent(frame.data);
+    events.push(event);
+    if (TERMINAL.has(event.type)) break;
+  }
+  return events;
 }

@@ -48,3 +48,18 @@ export function capText(text: string, max: number): { text: string; omitted: num
   if (text.length <= max) return { text, omitted: 0 };
   return { text: text.slice(0, max), omitted: text.length - max };
 }
+
+/** US dollars at a precision that suits the amount: $0.0042, $0.31, $12.40. */
+export function formatUsd(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  if (value === 0) return '$0';
+  if (value < 0.01) return `$${value.toFixed(4)}`;
+  if (value < 1) return `$${value.toFixed(3)}`;
+  return `$${value.toFixed(2)}`;
+}
+
+/** The cached share of input, as "42 %"; empty when nothing is known. */
+export function formatShare(part: number | null | undefined, whole: number | null | undefined): string {
+  if (part === null || part === undefined || whole === null || whole === undefined || whole <= 0) return '';
+  return `${Math.round((part / whole) * 100)} %`;
+}

@@ -5,7 +5,7 @@ import { useId, useLayoutEffect, useRef, useState } from 'react';
 import { formatTokens } from '../format/index.js';
 import { chartGeometry, type ChartInput } from './context-geometry.js';
 
-const HEIGHT = 220;
+const HEIGHT = 250;
 const FALLBACK_WIDTH = 400;
 
 /** Drawn at the container's real width, so labels keep their size instead of scaling with the pane. */
@@ -24,9 +24,16 @@ function useWidth() {
   return { ref, width };
 }
 
-export function ContextChart({ input }: { input: ChartInput }) {
+export interface ContextChartProps {
+  input: ChartInput;
+  /** Opens the model call behind a point (its index among the session's calls). */
+  onOpenCall?(index: number): void;
+}
+
+export function ContextChart({ input, onOpenCall }: ContextChartProps) {
   const titleId = useId();
   const { ref, width } = useWidth();
+  const [hover, setHover] = useState<number | null>(null);
   const size = { width, height: HEIGHT };
   const geometry = chartGeometry(input, size);
   const { plot } = geometry;
@@ -38,10 +45,11 @@ export function ContextChart({ input }: { input: ChartInput }) {
         (input.threshold !== null ? `, threshold ${formatTokens(input.threshold)}` : '') +
         (input.window !== null ? `, window ${formatTokens(input.window)}` : '') +
         `; ${input.compactions.length} compaction${input.compactions.length === 1 ? '' : 's'}.`;
+  const hovered = hover === null ? null : (geometry.dots[hover] ?? null);
   return (
     <figure className="context-chart" ref={ref}>
-      <svg viewBox={`0 0 ${size.width} ${size.height}`} role="img" aria-labelledby={titleId} preserveAspectRatio="xMidYMid meet">
-        <title id={titleId}>Context tokens per round. {description}</title>
+      <svg viewBox={`0 0 ${size.width} ${size.height}`} role="group" aria-labelledby={titleId} preserveAspectRatio="xMidYMid meet">
+        <title id={titleId}>Context tokens per model call. {description}</title>
         {geometry.yTicks.map((tick) => (
           <g key={tick.value} className="chart-grid">
             <line x1={plot.left} x2={plot.right} y1={tick.y} y2={tick.y} />
@@ -50,23 +58,39 @@ export function ContextChart({ input }: { input: ChartInput }) {
             </text>
           </g>
         ))}
+        {geometry.turnBoundaries.map((boundary) => (
+          <g key={boundary.turn} className="chart-turn">
+            {boundary.x > plot.left && <line x1={boundary.x} x2={boundary.x} y1={plot.top} y2={plot.bottom} />}
+            {boundary.label !== null && (
+              <text x={boundary.x + 3} y={plot.top - 8}>
+                {boundary.label}
+              </text>
+            )}
+          </g>
+        ))}
         {geometry.xLabels.map((label) => (
-          <text key={label.label} className="chart-axis-label" x={label.x} y={plot.bottom + 16} textAnchor="middle">
+          <text key={label.label} className="chart-axis-label" x={label.x} y={plot.bottom + 14} textAnchor="middle">
             {label.label}
           </text>
         ))}
-        {geometry.windowY !== null && (
+        <text className="chart-axis-title" x={(plot.left + plot.right) / 2} y={size.height - 4} textAnchor="middle">
+          model call (turn.round)
+        </text>
+        <text className="chart-axis-title" transform={`translate(11 ${(plot.top + plot.bottom) / 2}) rotate(-90)`} textAnchor="middle">
+          tokens in context
+        </text>
+        {geometry.windowY !== null && geometry.windowLabelY !== null && (
           <g className="chart-window">
             <line x1={plot.left} x2={plot.right} y1={geometry.windowY} y2={geometry.windowY} />
-            <text x={plot.right - 4} y={geometry.windowY - 4} textAnchor="end">
+            <text x={plot.left + 4} y={geometry.windowLabelY} textAnchor="start">
               window {formatTokens(input.window)}
             </text>
           </g>
         )}
-        {geometry.thresholdY !== null && (
+        {geometry.thresholdY !== null && geometry.thresholdLabelY !== null && (
           <g className="chart-threshold">
             <line x1={plot.left} x2={plot.right} y1={geometry.thresholdY} y2={geometry.thresholdY} />
-            <text x={plot.right - 4} y={geometry.thresholdY - 4} textAnchor="end">
+            <text x={plot.left + 4} y={geometry.thresholdLabelY} textAnchor="start">
               compact at {formatTokens(input.threshold)}
             </text>
           </g>
@@ -81,21 +105,44 @@ export function ContextChart({ input }: { input: ChartInput }) {
           </g>
         ))}
         {geometry.path !== '' && <path className="chart-line" d={geometry.path} />}
-        {geometry.dots.map((dot) => (
-          <circle key={`${dot.point.turn}.${dot.point.round}`} className={dot.point.estimated ? 'chart-dot estimated' : 'chart-dot'} cx={dot.x} cy={dot.y} r={3}>
-            <title>
-              Turn {dot.point.turn}, round {dot.point.round}: {dot.point.tokens.toLocaleString('en')} tokens{dot.point.estimated ? ' (estimated)' : ''}
-            </title>
-          </circle>
+        {geometry.dots.map((dot, index) => (
+          <circle
+            key={`${dot.point.turn}.${dot.point.round}.${index}`}
+            className={dot.point.estimated ? 'chart-dot estimated' : 'chart-dot'}
+            cx={dot.x}
+            cy={dot.y}
+            r={hover === index ? 5 : 3.5}
+            data-call-index={dot.point.callIndex}
+            onMouseEnter={() => setHover(index)}
+            onMouseLeave={() => setHover((current) => (current === index ? null : current))}
+            onClick={() => onOpenCall?.(dot.point.callIndex)}
+          />
         ))}
         <line className="chart-axis" x1={plot.left} x2={plot.right} y1={plot.bottom} y2={plot.bottom} />
       </svg>
+      {hovered !== null && (
+        <div
+          className="chart-hover"
+          role="status"
+          style={{ left: `${(hovered.x / size.width) * 100}%`, top: Math.max(0, hovered.y - 58) }}
+          data-testid="chart-hover"
+        >
+          <strong>
+            Turn {hovered.point.turn}, round {hovered.point.round}
+          </strong>
+          <span>
+            {hovered.point.tokens.toLocaleString('en')} tokens{hovered.point.estimated ? ' (estimated)' : ''}
+          </span>
+          <span className="muted">Click to open call #{hovered.point.callIndex + 1}</span>
+        </div>
+      )}
       <figcaption className="chart-legend">
-        <span className="legend-item legend-line">context tokens (turn.round)</span>
+        <span className="legend-item legend-line">context tokens per call</span>
         <span className="legend-item legend-threshold">compaction threshold</span>
         {geometry.windowY !== null && <span className="legend-item legend-window">context window</span>}
         {geometry.windowOffChart && <span className="legend-item muted">window {formatTokens(input.window)} (above the chart)</span>}
         <span className="legend-item legend-compaction">compaction</span>
+        <span className="legend-item legend-turn">turn boundary</span>
       </figcaption>
     </figure>
   );

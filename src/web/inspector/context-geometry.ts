@@ -36,9 +36,18 @@ export interface ChartGeometry {
   windowY: number | null;
   windowOffChart: boolean;
   markers: Array<{ x: number; compaction: ChartCompaction }>;
+  /** Where one turn ends and the next begins; `label` null when too close to the previous one. */
+  turnBoundaries: Array<{ x: number; turn: number; label: string | null }>;
+  /** Threshold and window labels, moved apart when their lines are close. */
+  thresholdLabelY: number | null;
+  windowLabelY: number | null;
 }
 
-const MARGIN = { left: 48, right: 12, top: 12, bottom: 26 };
+const MARGIN = { left: 52, right: 14, top: 22, bottom: 40 };
+/** Pixels an x label needs so neighbours never touch ("12.30" at 11 px is ~32 px wide). */
+const X_LABEL_SPACE = 44;
+const TURN_LABEL_SPACE = 26;
+const LINE_LABEL_GAP = 14;
 /** Draw the window line only when it is within this factor of everything else on the chart. */
 const WINDOW_FACTOR = 2.5;
 
@@ -99,11 +108,30 @@ export function chartGeometry(input: ChartInput, size: ChartSize): ChartGeometry
   const yTicks: ChartGeometry['yTicks'] = [];
   for (let value = 0; value <= yMax + step / 2; value += step) yTicks.push({ value, y: y(value) });
 
-  const labelEvery = Math.max(1, Math.ceil(count / 8));
-  const xLabels = input.points
-    .map((point, index) => ({ label: `${point.turn}.${point.round}`, x: x(index), index }))
-    .filter((label) => label.index % labelEvery === 0 || label.index === count - 1)
-    .map(({ label, x: at }) => ({ label, x: at }));
+  // Every k-th label, k chosen from the real spacing; the last is shown only if it does not crowd its neighbour.
+  const spacing = count <= 1 ? plotWidth : plotWidth / (count - 1);
+  const labelEvery = Math.max(1, Math.ceil(X_LABEL_SPACE / spacing));
+  const xLabels: ChartGeometry['xLabels'] = [];
+  input.points.forEach((point, index) => {
+    if (index % labelEvery !== 0 && index !== count - 1) return;
+    const at = x(index);
+    const previous = xLabels[xLabels.length - 1];
+    if (previous !== undefined && at - previous.x < X_LABEL_SPACE) {
+      if (index !== count - 1) return;
+      xLabels.pop();
+    }
+    xLabels.push({ label: `${point.turn}.${point.round}`, x: at });
+  });
+
+  const turnBoundaries: ChartGeometry['turnBoundaries'] = [];
+  let lastLabelX = -Infinity;
+  input.points.forEach((point, index) => {
+    if (index > 0 && point.turn === input.points[index - 1].turn) return;
+    const at = index === 0 ? plot.left : (x(index - 1) + x(index)) / 2;
+    const room = at - lastLabelX >= TURN_LABEL_SPACE;
+    if (room) lastLabelX = at;
+    turnBoundaries.push({ x: at, turn: point.turn, label: room ? `turn ${point.turn}` : null });
+  });
 
   const positions = compactionPositions(input.points, input.compactions);
   const markers = input.compactions.map((compaction, i) => {
@@ -116,6 +144,14 @@ export function chartGeometry(input: ChartInput, size: ChartSize): ChartGeometry
     return { x: at, compaction };
   });
 
+  const thresholdY = input.threshold !== null && input.threshold > 0 ? y(input.threshold) : null;
+  const windowY = showWindow ? y(input.window as number) : null;
+  // Labels sit above their line; when the lines are close the threshold's goes below its own.
+  const windowLabelY = windowY === null ? null : Math.max(plot.top + 10, windowY - 4);
+  let thresholdLabelY = thresholdY === null ? null : thresholdY - 4;
+  if (thresholdY !== null && thresholdLabelY !== null && windowLabelY !== null && Math.abs(thresholdLabelY - windowLabelY) < LINE_LABEL_GAP) {
+    thresholdLabelY = thresholdY + 12;
+  }
   return {
     plot,
     yMax,
@@ -123,9 +159,12 @@ export function chartGeometry(input: ChartInput, size: ChartSize): ChartGeometry
     xLabels,
     path,
     dots,
-    thresholdY: input.threshold !== null && input.threshold > 0 ? y(input.threshold) : null,
-    windowY: showWindow ? y(input.window as number) : null,
+    thresholdY,
+    windowY,
     windowOffChart: input.window !== null && input.window > 0 && !showWindow,
     markers,
+    turnBoundaries,
+    thresholdLabelY,
+    windowLabelY,
   };
 }

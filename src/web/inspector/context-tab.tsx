@@ -3,7 +3,7 @@
 
 import { useEffect, useId, useMemo, useState } from 'react';
 import { api, describeError, type ContextInfo } from '../api/index.js';
-import { formatCount, formatTokens } from '../format/index.js';
+import { formatTokens } from '../format/index.js';
 import { compactionView, MarkdownText, type CompactionView } from '../transcript/index.js';
 import { ContextChart } from './context-chart.js';
 import type { ChartCompaction } from './context-geometry.js';
@@ -14,6 +14,7 @@ export interface ContextTabProps {
   version: string;
   runActive: boolean;
   onCompacted(): void;
+  onOpenCall(index: number): void;
 }
 
 function CompactionCard({ compaction, turn }: { compaction: CompactionView; turn: number | null }) {
@@ -48,7 +49,7 @@ function CompactionCard({ compaction, turn }: { compaction: CompactionView; turn
   );
 }
 
-export function ContextTab({ sessionId, version, runActive, onCompacted }: ContextTabProps) {
+export function ContextTab({ sessionId, version, runActive, onCompacted, onOpenCall }: ContextTabProps) {
   const [info, setInfo] = useState<{ sessionId: string; context: ContextInfo } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [instructions, setInstructions] = useState('');
@@ -85,9 +86,13 @@ export function ContextTab({ sessionId, version, runActive, onCompacted }: Conte
     tokensBefore: view.tokensBefore,
     tokensAfter: view.tokensAfter,
   }));
-  const saved = compactions.reduce(
-    (sum, { view }) => sum + (view.tokensBefore !== null && view.tokensAfter !== null ? Math.max(0, view.tokensBefore - view.tokensAfter) : 0),
-    0,
+  // The biggest drop says what compaction did; a sum of drops would count the same context twice.
+  const largest = compactions.reduce<CompactionView | null>(
+    (best, { view }) =>
+      view.tokensBefore !== null && view.tokensAfter !== null && (best === null || view.tokensBefore - view.tokensAfter > (best.tokensBefore ?? 0) - (best.tokensAfter ?? 0))
+        ? view
+        : best,
+    null,
   );
 
   async function compactNow() {
@@ -130,10 +135,12 @@ export function ContextTab({ sessionId, version, runActive, onCompacted }: Conte
             <div className="tile" data-testid="compactions-tile">
               <div className="tile-label">Compactions</div>
               <div className="tile-value">{compactions.length}</div>
-              <div className="tile-note">{formatCount(saved)} tokens saved</div>
+              <div className="tile-note">
+                {largest === null ? 'none yet' : `largest: ${formatTokens(largest.tokensBefore)} → ${formatTokens(largest.tokensAfter)} in context`}
+              </div>
             </div>
           </div>
-          <ContextChart input={{ window: context.window, threshold: context.threshold, points: context.points, compactions: chartCompactions }} />
+          <ContextChart input={{ window: context.window, threshold: context.threshold, points: context.points, compactions: chartCompactions }} onOpenCall={onOpenCall} />
         </>
       )}
       <section className="compact-now" aria-label="Compact now">

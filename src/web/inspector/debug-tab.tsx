@@ -1,212 +1,199 @@
-// The Debug tab: every model request as it was sent (rebuilt by the server from the session),
-// usage per round, and the raw events of the live run.
+// The Debug tab: the session's trace. Turn → model call → the tool calls it asked for, with
+// tokens, cached share, price and duration; full-text search (the server's, over what each call
+// added to the context and answered) and filters; a tool call links to the request that carried
+// its output. Opening a call shows its request and answer side by side in the main pane.
 
-import { memo, useEffect, useState } from 'react';
-import { describeError, loadAllModelCalls, type ModelCallView } from '../api/index.js';
-import { capText, formatCount, formatDuration } from '../format/index.js';
+import { useEffect, useId, useMemo, useState } from 'react';
+import type { SessionRecord, TraceCall } from '../api/index.js';
+import { formatCount, formatDuration, formatShare, formatTokens, formatUsd } from '../format/index.js';
 import type { LiveEvent } from '../live-run/index.js';
-import { groupDeltas } from './event-rows.js';
+import { actionPhrase, phraseText } from '../transcript/index.js';
+import { LiveEvents } from './live-events.js';
+import { NO_FILTERS, toolDecisions, totalOf, traceRows, type CostTotal, type TraceFilters, type TraceRow } from './trace-rows.js';
+import type { TraceData } from './use-trace.js';
+import { VirtualList } from './virtual-list.js';
 
 export interface DebugTabProps {
   sessionId: string | null;
-  version: string;
+  trace: TraceData;
+  search: string;
+  onSearch(search: string): void;
+  records: SessionRecord[];
   liveEvents: LiveEvent[] | null;
+  selectedCall: number | null;
+  onOpenCall(index: number): void;
 }
 
-const MESSAGE_PREVIEW_CHARS = 4000;
-const LIVE_EVENTS_SHOWN = 300;
+const ROW_HEIGHT = 30;
 
-function MessageView({ message }: { message: NonNullable<ModelCallView['request']>['messages'][number] }) {
-  const [full, setFull] = useState(false);
-  const content = full ? { text: message.content, omitted: 0 } : capText(message.content, MESSAGE_PREVIEW_CHARS);
-  const label = message.role === 'tool' ? `tool · ${message.toolName} · ${message.toolCallId}${message.isError ? ' · error' : ''}` : message.role;
-  return (
-    <li className={`request-message role-${message.role}`}>
-      <div className="request-role">{label}</div>
-      {content.text !== '' && <pre>{content.text}</pre>}
-      {content.omitted > 0 && (
-        <button type="button" className="link" onClick={() => setFull(true)}>
-          Show {formatCount(content.omitted)} more characters
-        </button>
-      )}
-      {message.role === 'assistant' && message.toolCalls.length > 0 && (
-        <ul className="request-tool-calls">
-          {message.toolCalls.map((call) => (
-            <li key={call.id}>
-              <code>
-                {call.name}({call.arguments})
-              </code>{' '}
-              <span className="muted mono">{call.id}</span>
-            </li>
-          ))}
-        </ul>
-      )}
-    </li>
-  );
+/** "12.3k in (40 % cached) · 1.2k out · $0.031" — the price said to be unknown rather than guessed. */
+export function costLine(total: CostTotal): string {
+  const cached = formatShare(total.cachedInputTokens, total.inputTokens);
+  const price =
+    total.costUsd === null ? (total.unpriced > 0 ? 'price unknown' : '') : `${formatUsd(total.costUsd)}${total.unpriced > 0 ? ` + ${total.unpriced} unpriced` : ''}`;
+  return [`${formatTokens(total.inputTokens)} in${cached === '' ? '' : ` (${cached} cached)`}`, `${formatTokens(total.outputTokens)} out`, price].filter(Boolean).join(' · ');
 }
 
-const ModelCallRow = memo(function ModelCallRow({ call }: { call: ModelCallView }) {
+function callCost(call: TraceCall): string {
+  if (call.usage === null) return 'no usage';
+  if (!call.priceKnown) return 'price unknown';
+  return formatUsd(call.costUsd);
+}
+
+function CallRow({ call, denied, selected, onOpen }: { call: TraceCall; denied: number; selected: boolean; onOpen(): void }) {
   const usage = call.usage;
+  const cached = usage === null ? '' : formatShare(usage.cachedInputTokens, usage.inputTokens);
+  const status = call.error !== null ? `error ${call.error.code}` : (call.finishReason ?? '');
   return (
-    <details className="model-call" data-turn={call.turn} data-round={call.round}>
-      <summary>
-        <span className="mono">
-          {call.turn}.{call.round}
-        </span>
-        <span className={`stage stage-${call.stage}`}>{call.stage}</span>
-        <span>{usage === null ? 'no usage' : `${formatCount(usage.inputTokens)} in · ${formatCount(usage.outputTokens)} out`}</span>
-        <span className="muted">{formatDuration(call.durationMs)}</span>
-        <span className="muted">{call.error !== null ? `error ${call.error.code}` : (call.finishReason ?? '')}</span>
-      </summary>
-      <div className="model-call-body">
-        {usage !== null && (
-          <p className="small-text">
-            input {formatCount(usage.inputTokens)}
-            {usage.cachedInputTokens !== null && ` (cached ${formatCount(usage.cachedInputTokens)})`} · output {formatCount(usage.outputTokens)}
-            {usage.reasoningTokens > 0 && ` (reasoning ${formatCount(usage.reasoningTokens)})`} · total {formatCount(usage.totalTokens)}
-          </p>
-        )}
-        {call.error !== null && (
-          <p className="error-text">
-            {call.error.code}: {call.error.message}
-          </p>
-        )}
-        {call.request === null ? (
-          <p className="muted">{call.requestError ?? 'The request is not available.'}</p>
-        ) : (
-          <>
-            <p className="small-text">
-              model <code>{call.request.model}</code> · {call.request.messages.length} messages · tools:{' '}
-              {call.request.tools.length === 0 ? 'none' : call.request.tools.map((tool) => tool.name).join(', ')}
-            </p>
-            <ol className="request-messages">
-              {call.request.messages.map((message, index) => (
-                <MessageView key={index} message={message} />
-              ))}
-            </ol>
-            <details className="raw-json">
-              <summary>Request JSON</summary>
-              <pre>{JSON.stringify(call.request, null, 2)}</pre>
-            </details>
-          </>
-        )}
-      </div>
-    </details>
+    <button type="button" className={`trace-call${selected ? ' selected' : ''}${call.error !== null ? ' has-error' : ''}`} onClick={onOpen} aria-current={selected ? 'true' : undefined} data-index={call.index}>
+      <span className="mono">#{call.index + 1}</span>
+      <span className={`stage stage-${call.stage}`}>{call.stage === 'turn' ? `round ${call.round}` : 'summary'}</span>
+      <span>{usage === null ? '–' : `${formatTokens(usage.inputTokens)}→${formatTokens(usage.outputTokens)}`}</span>
+      {cached !== '' && <span className="muted">{cached} cached</span>}
+      <span className="muted">{callCost(call)}</span>
+      <span className="muted">{formatDuration(call.durationMs)}</span>
+      <span className={call.error !== null ? 'error-text trace-status' : 'muted trace-status'}>{status}</span>
+      {denied > 0 && <span className="decision decision-deny">{denied} denied</span>}
+    </button>
   );
-});
-
-function eventSummary(entry: LiveEvent): string {
-  const event = entry.event;
-  switch (event.type) {
-    case 'assistant_delta':
-      return JSON.stringify(event.delta);
-    case 'tool_requested':
-      return `${event.name} ${event.arguments}`;
-    case 'tool_finished':
-      return `${event.name} ${event.isError ? 'error' : 'ok'} ${formatDuration(event.durationMs)}`;
-    case 'model_completed':
-      return `round ${event.round} ${event.finishReason} ${event.usage === null ? '' : `${event.usage.totalTokens} tokens`}`;
-    case 'model_requested':
-      return `round ${event.round} ${event.stage} · ${event.messageCount} messages · ${event.toolCount} tools`;
-    case 'tool_permission_decided':
-      return `${event.name} ${event.decision} (${event.rule})`;
-    default:
-      return '';
-  }
 }
 
-export function DebugTab({ sessionId, version, liveEvents }: DebugTabProps) {
-  const [calls, setCalls] = useState<{ sessionId: string; calls: ModelCallView[] } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [allEvents, setAllEvents] = useState(false);
-
-  useEffect(() => {
-    if (sessionId === null) return;
-    const controller = new AbortController();
-    loadAllModelCalls(sessionId, controller.signal).then(
-      (loaded) => {
-        if (controller.signal.aborted) return;
-        setCalls({ sessionId, calls: loaded });
-        setError(null);
-      },
-      (failure: unknown) => {
-        if (!controller.signal.aborted) setError(describeError(failure));
-      },
-    );
-    return () => controller.abort();
-  }, [sessionId, version]);
-
-  const shownCalls = calls !== null && calls.sessionId === sessionId ? calls.calls : [];
-  const events = liveEvents ?? [];
-  const shownEvents = allEvents ? events : events.slice(-LIVE_EVENTS_SHOWN);
-  const totals = shownCalls.reduce(
-    (sum, call) => ({ input: sum.input + (call.usage?.inputTokens ?? 0), output: sum.output + (call.usage?.outputTokens ?? 0) }),
-    { input: 0, output: 0 },
+function ToolRow({ row, onOpenCall }: { row: Extract<TraceRow, { kind: 'tool' }>; onOpenCall(index: number): void }) {
+  // Worded as done only once its output reached a request: until then it has not (or not yet) run.
+  const phrase = phraseText(actionPhrase(row.name, row.arguments, row.decision !== 'denied' && row.carriedBy !== null));
+  return (
+    <div className={`trace-tool decision-row-${row.decision}`} data-call-id={row.callId}>
+      <span className="muted" aria-hidden="true">
+        ↳
+      </span>
+      <span className="trace-tool-phrase" title={phrase}>
+        {phrase}
+      </span>
+      {row.decision === 'denied' && <span className="decision decision-deny">denied</span>}
+      {row.carriedBy !== null ? (
+        <button type="button" className="link small-text" onClick={() => onOpenCall(row.carriedBy as number)} title="The request that showed the model this tool's output">
+          output → #{row.carriedBy + 1}
+        </button>
+      ) : (
+        <span className="muted small-text">output not sent yet</span>
+      )}
+    </div>
   );
+}
 
+export function DebugTab({ sessionId, trace, search, onSearch, records, liveEvents, selectedCall, onOpenCall }: DebugTabProps) {
+  const [filters, setFilters] = useState<TraceFilters>(NO_FILTERS);
+  const [draft, setDraft] = useState(search);
+  const ids = { search: useId(), stage: useId(), tool: useId() };
+  useEffect(() => setDraft(search), [search]);
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      if (draft.trim() !== search) onSearch(draft.trim());
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [draft, search, onSearch]);
+
+  const calls = trace.calls ?? [];
+  const decisions = useMemo(() => toolDecisions(records), [records]);
+  const rows = useMemo(() => traceRows(calls, decisions, filters), [calls, decisions, filters]);
+  const toolNames = useMemo(() => [...new Set(calls.flatMap((call) => call.response.toolCalls.map((tool) => tool.name)))].sort(), [calls]);
+  const total = useMemo(() => totalOf(calls), [calls]);
+  const selectedRow = selectedCall === null ? null : rows.findIndex((row) => row.kind === 'call' && row.call.index === selectedCall);
+
+  if (sessionId === null) {
+    return (
+      <div className="debug-tab">
+        <p className="muted">Open or start a session to see its model calls.</p>
+        <LiveEvents liveEvents={liveEvents} />
+      </div>
+    );
+  }
+  const filtered = search !== '' || filters !== NO_FILTERS;
   return (
     <div className="debug-tab">
       <section aria-label="Model calls">
-        <h3>
-          Model calls{' '}
-          {sessionId !== null && (
-            <span className="muted small-text">
-              ({shownCalls.length} · {formatCount(totals.input)} in · {formatCount(totals.output)} out)
-            </span>
+        <h2 className="section-title">
+          Trace{' '}
+          <span className="muted small-text" data-testid="trace-totals">
+            ({calls.length} call{calls.length === 1 ? '' : 's'}{search !== '' ? ' matching' : ''} · {costLine(total)})
+          </span>
+        </h2>
+        <div className="trace-filters">
+          <label htmlFor={ids.search} className="visually-hidden">
+            Search the trace
+          </label>
+          <input id={ids.search} type="search" placeholder="Search requests and answers" value={draft} onChange={(event) => setDraft(event.target.value)} />
+          <label className="check">
+            <input type="checkbox" checked={filters.errorsOnly} onChange={(event) => setFilters({ ...filters, errorsOnly: event.target.checked })} /> Errors
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={filters.deniedOnly} onChange={(event) => setFilters({ ...filters, deniedOnly: event.target.checked })} /> Denials
+          </label>
+          <label htmlFor={ids.stage} className="visually-hidden">
+            Stage
+          </label>
+          <select id={ids.stage} value={filters.stage} onChange={(event) => setFilters({ ...filters, stage: event.target.value as TraceFilters['stage'] })}>
+            <option value="all">All stages</option>
+            <option value="turn">Turn calls</option>
+            <option value="compaction">Summary calls</option>
+          </select>
+          <label htmlFor={ids.tool} className="visually-hidden">
+            Tool
+          </label>
+          <select id={ids.tool} value={filters.tool} onChange={(event) => setFilters({ ...filters, tool: event.target.value })}>
+            <option value="">Any tool</option>
+            {toolNames.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+          {filtered && (
+            <button
+              type="button"
+              className="small ghost"
+              onClick={() => {
+                setFilters(NO_FILTERS);
+                setDraft('');
+                onSearch('');
+              }}
+            >
+              Clear
+            </button>
           )}
-        </h3>
-        {sessionId === null && <p className="muted">Open or start a session to see its model calls.</p>}
-        {error !== null && (
+        </div>
+        {trace.error !== null && (
           <p className="error-text" role="alert">
-            {error}
+            {trace.error}
           </p>
         )}
-        <div className="model-calls">
-          {shownCalls.map((call, index) => (
-            <ModelCallRow key={`${call.turn}.${call.round}.${call.stage}.${index}`} call={call} />
-          ))}
-        </div>
-      </section>
-      <section aria-label="Live run events">
-        <h3>
-          Live run events <span className="muted small-text">({events.length})</span>
-        </h3>
-        {events.length === 0 && <p className="muted">No live run in this window.</p>}
-        {events.length > shownEvents.length && (
-          <button type="button" className="link" onClick={() => setAllEvents(true)}>
-            Show all {events.length} events
-          </button>
+        {trace.calls !== null && rows.length === 0 && <p className="muted">{filtered ? 'No call matches.' : 'No model calls recorded yet.'}</p>}
+        {rows.length > 0 && (
+          <VirtualList
+            items={rows}
+            rowHeight={ROW_HEIGHT}
+            height={Math.min(rows.length * ROW_HEIGHT + 2, 520)}
+            keyOf={(row) => row.key}
+            label="Model calls"
+            scrollTo={selectedRow}
+            render={(row) =>
+              row.kind === 'turn' ? (
+                <div className="trace-turn">
+                  <strong>{row.inherited ? `Turn ${row.turn} (parent session)` : `Turn ${row.turn}`}</strong>
+                  <span className="muted small-text">
+                    {formatCount(row.total.calls)} call{row.total.calls === 1 ? '' : 's'} · {costLine(row.total)}
+                  </span>
+                </div>
+              ) : row.kind === 'call' ? (
+                <CallRow call={row.call} denied={row.denied} selected={row.call.index === selectedCall} onOpen={() => onOpenCall(row.call.index)} />
+              ) : (
+                <ToolRow row={row} onOpenCall={onOpenCall} />
+              )
+            }
+          />
         )}
-        <ol className="live-events">
-          {groupDeltas(shownEvents).map((row) =>
-            row.kind === 'event' ? (
-              <li key={row.entry.id}>
-                <details>
-                  <summary>
-                    <span className="mono muted">#{row.entry.id}</span> <span className="event-type">{row.entry.event.type}</span>{' '}
-                    <span className="muted event-summary">{eventSummary(row.entry)}</span>
-                  </summary>
-                  <pre>{JSON.stringify(row.entry.event, null, 2)}</pre>
-                </details>
-              </li>
-            ) : (
-              <li key={row.firstId}>
-                <details>
-                  <summary>
-                    <span className="mono muted">
-                      #{row.firstId}
-                      {row.count > 1 && `–${row.lastId}`}
-                    </span>{' '}
-                    <span className="event-type">assistant_delta</span> <span className="muted">×{row.count}</span>{' '}
-                    <span className="muted event-summary">{JSON.stringify(row.text.slice(0, 80))}</span>
-                  </summary>
-                  <pre>{row.text}</pre>
-                </details>
-              </li>
-            ),
-          )}
-        </ol>
       </section>
+      <LiveEvents liveEvents={liveEvents} />
     </div>
   );
 }

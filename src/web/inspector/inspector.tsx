@@ -9,8 +9,16 @@ import { AuditTab } from './audit-tab.js';
 import { ContextTab } from './context-tab.js';
 import { DebugTab } from './debug-tab.js';
 import { SessionTab } from './session-tab.js';
+import type { TraceData } from './use-trace.js';
 
-export type InspectorTabName = 'debug' | 'audit' | 'session' | 'context';
+import { TAB_NAMES, type InspectorTabName } from './tab-names.js';
+export { TAB_NAMES, type InspectorTabName };
+
+/** Data that follows the run refetches as rounds complete and compactions happen, not on every delta. */
+export function liveVersion(version: string, liveEvents: LiveEvent[] | null): string {
+  const progress = (liveEvents ?? []).filter((entry) => entry.event.type === 'model_completed' || entry.event.type === 'history_compacted').length;
+  return `${version}:${progress}`;
+}
 const TABS: Array<{ name: InspectorTabName; label: string }> = [
   { name: 'debug', label: 'Debug' },
   { name: 'audit', label: 'Audit' },
@@ -29,16 +37,20 @@ export interface InspectorProps {
   liveEvents: LiveEvent[] | null;
   runActive: boolean;
   onCompacted(): void;
+  trace: TraceData;
+  traceSearch: string;
+  onTraceSearch(search: string): void;
+  selectedCall: number | null;
+  onOpenCall(index: number): void;
 }
 
-export function Inspector({ tab, onTab, sessionId, version, records, liveEvents, runActive, onCompacted }: InspectorProps) {
+export function Inspector(props: InspectorProps) {
+  const { tab, onTab, sessionId, version, records, liveEvents, runActive, onCompacted } = props;
   const baseId = useId();
   const tabRefs = useRef(new Map<InspectorTabName, HTMLButtonElement>());
   const audit = useMemo(() => collectAudit(records, (liveEvents ?? []).map((entry) => entry.event)), [records, liveEvents]);
 
-  // The chart refetches as rounds complete and compactions happen, not on every streamed delta.
-  const liveProgress = (liveEvents ?? []).filter((entry) => entry.event.type === 'model_completed' || entry.event.type === 'history_compacted').length;
-  const contextVersion = `${version}:${liveProgress}`;
+  const contextVersion = liveVersion(version, liveEvents);
 
   function onKeyDown(event: KeyboardEvent<HTMLDivElement>) {
     const index = TABS.findIndex((entry) => entry.name === tab);
@@ -55,7 +67,7 @@ export function Inspector({ tab, onTab, sessionId, version, records, liveEvents,
 
   return (
     <div className="inspector">
-      <div className="tabs" role="tablist" aria-label="Inspector" onKeyDown={onKeyDown}>
+      <div className="tabs" role="tablist" aria-label="Inspector" onKeyDown={onKeyDown} id="inspector-tabs" tabIndex={-1}>
         {TABS.map((entry) => (
           <button
             key={entry.name}
@@ -77,10 +89,21 @@ export function Inspector({ tab, onTab, sessionId, version, records, liveEvents,
         ))}
       </div>
       <div className="tab-panel" role="tabpanel" id={`${baseId}-panel-${tab}`} aria-labelledby={`${baseId}-tab-${tab}`} tabIndex={0}>
-        {tab === 'debug' && <DebugTab sessionId={sessionId} version={contextVersion} liveEvents={liveEvents} />}
+        {tab === 'debug' && (
+          <DebugTab
+            sessionId={sessionId}
+            trace={props.trace}
+            search={props.traceSearch}
+            onSearch={props.onTraceSearch}
+            records={records}
+            liveEvents={liveEvents}
+            selectedCall={props.selectedCall}
+            onOpenCall={props.onOpenCall}
+          />
+        )}
         {tab === 'audit' && <AuditTab rows={audit.rows} calls={audit.calls} />}
         {tab === 'session' && <SessionTab sessionId={sessionId} version={version} />}
-        {tab === 'context' && <ContextTab sessionId={sessionId} version={contextVersion} runActive={runActive} onCompacted={onCompacted} />}
+        {tab === 'context' && <ContextTab sessionId={sessionId} version={contextVersion} runActive={runActive} onCompacted={onCompacted} onOpenCall={props.onOpenCall} />}
       </div>
     </div>
   );

@@ -28,6 +28,9 @@ export interface NewRunFormProps {
   onSubmit(request: Omit<StartRunRequest, 'sessionId'>): Promise<boolean>;
   onCancel(): void;
   onNewSession(): void;
+  /** A run this page follows is going in another session: the form waits for it. */
+  busyElsewhere?: boolean;
+  onShowRun?(): void;
 }
 
 /** The choices up to and including the cap. */
@@ -58,7 +61,7 @@ function parseCompactAt(value: string): number | string | undefined {
   return /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
 }
 
-export function NewRunForm({ models, target, running, cancelRequested, error, promptRef, onSubmit, onCancel, onNewSession }: NewRunFormProps) {
+export function NewRunForm({ models, target, running, cancelRequested, error, promptRef, onSubmit, onCancel, onNewSession, busyElsewhere = false, onShowRun }: NewRunFormProps) {
   const sandboxes = allowedUpTo(SANDBOX_ORDER, models.caps.sandbox);
   const policies = allowedUpTo(APPROVAL_ORDER, models.caps.approvalPolicy);
   const [prompt, setPrompt] = useState('');
@@ -102,7 +105,7 @@ export function NewRunForm({ models, target, running, cancelRequested, error, pr
             <span className="run-target-text">
               Continuing <strong title={target.sessionId}>{target.title || target.sessionId}</strong>
             </span>
-            <button type="button" className="small ghost" onClick={onNewSession} disabled={running}>
+            <button type="button" className="small ghost" onClick={onNewSession} disabled={running && !busyElsewhere}>
               New session
             </button>
           </>
@@ -166,7 +169,14 @@ export function NewRunForm({ models, target, running, cancelRequested, error, pr
         />
       </div>
       <div className="run-actions">
-        {running ? (
+        {busyElsewhere ? (
+          <span className="small-text">
+            A run is going in another session.{' '}
+            <button type="button" className="link" onClick={onShowRun}>
+              Show it
+            </button>
+          </span>
+        ) : running ? (
           <button type="button" className="danger" onClick={onCancel} disabled={cancelRequested}>
             {cancelRequested ? 'Cancelling…' : 'Cancel run'}
           </button>

@@ -1,13 +1,41 @@
 // What the current run is doing, at a glance, with the way back to it when another session is open.
 
+import type { PendingApproval } from '../api/index.js';
 import { formatCount } from '../format/index.js';
 import type { LiveRun } from '../live-run/index.js';
 
 export interface RunStatusProps {
   run: LiveRun | null;
   showingRun: boolean;
+  /** Every approval any run of this server waits for. */
+  approvals: PendingApproval[];
   onShow(): void;
+  onOpenSession(sessionId: string): void;
   onDismiss(): void;
+}
+
+/** Approvals waiting anywhere, each with the way to its session: none may wait unseen. */
+function WaitingApprovals({ approvals, onOpenSession }: { approvals: PendingApproval[]; onOpenSession(sessionId: string): void }) {
+  if (approvals.length === 0) return null;
+  return (
+    <div className="waiting-approvals" role="status">
+      <span className="pill pill-approval">
+        {approvals.length} approval{approvals.length === 1 ? '' : 's'} waiting
+      </span>
+      <ul>
+        {approvals.map((approval) => (
+          <li key={`${approval.runId}:${approval.callId}`}>
+            <span className="waiting-summary">{approval.summary || approval.toolName}</span>{' '}
+            {approval.sessionId !== null && (
+              <button type="button" className="link small-text" onClick={() => onOpenSession(approval.sessionId as string)}>
+                Open
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 const LABEL = {
@@ -19,12 +47,13 @@ const LABEL = {
   lost: 'Connection lost',
 } as const;
 
-export function RunStatus({ run, showingRun, onShow, onDismiss }: RunStatusProps) {
+export function RunStatus({ run, showingRun, approvals, onShow, onOpenSession, onDismiss }: RunStatusProps) {
   if (run === null) {
     return (
       <section className="run-status" aria-label="Run status">
         <span className="status-pill status-idle">Idle</span>
         <span className="muted">No run in this window.</span>
+        <WaitingApprovals approvals={approvals} onOpenSession={onOpenSession} />
       </section>
     );
   }
@@ -45,6 +74,7 @@ export function RunStatus({ run, showingRun, onShow, onDismiss }: RunStatusProps
         </span>
       </div>
       {run.runId !== null && <div className="muted small-text mono" title="run id">{run.runId}</div>}
+      <WaitingApprovals approvals={approvals} onOpenSession={onOpenSession} />
       {run.error !== null && (
         <p className="error-text" role="alert">
           {run.error}

@@ -3,6 +3,8 @@
 
 export interface ActionPhrase {
   verb: string;
+  /** How it turned out, when the call did not simply run: " — denied", " — awaiting approval". */
+  outcome?: string;
   /** What the action was about; empty when the verb says it all. */
   subject: string;
   /** How to show the subject: a command in code style, a path, or a quoted search. */
@@ -55,22 +57,58 @@ function listFiles(paths: string[]): string {
   return `${paths.slice(0, 2).join(', ')} and ${paths.length - 2} more`;
 }
 
-function patchPhrase(patch: string): ActionPhrase {
+function patchPhrase(patch: string, done: boolean): ActionPhrase {
   const { added, updated, deleted } = patchTargets(patch);
   const groups = [
-    { verb: 'Edited', paths: updated },
-    { verb: 'Created', paths: added },
-    { verb: 'Deleted', paths: deleted },
+    { verb: done ? 'Edited' : 'Edit', paths: updated },
+    { verb: done ? 'Created' : 'Create', paths: added },
+    { verb: done ? 'Deleted' : 'Delete', paths: deleted },
   ].filter((group) => group.paths.length > 0);
-  if (groups.length === 0) return { verb: 'Applied a patch', subject: '', style: 'plain', detail: '' };
+  if (groups.length === 0) return { verb: done ? 'Applied a patch' : 'Apply a patch', subject: '', style: 'plain', detail: '' };
   if (groups.length === 1) return { verb: groups[0].verb, subject: listFiles(groups[0].paths), style: 'path', detail: '' };
   const all = [...updated, ...added, ...deleted];
-  return { verb: 'Patched', subject: listFiles(all), style: 'path', detail: '' };
+  return { verb: done ? 'Patched' : 'Patch', subject: listFiles(all), style: 'path', detail: '' };
 }
 
-export function actionPhrase(name: string, rawArguments: string): ActionPhrase {
+/** Verbs for a call that has not run (or never will): "Write notes.md — denied". */
+const IMPERATIVE: Readonly<Record<string, string>> = {
+  Read: 'Read',
+  Listed: 'List',
+  'Listed the project root': 'List the project root',
+  'Found files matching': 'Find files matching',
+  'Searched for': 'Search for',
+  Wrote: 'Write',
+  Edited: 'Edit',
+  Ran: 'Run',
+};
+
+/** The phrase in the past tense ("Wrote a.txt"), or for a call that did not run ("Write a.txt"). */
+export function actionPhrase(name: string, rawArguments: string, done = true): ActionPhrase {
   const args = parseArguments(rawArguments);
-  if (args === null) return { verb: `Called ${name}`, subject: '', style: 'plain', detail: ' (arguments are not valid JSON)' };
+  if (args === null) return { verb: done ? `Called ${name}` : `Call ${name}`, subject: '', style: 'plain', detail: ' (arguments are not valid JSON)' };
+  if (name === 'apply_patch') return patchPhrase(text(args.patch) ?? '', done);
+  const phrase = pastPhrase(name, args);
+  if (done) return phrase;
+  return { ...phrase, verb: IMPERATIVE[phrase.verb] ?? phrase.verb.replace(/^Called /, 'Call ') };
+}
+
+/** What a call's line says, by how it turned out: only calls that ran are worded as done. */
+export function callPhrase(call: { name: string; arguments: string; status: string; started: boolean }): ActionPhrase {
+  const outcomes: Record<string, string> = {
+    requested: ' — queued',
+    awaiting_approval: ' — awaiting approval',
+    running: ' — running',
+    denied: ' — denied',
+    cancelled: call.started ? ' — cancelled' : ' — not run (cancelled)',
+    failed: ' — failed',
+  };
+  const ran = call.status === 'succeeded' || call.status === 'failed' || (call.status === 'cancelled' && call.started);
+  const phrase = actionPhrase(call.name, call.arguments, ran);
+  const outcome = outcomes[call.status];
+  return outcome === undefined ? phrase : { ...phrase, outcome };
+}
+
+function pastPhrase(name: string, args: Record<string, unknown>): ActionPhrase {
   switch (name) {
     case 'read_file': {
       const path = text(args.path) ?? '?';
@@ -102,8 +140,6 @@ export function actionPhrase(name: string, rawArguments: string): ActionPhrase {
       return { verb: 'Wrote', subject: text(args.path) ?? '?', style: 'path', detail: '' };
     case 'edit_file':
       return { verb: 'Edited', subject: text(args.path) ?? '?', style: 'path', detail: args.replace_all === true ? ' (every match)' : '' };
-    case 'apply_patch':
-      return patchPhrase(text(args.patch) ?? '');
     case 'shell':
       return { verb: 'Ran', subject: firstLine(text(args.command) ?? '?'), style: 'code', detail: '' };
     default:
@@ -115,5 +151,5 @@ export function actionPhrase(name: string, rawArguments: string): ActionPhrase {
 export function phraseText(phrase: ActionPhrase): string {
   const subject =
     phrase.subject === '' ? '' : phrase.style === 'code' ? ` \`${phrase.subject}\`` : phrase.style === 'quote' ? ` "${phrase.subject}"` : ` ${phrase.subject}`;
-  return `${phrase.verb}${subject}${phrase.detail}`;
+  return `${phrase.verb}${subject}${phrase.detail}${phrase.outcome ?? ''}`;
 }

@@ -4,9 +4,10 @@
 import { memo, useState } from 'react';
 import type { ApprovalDecision } from '../api/index.js';
 import { capText, formatDuration, prettyJson } from '../format/index.js';
-import { actionPhrase, phraseText, type ActionPhrase } from './action-phrase.js';
+import { callPhrase, phraseText, type ActionPhrase } from './action-phrase.js';
 import { ApprovalCard } from './approval-card.js';
-import type { ToolCallState, ToolCallStatus } from './transcript-model.js';
+import { CopyButton } from './copy-button.js';
+import type { ToolCallState, ToolCallStatus } from './transcript-types.js';
 
 const OUTPUT_PREVIEW_CHARS = 20_000;
 
@@ -40,6 +41,7 @@ export function PhraseView({ phrase }: { phrase: ActionPhrase }) {
       {phrase.style === 'quote' && <span className="phrase-quote">“{phrase.subject}”</span>}
       {phrase.style === 'plain' && phrase.subject}
       {phrase.detail !== '' && <span className="muted">{phrase.detail}</span>}
+      {phrase.outcome !== undefined && <span className="phrase-outcome">{phrase.outcome}</span>}
     </span>
   );
 }
@@ -49,8 +51,12 @@ function OutputView({ output, isError }: { output: string; isError: boolean }) {
   const shown = full ? { text: output, omitted: 0 } : capText(output, OUTPUT_PREVIEW_CHARS);
   return (
     <div className="tool-section">
-      <div className="tool-section-title">{isError ? 'Error output' : 'Output'}</div>
-      <pre className={isError ? 'tool-output is-error' : 'tool-output'}>{shown.text === '' ? '(empty)' : shown.text}</pre>
+      <div className="tool-section-title">
+        {isError ? 'Error output' : 'Output'} <CopyButton text={output} label="Copy tool output" />
+      </div>
+      <pre className={isError ? 'tool-output is-error' : 'tool-output'} tabIndex={0}>
+        {shown.text === '' ? '(empty)' : shown.text}
+      </pre>
       {shown.omitted > 0 && (
         <button type="button" className="link" onClick={() => setFull(true)}>
           Show {shown.omitted.toLocaleString('en')} more characters
@@ -78,7 +84,7 @@ export interface ToolCallViewProps {
 }
 
 export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove }: ToolCallViewProps) {
-  const phrase = actionPhrase(call.name, call.arguments);
+  const phrase = callPhrase(call);
   const waiting = call.approval !== null && call.approval.resolution === null && call.status === 'awaiting_approval';
   const resolution = resolutionText(call);
   const permission = call.permission;
@@ -86,15 +92,12 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
     <li className={`tool-call status-${call.status}`} data-call-id={call.callId}>
       <details>
         <summary title={phraseText(phrase)}>
-          <span className="tool-status" aria-label={STATUS_LABEL[call.status]} title={STATUS_LABEL[call.status]}>
+          <span className="tool-status" aria-hidden="true" title={STATUS_LABEL[call.status]}>
             {STATUS_ICON[call.status]}
           </span>
+          <span className="visually-hidden">{STATUS_LABEL[call.status]}: </span>
           <PhraseView phrase={phrase} />
-          <span className="tool-meta">
-            {call.status === 'running' || call.status === 'awaiting_approval' || call.status === 'denied' || call.status === 'failed' || call.status === 'cancelled'
-              ? STATUS_LABEL[call.status]
-              : formatDuration(call.durationMs)}
-          </span>
+          <span className="tool-meta">{call.status === 'succeeded' || call.status === 'failed' ? formatDuration(call.durationMs) : ''}</span>
         </summary>
         <div className="tool-body">
           {permission !== null && (
@@ -106,7 +109,9 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
             <div className="tool-section-title">
               Arguments <span className="muted">· {call.name}</span>
             </div>
-            <pre className="tool-args">{prettyJson(call.arguments)}</pre>
+            <pre className="tool-args" tabIndex={0}>
+              {prettyJson(call.arguments)}
+            </pre>
           </div>
           {call.output !== null && <OutputView output={call.output} isError={call.isError} />}
         </div>

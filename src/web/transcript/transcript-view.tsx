@@ -5,7 +5,8 @@ import { memo, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { formatCount, formatTokens } from '../format/index.js';
 import { MarkdownText } from './markdown-text.js';
 import { ToolCallView, type ApprovalHandler } from './tool-call-view.js';
-import type { CompactionView, TranscriptEntry, TranscriptTurn, TurnOutcome } from './transcript-model.js';
+import { CopyButton } from './copy-button.js';
+import type { CompactionView, TranscriptEntry, TranscriptTurn, TurnOutcome } from './transcript-types.js';
 
 export interface TranscriptProps {
   turns: TranscriptTurn[];
@@ -26,15 +27,13 @@ const PHASE_TEXT = {
 } as const;
 
 export function CompactionNote({ compaction }: { compaction: CompactionView }) {
-  const saved = compaction.tokensBefore !== null && compaction.tokensAfter !== null ? compaction.tokensBefore - compaction.tokensAfter : null;
   return (
     <div className="compaction-note" role="note">
       <div className="compaction-rule" aria-hidden="true" />
       <details>
         <summary>
           Context compacted{compaction.trigger !== null && ` (${compaction.trigger})`}:{' '}
-          {formatTokens(compaction.tokensBefore)} → {formatTokens(compaction.tokensAfter)} tokens
-          {saved !== null && saved > 0 && <span className="muted"> · saved {formatTokens(saved)}</span>}
+          {formatTokens(compaction.tokensBefore)} → {formatTokens(compaction.tokensAfter)} tokens in context
         </summary>
         {compaction.reason !== '' && <p className="muted">{compaction.reason}</p>}
         {compaction.summary !== '' ? <MarkdownText text={compaction.summary} /> : <p className="muted">No summary recorded.</p>}
@@ -48,7 +47,18 @@ function EntryView({ entry, runId, onApprove }: { entry: TranscriptEntry; runId:
     case 'assistant':
       return (
         <div className={`message assistant role-${entry.role}`}>
-          {entry.role === 'final' && <div className="message-label">Answer</div>}
+          {entry.role === 'final' && (
+            <div className="message-head">
+              <span className="message-label">Answer</span>
+              <CopyButton text={entry.text} label="Copy answer" />
+            </div>
+          )}
+          {entry.role === 'partial' && (
+            <div className="message-head">
+              <span className="message-label partial-label">Not sent</span>
+              <span className="muted small-text">The run stopped while this was streaming; it was never committed, and the model will not see it.</span>
+            </div>
+          )}
           <MarkdownText text={entry.text} streaming={entry.role === 'streaming'} />
         </div>
       );
@@ -120,7 +130,7 @@ function OutcomeView({ outcome }: { outcome: TurnOutcome }) {
   }
 }
 
-const TurnView = memo(function TurnView({
+export const TurnView = memo(function TurnView({
   turn,
   onApprove,
   onFork,
@@ -140,9 +150,12 @@ const TurnView = memo(function TurnView({
           </button>
         )}
       </header>
-      <div className="message user">{turn.prompt}</div>
+      <div className="message user">
+        {turn.prompt}
+        <CopyButton text={turn.prompt} label="Copy prompt" className="message-copy" />
+      </div>
       {turn.entries.map((entry) => (
-        <EntryView key={entry.key} entry={entry} runId={turn.runId} onApprove={turn.outcome.status === 'running' ? onApprove : null} />
+        <EntryView key={entry.key} entry={entry} runId={turn.runId} onApprove={turn.outcome.status === 'running' || turn.outcome.status === 'incomplete' ? onApprove : null} />
       ))}
       <OutcomeView outcome={turn.outcome} />
     </article>
@@ -172,7 +185,8 @@ function useFollowBottom(dependency: unknown) {
 export function Transcript({ turns, onApprove, onFork, footer, empty }: TranscriptProps) {
   const scroller = useFollowBottom(turns);
   return (
-    <div className="transcript-scroll" ref={scroller} tabIndex={-1}>
+    // Focusable so the keyboard can scroll it, and the skip link and Ctrl+Enter can land on it.
+    <div className="transcript-scroll" ref={scroller} tabIndex={0} id="transcript" role="region" aria-label="Conversation">
       <div className="transcript-body">
         {turns.length === 0 ? empty : turns.map((turn) => <TurnView key={turn.key} turn={turn} onApprove={onApprove} onFork={onFork} />)}
         {footer}

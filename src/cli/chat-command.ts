@@ -1,0 +1,77 @@
+// `glassbox` with no command, `glassbox chat [prompt]` and `glassbox --resume <id|last>`: the
+// interactive session. The flags are resolved here as for `exec`; the session itself (ink and
+// React) is imported only now, so other commands never load it. Without a terminal there is
+// nobody to drive a screen: a prompt then runs once as `exec` would, and says so.
+
+import { Writable } from 'node:stream';
+import { SANDBOX_MODES } from '../workspace/index.js';
+import type { ExecCliOptions } from './exec-command.js';
+import { openModel } from './open-model.js';
+import { APPROVAL_POLICIES, parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } from './run-config.js';
+import { envValue } from './cli-env.js';
+import { EXIT } from './usage-error.js';
+
+export type ChatCliOptions = Omit<ExecCliOptions, 'json' | 'demoIntro'>;
+
+export async function chatCommand(prompt: string | null, options: ChatCliOptions): Promise<number> {
+  const text = prompt?.trim() ? prompt : null;
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return withoutTerminal(text, options);
+
+  const config = resolveCommonConfig(options);
+  const sandbox = parseSandboxMode(options.sandbox, 'read-only');
+  const approvalPolicy = parseApprovalPolicy(options.approvalPolicy, 'on-request');
+  const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
+  const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
+  // The demo notice belongs on the session's screen, not above it where the first frame erases it.
+  const notices: string[] = [];
+  const collect = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      notices.push(...chunk.toString().split('\n').filter((line) => line.trim() !== '').map((line) => line.replace(/^glassbox: /, '')));
+      done();
+    },
+  });
+  const model = await openModel(config, { stderr: collect });
+  try {
+    const [{ runInteractive }, { glassboxVersion }] = await Promise.all([import('../tui/index.js'), import('../runner/index.js')]);
+    return await runInteractive({
+      runner: {
+        root: config.root,
+        home: config.home,
+        model: config.model,
+        wireApi: config.wireApi,
+        gateway: model.gateway,
+        sandbox,
+        approvalPolicy,
+        network: options.network === true,
+        maxRounds,
+        tokenBudget,
+        reasoningEffort: config.reasoningEffort,
+        compactAt: options.compactAt,
+        contextWindow: options.contextWindow,
+      },
+      sandboxModes: SANDBOX_MODES,
+      approvalPolicies: APPROVAL_POLICIES,
+      glassboxVersion: glassboxVersion(),
+      notices,
+      prompt: text,
+      resume: options.resume ?? null,
+      color: envValue('NO_COLOR') === undefined,
+    });
+  } finally {
+    await model.close();
+  }
+}
+
+async function withoutTerminal(prompt: string | null, options: ChatCliOptions): Promise<number> {
+  if (prompt === null) {
+    const resume = options.resume ? ` --resume ${options.resume}` : '';
+    process.stderr.write(
+      `glassbox: the interactive session needs a terminal (stdin and stdout must both be a TTY).\n` +
+        `glassbox: to run one prompt without one: glassbox exec${resume} "…"   (glassbox --help lists every command)\n`,
+    );
+    return EXIT.usage;
+  }
+  process.stderr.write('glassbox: not a terminal (stdin or stdout is not a TTY): running the prompt once, as `glassbox exec` does.\n');
+  const { execCommand } = await import('./exec-command.js');
+  return execCommand(prompt, options);
+}

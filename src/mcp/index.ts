@@ -1,0 +1,30 @@
+// MCP (Model Context Protocol) servers as tools: config reading, the per-run tool set, and the
+// tool adapter. The SDK loads only when a run has a server to start.
+
+export {
+  DEFAULT_STARTUP_TIMEOUT_MS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  McpConfigError,
+  expandVariables,
+  parseMcpServers,
+  projectConfigPath,
+  readMcpConfig,
+  userConfigPath,
+  type McpConfig,
+  type McpConfigSource,
+  type McpConfigWarning,
+  type McpServerConfig,
+  type McpTransportConfig,
+} from './mcp-config.js';
+export { MCP_TOOL_PREFIX, createMcpTool, mcpParameters, mcpToolName, shortDescription, type McpCaller, type McpToolDescription } from './mcp-tool.js';
+export { formatMcpResult, type McpResultOutput } from './mcp-result.js';
+export {
+  EMPTY_MCP_TOOL_SET,
+  MAX_MCP_TOOLS,
+  describeTransport,
+  startMcpTools,
+  type McpServerStatus,
+  type McpToolSet,
+  type McpToolStatus,
+  type StartMcpOptions,
+} from './mcp-tool-set.js';

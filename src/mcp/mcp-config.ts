@@ -1,0 +1,231 @@
+// Which MCP servers a run may use: `mcpServers` in `<home>/config.json` (the user's own) and in the
+// project's `.glassbox/config.json`. Only the user's file can trust a server or tool; a project's
+// servers start only when the user's file enables them (`projectMcpServers`), because starting one
+// runs whatever command the repository names. Reading costs two small file reads, no SDK.
+
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** A setting in a config file is wrong: a usage error (exit 2) naming the file and the key. */
+export class McpConfigError extends Error {
+  readonly exitCode = 2;
+  constructor(message: string) {
+    super(message);
+    this.name = 'McpConfigError';
+  }
+}
+
+export type McpConfigSource = 'user' | 'project';
+
+export type McpTransportConfig =
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string }
+  | { kind: 'http'; url: string; headers: Record<string, string> };
+
+export interface McpServerConfig {
+  name: string;
+  source: McpConfigSource;
+  /** The file it came from, for messages. */
+  path: string;
+  transport: McpTransportConfig;
+  /** Only these tools are offered to the model; null: all (up to the cap). */
+  allowedTools: string[] | null;
+  /** Every tool of the server runs without asking (user config only). */
+  trusted: boolean;
+  /** These tools run without asking (user config only). */
+  trustedTools: string[];
+  enabled: boolean;
+  startupTimeoutMs: number;
+  toolTimeoutMs: number;
+}
+
+export interface McpConfigWarning {
+  code: string;
+  message: string;
+}
+
+export interface McpConfig {
+  servers: McpServerConfig[];
+  warnings: McpConfigWarning[];
+}
+
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+// Names become part of `mcp__<server>__<tool>`, which providers restrict to [A-Za-z0-9_-].
+const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
+const commonFields = {
+  tools: z.array(z.string().min(1)).optional(),
+  trust: z.boolean().optional(),
+  trustedTools: z.array(z.string().min(1)).optional(),
+  enabled: z.boolean().optional(),
+  startupTimeoutSec: z.number().positive().max(600).optional(),
+  toolTimeoutSec: z.number().positive().max(3600).optional(),
+};
+const stdioSchema = z.strictObject({
+  command: z.string().trim().min(1, 'must not be empty'),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name'), z.string()).optional(),
+  cwd: z.string().min(1).optional(),
+  ...commonFields,
+});
+const httpSchema = z.strictObject({
+  url: z.string().refine(isHttpUrl, 'must be an http:// or https:// URL'),
+  headers: z.record(z.string(), z.string()).optional(),
+  ...commonFields,
+});
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    // `${VAR}` placeholders are expanded when the server starts; accept them in the host.
+    return /^https?:\/\/\S+$/.test(value) && value.includes('${');
+  }
+}
+
+/** One problem as `file: key.path: what is wrong`, naming an unknown key itself. */
+function describe(path: string, prefix: string, issue: z.core.$ZodIssue | undefined): McpConfigError {
+  if (issue === undefined) return new McpConfigError(`${path}: ${prefix}: invalid configuration`);
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => [prefix, ...issue.path.map(String), key].join('.'));
+    return new McpConfigError(`${path}: ${keys.join(', ')}: unknown setting${keys.length > 1 ? 's' : ''}`);
+  }
+  return new McpConfigError(`${path}: ${[prefix, ...issue.path.map(String)].join('.')}: ${issue.message}`);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Check one file's `mcpServers` object; `root` resolves a relative `cwd`. */
+export function parseMcpServers(value: unknown, path: string, source: McpConfigSource, root: string): McpServerConfig[] {
+  if (value === undefined) return [];
+  if (!isObject(value)) throw new McpConfigError(`${path}: mcpServers: expected an object of server name → settings`);
+  const servers: McpServerConfig[] = [];
+  for (const [name, entry] of Object.entries(value)) {
+    const prefix = `mcpServers.${name}`;
+    if (!SERVER_NAME.test(name)) {
+      throw new McpConfigError(`${path}: ${prefix}: a server name may use only letters, digits, _ and - (at most 32)`);
+    }
+    if (!isObject(entry)) throw new McpConfigError(`${path}: ${prefix}: expected an object`);
+    if ('command' in entry && 'url' in entry) throw new McpConfigError(`${path}: ${prefix}: give either command (stdio) or url (Streamable HTTP), not both`);
+    const schema = 'command' in entry ? stdioSchema : 'url' in entry ? httpSchema : null;
+    if (schema === null) throw new McpConfigError(`${path}: ${prefix}: needs either command (a stdio server) or url (a Streamable HTTP server)`);
+    const parsed = schema.safeParse(entry);
+    if (!parsed.success) throw describe(path, prefix, parsed.error.issues[0]);
+    const data = parsed.data as z.infer<typeof stdioSchema> & z.infer<typeof httpSchema>;
+    const transport: McpTransportConfig =
+      'command' in data && data.command !== undefined
+        ? {
+            kind: 'stdio',
+            command: data.command,
+            args: data.args ?? [],
+            env: data.env ?? {},
+            cwd: data.cwd === undefined ? root : isAbsolute(data.cwd) ? data.cwd : resolve(root, data.cwd),
+          }
+        : { kind: 'http', url: data.url, headers: data.headers ?? {} };
+    servers.push({
+      name,
+      source,
+      path,
+      transport,
+      allowedTools: data.tools ?? null,
+      trusted: data.trust === true,
+      trustedTools: data.trustedTools ?? [],
+      enabled: data.enabled !== false,
+      startupTimeoutMs: Math.round((data.startupTimeoutSec ?? DEFAULT_STARTUP_TIMEOUT_MS / 1000) * 1000),
+      toolTimeoutMs: Math.round((data.toolTimeoutSec ?? DEFAULT_TOOL_TIMEOUT_MS / 1000) * 1000),
+    });
+  }
+  return servers;
+}
+
+async function readJson(path: string): Promise<Record<string, unknown> | null> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw new McpConfigError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new McpConfigError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(value)) throw new McpConfigError(`${path}: expected a JSON object`);
+  return value;
+}
+
+export function userConfigPath(home: string): string {
+  return join(home, 'config.json');
+}
+
+export function projectConfigPath(root: string): string {
+  return join(root, '.glassbox', 'config.json');
+}
+
+/** `projectMcpServers` in the user's file: `true` (all) or a list of names. */
+function projectOptIn(value: unknown, path: string): (name: string) => boolean {
+  if (value === undefined || value === false) return () => false;
+  if (value === true) return () => true;
+  if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) return (name) => value.includes(name);
+  throw new McpConfigError(`${path}: projectMcpServers: expected true, false or a list of server names`);
+}
+
+/** Both files merged: the user's servers, then the project's that the user enabled. */
+export async function readMcpConfig(home: string, root: string): Promise<McpConfig> {
+  const userPath = userConfigPath(home);
+  const projectPath = projectConfigPath(root);
+  const [user, project] = await Promise.all([readJson(userPath), readJson(projectPath)]);
+  const warnings: McpConfigWarning[] = [];
+  const servers = parseMcpServers(user?.mcpServers, userPath, 'user', root);
+  const enabledInProject = projectOptIn(user?.projectMcpServers, userPath);
+  const projectServers = parseMcpServers(project?.mcpServers, projectPath, 'project', root);
+  const notEnabled: string[] = [];
+  for (const server of projectServers) {
+    if (servers.some((existing) => existing.name === server.name)) {
+      warnings.push({ code: 'MCP_SERVER_SHADOWED', message: `MCP server "${server.name}" in ${projectPath} is ignored: ${userPath} defines one with the same name.` });
+      continue;
+    }
+    if (server.trusted || server.trustedTools.length > 0) {
+      warnings.push({
+        code: 'MCP_PROJECT_TRUST_IGNORED',
+        message: `${projectPath}: mcpServers.${server.name}: trust and trustedTools are ignored in a project's config; only ${userPath} can trust a server. Its calls will ask for approval.`,
+      });
+    }
+    const untrusted = { ...server, trusted: false, trustedTools: [] };
+    if (!enabledInProject(server.name)) {
+      notEnabled.push(server.name);
+      servers.push({ ...untrusted, enabled: false });
+    } else {
+      servers.push(untrusted);
+    }
+  }
+  if (notEnabled.length > 0) {
+    warnings.push({
+      code: 'MCP_PROJECT_SERVER_NOT_ENABLED',
+      message:
+        `${projectPath} names MCP server${notEnabled.length > 1 ? 's' : ''} ${notEnabled.map((n) => `"${n}"`).join(', ')}, not started: a project's server runs a command the repository chose. ` +
+        `To allow it, add "projectMcpServers": [${notEnabled.map((n) => JSON.stringify(n)).join(', ')}] to ${userPath}.`,
+    });
+  }
+  return { servers, warnings };
+}
+
+/**
+ * `${NAME}` in env values, headers, the URL and args is taken from Glassbox's environment, so
+ * tokens need not be written into the file. A missing variable fails that server's start.
+ */
+export function expandVariables(text: string, env: NodeJS.ProcessEnv, what: string): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+    const value = env[name];
+    if (value === undefined || value === '') throw new Error(`${what} uses \${${name}}, which is not set in the environment`);
+    return value;
+  });
+}

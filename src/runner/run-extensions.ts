@@ -1,0 +1,90 @@
+// What a turn adds to the built-in tools and the session recorder when configured: MCP servers
+// (their tools, started when the turn starts and stopped when it ends) and an OpenTelemetry trace
+// (an observer beside the recorder). With neither configured it costs two small file reads and
+// hands the recorder back untouched; neither module (nor any SDK) is loaded.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AnyTool, ModelCallRecord, RunEvent, RunObserver } from '../agent/index.js';
+import type { McpConfig, McpToolSet } from '../mcp/index.js';
+import type { RunTrace, TelemetrySettings } from '../telemetry/index.js';
+
+export interface RunExtensionSettings {
+  root: string;
+  home: string;
+  /** Read `mcpServers` from the config files; false: none (tests, benchmarks). */
+  mcp: boolean;
+  telemetry: TelemetrySettings | null;
+  version: string;
+}
+
+/** An observer that also takes the compaction summarizer's model calls. */
+export type TurnObserver = RunObserver & { onModelCall(call: ModelCallRecord): void | Promise<void> };
+
+export interface RunExtensions {
+  /** The MCP tools, once `start` resolved. */
+  readonly tools: AnyTool[];
+  /** Starts the servers and the trace; never rejects (a server that fails is a warning). */
+  start(signal: AbortSignal): Promise<void>;
+  /** The recorder, with the trace beside it and start-up warnings emitted after `run_started`. */
+  observe(recorder: TurnObserver): TurnObserver;
+  /** Stops the servers and flushes the trace (bounded). Never rejects. */
+  close(): Promise<void>;
+}
+
+const NO_MCP: McpConfig = { servers: [], warnings: [] };
+const NO_TOOLS: McpToolSet = { tools: [], warnings: [], servers: [], close: async () => {} };
+
+/** Whether either config file mentions MCP at all: without one, the mcp module is never loaded. */
+async function mentionsMcp(home: string, root: string): Promise<boolean> {
+  const texts = await Promise.all([join(home, 'config.json'), join(root, '.glassbox', 'config.json')].map((path) => readFile(path, 'utf8').catch(() => '')));
+  return texts.some((text) => text.includes('mcpServers'));
+}
+
+/** Reads the config (a bad `mcpServers` entry rejects here, before any session is opened). */
+export async function prepareRunExtensions(settings: RunExtensionSettings): Promise<RunExtensions> {
+  const mcp = settings.mcp && (await mentionsMcp(settings.home, settings.root)) ? await import('../mcp/index.js') : null;
+  const config: McpConfig = mcp ? await mcp.readMcpConfig(settings.home, settings.root) : NO_MCP;
+  let toolSet: McpToolSet = NO_TOOLS;
+  let trace: RunTrace | null = null;
+  const warnings: { code: string; message: string }[] = [];
+  return {
+    get tools() {
+      return toolSet.tools;
+    },
+    async start(signal) {
+      const [tools, traced] = await Promise.allSettled([
+        mcp ? mcp.startMcpTools(config, { version: settings.version, signal }) : Promise.resolve(NO_TOOLS),
+        settings.telemetry ? import('../telemetry/index.js').then((telemetry) => telemetry.startRunTrace(settings.telemetry!, settings.version)) : Promise.resolve(null),
+      ]);
+      if (tools.status === 'fulfilled') toolSet = tools.value;
+      else warnings.push({ code: 'MCP_UNAVAILABLE', message: `MCP servers could not be started: ${(tools.reason as Error)?.message}` });
+      warnings.push(...toolSet.warnings);
+      if (traced.status === 'fulfilled') trace = traced.value;
+      else warnings.push({ code: 'TRACE_UNAVAILABLE', message: `Tracing is off for this run: ${(traced.reason as Error)?.message}` });
+    },
+    observe(recorder) {
+      if (trace === null && warnings.length === 0) return recorder;
+      const runTrace = trace;
+      const emit = (event: RunEvent): void => {
+        runTrace?.onEvent(event);
+        recorder.onEvent?.(event);
+      };
+      return {
+        onEvent(event) {
+          emit(event);
+          // `run_started` comes first in every run's event stream, so start-up warnings follow it.
+          if (event.type === 'run_started') for (const warning of warnings.splice(0)) emit({ type: 'warning', ...warning });
+        },
+        onCommit: (items) => recorder.onCommit?.(items),
+        onModelCall(call) {
+          runTrace?.onModelCall(call);
+          return recorder.onModelCall(call);
+        },
+      };
+    },
+    async close() {
+      await Promise.all([toolSet.close().catch(() => {}), trace?.finish().catch(() => {})]);
+    },
+  };
+}

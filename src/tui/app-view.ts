@@ -1,0 +1,217 @@
+// The screen: finished transcript entries printed once into the terminal's scrollback (ink's
+// <Static>), then the running turn, the approval panel, the prompt editor with completions, and
+// the status lines. All keys arrive here and are routed: to the approval panel while a person is
+// being asked, else to the editor; what they mean is decided in editor-keys.ts.
+
+import { createElement as h, useEffect, useRef, useState, useSyncExternalStore, type ReactElement } from 'react';
+import { Box, Static, Text, useApp, useInput, useStdout, type Key } from 'ink';
+import { ApprovalView } from './approval-view.js';
+import { runCommand, type CommandContext } from './command-handlers.js';
+import * as edit from './editor-state.js';
+import { editorKey, editorLines } from './editor-keys.js';
+import { EntryView } from './entry-view.js';
+import { matchFiles } from './file-mentions.js';
+import type { SessionController } from './session-controller.js';
+import { commandCompletions, parseInput } from './slash-commands.js';
+import { StatusBar } from './status-bar.js';
+import type { Theme } from './theme.js';
+import { lastToolEntry, type Entry } from './transcript-state.js';
+import { visibleText } from './visible-text.js';
+
+/** Two Ctrl-C within this long quit; one alone only arms it (the usual convention). */
+export const QUIT_WINDOW_MS = 2000;
+const MAX_TOOL_OUTPUT_LINES = 40;
+
+export interface AppProps {
+  controller: SessionController;
+  theme: Theme;
+  /** Project files for @path completion; empty until listed. */
+  files: readonly string[];
+  /** A prompt given on the command line, sent once at start. */
+  initialPrompt?: string | null;
+}
+
+interface Suggestion {
+  label: string;
+  /** What replaces the text from `start` to the cursor. */
+  insert: string;
+  start: number;
+}
+
+function suggestionsFor(state: edit.EditorState, files: readonly string[]): Suggestion[] {
+  const commands = commandCompletions(state.text);
+  if (commands.length > 0) return commands.map((c) => ({ label: `${c.usage}  ${c.description}`, insert: `/${c.name} `, start: 0 }));
+  const { word, start } = edit.wordAtCursor(state);
+  if (!word.startsWith('@')) return [];
+  return matchFiles(files, word.slice(1)).map((path) => ({ label: `@${path}`, insert: `@${path} `, start }));
+}
+
+export function App({ controller, theme, files, initialPrompt }: AppProps): ReactElement {
+  const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const [editor, setEditorState] = useState(() => edit.emptyEditor());
+  const editorRef = useRef(editor);
+  const setEditor = (next: edit.EditorState): void => {
+    editorRef.current = next;
+    setEditorState(next);
+  };
+  const [selected, setSelected] = useState(0);
+  const [quitArmedAt, setQuitArmedAt] = useState<number | null>(null);
+  const [denyMessage, setDenyMessage] = useState<string | null>(null);
+  const [, setTick] = useState(0);
+  const commandContext = useRef<CommandContext>({ controller, theme, listed: [] });
+  const busySince = useRef<number | null>(null);
+
+  useEffect(() => {
+    if (snapshot.exitRequested) exit();
+  }, [snapshot.exitRequested, exit]);
+  // A loaded session brings its prompts for the Up key.
+  useEffect(() => {
+    if (snapshot.historyVersion > 0) setEditor({ ...editorRef.current, history: snapshot.promptHistory, historyIndex: null });
+  }, [snapshot.historyVersion]);
+  useEffect(() => {
+    if (initialPrompt) void controller.sendPrompt(initialPrompt);
+  }, []);
+  // The elapsed time on the hint line while something runs.
+  useEffect(() => {
+    if (snapshot.busy === null) {
+      busySince.current = null;
+      return;
+    }
+    busySince.current = Date.now();
+    const timer = setInterval(() => setTick((n) => n + 1), 1000);
+    return () => clearInterval(timer);
+  }, [snapshot.busy]);
+  useEffect(() => setDenyMessage(null), [snapshot.pending?.callId]);
+  // Ink re-lays out on resize, but widths computed here from stdout.columns need a new render.
+  useEffect(() => {
+    const onResize = (): void => setTick((n) => n + 1);
+    stdout.on('resize', onResize);
+    return () => {
+      stdout.off('resize', onResize);
+    };
+  }, [stdout]);
+
+  const suggestions = snapshot.pending ? [] : suggestionsFor(editor, files);
+  const choice = suggestions.length === 0 ? null : suggestions[Math.min(selected, suggestions.length - 1)];
+
+  const submit = (): void => {
+    const { prompt, next } = edit.submit(editorRef.current);
+    if (prompt.trim() === '') return;
+    const parsed = parseInput(prompt);
+    if (parsed.kind === 'unknown') {
+      controller.note({ kind: 'notice', tone: 'error', text: `unknown command /${visibleText(parsed.name)} (/help lists them)` });
+      return;
+    }
+    setEditor(next);
+    setSelected(0);
+    if (parsed.kind === 'prompt') void controller.sendPrompt(parsed.text);
+    else void runCommand(commandContext.current, parsed.name, parsed.args);
+  };
+
+  const complete = (): boolean => {
+    if (choice === null) return false;
+    setEditor(edit.replaceRange(editorRef.current, choice.start, editorRef.current.cursor, choice.insert));
+    setSelected(0);
+    return true;
+  };
+
+  const approvalKey = (input: string, key: Key): void => {
+    if (key.escape && denyMessage !== null) return setDenyMessage(null);
+    if (key.escape || (key.ctrl && input === 'c')) return controller.cancel();
+    if (denyMessage !== null) {
+      if (key.return) return controller.decide('deny', denyMessage.trim() === '' ? null : denyMessage.trim());
+      if (key.backspace || key.delete) return setDenyMessage(denyMessage.slice(0, -1));
+      if (!key.ctrl && !key.meta && input) setDenyMessage(denyMessage + input.replace(/[\r\n]/g, ' '));
+      return;
+    }
+    const answer = input.toLowerCase();
+    if (answer === 'y') controller.decide('approve');
+    else if (answer === 'a') controller.decide('approve_session');
+    else if (answer === 'n') setDenyMessage('');
+  };
+
+  useInput((input, key) => {
+    if (controller.getSnapshot().pending) return approvalKey(input, key);
+    // With completions open, Up/Down choose among them instead of walking the history.
+    if (suggestions.length > 0 && (key.upArrow || key.downArrow)) {
+      setSelected((n) => (n + (key.upArrow ? suggestions.length - 1 : 1)) % suggestions.length);
+      return;
+    }
+    const { state, action } = editorKey(editorRef.current, input, key);
+    if (action !== 'interrupt') setQuitArmedAt(null);
+    switch (action) {
+      case 'none':
+        if (state !== editorRef.current) {
+          setEditor(state);
+          setSelected(0);
+        }
+        return;
+      case 'submit':
+        // Enter on a half-typed command name completes it first.
+        if (choice !== null && commandCompletions(editorRef.current.text).length > 0 && parseInput(editorRef.current.text).kind === 'unknown') {
+          complete();
+          return;
+        }
+        return submit();
+      case 'complete':
+        complete();
+        return;
+      case 'escape':
+        if (controller.isBusy) controller.cancel();
+        return;
+      case 'interrupt':
+        if (controller.isBusy) return controller.cancel();
+        if (editorRef.current.text !== '') return setEditor(edit.clearText(editorRef.current));
+        if (quitArmedAt !== null && Date.now() - quitArmedAt < QUIT_WINDOW_MS) return controller.requestExit();
+        setQuitArmedAt(Date.now());
+        return;
+      case 'eof':
+        return controller.requestExit();
+      case 'show-output': {
+        const tool = lastToolEntry(controller.getSnapshot().transcript);
+        if (tool === null) return controller.note({ kind: 'notice', tone: 'info', text: 'no tool output yet' });
+        const lines = visibleText(tool.output).split('\n');
+        const shown = lines.slice(0, MAX_TOOL_OUTPUT_LINES);
+        if (lines.length > shown.length) shown.push(theme.dim(`… ${lines.length - shown.length} more lines (glassbox sessions show has all of it)`));
+        return controller.note({ kind: 'block', title: `${tool.name} ${tool.summary}`, body: shown.join('\n') });
+      }
+    }
+  });
+
+  const rows = stdout.rows || 24;
+  const columns = stdout.columns || 80;
+  const lines = editorLines(editor, (c) => theme.inverse(c));
+  const hint =
+    quitArmedAt !== null
+      ? 'Press Ctrl-C again to quit'
+      : snapshot.pending
+        ? 'y approve · a approve for session · n deny · Esc cancel the turn'
+        : snapshot.busy !== null
+          ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
+          : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
+  const fixedRows = lines.length + 2 + 3 + (suggestions.length > 0 ? suggestions.length : 0);
+  const liveBudget = Math.max(3, rows - fixedRows - 2 - snapshot.transcript.live.length);
+  const previewBudget = Math.max(3, rows - 12);
+
+  return h(
+    Box,
+    { flexDirection: 'column', width: columns },
+    h(Static<Entry>, {
+      key: `static-${snapshot.transcript.epoch}`,
+      items: snapshot.transcript.done,
+      children: (entry: Entry) => h(EntryView, { key: entry.id, entry, theme, width: columns }),
+    }),
+    ...snapshot.transcript.live.map((entry) => h(EntryView, { key: entry.id, entry, theme, maxLines: liveBudget, width: columns })),
+    snapshot.pending
+      ? h(ApprovalView, { pending: snapshot.pending, theme, maxPreviewLines: previewBudget, denyMessage })
+      : h(
+          Box,
+          { flexDirection: 'column', borderStyle: 'round', paddingX: 1, marginTop: 1 },
+          ...lines.map((line, i) => h(Text, { key: i }, `${i === 0 ? theme.tone('accent', '›') : ' '} ${line}`)),
+        ),
+    ...suggestions.map((s, i) => h(Text, { key: `s${i}`, wrap: 'truncate-end' }, i === Math.min(selected, suggestions.length - 1) ? theme.inverse(` ${s.label} `) : theme.dim(`  ${s.label}`))),
+    h(StatusBar, { snapshot, theme, hint }),
+  );
+}

@@ -1,0 +1,221 @@
+// What each slash command does. They reuse the runner (`compactSession`) and sessions
+// (`forkSession`, the store's listing and id resolution) rather than re-implementing them, and
+// report through the transcript: a command never throws into the view.
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { lookupModel, modelCatalogEntries } from '../model/index.js';
+import { compactSession } from '../runner/index.js';
+import { forkSession, type SessionSummary } from '../sessions/index.js';
+import { paintDiffLine } from './approval-preview.js';
+import { helpText } from './help-text.js';
+import type { SessionController } from './session-controller.js';
+import { lastRequest } from './session-history.js';
+import { compactNumber, contextText, formatCost } from './session-meter.js';
+import type { SlashCommandName } from './slash-commands.js';
+import type { Theme } from './theme.js';
+import { oneLine, visibleText } from './visible-text.js';
+
+export interface CommandContext {
+  controller: SessionController;
+  theme: Theme;
+  /** The sessions the last `/resume` or `/sessions` listed, for `/resume <n>`. */
+  listed: SessionSummary[];
+}
+
+export async function runCommand(context: CommandContext, name: SlashCommandName, args: string): Promise<void> {
+  const { controller } = context;
+  switch (name) {
+    case 'help':
+      return controller.note({ kind: 'block', title: 'help', body: helpText(context.theme) });
+    case 'status':
+      return controller.note({ kind: 'block', title: 'status', body: statusText(context) });
+    case 'quit':
+      return controller.requestExit();
+    case 'clear':
+      controller.newSession();
+      return controller.note({ kind: 'notice', tone: 'info', text: 'new session: the next prompt starts it (the previous one stays resumable)' });
+    case 'compact':
+      return compact(context, args);
+    case 'fork':
+      return fork(context, args);
+    case 'resume':
+      return resume(context, args);
+    case 'sessions':
+      return listSessions(context);
+    case 'model':
+      return model(context, args);
+    case 'sandbox':
+      return choose(context, 'sandbox', args, controller.options.sandboxModes);
+    case 'approvals':
+      return choose(context, 'approvalPolicy', args, controller.options.approvalPolicies);
+    case 'diff':
+      return diff(context);
+    case 'debug':
+      return debug(context);
+  }
+}
+
+function needSession(context: CommandContext, what: string): string | null {
+  const id = context.controller.getSnapshot().sessionId;
+  if (id === null) context.controller.note({ kind: 'notice', tone: 'warning', text: `no session yet: send a prompt first, then ${what}` });
+  return id;
+}
+
+async function compact(context: CommandContext, instructions: string): Promise<void> {
+  const { controller } = context;
+  const sessionId = needSession(context, 'compact it');
+  if (sessionId === null) return;
+  controller.note({ kind: 'notice', tone: 'info', text: instructions ? `compacting (instructions: ${oneLine(instructions, 120)})…` : 'compacting…' });
+  await controller.track('compact', async (signal) => {
+    const runner = await controller.getRunner();
+    await compactSession({
+      runner,
+      sessionId,
+      instructions: instructions === '' ? undefined : instructions,
+      signal,
+      onEvent: (event) => controller.onRunEvent(event),
+    });
+  });
+}
+
+async function fork(context: CommandContext, args: string): Promise<void> {
+  const { controller } = context;
+  const sessionId = needSession(context, 'fork it');
+  if (sessionId === null) return;
+  if (args !== '' && !/^\d+$/.test(args)) {
+    return controller.note({ kind: 'notice', tone: 'error', text: `/fork takes a turn number, got "${oneLine(args, 40)}"` });
+  }
+  await controller.track('command', async () => {
+    const runner = await controller.getRunner();
+    const forkId = await forkSession(runner.store, sessionId, {
+      ...(args === '' ? {} : { atTurn: Number(args) }),
+      glassboxVersion: controller.options.glassboxVersion,
+    });
+    await controller.openSession(forkId);
+    controller.note({
+      kind: 'notice',
+      tone: 'success',
+      text: `forked ${sessionId}${args === '' ? '' : ` at turn ${args}`} → ${forkId}; you are in the fork now (the parent is unchanged)`,
+    });
+  });
+}
+
+async function resume(context: CommandContext, args: string): Promise<void> {
+  const { controller } = context;
+  if (args === '') return listSessions(context, 'resume one with /resume <n> (or an id, or last)');
+  await controller.track('command', async () => {
+    const runner = await controller.getRunner();
+    const listed = /^\d+$/.test(args) && Number(args) >= 1 && Number(args) <= context.listed.length ? context.listed[Number(args) - 1].sessionId : null;
+    const sessionId = listed ?? (await runner.store.resolveId(args));
+    await controller.openSession(sessionId);
+    controller.note({ kind: 'notice', tone: 'success', text: `resumed ${sessionId}: the next prompt continues it` });
+  });
+}
+
+async function listSessions(context: CommandContext, hint = '/resume <n> continues one'): Promise<void> {
+  const { controller, theme } = context;
+  await controller.track('command', async () => {
+    const runner = await controller.getRunner();
+    const { sessions } = await runner.store.list({ limit: 10 });
+    context.listed = sessions;
+    if (sessions.length === 0) return controller.note({ kind: 'notice', tone: 'info', text: 'no sessions yet' });
+    const current = controller.getSnapshot().sessionId;
+    const lines = sessions.map((s, i) => {
+      const mark = s.sessionId === current ? theme.tone('accent', '●') : ' ';
+      const when = s.updatedAt.slice(0, 16).replace('T', ' ');
+      return `${mark} ${String(i + 1).padStart(2)}. ${theme.dim(s.sessionId.slice(0, 13))} ${when} ${s.turns}t ${oneLine(s.title || '(no prompt)', 40)}`;
+    });
+    controller.note({ kind: 'block', title: 'sessions', body: [...lines, theme.dim(hint)].join('\n') });
+  });
+}
+
+async function model(context: CommandContext, name: string): Promise<void> {
+  const { controller, theme } = context;
+  const current = controller.getSnapshot();
+  if (name === '') {
+    const provider = current.wireApi === 'anthropic' ? 'anthropic' : 'openai';
+    const known = modelCatalogEntries()
+      .filter((entry) => entry.provider === provider)
+      .map((entry) => entry.name)
+      .slice(0, 12);
+    const body = [`current: ${theme.bold(current.model)} (${current.wireApi})`, `switch with /model <name>; catalog models for this provider:`, known.join(', ')].join('\n');
+    return controller.note({ kind: 'block', title: 'model', body });
+  }
+  await controller.track('command', async () => {
+    await controller.changeSettings({ model: name });
+    const known = lookupModel(name).matched !== null;
+    controller.note({ kind: 'notice', tone: 'success', text: `model: ${name}${known ? '' : ' (not in the model catalog: default limits, no price)'}` });
+  });
+}
+
+async function choose<K extends 'sandbox' | 'approvalPolicy'>(
+  context: CommandContext,
+  key: K,
+  value: string,
+  choices: readonly string[],
+): Promise<void> {
+  const { controller } = context;
+  const label = key === 'sandbox' ? 'sandbox' : 'approvals';
+  const current = controller.getSnapshot()[key];
+  if (value === '') return controller.note({ kind: 'notice', tone: 'info', text: `${label}: ${current} (choices: ${choices.join(', ')})` });
+  if (!choices.includes(value)) return controller.note({ kind: 'notice', tone: 'error', text: `unknown ${label} "${oneLine(value, 40)}"; use ${choices.join(', ')}` });
+  await controller.track('command', async () => {
+    await controller.changeSettings({ [key]: value } as Partial<Record<K, never>>);
+    controller.note({ kind: 'notice', tone: 'success', text: `${label}: ${value} (from the next turn on)` });
+  });
+}
+
+function diff(context: CommandContext): void {
+  const { controller, theme } = context;
+  const { files, untrackedShellCalls, earlierPaths } = controller.changes.changes();
+  const lines: string[] = [];
+  for (const file of files) {
+    lines.push(theme.bold(`${file.status.padEnd(9)} ${visibleText(file.path)}`));
+    for (const line of file.lines) lines.push(paintDiffLine(visibleText(line), theme));
+  }
+  if (files.length === 0) lines.push('no file written by the agent in this session yet');
+  if (earlierPaths.length > 0) lines.push(theme.dim(`written in earlier runs of this session (no baseline here): ${earlierPaths.map((p) => visibleText(p)).join(', ')}`));
+  if (untrackedShellCalls > 0) lines.push(theme.dim(`${untrackedShellCalls} shell command(s) ran; files they changed are not tracked (see git status)`));
+  controller.note({ kind: 'block', title: 'diff', body: lines.join('\n') });
+}
+
+async function debug(context: CommandContext): Promise<void> {
+  const { controller, theme } = context;
+  const sessionId = needSession(context, 'look at its requests');
+  if (sessionId === null) return;
+  await controller.track('command', async () => {
+    const runner = await controller.getRunner();
+    const request = await lastRequest(runner.store, sessionId);
+    if (request === null) return controller.note({ kind: 'notice', tone: 'info', text: 'no model request in this session yet' });
+    const dir = join(controller.home, 'debug');
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, `${sessionId}-last-request.json`);
+    const tools = runner.tools.map((tool) => tool.name);
+    await writeFile(file, `${JSON.stringify({ model: request.model, messages: request.messages, tools }, null, 2)}\n`);
+    const lines = [`turn ${request.turn}, round ${request.round} · ${request.model} · ${request.messages.length} messages · tools: ${tools.join(', ')}`];
+    for (const message of request.messages) {
+      const calls = message.role === 'assistant' && message.toolCalls.length > 0 ? ` → ${message.toolCalls.map((c) => c.name).join(', ')}` : '';
+      lines.push(`${theme.bold(message.role.padEnd(9))} ${oneLine(message.content, 60)}${calls}`);
+    }
+    lines.push(theme.dim(`full request: ${file}`));
+    controller.note({ kind: 'block', title: 'debug: last request as sent', body: lines.join('\n') });
+  });
+}
+
+function statusText(context: CommandContext): string {
+  const { controller, theme } = context;
+  const s = controller.getSnapshot();
+  const settings = controller.currentSettings;
+  const rows: Array<[string, string]> = [
+    ['model', `${s.model} (${s.wireApi})`],
+    ['project', settings.root],
+    ['sandbox', `${s.sandbox}${settings.network ? ' + network' : ''}`],
+    ['approvals', s.approvalPolicy],
+    ['session', s.sessionId ?? '(new: starts with the next prompt)'],
+    ['context', contextText(s.meter, s.limits).replace(/^context /, '')],
+    ['compaction', s.limits ? `automatic at ${compactNumber(s.limits.threshold)} tokens` : 'unknown window'],
+    ['usage', `${compactNumber(s.meter.sessionTokens)} tokens in ${s.meter.calls} model call(s) · ${formatCost(s.meter.cost, s.meter.costPartial)}`],
+  ];
+  return rows.map(([k, v]) => `${theme.dim(k.padEnd(11))}${visibleText(v)}`).join('\n');
+}

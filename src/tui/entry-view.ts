@@ -1,0 +1,92 @@
+// How one transcript entry looks: the user's prompt, the answer as Markdown, reasoning folded to
+// one line, a tool call as one line with its status and duration, notices and command output.
+// Pure function components: they take text already made safe for the terminal or make it so.
+
+import { createElement as h, type ReactElement } from 'react';
+import { Box, Text } from 'ink';
+import { markdownToAnsi } from './markdown-to-ansi.js';
+import type { Theme } from './theme.js';
+import { toolStatusText, type Entry } from './transcript-state.js';
+import { oneLine, visibleText } from './visible-text.js';
+
+const TOOL_MARK: Record<Extract<Entry, { kind: 'tool' }>['status'], string> = {
+  pending: '○',
+  approval: '?',
+  running: '◐',
+  ok: '✓',
+  error: '✗',
+  denied: '⊘',
+};
+
+function toolMark(entry: Extract<Entry, { kind: 'tool' }>, theme: Theme): string {
+  const mark = TOOL_MARK[entry.status];
+  if (entry.status === 'ok') return theme.tone('success', mark);
+  if (entry.status === 'error' || entry.status === 'denied') return theme.tone('error', mark);
+  if (entry.status === 'approval') return theme.tone('warning', mark);
+  return theme.tone('accent', mark);
+}
+
+/** The first line of a failed call's output: usually the error message the model also saw. */
+function errorLine(output: string): string {
+  const first = output.split('\n').find((line) => line.trim() !== '') ?? '';
+  return oneLine(first, 160);
+}
+
+export interface EntryViewProps {
+  entry: Entry;
+  theme: Theme;
+  /** Live answers are cut to their last lines so the running turn never outgrows the screen. */
+  maxLines?: number;
+  /** The terminal's width: <Static> lays its items out unconstrained, so each gets it explicitly. */
+  width: number;
+}
+
+export function EntryView(props: EntryViewProps): ReactElement | null {
+  const content = entryContent(props);
+  return content === null ? null : h(Box, { width: props.width, flexDirection: 'column' }, content);
+}
+
+function entryContent({ entry, theme, maxLines }: EntryViewProps): ReactElement | null {
+  switch (entry.kind) {
+    case 'user':
+      return h(
+        Box,
+        { marginTop: 1 },
+        h(Text, null, `${theme.bold(theme.tone('accent', '›'))} ${theme.bold(visibleText(entry.text))}`),
+      );
+    case 'assistant': {
+      if (entry.text.trim() === '') return null;
+      let text = markdownToAnsi(visibleText(entry.text), theme);
+      if (maxLines !== undefined) {
+        const lines = text.split('\n');
+        if (lines.length > maxLines) text = [theme.dim(`… ${lines.length - maxLines} lines above`), ...lines.slice(-maxLines)].join('\n');
+      }
+      return h(Box, { marginTop: 1, flexDirection: 'row' }, h(Text, null, `${theme.tone('accent', '●')} `), h(Box, { flexGrow: 1, flexShrink: 1 }, h(Text, null, text)));
+    }
+    case 'reasoning': {
+      if (entry.text.trim() === '') return null;
+      const words = entry.text.trim().split(/\s+/).length;
+      const label = entry.settled ? `∴ thought (${words} words)` : `∴ thinking… ${oneLine(entry.text.slice(-60), 60)}`;
+      return h(Text, { wrap: 'truncate-end' }, theme.dim(theme.italic(label)));
+    }
+    case 'tool': {
+      const head = `${toolMark(entry, theme)} ${theme.bold(entry.name)} ${entry.summary}`;
+      const status = theme.dim(toolStatusText(entry));
+      const lines = [h(Text, { key: 'head', wrap: 'truncate-end' }, `${head} ${theme.dim('·')} ${status}`)];
+      if (entry.note) lines.push(h(Text, { key: 'note', wrap: 'truncate-end' }, theme.dim(`  └ ${entry.note}`)));
+      if (entry.status === 'error' && entry.output) lines.push(h(Text, { key: 'err', wrap: 'truncate-end' }, theme.tone('error', `  └ ${errorLine(entry.output)}`)));
+      return h(Box, { flexDirection: 'column' }, ...lines);
+    }
+    case 'notice': {
+      const tone = entry.tone === 'info' ? 'muted' : entry.tone;
+      return h(Text, null, theme.tone(tone, entry.text));
+    }
+    case 'block':
+      return h(
+        Box,
+        { flexDirection: 'column', marginTop: 1 },
+        h(Text, null, theme.bold(theme.tone('accent', `▍${entry.title}`))),
+        h(Text, null, entry.body),
+      );
+  }
+}

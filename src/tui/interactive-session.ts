@@ -1,0 +1,77 @@
+// Starts the interactive session on the terminal: the controller, the ink app, and the way out.
+// On exit a running turn is cancelled and awaited, so the session file always gets its end
+// record, and the command to continue is printed where the user will look for it.
+
+import { createElement as h } from 'react';
+import { render } from 'ink';
+import { App } from './app-view.js';
+import { listProjectFiles } from './file-mentions.js';
+import { loadHighlighter } from './highlight-code.js';
+import { SessionController, type ControllerOptions } from './session-controller.js';
+import { createTheme } from './theme.js';
+
+export interface InteractiveOptions extends ControllerOptions {
+  /** Sent as the first prompt (`glassbox chat "…"`). */
+  prompt: string | null;
+  /** Opened before the first prompt (`--resume <id|last>`). */
+  resume: string | null;
+  /** NO_COLOR unset and the terminal shows colour. */
+  color: boolean;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+}
+
+/** Resolves with the process exit code once the user quits. */
+export async function runInteractive(options: InteractiveOptions): Promise<number> {
+  const stdout = options.stdout ?? process.stdout;
+  const stdin = options.stdin ?? process.stdin;
+  const theme = createTheme(options.color);
+  let clear: () => void = () => {};
+  const controller = new SessionController({
+    ...options,
+    clearScreen: () => clear(),
+  });
+  // Fail before drawing anything: an unknown --resume is a usage error, as it is for exec.
+  if (options.resume !== null) {
+    const runner = await controller.getRunner();
+    const sessionId = await runner.store.resolveId(options.resume);
+    await controller.openSession(sessionId);
+  } else {
+    await controller.getRunner();
+  }
+  let files: readonly string[] = [];
+  const app = () => h(App, { controller, theme, files, initialPrompt: options.prompt });
+  const instance = render(app(), { stdin, stdout, exitOnCtrlC: false, patchConsole: true });
+  clear = () => {
+    instance.clear();
+    // Erase the screen and the scrollback, cursor home: the next frame starts on a clean page.
+    stdout.write('\x1b[2J\x1b[3J\x1b[H');
+  };
+  void loadHighlighter().catch(() => {});
+  // Listed in the background: the editor is usable at once, completion follows.
+  void listProjectFiles(options.runner.root)
+    .then((listed) => {
+      files = listed;
+      instance.rerender(app());
+    })
+    .catch(() => {});
+  // A signal ends the session the way /quit does, so a running turn still gets its end record.
+  let signalled: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signalled ??= signal;
+    controller.requestExit();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    await controller.shutdown();
+  }
+  const sessionId = controller.getSnapshot().sessionId;
+  if (sessionId !== null) stdout.write(`\nsession ${sessionId} is saved; continue it with:\n  glassbox --resume ${sessionId}\n`);
+  // 128 + the signal's number, as a shell reports a process the signal ended.
+  return signalled === 'SIGTERM' ? 143 : signalled === 'SIGHUP' ? 129 : 0;
+}

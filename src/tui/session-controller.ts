@@ -1,0 +1,285 @@
+// The interactive session without the screen: it owns the runner, the current session id, the
+// running turn and its approvals, the transcript and the status numbers, and publishes one
+// immutable snapshot that the ink view subscribes to (useSyncExternalStore). Turns, compaction,
+// fork and resume all go through the runner and sessions modules, exactly as `exec`, `compact`
+// and `fork` do, so everything lands in the same session format.
+
+import { randomUUID } from 'node:crypto';
+import { ApprovalRegistry, type PendingApproval, type RunEvent } from '../agent/index.js';
+import { openRunner, runTurn, type Runner, type RunnerSettings } from '../runner/index.js';
+import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
+import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
+import { loadSession } from './session-history.js';
+import { addEntry, emptyTranscript, reduceRunEvent, type NewEntry, type TranscriptState } from './transcript-state.js';
+import { WorkspaceChanges } from './workspace-changes.js';
+import { oneLine } from './visible-text.js';
+
+export type SandboxModeName = RunnerSettings['sandbox'];
+export type ApprovalPolicyName = RunnerSettings['approvalPolicy'];
+
+export interface ControllerOptions {
+  /** Everything a turn needs; `model`, `sandbox` and `approvalPolicy` change with /model, /sandbox, /approvals. */
+  runner: RunnerSettings;
+  sandboxModes: readonly SandboxModeName[];
+  approvalPolicies: readonly ApprovalPolicyName[];
+  glassboxVersion: string;
+  /** Shown once at the top (e.g. the offline demo notice). */
+  notices?: string[];
+  /**
+   * Wipes the terminal before another session's transcript is shown (/clear, /resume, /fork):
+   * what ink printed into the scrollback cannot be taken back any other way.
+   */
+  clearScreen?: () => void;
+}
+
+export interface PendingView extends PendingApproval {
+  preview: ApprovalPreview | null;
+}
+
+export type Busy = null | 'turn' | 'compact' | 'command';
+
+export interface Snapshot {
+  transcript: TranscriptState;
+  busy: Busy;
+  sessionId: string | null;
+  model: string;
+  wireApi: RunnerSettings['wireApi'];
+  sandbox: SandboxModeName;
+  approvalPolicy: ApprovalPolicyName;
+  meter: MeterReading;
+  limits: MeterLimits | null;
+  pending: PendingView | null;
+  /** Prompts for the editor's Up key; `historyVersion` changes when a session is loaded. */
+  promptHistory: readonly string[];
+  historyVersion: number;
+  exitRequested: boolean;
+}
+
+export class SessionController {
+  private runner: Runner | null = null;
+  private settings: RunnerSettings;
+  private readonly approvals = new ApprovalRegistry();
+  private readonly pendingQueue: PendingView[] = [];
+  private readonly listeners = new Set<() => void>();
+  private controller: AbortController | null = null;
+  private running: Promise<void> | null = null;
+  private readonly queued: string[] = [];
+  readonly meter = new SessionMeter();
+  readonly changes: WorkspaceChanges;
+  private state: Snapshot;
+
+  constructor(readonly options: ControllerOptions) {
+    this.settings = { ...options.runner };
+    this.changes = new WorkspaceChanges(options.runner.root);
+    let transcript = emptyTranscript();
+    for (const text of options.notices ?? []) transcript = addEntry(transcript, { kind: 'notice', tone: 'info', text });
+    this.state = {
+      transcript,
+      busy: null,
+      sessionId: null,
+      model: this.settings.model,
+      wireApi: this.settings.wireApi,
+      sandbox: this.settings.sandbox,
+      approvalPolicy: this.settings.approvalPolicy,
+      meter: this.meter.read(),
+      limits: null,
+      pending: null,
+      promptHistory: [],
+      historyVersion: 0,
+      exitRequested: false,
+    };
+    this.approvals.onRequested((pending) => void this.enqueueApproval(pending));
+  }
+
+  // ---- the store the view subscribes to ----
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): Snapshot => this.state;
+
+  private update(change: Partial<Snapshot>): void {
+    this.state = { ...this.state, ...change, meter: this.meter.read(), limits: this.meter.getLimits() };
+    for (const listener of this.listeners) listener();
+  }
+
+  note(entry: NewEntry): void {
+    this.update({ transcript: addEntry(this.state.transcript, entry) });
+  }
+
+  get root(): string {
+    return this.settings.root;
+  }
+
+  get home(): string {
+    return this.settings.home;
+  }
+
+  get currentSettings(): RunnerSettings {
+    return this.settings;
+  }
+
+  // ---- runner and settings ----
+
+  /** The runner for the current settings; reopened after /model, /sandbox or /approvals. */
+  async getRunner(): Promise<Runner> {
+    if (this.runner === null) {
+      this.runner = await openRunner(this.settings);
+      try {
+        const resolved = await this.runner.compaction();
+        this.meter.setLimits({ window: resolved.limits.contextWindow, threshold: resolved.threshold, entry: resolved.modelEntry });
+      } catch {
+        // A bad --compact-at is reported by the turn that needs it; the status line just lacks a window.
+        this.meter.setLimits(null);
+      }
+      this.update({});
+    }
+    return this.runner;
+  }
+
+  async changeSettings(change: Partial<Pick<RunnerSettings, 'model' | 'sandbox' | 'approvalPolicy'>>): Promise<void> {
+    this.settings = { ...this.settings, ...change };
+    this.runner = null;
+    this.update({ model: this.settings.model, sandbox: this.settings.sandbox, approvalPolicy: this.settings.approvalPolicy });
+    await this.getRunner();
+  }
+
+  // ---- turns ----
+
+  get isBusy(): boolean {
+    return this.state.busy !== null;
+  }
+
+  /**
+   * Runs one prompt as a turn of the current session (a new one when there is none). A prompt
+   * sent while something runs waits in a queue and goes out when it ends, as typed-ahead input.
+   */
+  sendPrompt(prompt: string): Promise<void> {
+    if (this.isBusy) {
+      this.queued.push(prompt);
+      this.note({ kind: 'notice', tone: 'info', text: `queued (sent when the current turn ends): ${oneLine(prompt, 60)}` });
+      return Promise.resolve();
+    }
+    this.update({ transcript: addEntry(this.state.transcript, { kind: 'user', text: prompt }) });
+    return this.track('turn', async (signal) => {
+      const runner = await this.getRunner();
+      const runId = randomUUID();
+      const result = await runTurn(runner, {
+        prompt,
+        resume: this.state.sessionId,
+        runId,
+        signal,
+        approvals: this.approvals,
+        onEvent: (event) => this.onRunEvent(event),
+      });
+      if (result.persistError !== null) this.note({ kind: 'notice', tone: 'warning', text: `the session file could not be finalized: ${result.persistError}` });
+      this.update({ sessionId: result.sessionId });
+    });
+  }
+
+  /** Runs work that can be cancelled with Esc/Ctrl-C; errors become a notice, never a crash. */
+  async track(busy: Exclude<Busy, null>, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    if (this.isBusy) {
+      this.note({ kind: 'notice', tone: 'warning', text: 'busy: wait for the current turn to end, or press Esc to cancel it' });
+      return;
+    }
+    const controller = new AbortController();
+    this.controller = controller;
+    this.update({ busy });
+    const run = (async () => {
+      try {
+        await work(controller.signal);
+      } catch (error) {
+        if (controller.signal.aborted) this.note({ kind: 'notice', tone: 'warning', text: 'cancelled' });
+        else this.note({ kind: 'notice', tone: 'error', text: oneLine((error as Error)?.message ?? String(error), 600) });
+      } finally {
+        this.controller = null;
+        this.pendingQueue.length = 0;
+        this.update({ busy: null, pending: null });
+      }
+    })();
+    this.running = run;
+    await run;
+    if (this.running === run) this.running = null;
+    // A cancel drops what was typed ahead: the user stopped the work, not just this turn.
+    if (controller.signal.aborted) this.queued.length = 0;
+    const next = this.queued.shift();
+    if (next !== undefined && !this.state.exitRequested) await this.sendPrompt(next);
+  }
+
+  onRunEvent(event: RunEvent): void {
+    if (event.type === 'run_started') this.state = { ...this.state, sessionId: event.sessionId };
+    if (event.type === 'model_completed') this.meter.addCall(event.usage, event.stage);
+    if (event.type === 'history_compacted') this.meter.compacted(event.tokensAfter);
+    if (event.type === 'tool_requested') this.changes.noteToolCall(event.name, event.arguments);
+    const change: Partial<Snapshot> = { transcript: reduceRunEvent(this.state.transcript, event) };
+    if (event.type === 'approval_resolved') {
+      const index = this.pendingQueue.findIndex((p) => p.callId === event.callId);
+      if (index !== -1) this.pendingQueue.splice(index, 1);
+      change.pending = this.pendingQueue[0] ?? null;
+    }
+    this.update(change);
+  }
+
+  /** Esc / Ctrl-C while busy: cancel the turn (pending approvals are denied by the registry). */
+  cancel(): void {
+    this.controller?.abort('Cancelled by the user (Esc/Ctrl-C).');
+  }
+
+  // ---- approvals ----
+
+  private async enqueueApproval(pending: PendingApproval): Promise<void> {
+    let preview: ApprovalPreview | null = null;
+    try {
+      preview = await buildApprovalPreview(pending.toolName, pending.arguments, this.settings.root);
+    } catch {
+      preview = null;
+    }
+    // Settled meanwhile (cancel, timeout): nothing to ask.
+    if (!this.approvals.list(pending.runId).some((p) => p.callId === pending.callId)) return;
+    this.pendingQueue.push({ ...pending, preview });
+    this.update({ pending: this.pendingQueue[0] });
+  }
+
+  decide(decision: 'approve' | 'approve_session' | 'deny', message: string | null = null): void {
+    const pending = this.state.pending;
+    if (pending === null) return;
+    this.approvals.resolve(pending.runId, pending.callId, decision, message, 'user');
+  }
+
+  // ---- sessions ----
+
+  /** Shows a stored session and makes it the current one (resume, fork). */
+  async openSession(sessionId: string): Promise<void> {
+    const runner = await this.getRunner();
+    const loaded = await loadSession(runner.store, sessionId, this.meter, this.state.transcript.epoch + 1);
+    this.changes.reset(loaded.writtenPaths);
+    this.options.clearScreen?.();
+    this.update({
+      sessionId: loaded.sessionId,
+      transcript: loaded.transcript,
+      promptHistory: loaded.prompts,
+      historyVersion: this.state.historyVersion + 1,
+    });
+  }
+
+  /** /clear: the next prompt starts a new session; the old one stays resumable. */
+  newSession(): void {
+    this.meter.reset();
+    this.changes.reset();
+    this.options.clearScreen?.();
+    this.update({ sessionId: null, transcript: emptyTranscript(this.state.transcript.epoch + 1) });
+  }
+
+  requestExit(): void {
+    this.update({ exitRequested: true });
+  }
+
+  /** On exit: a running turn is cancelled and awaited, so its session gets its end record. */
+  async shutdown(): Promise<void> {
+    this.cancel();
+    await this.running;
+  }
+}

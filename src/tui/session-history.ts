@@ -1,0 +1,122 @@
+// Reading a stored session back for the screen: the transcript of its last turns (on resume and
+// after /fork), the usage and cost so far, the prompts for the editor's history, the files its
+// write tools touched, and, for /debug, the last model request rebuilt by replaying the session
+// up to that call (session files store no requests; replay is deterministic).
+
+import { itemsToModelMessages, type ResponseItem } from '../agent/index.js';
+import { historyCompactedEvent } from '../compaction/index.js';
+import type { ModelMessage } from '../model/index.js';
+import { HistoryReplay, type SessionRecord, type SessionStore } from '../sessions/index.js';
+import type { SessionMeter } from './session-meter.js';
+import { addEntry, emptyTranscript, reduceRunEvent, type TranscriptState } from './transcript-state.js';
+import { writtenPaths } from './workspace-changes.js';
+
+/** Turns shown when a session is opened; older ones stay in the file (`glassbox sessions show`). */
+export const SHOWN_TURNS = 3;
+
+export interface LoadedSession {
+  sessionId: string;
+  turns: number;
+  model: string;
+  prompts: string[];
+  writtenPaths: string[];
+  transcript: TranscriptState;
+}
+
+export async function loadSession(store: SessionStore, sessionId: string, meter: SessionMeter, epoch: number): Promise<LoadedSession> {
+  const { records, meta } = await store.read(sessionId);
+  let turns = 0;
+  for (const record of records) if (record.type === 'turn_started') turns = Math.max(turns, record.turn);
+  const firstShown = Math.max(1, turns - SHOWN_TURNS + 1);
+  let transcript = emptyTranscript(epoch);
+  if (firstShown > 1) {
+    transcript = addEntry(transcript, {
+      kind: 'notice',
+      tone: 'info',
+      text: `… ${firstShown - 1} earlier turn${firstShown === 2 ? '' : 's'} not shown (glassbox sessions show ${sessionId})`,
+    });
+  }
+  const prompts: string[] = [];
+  const paths = new Set<string>();
+  let model = meta.model;
+  const outputs = new Map<string, Extract<ResponseItem, { type: 'function_call_output' }>>();
+  for (const record of records) if (record.type === 'response_item' && record.item.type === 'function_call_output') outputs.set(record.item.callId, record.item);
+  meter.reset();
+  for (const record of records) {
+    if (record.type === 'model_call') meter.addCall(record.usage, record.stage);
+    if (record.type === 'compaction') meter.compacted(record.tokensAfter);
+    if (record.type === 'turn_started') {
+      prompts.push(record.prompt);
+      model = record.model;
+    }
+    if (record.type === 'response_item' && record.item.type === 'function_call') {
+      for (const path of writtenPaths(record.item.name, record.item.arguments)) paths.add(path);
+    }
+    if (!('turn' in record) || record.turn === null || record.turn < firstShown) continue;
+    transcript = replayForScreen(transcript, record, outputs);
+  }
+  return { sessionId, turns, model, prompts, writtenPaths: [...paths], transcript };
+}
+
+function replayForScreen(
+  state: TranscriptState,
+  record: SessionRecord,
+  outputs: Map<string, Extract<ResponseItem, { type: 'function_call_output' }>>,
+): TranscriptState {
+  switch (record.type) {
+    case 'turn_started':
+      return addEntry(state, { kind: 'user', text: record.prompt });
+    case 'response_item': {
+      const item = record.item;
+      if (item.type === 'message' && item.role === 'assistant') {
+        return reduceRunEvent(reduceRunEvent(state, { type: 'assistant_delta', round: 0, delta: item.content }), { type: 'model_completed', round: 0, stage: 'turn', usage: null, finishReason: 'stop', durationMs: 0 });
+      }
+      if (item.type === 'function_call') {
+        const output = outputs.get(item.callId);
+        const requested = reduceRunEvent(state, { type: 'tool_requested', round: 0, callId: item.callId, name: item.name, arguments: item.arguments });
+        return reduceRunEvent(requested, {
+          type: 'tool_finished',
+          callId: item.callId,
+          name: item.name,
+          isError: output?.isError ?? true,
+          output: output?.output ?? '(no output recorded)',
+          durationMs: 0,
+        });
+      }
+      return state;
+    }
+    case 'compaction':
+      return reduceRunEvent(state, historyCompactedEvent(record));
+    case 'turn_failed':
+      return addEntry(state, { kind: 'notice', tone: 'error', text: `turn ${record.turn} failed [${record.error.code}]: ${record.error.message}` });
+    case 'turn_cancelled':
+      return addEntry(state, { kind: 'notice', tone: 'warning', text: `turn ${record.turn} was cancelled` });
+    default:
+      return state;
+  }
+}
+
+export interface LastRequest {
+  turn: number;
+  round: number;
+  model: string;
+  messages: ModelMessage[];
+}
+
+/** The last turn-stage model request of the session, as it was sent; null before any call. */
+export async function lastRequest(store: SessionStore, sessionId: string): Promise<LastRequest | null> {
+  const { records } = await store.read(sessionId);
+  let last = -1;
+  records.forEach((record, index) => {
+    if (record.type === 'model_call' && record.stage === 'turn') last = index;
+  });
+  if (last === -1) return null;
+  const replay = new HistoryReplay();
+  let model = '';
+  for (const record of records.slice(0, last)) {
+    if (record.type === 'turn_started') model = record.model;
+    replay.add(record);
+  }
+  const call = records[last] as Extract<SessionRecord, { type: 'model_call' }>;
+  return { turn: call.turn, round: call.round, model, messages: itemsToModelMessages(replay.finish().history) };
+}

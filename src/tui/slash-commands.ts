@@ -1,0 +1,62 @@
+// The slash commands: one table drives `/help`, completion and parsing, so a command cannot be
+// listed without being understood or the other way round.
+
+export type SlashCommandName =
+  | 'help'
+  | 'status'
+  | 'compact'
+  | 'resume'
+  | 'fork'
+  | 'model'
+  | 'sandbox'
+  | 'approvals'
+  | 'clear'
+  | 'sessions'
+  | 'diff'
+  | 'debug'
+  | 'quit';
+
+export interface SlashCommandInfo {
+  name: SlashCommandName;
+  usage: string;
+  description: string;
+  aliases?: readonly string[];
+}
+
+export const SLASH_COMMANDS: readonly SlashCommandInfo[] = [
+  { name: 'help', usage: '/help', description: 'keys and commands' },
+  { name: 'status', usage: '/status', description: 'model, policy, session, context and cost' },
+  { name: 'compact', usage: '/compact [instructions]', description: 'summarize the history now' },
+  { name: 'resume', usage: '/resume [n|id|last]', description: 'list recent sessions, or continue one' },
+  { name: 'fork', usage: '/fork [turn]', description: 'branch this session (up to a turn) and continue in the branch' },
+  { name: 'model', usage: '/model [name]', description: 'show or switch the model (same endpoint)' },
+  { name: 'sandbox', usage: '/sandbox [mode]', description: 'read-only | workspace-write | danger-full-access' },
+  { name: 'approvals', usage: '/approvals [policy]', description: 'untrusted | on-request | never' },
+  { name: 'clear', usage: '/clear', description: 'start a new session' },
+  { name: 'sessions', usage: '/sessions', description: 'recent sessions' },
+  { name: 'diff', usage: '/diff', description: 'what the agent changed in the workspace this session' },
+  { name: 'debug', usage: '/debug', description: 'the last model request as sent' },
+  { name: 'quit', usage: '/quit', description: 'leave (the session stays resumable)', aliases: ['exit'] },
+];
+
+export type ParsedInput = { kind: 'prompt'; text: string } | { kind: 'command'; name: SlashCommandName; args: string } | { kind: 'unknown'; name: string };
+
+/** A line starting with `/word` is a command; `//text` sends `/text` as a prompt. */
+export function parseInput(text: string): ParsedInput {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('//')) return { kind: 'prompt', text: text.replace(/^\s*\//, '') };
+  const match = /^\/([a-z-]+)(?:\s+([\s\S]*))?$/i.exec(trimmed);
+  if (!match) return { kind: 'prompt', text };
+  const word = match[1].toLowerCase();
+  const command = SLASH_COMMANDS.find((c) => c.name === word || c.aliases?.includes(word));
+  if (!command) return { kind: 'unknown', name: word };
+  return { kind: 'command', name: command.name, args: (match[2] ?? '').trim() };
+}
+
+/** Commands whose name starts with what follows the slash, while only the command word is typed. */
+export function commandCompletions(text: string): SlashCommandInfo[] {
+  const match = /^\/([a-z-]*)$/i.exec(text);
+  if (!match) return [];
+  const prefix = match[1].toLowerCase();
+  return SLASH_COMMANDS.filter((c) => c.name.startsWith(prefix) || c.aliases?.some((a) => a.startsWith(prefix)));
+}

@@ -1,0 +1,391 @@
+// The workbench's three panes and the state they share: the route (which session, tab and call
+// the address names), the live run, the server's pending approvals and runs, the connection.
+
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { api, describeError, type ApprovalDecision, type Health, type ModelsInfo, type StartRunRequest } from '../api/index.js';
+import { CallView, Inspector, liveVersion, TAB_NAMES, totalOf, useTrace } from '../inspector/index.js';
+import { isActive, useLiveRun } from '../live-run/index.js';
+import { NewRunForm, RunStatus, SessionList } from '../sidebar/index.js';
+import { mergeLiveTurn, Transcript } from '../transcript/index.js';
+import { ProjectRootContext } from '../transcript/project-root.js';
+import { HOME, type Route } from './route.js';
+import { SessionHeader } from './session-header.js';
+import { ShortcutHelp, useShortcuts } from './shortcuts.js';
+import { useConnection } from './use-connection.js';
+import { usePendingApprovals, useTabTitle } from './use-pending-approvals.js';
+import { useRoute } from './use-route.js';
+import { useSessionData } from './use-session-data.js';
+
+type Pane = 'sidebar' | 'transcript' | 'inspector';
+
+export function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
+  const { route, navigate } = useRoute();
+  const selectedId = route.sessionId;
+  const [sessionVersion, setSessionVersion] = useState(0);
+  const [listKey, setListKey] = useState(0);
+  const [pane, setPane] = useState<Pane>('transcript');
+  const [formError, setFormError] = useState<string | null>(null);
+  const [banner, setBanner] = useState<string | null>(null);
+  const [help, setHelp] = useState(false);
+  const [traceSearch, setTraceSearch] = useState('');
+  // The run whose turn this view follows, so a run started here shows before its session is known.
+  const [followedSerial, setFollowedSerial] = useState<number | null>(null);
+  const promptRef = useRef<HTMLTextAreaElement>(null);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const followed = useRef<number | null>(null);
+  followed.current = followedSerial;
+  const routeRef = useRef<Route>(route);
+  routeRef.current = route;
+
+  const refresh = useCallback(() => {
+    setSessionVersion((n) => n + 1);
+    setListKey((n) => n + 1);
+  }, []);
+
+  const { run, start, attach, cancel, dismiss } = useLiveRun({
+    onSessionKnown: (sessionId, serial) => {
+      // A new session gets its address as soon as the server names it; not a place to go back to.
+      if (followed.current === serial && routeRef.current.sessionId === null) navigate({ ...routeRef.current, sessionId, call: null }, { replace: true });
+      setListKey((n) => n + 1);
+    },
+    onEnded: () => refresh(),
+  });
+  const running = isActive(run);
+  const data = useSessionData(selectedId, sessionVersion);
+  const activity = usePendingApprovals();
+
+  const connection = useConnection(() => {
+    refresh();
+    activity.refresh();
+    // A stream that gave up while the server was away: follow the run again from its first event.
+    if (run !== null && run.status === 'lost' && run.runId !== null) {
+      const { serial } = attach(run.runId, run.turn.prompt, run.turn.turn);
+      setFollowedSerial(serial);
+    }
+  });
+
+  // After a reload, pick up the run still going in the addressed session (or, at `/`, the newest one).
+  useEffect(() => {
+    let stale = false;
+    api.runs().then(
+      ({ runs }) => {
+        const active = runs
+          .filter((info) => info.status === 'running' && (route.sessionId === null || info.sessionId === route.sessionId))
+          .sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
+        if (stale || active === undefined) return;
+        if (route.sessionId === null) navigate({ ...route, sessionId: active.sessionId }, { replace: true });
+        const { serial } = attach(active.runId, active.prompt, null);
+        setFollowedSerial(serial);
+      },
+      () => undefined,
+    );
+    return () => {
+      stale = true;
+    };
+  }, []); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const pendingBySession = useMemo(() => {
+    const counts = new Map<string, number>();
+    for (const approval of activity.approvals) if (approval.sessionId !== null) counts.set(approval.sessionId, (counts.get(approval.sessionId) ?? 0) + 1);
+    return counts;
+  }, [activity.approvals]);
+  const pendingHere = selectedId === null ? 0 : (pendingBySession.get(selectedId) ?? 0);
+  // A run elsewhere (another tab, the API) asking here: reload the records so its card shows.
+  const pendingKey = activity.approvals.filter((approval) => approval.sessionId === selectedId).map((approval) => approval.callId).join(',');
+  useEffect(() => {
+    if (pendingKey !== '') setSessionVersion((n) => n + 1);
+  }, [pendingKey]);
+
+  // Runs started or ended by anyone (another tab, the API) and new approvals change the list.
+  const activityKey = `${activity.runs.map((info) => `${info.runId}:${info.status}`).join(',')}|${activity.approvals.length}`;
+  useEffect(() => {
+    setListKey((n) => n + 1);
+    setSessionVersion((n) => n + 1);
+  }, [activityKey]);
+
+  const records = useMemo(() => data.page?.records.map((entry) => entry.record) ?? [], [data.page]);
+  const liveVisible = run !== null && (run.sessionId !== null ? run.sessionId === selectedId : run.serial === followedSerial);
+  const turns = mergeLiveTurn(data.turns, liveVisible ? run.turn : null);
+  const lastTurn = data.turns.reduce((max, turn) => Math.max(max, turn.turn ?? 0), 0);
+  const title = data.page?.summary?.title || turns[0]?.prompt.replace(/\s+/g, ' ').trim() || (selectedId === null ? 'New session' : 'Session');
+  useTabTitle(activity.approvals.length, selectedId === null ? '' : title);
+
+  const liveEvents = liveVisible ? run.events : null;
+  const version = liveVersion(String(sessionVersion), liveEvents);
+  const trace = useTrace(selectedId, version, traceSearch);
+  const ownTotal = useMemo(() => (trace.calls === null || traceSearch !== '' ? null : totalOf(trace.calls.filter((call) => !call.inherited))), [trace.calls, traceSearch]);
+
+  // The run going in the shown session, whoever started it: the sidebar's Cancel stops that one.
+  const serverRunHere = activity.runs.find((info) => info.status === 'running' && info.sessionId === selectedId && selectedId !== null) ?? null;
+  const runHere = (running && liveVisible) || serverRunHere !== null;
+
+  // A run going in the shown session that this page does not follow (started elsewhere, or
+  // before a reload): follow it, so its transcript is live and its approvals can be answered.
+  const serverRunId = serverRunHere?.runId ?? null;
+  useEffect(() => {
+    if (serverRunHere === null || running || (run !== null && run.runId === serverRunHere.runId)) return;
+    const { serial } = attach(serverRunHere.runId, serverRunHere.prompt, null);
+    setFollowedSerial(serial);
+  }, [serverRunId]); // eslint-disable-line react-hooks/exhaustive-deps
+  const busyElsewhere = running && !liveVisible;
+
+  const openSession = useCallback(
+    (sessionId: string) => {
+      navigate({ sessionId, tab: routeRef.current.tab, call: null });
+      setFollowedSerial(null);
+      setBanner(null);
+      setTraceSearch('');
+      setPane('transcript');
+    },
+    [navigate],
+  );
+
+  const newSession = useCallback(() => {
+    navigate({ ...HOME, tab: routeRef.current.tab });
+    setFollowedSerial(null);
+    setBanner(null);
+    setPane('sidebar');
+    requestAnimationFrame(() => promptRef.current?.focus());
+  }, [navigate]);
+
+  const openCall = useCallback(
+    (index: number) => {
+      if (routeRef.current.sessionId === null) return;
+      navigate({ sessionId: routeRef.current.sessionId, tab: 'debug', call: index });
+      setPane('transcript');
+    },
+    [navigate],
+  );
+  const closeCall = useCallback(() => navigate({ ...routeRef.current, call: null }), [navigate]);
+
+  const startRun = useCallback(
+    async (request: Omit<StartRunRequest, 'sessionId'>): Promise<boolean> => {
+      setFormError(null);
+      setBanner(null);
+      const body: StartRunRequest = selectedId === null ? request : { ...request, sessionId: selectedId };
+      // The records may not show the previous run's turn yet; the live copy of it does.
+      const previous = run !== null && run.sessionId === selectedId ? (run.turn.turn ?? 0) : 0;
+      const expectedTurn = selectedId === null ? 1 : data.page === null && previous === 0 ? null : Math.max(lastTurn, previous) + 1;
+      const { serial, accepted, done } = start(body, expectedTurn);
+      setFollowedSerial(serial);
+      setPane('transcript');
+      if (routeRef.current.call !== null) closeCall();
+      void done.then((end) => {
+        if (end.kind !== 'ended') setFormError(describeError(end.error));
+      });
+      const ok = await accepted;
+      // The prompt box is disabled while the run goes: keep the focus on the conversation, not <body>.
+      if (ok) requestAnimationFrame(() => document.getElementById('transcript')?.focus());
+      return ok;
+    },
+    [selectedId, data.page, lastTurn, start, run, closeCall],
+  );
+
+  const cancelHere = useCallback(async () => {
+    if (running && liveVisible) return cancel();
+    if (serverRunHere !== null) {
+      try {
+        await api.cancelRun(serverRunHere.runId);
+        activity.refresh();
+      } catch (error) {
+        setFormError(describeError(error));
+      }
+    }
+  }, [running, liveVisible, cancel, serverRunHere, activity]);
+
+  const approve = useCallback(
+    async (runId: string, callId: string, decision: ApprovalDecision, message: string) => {
+      await api.resolveApproval(runId, callId, decision, message);
+      activity.refresh();
+    },
+    [activity],
+  );
+
+  const fork = useCallback(
+    async (turn: number) => {
+      if (selectedId === null) return;
+      try {
+        const { sessionId } = await api.fork(selectedId, turn);
+        setListKey((n) => n + 1);
+        openSession(sessionId);
+        setBanner(`Forked at turn ${turn} into a new session; your next prompt continues the fork.`);
+      } catch (error) {
+        setBanner(`Fork failed: ${describeError(error)}`);
+      }
+    },
+    [selectedId, openSession],
+  );
+  const forkHere = useMemo(() => (selectedId === null || running ? null : (turn: number) => void fork(turn)), [selectedId, running, fork]);
+
+  const continueSession = useCallback(() => {
+    setPane('sidebar');
+    // The form is in the sidebar; on a narrow screen it has to be shown before it can take focus.
+    requestAnimationFrame(() => promptRef.current?.focus());
+  }, []);
+
+  useShortcuts({
+    help: () => setHelp((open) => !open),
+    search: () => {
+      setPane('sidebar');
+      requestAnimationFrame(() => searchRef.current?.focus());
+    },
+    newSession,
+    transcript: () => {
+      setPane('transcript');
+      requestAnimationFrame(() => document.getElementById('transcript')?.focus());
+    },
+    inspector: () => {
+      setPane('inspector');
+      requestAnimationFrame(() => document.querySelector<HTMLElement>('[role="tab"][aria-selected="true"]')?.focus());
+    },
+    tab: (index) => {
+      const tab = TAB_NAMES[index];
+      if (tab !== undefined) navigate({ ...routeRef.current, tab, call: null });
+    },
+    nextCall: (step) => {
+      const count = trace.calls?.length ?? 0;
+      if (count === 0 || routeRef.current.sessionId === null) return;
+      const current = routeRef.current.call;
+      openCall(current === null ? (step === 1 ? 0 : count - 1) : Math.max(0, Math.min(count - 1, current + step)));
+    },
+    escape: () => {
+      if (help) setHelp(false);
+      else if (routeRef.current.call !== null) closeCall();
+    },
+  });
+
+  const footer = (
+    <div className="transcript-footer">
+      {runHere && (
+        <button type="button" className="danger" onClick={() => void cancelHere()} disabled={liveVisible && run?.cancelRequested}>
+          {liveVisible && run?.cancelRequested ? 'Cancelling…' : 'Cancel'}
+        </button>
+      )}
+      {!runHere && selectedId !== null && turns.length > 0 && (
+        <button type="button" onClick={continueSession}>
+          Continue this session
+        </button>
+      )}
+    </div>
+  );
+
+  return (
+    <ProjectRootContext.Provider value={health.root}>
+      <div className="workbench" data-pane={pane}>
+        <div className="skip-links">
+          <a href="#transcript" className="skip-link">
+            Skip to the conversation
+          </a>
+          <a href="#inspector-tabs" className="skip-link">
+            Skip to the inspector
+          </a>
+        </div>
+        <header className="topbar">
+          <span className="brand">Glassbox</span>
+          <span className="topbar-root mono" title="project root">
+            {health.root}
+          </span>
+          <span className="topbar-model">
+            {health.model} · {health.wireApi}
+            {health.demo && <span className="badge">demo</span>}
+          </span>
+          <button type="button" className="small ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts (?)">
+            ?
+          </button>
+          <nav className="pane-switch" aria-label="Panes">
+            {(['sidebar', 'transcript', 'inspector'] as const).map((name) => (
+              <button key={name} type="button" aria-pressed={pane === name} onClick={() => setPane(name)}>
+                {name === 'sidebar' ? 'Runs' : name === 'transcript' ? 'Transcript' : 'Inspector'}
+                {name === 'sidebar' && activity.approvals.length > 0 && <span className="pill pill-approval">{activity.approvals.length}</span>}
+              </button>
+            ))}
+          </nav>
+        </header>
+        {!connection.online && (
+          <div className="offline-banner" role="alert">
+            <strong>The Glassbox server cannot be reached.</strong> Retrying{connection.retryIn > 0 ? ` in ${connection.retryIn} s` : '…'}; a running turn goes on on the server and is
+            followed again when it answers.{' '}
+            <button type="button" className="small" onClick={connection.retryNow}>
+              Retry now
+            </button>
+          </div>
+        )}
+        <aside className="pane pane-sidebar" aria-label="Runs and sessions">
+          <NewRunForm
+            models={models}
+            target={selectedId === null ? null : { sessionId: selectedId, title: data.page?.summary?.title ?? '' }}
+            running={runHere || busyElsewhere}
+            busyElsewhere={busyElsewhere}
+            cancelRequested={liveVisible ? (run?.cancelRequested ?? false) : false}
+            error={formError}
+            promptRef={promptRef}
+            onSubmit={startRun}
+            onCancel={() => void cancelHere()}
+            onNewSession={newSession}
+            onShowRun={() => run?.sessionId && openSession(run.sessionId)}
+          />
+          <RunStatus
+            run={run}
+            showingRun={liveVisible}
+            approvals={activity.approvals}
+            onShow={() => {
+              if (run?.sessionId) openSession(run.sessionId);
+            }}
+            onOpenSession={openSession}
+            onDismiss={dismiss}
+          />
+          <SessionList selectedId={selectedId} refreshKey={listKey} pendingBySession={pendingBySession} onOpen={openSession} searchRef={searchRef} />
+        </aside>
+        <main className="pane pane-transcript" aria-label={route.call !== null ? 'Model call' : 'Transcript'}>
+          {route.call !== null && selectedId !== null ? (
+            <CallView sessionId={selectedId} index={route.call} calls={trace.calls} onOpen={openCall} onClose={closeCall} />
+          ) : (
+            <>
+              <SessionHeader sessionId={selectedId} title={title} page={data.page} loading={data.loading} total={ownTotal} onOpenSession={openSession} />
+              {banner !== null && (
+                <p className="banner" role="status">
+                  {banner}
+                </p>
+              )}
+              {pendingHere > 0 && !liveVisible && (
+                <p className="banner approval-banner" role="status">
+                  A run in this session is waiting for your approval.
+                </p>
+              )}
+              {data.error !== null && (
+                <p className="error-text banner" role="alert">
+                  {data.error}
+                </p>
+              )}
+              <Transcript
+                turns={turns}
+                onApprove={liveVisible || pendingHere > 0 ? approve : null}
+                onFork={forkHere}
+                footer={footer}
+                empty={<p className="empty muted">{selectedId === null ? 'Start a run from the form, or open a session from the list.' : data.loading ? 'Loading…' : 'This session has no turns yet.'}</p>}
+              />
+            </>
+          )}
+        </main>
+        <aside className="pane pane-inspector" aria-label="Inspector">
+          <Inspector
+            tab={route.tab}
+            onTab={(tab) => navigate({ ...route, tab, call: tab === 'debug' ? route.call : null })}
+            sessionId={selectedId}
+            version={String(sessionVersion)}
+            records={records}
+            liveEvents={liveEvents}
+            runActive={runHere}
+            onCompacted={refresh}
+            trace={trace}
+            traceSearch={traceSearch}
+            onTraceSearch={setTraceSearch}
+            selectedCall={route.call}
+            onOpenCall={openCall}
+          />
+        </aside>
+        <ShortcutHelp open={help} onClose={() => setHelp(false)} />
+      </div>
+    </ProjectRootContext.Provider>
+  );
+}

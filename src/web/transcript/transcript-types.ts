@@ -1,0 +1,84 @@
+// The transcript as data: turns of entries (assistant text, reasoning, tool call groups,
+// compactions, notices). One reducer (transcript-reducer.ts) builds it from replayed records and
+// from live events alike.
+
+export type ToolCallStatus = 'requested' | 'awaiting_approval' | 'running' | 'succeeded' | 'failed' | 'denied' | 'cancelled';
+
+export interface PermissionView {
+  decision: 'allow' | 'ask' | 'deny';
+  reason: string;
+  rule: string;
+}
+
+export interface ApprovalView {
+  summary: string;
+  reason: string;
+  resolution: { decision: 'approve' | 'approve_session' | 'deny'; by: string; message: string | null } | null;
+}
+
+export interface ToolCallState {
+  callId: string;
+  name: string;
+  arguments: string;
+  status: ToolCallStatus;
+  /** The tool began executing: a call cancelled before that never ran, and is worded so. */
+  started: boolean;
+  output: string | null;
+  isError: boolean;
+  durationMs: number | null;
+  permission: PermissionView | null;
+  approval: ApprovalView | null;
+}
+
+export interface CompactionView {
+  compactionId: string;
+  trigger: string | null;
+  phase: string | null;
+  kind: string | null;
+  tokensBefore: number | null;
+  tokensAfter: number | null;
+  itemsRemoved: number | null;
+  itemsKept: number | null;
+  reason: string;
+  summary: string;
+  estimated: boolean;
+}
+
+/**
+ * `streaming`: text arriving now; `partial`: text that was streaming when the run was cancelled
+ * or failed, never committed, so the model never saw it and later requests do not carry it.
+ */
+export type AssistantRole = 'working' | 'final' | 'streaming' | 'partial';
+
+export type TranscriptEntry =
+  | { kind: 'assistant'; key: string; text: string; role: AssistantRole }
+  /** What the model showed of its reasoning (empty when the provider keeps it hidden), shown collapsed. */
+  | { kind: 'reasoning'; key: string; text: string; streaming: boolean }
+  /** `round` is known live; records do not say, so there it is null. */
+  | { kind: 'tools'; key: string; round: number | null; calls: ToolCallState[] }
+  | { kind: 'compaction'; key: string; compaction: CompactionView }
+  | { kind: 'notice'; key: string; tone: 'info' | 'warning'; title: string; text: string }
+  | { kind: 'user'; key: string; text: string };
+
+export type RunningPhase = 'waiting' | 'streaming' | 'tools' | 'approval' | 'compacting';
+
+export type TurnOutcome =
+  | { status: 'running'; phase: RunningPhase }
+  | { status: 'succeeded'; rounds: number | null; totalTokens: number | null }
+  | { status: 'failed'; code: string; message: string }
+  | { status: 'cancelled'; reason: string }
+  /** No end record: the run was interrupted, or is still going in another process. */
+  | { status: 'incomplete' };
+
+export interface TranscriptTurn {
+  key: string;
+  turn: number | null;
+  runId: string | null;
+  prompt: string;
+  entries: TranscriptEntry[];
+  outcome: TurnOutcome;
+  /** What the current model call is for; deltas of a compaction call are not the answer. */
+  stage: 'turn' | 'compaction' | null;
+  /** The last thing added was a tool call: a following call of the same batch joins its group. */
+  callsOpen: boolean;
+}

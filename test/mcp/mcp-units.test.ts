@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import type { ToolAccess } from '../../src/agent/index.js';
+import { summarizeAccess } from '../../src/agent/index.js';
+import { McpConfigError, createMcpTool, formatMcpResult, mcpParameters, mcpToolName, parseMcpServers, readMcpConfig, shortDescription } from '../../src/mcp/index.js';
+import { SessionGrants, decidePermission, isToolVisible, type ApprovalPolicy, type PermissionSettings } from '../../src/permissions/index.js';
+import { withTempDir } from '../helpers/temp-dir.js';
+
+const ROOT = '/work/project';
+
+function settings(approvalPolicy: ApprovalPolicy, sessionGrants = new SessionGrants()): PermissionSettings {
+  return { root: ROOT, approvalPolicy, sandbox: 'workspace-write', sandboxAvailable: true, network: false, glassboxHome: '/home/me/.glassbox', sessionGrants };
+}
+
+const mcp = (readOnly: boolean, trusted: boolean, tool = 'search'): ToolAccess => ({ kind: 'mcp', server: 'docs', tool, readOnly, trusted });
+
+describe('MCP permissions (docs/permissions.md, `mcp` rows)', () => {
+  const cases: [string, ToolAccess, Record<ApprovalPolicy, string>][] = [
+    ['trusted', mcp(false, true), { untrusted: 'allow mcp-trusted', 'on-request': 'allow mcp-trusted', never: 'allow mcp-trusted' }],
+    ['read-only, not trusted', mcp(true, false), { untrusted: 'ask policy-untrusted', 'on-request': 'allow mcp-read-only', never: 'allow mcp-read-only' }],
+    ['neither', mcp(false, false), { untrusted: 'ask policy-untrusted', 'on-request': 'ask mcp-tool', never: 'deny mcp-tool' }],
+  ];
+  for (const [label, access, expected] of cases) {
+    for (const policy of ['untrusted', 'on-request', 'never'] as const) {
+      test(`${label} × ${policy}`, () => {
+        for (const sandbox of ['read-only', 'workspace-write', 'danger-full-access'] as const) {
+          const result = decidePermission({ toolName: 'mcp__docs__search', access, commandSafety: null }, { ...settings(policy), sandbox });
+          assert.equal(`${result.decision} ${result.rule}`, expected[policy], sandbox);
+          assert.equal(result.execution.sandboxed, false);
+        }
+      });
+    }
+  }
+
+  test('approve for session covers that tool of that server, with any arguments, and never a deny', () => {
+    const grants = new SessionGrants();
+    const input = { toolName: 'mcp__docs__search', access: mcp(false, false), commandSafety: null };
+    assert.deepEqual(grants.add(input), ['mcp__docs__search: any call']);
+    assert.equal(decidePermission(input, settings('on-request', grants)).rule, 'session-grant');
+    assert.equal(decidePermission({ ...input, toolName: 'mcp__docs__other', access: mcp(false, false, 'other') }, settings('on-request', grants)).decision, 'ask');
+    assert.equal(decidePermission(input, settings('never', grants)).decision, 'deny');
+  });
+
+  test('visibility: an MCP tool every call to which is denied is not offered', () => {
+    const tool = (access: ToolAccess) => ({ name: 'mcp__docs__search', readOnly: access.kind === 'mcp' && access.readOnly, fixedAccess: access });
+    assert.equal(isToolVisible(tool(mcp(false, false)), { sandbox: 'workspace-write', approvalPolicy: 'never' }), false);
+    assert.equal(isToolVisible(tool(mcp(false, true)), { sandbox: 'read-only', approvalPolicy: 'never' }), true);
+    assert.equal(isToolVisible(tool(mcp(true, false)), { sandbox: 'read-only', approvalPolicy: 'never' }), true);
+    assert.equal(isToolVisible(tool(mcp(false, false)), { sandbox: 'read-only', approvalPolicy: 'on-request' }), true);
+  });
+
+  test('the approval summary names server, tool and (clipped) arguments', () => {
+    assert.equal(summarizeAccess('mcp__docs__search', mcp(false, false), '{"q":"x"}'), 'mcp__docs__search: MCP server "docs", tool "search", arguments {"q":"x"}');
+    assert.match(summarizeAccess('mcp__docs__search', mcp(false, false), JSON.stringify({ q: 'x'.repeat(1000) })), /… \(1008 characters\)$/);
+  });
+});
+
+describe('MCP config', () => {
+  const parse = (value: unknown) => parseMcpServers(value, '/h/config.json', 'user', ROOT);
+
+  test('stdio and http entries, defaults, relative cwd', () => {
+    const [stdio, http] = parse({
+      docs: { command: 'npx', args: ['-y', 'docs-server'], env: { TOKEN: '${DOCS_TOKEN}' }, cwd: 'tools', tools: ['search'], trustedTools: ['search'], toolTimeoutSec: 5 },
+      remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, trust: true, enabled: false },
+    });
+    assert.deepEqual(stdio.transport, { kind: 'stdio', command: 'npx', args: ['-y', 'docs-server'], env: { TOKEN: '${DOCS_TOKEN}' }, cwd: `${ROOT}/tools` });
+    assert.deepEqual([stdio.allowedTools, stdio.trustedTools, stdio.trusted, stdio.toolTimeoutMs, stdio.startupTimeoutMs], [['search'], ['search'], false, 5000, 30_000]);
+    assert.deepEqual(http.transport, { kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } });
+    assert.deepEqual([http.trusted, http.enabled], [true, false]);
+  });
+
+  test('clear errors: file and key named', () => {
+    const cases: [unknown, string][] = [
+      [{ docs: { command: 'x', arg: [] } }, '/h/config.json: mcpServers.docs.arg: unknown setting'],
+      [{ docs: { args: [] } }, '/h/config.json: mcpServers.docs: needs either command (a stdio server) or url (a Streamable HTTP server)'],
+      [{ docs: { command: 'x', url: 'http://a' } }, '/h/config.json: mcpServers.docs: give either command (stdio) or url (Streamable HTTP), not both'],
+      [{ docs: { url: 'ftp://a' } }, '/h/config.json: mcpServers.docs.url: must be an http:// or https:// URL'],
+      [{ 'my docs': { command: 'x' } }, '/h/config.json: mcpServers.my docs: a server name may use only letters, digits, _ and - (at most 32)'],
+      [{ docs: { command: 'x', toolTimeoutSec: -1 } }, '/h/config.json: mcpServers.docs.toolTimeoutSec: Too small: expected number to be >0'],
+      [[], '/h/config.json: mcpServers: expected an object of server name → settings'],
+    ];
+    for (const [value, message] of cases) assert.throws(() => parse(value), (error: unknown) => error instanceof McpConfigError && error.message === message, message);
+  });
+
+  test('files: missing is empty, broken JSON is an error, a same-named project server is shadowed', async () => {
+    await withTempDir(async (dir) => {
+      const home = join(dir, 'home');
+      const root = join(dir, 'project');
+      await mkdir(home);
+      await mkdir(join(root, '.glassbox'), { recursive: true });
+      assert.deepEqual(await readMcpConfig(home, root), { servers: [], warnings: [] });
+      await writeFile(join(home, 'config.json'), '{ nope');
+      await assert.rejects(readMcpConfig(home, root), /config\.json is not valid JSON/);
+      await writeFile(join(home, 'config.json'), JSON.stringify({ mcpServers: { docs: { command: 'a' } }, projectMcpServers: true, models: {} }));
+      await writeFile(join(root, '.glassbox', 'config.json'), JSON.stringify({ mcpServers: { docs: { command: 'b' }, other: { command: 'c' } } }));
+      const config = await readMcpConfig(home, root);
+      assert.deepEqual(config.servers.map((server) => `${server.name}:${server.source}:${server.enabled}`), ['docs:user:true', 'other:project:true']);
+      assert.deepEqual(config.warnings.map((warning) => warning.code), ['MCP_SERVER_SHADOWED']);
+    });
+  });
+});
+
+describe('MCP tools and results', () => {
+  test('names fit provider rules', () => {
+    assert.equal(mcpToolName('fs', 'read_text_file'), 'mcp__fs__read_text_file');
+    assert.match(mcpToolName('fs', 'read.file'), /^mcp__fs__read_file_[0-9a-f]{6}$/);
+    const long = mcpToolName('server', 'x'.repeat(80));
+    assert.equal(long.length, 64);
+    assert.match(long, /^[A-Za-z0-9_-]+$/);
+  });
+
+  test('descriptions: first paragraph, clipped, with the server named', () => {
+    const tool = { name: 't', inputSchema: { type: 'object' as const }, description: `First paragraph ${'word '.repeat(100)}\n\nSecond paragraph.` };
+    const text = shortDescription('docs', tool);
+    assert.ok(text.length < 340);
+    assert.match(text, /… \(MCP server docs\)$/);
+    assert.doesNotMatch(text, /Second/);
+  });
+
+  test('schemas: strict when strict mode keeps their meaning, non-strict otherwise', () => {
+    assert.equal(mcpParameters({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }).strict, true);
+    assert.equal(mcpParameters({ type: 'object', properties: {} }).strict, true);
+    assert.equal(mcpParameters({ type: 'object', properties: { filter: { type: 'object' } } }).strict, false);
+    assert.equal(mcpParameters({ type: 'object', properties: { q: { type: 'string' } }, additionalProperties: true }).strict, false);
+    assert.equal(mcpParameters({ type: 'object', properties: { q: { allOf: [{ type: 'string' }] } } }).strict, false);
+    const tool = createMcpTool({ server: { name: 'docs', call: async () => ({}) }, tool: { name: 'search', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, annotations: { readOnlyHint: true } }, trusted: false });
+    assert.deepEqual(tool.access({}, { root: ROOT }), { kind: 'mcp', server: 'docs', tool: 'search', readOnly: true, trusted: false });
+    assert.equal(tool.readOnly, true);
+  });
+
+  test('results: text, images and binary as references, structured content, isError, the size cap', () => {
+    assert.deepEqual(formatMcpResult({ content: [{ type: 'text', text: 'hi' }], isError: true }), { output: 'hi', isError: true });
+    assert.equal(formatMcpResult({ content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }] }).output, '[image image/png, 3 bytes: not shown to the model]');
+    assert.equal(formatMcpResult({ content: [{ type: 'resource_link', uri: 'file:///a', name: 'a' }] }).output, '[resource link: file:///a "a"]');
+    assert.equal(formatMcpResult({ content: [{ type: 'resource', resource: { uri: 'file:///b', text: 'body' } }] }).output, '[resource file:///b]\nbody');
+    assert.equal(formatMcpResult({ content: [], structuredContent: { n: 1 } }).output, '{\n  "n": 1\n}');
+    assert.equal(formatMcpResult({ content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } }).output, '{"n":1}');
+    assert.equal(formatMcpResult({ content: [] }).output, '(the tool returned no content)');
+    const big = formatMcpResult({ content: [{ type: 'text', text: `${'a'.repeat(50_000)}\n${'b'.repeat(50_000)}` }] }, 1_000);
+    assert.ok(big.output.length < 1_200);
+    assert.match(big.output, /^a+\n?\[… \d+ characters/);
+    assert.match(big.output, /b+$/);
+  });
+});

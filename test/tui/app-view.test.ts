@@ -1,0 +1,99 @@
+// The ink app in-process (ink-testing-library), driven by its stdin, with a real controller,
+// runner and in-memory session store against the fake provider: what the screen shows for a
+// streamed answer, an approval with its diff, and the status line's numbers.
+
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { createElement as h } from 'react';
+import { render } from 'ink-testing-library';
+import { createGateway } from '../../src/model/index.js';
+import { MemorySessionStore } from '../../src/sessions/index.js';
+import { startFakeProvider } from '../../src/testing/index.js';
+import { App } from '../../src/tui/app-view.js';
+import { SessionController } from '../../src/tui/session-controller.js';
+import { createTheme, stripAnsi } from '../../src/tui/theme.js';
+import { withTempDir } from '../helpers/temp-dir.js';
+
+async function until(condition: () => boolean, what: string, output: () => string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; output:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the interactive app (ink, in-process)', () => {
+  test('a prompt streams its answer; a write asks with its diff; y approves; the status line counts', async () => {
+    await withTempDir(async (root) => {
+      await writeFile(join(root, 'notes.txt'), 'remember the milk\n');
+      const provider = await startFakeProvider({
+        script: [
+          { text: 'Writing **it**.', toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'remember the bread\n' } }], usage: { input: 1000, output: 200 } },
+          { text: 'Done.', usage: { input: 1300, output: 20 } },
+        ],
+      });
+      const store = new MemorySessionStore();
+      const controller = new SessionController({
+        runner: {
+          root,
+          home: join(root, '.home'),
+          model: 'gpt-5-mini',
+          wireApi: 'chat',
+          gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
+          sandbox: 'read-only',
+          approvalPolicy: 'on-request',
+          network: false,
+          store,
+          detectSandbox: async () => ({ available: false, path: null, reason: 'not in this test' }),
+        },
+        sandboxModes: ['read-only', 'workspace-write', 'danger-full-access'],
+        approvalPolicies: ['untrusted', 'on-request', 'never'],
+        glassboxVersion: 'test',
+      });
+      await controller.getRunner();
+      const app = render(h(App, { controller, theme: createTheme(false), files: ['notes.txt', 'src/main.ts'] }));
+      // Bold and dim stay without colour; the assertions read the text.
+      const output = (): string => stripAnsi(app.frames.join('\n'));
+      const frameText = (): string => stripAnsi(app.lastFrame() ?? '');
+      try {
+        assert.match(frameText(), /gpt-5-mini · chat · read-only · on-request · new session/);
+        assert.match(frameText(), /context 0\/400k \(0%\) · auto-compact in 57%/);
+
+        // @ completion lists matching files; Tab takes the first.
+        app.stdin.write('change @no');
+        await until(() => frameText().includes('@notes.txt'), '@ completion', output);
+        app.stdin.write('\t');
+        await until(() => frameText().includes('change @notes.txt'), 'the completed path', output);
+        app.stdin.write('\r');
+
+        await until(() => frameText().includes('approval needed'), 'the approval panel', output);
+        const panel = frameText();
+        assert.match(panel, /write_file/);
+        assert.match(panel, /-remember the milk/);
+        assert.match(panel, /\+remember the bread/);
+        assert.match(panel, /\[y\] approve once/);
+        app.stdin.write('y');
+        await until(() => output().includes('Done.'), 'the final answer', output);
+        await until(() => controller.getSnapshot().busy === null, 'the turn to end', output);
+        assert.equal(await readFile(join(root, 'notes.txt'), 'utf8'), 'remember the bread\n');
+        assert.match(output(), /Writing it\./, 'markdown is rendered, not shown raw');
+        assert.match(output(), /✓ write_file notes\.txt/);
+
+        const frame = frameText();
+        const sessionId = controller.getSnapshot().sessionId!;
+        assert.match(frame, new RegExp(`on-request · ${sessionId.slice(0, 13)}`));
+        // Context after the last call: 1300 in + 20 out; the session used 1200 + 1320 tokens, at
+        // gpt-5-mini's $0.25/$2 per million: 2300 × 0.25 + 220 × 2 = 1015 µ$.
+        assert.match(frame, /context 1\.3k\/400k \(0%\) · auto-compact in 57% · 2\.5k tokens · \$0\.0010/);
+        const records = (await store.read(sessionId)).records.map((r) => r.type);
+        assert.ok(records.includes('turn_completed'));
+      } finally {
+        app.unmount();
+        await controller.shutdown();
+        await provider.close();
+      }
+    });
+  });
+});

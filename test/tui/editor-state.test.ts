@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Key } from 'ink';
+import * as edit from '../../src/tui/editor-state.js';
+import { editorKey, editorLines } from '../../src/tui/editor-keys.js';
+
+const NO_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+function press(state: edit.EditorState, input: string, key: Partial<Key> = {}) {
+  return editorKey(state, input, { ...NO_KEY, ...key });
+}
+
+function typed(text: string): edit.EditorState {
+  return edit.insertText(edit.emptyEditor(), text);
+}
+
+describe('prompt editor', () => {
+  test('Enter submits; Ctrl-J, Alt-Enter and a trailing backslash add a line', () => {
+    assert.equal(press(typed('hi'), '', { return: true }).action, 'submit');
+    assert.equal(press(typed('a'), '\n').state.text, 'a\n');
+    assert.equal(press(typed('a'), '', { return: true, meta: true }).state.text, 'a\n');
+    const continued = press(typed('first \\'), '', { return: true });
+    assert.equal(continued.action, 'none');
+    assert.equal(continued.state.text, 'first \n');
+  });
+
+  test('readline keys: Ctrl-A/E move, Ctrl-U/K/W delete, Backspace deletes a code point', () => {
+    let state = typed('hello big world');
+    state = press(state, 'w', { ctrl: true }).state;
+    assert.equal(state.text, 'hello big ');
+    state = press(state, 'a', { ctrl: true }).state;
+    assert.equal(state.cursor, 0);
+    state = press(state, 'k', { ctrl: true }).state;
+    assert.equal(state.text, '');
+    state = press(typed('x😀'), '', { delete: true }).state;
+    assert.equal(state.text, 'x');
+    state = press(typed('one\ntwo'), 'u', { ctrl: true }).state;
+    assert.equal(state.text, 'one\n');
+  });
+
+  test('Up/Down move between lines, then walk the prompt history and restore the draft', () => {
+    let state = edit.insertText(edit.emptyEditor(['first', 'second']), 'draft');
+    state = press(state, '', { upArrow: true }).state;
+    assert.equal(state.text, 'second');
+    state = press(state, '', { upArrow: true }).state;
+    assert.equal(state.text, 'first');
+    state = press(state, '', { downArrow: true }).state;
+    state = press(state, '', { downArrow: true }).state;
+    assert.equal(state.text, 'draft');
+    const multi = edit.moveUp(typed('ab\ncd'));
+    assert.equal(multi.cursor, 2, 'on the second line, Up moves to the first line, same column');
+  });
+
+  test('a large paste is one placeholder, expanded on submit; Backspace removes it whole', () => {
+    const log = Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\r\n');
+    const pasted = press(typed('look: '), log).state;
+    assert.equal(pasted.text, 'look: [Pasted text #1 +50 lines]');
+    const { prompt, next } = edit.submit(pasted);
+    assert.equal(prompt, `look: ${log.replace(/\r\n/g, '\n')}`);
+    assert.equal(next.text, '');
+    assert.deepEqual(next.history, ['look: [Pasted text #1 +50 lines]']);
+    assert.equal(edit.backspace(pasted).text, 'look: ');
+    assert.equal(press(typed(''), 'short paste').state.text, 'short paste', 'a short paste is plain text');
+  });
+
+  test('Ctrl-C, Ctrl-D, Esc, Tab and Ctrl-O are actions for the app', () => {
+    assert.equal(press(typed('x'), 'c', { ctrl: true }).action, 'interrupt');
+    assert.equal(press(edit.emptyEditor(), 'd', { ctrl: true }).action, 'eof');
+    assert.equal(press(typed('x'), 'd', { ctrl: true }).action, 'none');
+    assert.equal(press(typed('x'), '', { escape: true }).action, 'escape');
+    assert.equal(press(typed('@sr'), '', { tab: true }).action, 'complete');
+    assert.equal(press(typed(''), 'o', { ctrl: true }).action, 'show-output');
+  });
+
+  test('the cursor is drawn, and control characters in the text are shown, not sent', () => {
+    const state = { ...typed('a\x1b[2Jb'), cursor: 0 };
+    const [line] = editorLines(state, (c) => `[${c}]`);
+    assert.equal(line, '[a]\\e[2Jb');
+    assert.deepEqual(editorLines(typed('ab\n'), (c) => `[${c}]`), ['ab', '[ ]']);
+  });
+
+  test('the word at the cursor is what @ completion replaces', () => {
+    assert.deepEqual(edit.wordAtCursor(typed('look at @src/ma')), { word: '@src/ma', start: 8 });
+    const replaced = edit.replaceRange(typed('look at @src/ma'), 8, 15, '@src/main.ts ');
+    assert.equal(replaced.text, 'look at @src/main.ts ');
+  });
+});
