@@ -25,7 +25,7 @@ export function withRatio(row: Omit<BenchRow, 'ratio' | 'met'>, maxRatio?: numbe
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function fmt(value: number): string {

@@ -16,6 +16,7 @@ interface BenchCase {
 const cases: BenchCase[] = [
   { name: 'startup', run: async () => (await import('./cases/startup.js')).run() },
   { name: 'loop', run: async () => (await import('./cases/loop-overhead.js')).run() },
+  { name: 'tools', run: async () => (await import('./cases/tool-rounds.js')).run() },
   { name: 'sessions', run: async () => (await import('./cases/sessions.js')).run() },
   { name: 'context', run: async () => (await import('./cases/context-economy.js')).run() },
 ];

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Build: compile src/ to dist/ with tsc, then copy the data files that code loads at run time
-// (tool descriptions, prompts, wasm grammars stay in node_modules). Runs from `npm install` via
-// `prepare`, so a fresh clone has a runnable `bin/glassbox.js` right after install.
+// Build: compile src/ to dist/ with tsc, copy the data files that code loads at run time (tool
+// descriptions, prompts; wasm grammars stay in node_modules), then bundle the CLI into
+// dist/bundle/. Runs from `npm install` via `prepare`, so a fresh clone has a runnable
+// `bin/glassbox.js` right after install.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync, statSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -40,6 +41,11 @@ function copyData(dir) {
   }
 }
 copyData(src);
+
+// The CLI as a bundle (dist/bundle/), next to tsc's per-file output that the package's library
+// entry points use; bin/glassbox.js runs the bundle.
+const { bundleCli } = await import('./bundle-cli.js');
+await bundleCli();
 
 const webBuild = join(root, 'scripts', 'build-web.js');
 // Tests rebuild only the server side (`--skip-web`): the workbench bundle does not change with them.

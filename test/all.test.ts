@@ -1,9 +1,11 @@
-// One process runs every test file: on Node 20 `node --test` takes no globs, and one process
-// avoids paying tsx start-up per file. `GLASSBOX_TEST_FILTER=substring` narrows the files.
+// Runs every test file in one process (or one shard of them: `GLASSBOX_TEST_SHARD`, set by
+// scripts/run-tests.js, which runs the shards side by side): on Node 20 `node --test` takes no
+// globs, and a few processes avoid paying tsx start-up per file. `GLASSBOX_TEST_FILTER=substring`
+// narrows the files.
 // Browser tests (test/browser) and the fault suite (test/faults) have their own scripts:
 // `npm run test:browser`, `npm run test:faults`.
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import { detectSandbox } from '../src/sandbox/index.js';
 import { locateRipgrep } from '../src/tools/grep/index.js';
@@ -13,6 +15,32 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const filter = process.env.GLASSBOX_TEST_FILTER ?? '';
 const skipDirs = new Set(['browser', 'faults', 'fixtures', 'helpers']);
+
+/**
+ * `GLASSBOX_TEST_SHARD=i/n` (set by scripts/run-tests.js): this process runs the i-th of n
+ * shards. Files are dealt out heaviest first to the lightest shard, weighing each by its size and
+ * by whether it starts processes (CLI, tmux, MCP servers), which is where the time goes; the
+ * split depends only on the files, so a shard is reproducible on its own.
+ */
+function shardOf(all: readonly string[]): string[] {
+  const spec = /^(\d+)\/(\d+)$/.exec(process.env.GLASSBOX_TEST_SHARD ?? '');
+  if (spec === null) return [...all];
+  const [index, count] = [Number(spec[1]), Number(spec[2])];
+  if (count < 1 || index < 0 || index >= count) throw new Error(`GLASSBOX_TEST_SHARD=${process.env.GLASSBOX_TEST_SHARD}: expected i/n with 0 ≤ i < n`);
+  const weighed = all.map((file) => {
+    const text = readFileSync(file, 'utf8');
+    const spawns = (text.match(/runCli|spawnCli|spawn\(|execFile|tmux|startMcp|startServe|chromium/g) ?? []).length;
+    return { file, weight: text.length * (spawns > 0 ? 4 : 1) };
+  });
+  weighed.sort((a, b) => b.weight - a.weight || (a.file < b.file ? -1 : 1));
+  const loads = Array.from({ length: count }, () => ({ weight: 0, files: [] as string[] }));
+  for (const { file, weight } of weighed) {
+    const lightest = loads.reduce((best, shard) => (shard.weight < best.weight ? shard : best));
+    lightest.weight += weight;
+    lightest.files.push(file);
+  }
+  return (loads[index]?.files ?? []).sort();
+}
 
 function collect(dir: string): string[] {
   const files: string[] = [];
@@ -40,7 +68,5 @@ if (process.env.CI) {
   });
 }
 
-for (const file of collect(here)) {
-  if (filter && !relative(here, file).includes(filter)) continue;
-  await import(pathToFileURL(file).href);
-}
+const files = collect(here).filter((file) => !filter || relative(here, file).includes(filter));
+for (const file of shardOf(files)) await import(pathToFileURL(file).href);

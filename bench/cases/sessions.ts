@@ -143,7 +143,7 @@ export async function run(): Promise<BenchRow[]> {
       const summaries = readdirSync(listDir)
         .filter((name) => name.endsWith('.jsonl'))
         .map((name) => readFileSync(join(listDir, name), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; ts: string }));
-      summaries.sort((a, b) => (a[0].ts < b[0].ts ? 1 : -1));
+      summaries.sort((a, b) => (a[0]!.ts < b[0]!.ts ? 1 : -1));
     }, 1);
     rows.push(withRatio({ group: 'sessions', name: `list ${LISTED.toLocaleString('en-US')} sessions (first page, indexed)`, value: listMs, unit: 'ms', baseline: { name: 'read + parse every file whole', value: naiveMs } }));
     rows.push({ group: 'sessions', name: `rebuild the index for ${LISTED.toLocaleString('en-US')} sessions (head reads)`, value: rebuildMs, unit: 'ms' });
@@ -164,7 +164,7 @@ export async function run(): Promise<BenchRow[]> {
         sessionId = result.sessionId;
         sizes.push(statSync(join(growthHome, 'sessions', `${sessionId}.jsonl`)).size);
       }
-      const perTurn = sizes.slice(1).map((size, i) => size - sizes[i]);
+      const perTurn = sizes.slice(1).map((size, i) => size - sizes[i]!);
       const early = median(perTurn.slice(0, 3));
       const late = median(perTurn.slice(-3));
       rows.push(withRatio({ group: 'sessions', name: `file bytes per 10-round turn, last turns of ${turns}`, value: late, unit: 'bytes', baseline: { name: 'first turns', value: early } }, 1.2));

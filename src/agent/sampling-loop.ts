@@ -153,7 +153,7 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
         callItems.push({ type: 'message', role: 'assistant', content: response.text, runtimeRole: 'working_message' });
       }
       const calls = response.toolCalls.map((call) => ({ ...call, id: callIds.claim(call.id) }));
-      calls.forEach((call, index) => callItems.push(functionCallItem(call, response.toolCalls[index].id)));
+      calls.forEach((call, index) => callItems.push(functionCallItem(call, response.toolCalls[index]!.id)));
       await commit(callItems);
 
       let outcomes;
@@ -162,12 +162,12 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
       } catch (error) {
         if (!(error instanceof FatalBatchError)) throw error;
         // Every committed call still gets its output before the run fails.
-        await commit(error.outcomes.map((o, index) => ({ type: 'function_call_output', callId: calls[index].id, name: o.name, output: o.output, isError: o.isError })));
+        await commit(error.outcomes.map((o, index) => ({ type: 'function_call_output', callId: calls[index]!.id, name: o.name, output: o.output, isError: o.isError })));
         throw error.fatal;
       }
       let looping: RunErrorInfo | null = null;
       const outputs: ResponseItem[] = outcomes.map((outcome, index) => {
-        const verdict = guard.record(outcome.name, response.toolCalls[index].arguments, outcome.output);
+        const verdict = guard.record(outcome.name, response.toolCalls[index]!.arguments, outcome.output);
         let output = outcome.output;
         if (verdict.kind !== 'ok') output += loopingNotice(verdict.count);
         if (verdict.kind === 'fail' && !looping) {
@@ -177,7 +177,7 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
           };
         }
         // Paired by position: outcomes come in call order, one per call, even when ids repeat.
-        return { type: 'function_call_output', callId: calls[index].id, name: outcome.name, output, isError: outcome.isError };
+        return { type: 'function_call_output', callId: calls[index]!.id, name: outcome.name, output, isError: outcome.isError };
       });
       await commit(outputs);
 

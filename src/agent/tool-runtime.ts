@@ -95,10 +95,11 @@ export class ToolRuntime {
     const outcomes: ToolCallOutcome[] = [];
     let index = 0;
     while (index < calls.length) {
-      const segment = [calls[index]];
-      if (this.isReadOnly(calls[index].name)) {
-        while (index + segment.length < calls.length && this.isReadOnly(calls[index + segment.length].name)) {
-          segment.push(calls[index + segment.length]);
+      const first = calls[index]!;
+      const segment = [first];
+      if (this.isReadOnly(first.name)) {
+        while (index + segment.length < calls.length && this.isReadOnly(calls[index + segment.length]!.name)) {
+          segment.push(calls[index + segment.length]!);
         }
       }
       index += segment.length;
@@ -113,7 +114,7 @@ export class ToolRuntime {
         }
         const error = result.reason as FatalToolError;
         fatal ??= error;
-        const call = segment[position];
+        const call = segment[position]!;
         outcomes.push({ callId: call.id, name: call.name, output: formatToolError(error.code, error.message), isError: true });
       });
       if (fatal !== null) {

@@ -22,6 +22,9 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
   const approvalPolicy = parseApprovalPolicy(options.approvalPolicy, 'on-request');
   const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
   const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
+  // A bad trace endpoint is a usage error before the screen opens; reads the environment only.
+  const { resolveTelemetrySettings } = await import('../telemetry/index.js');
+  const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
   // The demo notice belongs on the session's screen, not above it where the first frame erases it.
   const notices: string[] = [];
   const collect = new Writable({
@@ -46,6 +49,7 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
         maxRounds,
         tokenBudget,
         reasoningEffort: config.reasoningEffort,
+        telemetry,
         compactAt: options.compactAt,
         contextWindow: options.contextWindow,
       },

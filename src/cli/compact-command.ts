@@ -57,10 +57,6 @@ export async function compactCommand(reference: string, options: CompactCliOptio
       model: config.model,
       wireApi: config.wireApi,
       gateway: model.gateway,
-      // Compaction runs no tools; these only satisfy the runner's settings.
-      sandbox: 'read-only',
-      approvalPolicy: 'untrusted',
-      network: false,
       compactAt: options.compactAt,
       contextWindow: options.contextWindow,
     });

@@ -56,6 +56,9 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const approvalPolicy = parseApprovalPolicy(options.approvalPolicy, 'on-request');
   const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
   const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
+  // Started now, so that compiling the runner's code overlaps the checks and opening the model.
+  const runnerModule = import('../runner/index.js');
+  runnerModule.catch(() => {});
   // Before the model opens: a bad endpoint is a usage error. Reads the environment only.
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');
   const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
@@ -99,7 +102,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   };
 
   try {
-    const { runTurn, openRunner } = await import('../runner/index.js');
+    const { runTurn, openRunner } = await runnerModule;
     const runner = await openRunner({
       root: config.root,
       home: config.home,

@@ -2,7 +2,7 @@
 // they run, so `--help` and a usage error never pay for the gateway, tools or server.
 
 import { Command, CommanderError, Option } from 'commander';
-import { readFileSync } from 'node:fs';
+import { glassboxVersion } from '../version/index.js';
 import { UsageError, EXIT } from './usage-error.js';
 import { registerSessionCommands } from './sessions-command.js';
 import { registerServeCommand } from './serve-command.js';
@@ -16,16 +16,12 @@ import { processOutputGuard } from './output-guard.js';
 import { cliEnvVars, envValue, unsetBlankEnv } from './cli-env.js';
 import type { ExecCliOptions } from './exec-command.js';
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 
 export function buildProgram(): Command {
   const program = new Command('glassbox')
     .description('A coding-agent harness you can see through.')
-    .version(version(), '-V, --version')
+    .version(glassboxVersion(), '-V, --version')
     .showSuggestionAfterError(true)
     .exitOverride();
 
@@ -46,15 +42,18 @@ export function buildProgram(): Command {
     .option('--trace-content', 'attach prompts, answers, tool arguments and results to the trace')
     .addOption(new Option('--demo-intro').hideHelp())
     .action(async (promptWords: string[], options: ExecCliOptions) => {
+      // The sandbox probe (one bwrap run, needed by the environment block's `git status` before the
+      // first request) runs while the command's code loads.
+      import('../sandbox/index.js').then(({ detectSandbox }) => detectSandbox()).catch(() => {});
       const { execCommand } = await import('./exec-command.js');
       process.exitCode = await execCommand(promptWords.join(' '), options);
     });
 
-  registerSessionCommands(program, { resolveHome: (option) => resolveHome(option), glassboxVersion: version() });
+  registerSessionCommands(program, { resolveHome: (option) => resolveHome(option), glassboxVersion: glassboxVersion() });
   registerCompactCommand(program);
   registerServeCommand(program);
-  registerMcpCommand(program, version());
-  registerTraceCommand(program, version());
+  registerMcpCommand(program, glassboxVersion());
+  registerTraceCommand(program, glassboxVersion());
   // Last: it sets root options and settings that must not be copied into the commands above.
   registerChatCommands(program);
 

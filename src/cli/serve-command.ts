@@ -22,6 +22,8 @@ export interface ServeCliOptions extends ModelOptionValues {
   contextWindow?: string;
   maxRounds?: string;
   tokenBudget?: string;
+  otlpEndpoint?: string;
+  traceContent?: boolean;
 }
 
 export interface ServeIo {
@@ -42,6 +44,8 @@ export function registerServeCommand(program: Command): Command {
     .option('--network', 'allow network access inside the sandbox')
     .option('--max-rounds <n>', 'stop each run after N model rounds')
     .option('--token-budget <n>', 'stop each run once it has used N tokens')
+    .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of every run over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
     .action(async (options: ServeCliOptions) => {
       process.exitCode = await serveCommand(options, { stdout: process.stdout, stderr: process.stderr });
     });
@@ -93,6 +97,9 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   };
   const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
   const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
+  // A bad endpoint is a usage error before the server starts; reads the environment only.
+  const { resolveTelemetrySettings } = await import('../telemetry/index.js');
+  const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
   const { accessTokenProblem, createServer } = await import('../server/index.js');
   if (options.token !== undefined) {
     const problem = accessTokenProblem(options.token);
@@ -154,6 +161,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       maxRounds,
       tokenBudget,
       reasoningEffort: config.reasoningEffort,
+      telemetry,
     });
     let address;
     try {

@@ -72,10 +72,10 @@ function clipStart(text: string, max: number): string {
 }
 
 function formatTable(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => Array.from(row[column]).length)));
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => Array.from(row[column]!).length)));
   const line = (cells: string[]) =>
     cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell + ' '.repeat(widths[column] - Array.from(cell).length)))
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell + ' '.repeat(widths[column]! - Array.from(cell).length)))
       .join('  ')
       .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n') + '\n';

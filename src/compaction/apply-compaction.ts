@@ -13,9 +13,9 @@ export interface SummaryOptions {
   userBudgetTokens: number;
 }
 
-function isLeadingSystem(history: readonly ResponseItem[]): boolean {
+function leadingSystem(history: readonly ResponseItem[]): ResponseItem | undefined {
   const first = history[0];
-  return first !== undefined && first.type === 'message' && first.role === 'system';
+  return first !== undefined && first.type === 'message' && first.role === 'system' ? first : undefined;
 }
 
 /**
@@ -33,7 +33,7 @@ export function applySummaryCompaction(
   const kept: ResponseItem[] = [];
   let spent = 0;
   for (let index = history.length - 1; index >= 0; index -= 1) {
-    const item = history[index];
+    const item = history[index]!;
     if (item.type !== 'message' || item.role !== 'user') continue;
     const cost = cheapItemTokens(item);
     if (kept.length > 0 && spent + cost > options.userBudgetTokens) break;
@@ -42,7 +42,8 @@ export function applySummaryCompaction(
   }
   kept.reverse();
   const result: ResponseItem[] = [];
-  if (isLeadingSystem(history)) result.push(history[0]);
+  const system = leadingSystem(history);
+  if (system !== undefined) result.push(system);
   result.push({ type: 'compaction_summary', compactionId: summary.compactionId, summary: summary.summary });
   result.push(...kept);
   return result;
@@ -87,7 +88,7 @@ function protectedFrom(history: readonly ResponseItem[], protectedTurns: number)
     if (item.type === 'message' && item.role === 'user') users.push(index);
   });
   if (users.length === 0) return 0;
-  return users.length >= protectedTurns ? users[users.length - protectedTurns] : users[0];
+  return (users.length >= protectedTurns ? users[users.length - protectedTurns] : users[0]) ?? 0;
 }
 
 export interface PruneSelection {
@@ -104,14 +105,12 @@ export function selectPruneCandidates(history: readonly ResponseItem[], selectio
   const from = protectedFrom(history, selection.protectedUserTurns ?? PROTECTED_USER_TURNS);
   const minChars = selection.minOutputChars ?? PRUNE_MIN_OUTPUT_CHARS;
   const inTail = new Set<string>();
-  for (let index = from; index < history.length; index += 1) {
-    const item = history[index];
+  for (const item of history.slice(from)) {
     if (item.type === 'function_call' || item.type === 'function_call_output') inTail.add(item.callId);
   }
   const ids: string[] = [];
   const seen = new Set<string>();
-  for (let index = 0; index < from; index += 1) {
-    const item = history[index];
+  for (const item of history.slice(0, from)) {
     if (item.type !== 'function_call_output' || isPrunedOutput(item) || item.output.length < minChars) continue;
     if (inTail.has(item.callId) || seen.has(item.callId)) continue;
     seen.add(item.callId);

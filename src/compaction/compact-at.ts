@@ -34,7 +34,7 @@ export function parseCompactAt(value: string, source = '--compact-at'): CompactA
   }
   const tokens = TOKENS.exec(text);
   if (tokens) {
-    const count = Number(tokens[1].replace(/[_,]/g, '')) * (tokens[2] ? 1000 : 1);
+    const count = Number(tokens[1]!.replace(/[_,]/g, '')) * (tokens[2] ? 1000 : 1);
     if (!Number.isSafeInteger(count) || count <= 0) {
       throw new CompactionConfigError(`${source} ${JSON.stringify(value)}: the token count must be a positive whole number`);
     }
@@ -58,7 +58,7 @@ export function describeCompactAt(compactAt: CompactAt): string {
 /** `--context-window`: a positive whole number of tokens (`128000`, `128k`). */
 export function parseContextWindow(value: string, source = '--context-window'): number {
   const match = TOKENS.exec(value.trim());
-  const count = match ? Number(match[1].replace(/[_,]/g, '')) * (match[2] ? 1000 : 1) : Number.NaN;
+  const count = match ? Number(match[1]!.replace(/[_,]/g, '')) * (match[2] ? 1000 : 1) : Number.NaN;
   if (!Number.isSafeInteger(count) || count <= 0) {
     throw new CompactionConfigError(`${source} ${JSON.stringify(value)}: expected a positive number of tokens, e.g. 128000 or 128k`);
   }

@@ -83,7 +83,8 @@ export function transcriptUnits(items: readonly ResponseItem[]): ResponseItem[][
         (previous.type === 'reasoning' && (item.type === 'reasoning' || item.type === 'function_call' || (item.type === 'message' && item.role === 'assistant'))) ||
         (item.type === 'function_call' &&
           (previous.type === 'function_call' || (previous.type === 'message' && previous.role === 'assistant'))));
-    if (continues) units[units.length - 1].push(item);
+    const last = units.at(-1);
+    if (continues && last !== undefined) last.push(item);
     else units.push([item]);
     previous = item;
   }

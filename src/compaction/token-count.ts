@@ -164,7 +164,7 @@ export interface CountOptions {
 export function itemsSinceUsage(history: readonly ResponseItem[], measuredLength: number): readonly ResponseItem[] {
   let start = measuredLength;
   while (start < history.length) {
-    const item = history[start];
+    const item = history[start]!;
     if (item.type === 'function_call' || (item.type === 'message' && item.role === 'assistant')) start += 1;
     else break;
   }

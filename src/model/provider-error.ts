@@ -67,7 +67,7 @@ export function looksLikeServerMisconfiguration(text: string): boolean {
 function largerThanRateLimit(text: string): boolean {
   const match = /\blimit:?\s*([\d,]+)\b[^\d]{1,40}\brequested:?\s*([\d,]+)/i.exec(text);
   if (!match || !/request too large/i.test(text)) return false;
-  return Number(match[2].replace(/,/g, '')) > Number(match[1].replace(/,/g, ''));
+  return Number(match[2]!.replace(/,/g, '')) > Number(match[1]!.replace(/,/g, ''));
 }
 
 const AUTH_PATTERN = /incorrect api key|invalid api key|api key not valid|api_key_invalid|invalid_api_key|invalid x-api-key|authentication_error/i;
@@ -165,7 +165,7 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 function htmlText(html: string): string {
   const decode = (text: string): string => text.replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_, name: string) => ENTITIES[name] ?? '');
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html);
-  if (title && title[1].trim() !== '') return decode(title[1]);
+  if (title && title[1]!.trim() !== '') return decode(title[1]!);
   const text = html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, '\n');
   return decode(firstLine(text));
 }
@@ -191,7 +191,7 @@ function messageInBrokenJson(text: string): string {
   try {
     return JSON.parse(`"${match[1]}"`) as string;
   } catch {
-    return match[1];
+    return match[1]!;
   }
 }
 

@@ -521,14 +521,15 @@ function verdict(commands: string[], findings: readonly Finding[]): CommandClass
   if (findings.length === 0 && commands.length === 0) {
     return { safe: false, reason: 'there is no command to run', commands, unsafePrefixes: null };
   }
-  if (findings.length === 0) {
+  const first = findings[0];
+  if (first === undefined) {
     return { safe: true, reason: `known safe: ${unique(commands).join(', ')}`, commands, unsafePrefixes: [] };
   }
   const more = findings.length > 1 ? ` (and ${findings.length - 1} more problem${findings.length > 2 ? 's' : ''})` : '';
   const structural = findings.some((finding) => finding.prefix === null);
   return {
     safe: false,
-    reason: `needs approval: ${findings[0].reason}${more}`,
+    reason: `needs approval: ${first.reason}${more}`,
     commands,
     unsafePrefixes: structural ? null : unique(findings.map((finding) => finding.prefix ?? '')),
   };

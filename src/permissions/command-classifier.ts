@@ -3,8 +3,10 @@
 // happens once per process and only when a shell command is first classified; even the
 // tree-sitter runtime is imported then, not when this module is.
 
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import type { Node, Parser } from 'web-tree-sitter';
 import { analyzeSyntaxTree } from './analyze-syntax-tree.js';
 import type { CommandClassification } from './command-classification.js';
@@ -61,17 +63,44 @@ export class CommandClassifier {
 
 let loading: Promise<CommandClassifier> | null = null;
 
+/** Parsed once at load, so the first real command does not pay for compiling the parser's code. */
+const WARM_UP_COMMAND = 'cd src && grep -rn "a b" . | head -n 5; ls -la 2>/dev/null || echo "$HOME" > /dev/null';
+
 async function load(): Promise<CommandClassifier> {
+  // WebAssembly: the baseline compiler only, and compiled on this thread. Left alone, V8 re-compiles
+  // the grammar's hot functions with its optimising compiler in the background (the lexer is one
+  // 160 KB function): 1–2 s of CPU and ~45 MB that, on two cores, delay the first shell call by a
+  // second, for parses that take well under a millisecond either way; and its asynchronous
+  // compilation waits on background threads, which on a busy machine took 150 ms where compiling
+  // here (lazily: functions are compiled on first call) takes 5 ms (docs/benchmarks.md, "First
+  // shell call"). The flags are process-wide and read whenever a module or function is compiled or
+  // tiered up, so they stay set; the only other WebAssembly a run executes is undici's HTTP parser,
+  // compiled by the first model request, before this.
+  setFlagsFromString('--liftoff-only');
+  setFlagsFromString('--no-wasm-async-compilation');
   const { Language, Parser } = await import('web-tree-sitter');
-  await Parser.init();
+  const require = createRequire(import.meta.url);
+  // The runtime's module is compiled and instantiated synchronously (lazily compiled, it takes a
+  // few milliseconds); Emscripten's asynchronous default hops between threads several times,
+  // which costs tens of milliseconds more on a busy machine.
+  const runtime = require.resolve('web-tree-sitter/tree-sitter.wasm');
+  await Parser.init({
+    instantiateWasm(imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
+      const module = new WebAssembly.Module(readFileSync(runtime));
+      done(new WebAssembly.Instance(module, imports), module);
+      return {};
+    },
+  });
   // Only the package's .wasm is used (its native binding and install script are not). No smaller
   // well-kept source of the same grammar is on npm: the wasm-only bundles are larger or carry an
   // older grammar (docs/benchmarks.md, "Decisions measured").
-  const packageJson = createRequire(import.meta.url).resolve('tree-sitter-bash/package.json');
+  const packageJson = require.resolve('tree-sitter-bash/package.json');
   const language = await Language.load(join(dirname(packageJson), 'tree-sitter-bash.wasm'));
   const parser = new Parser();
   parser.setLanguage(language);
-  return new CommandClassifier(parser);
+  const classifier = new CommandClassifier(parser);
+  classifier.classify(WARM_UP_COMMAND, { root: dirname(packageJson) });
+  return classifier;
 }
 
 /** The shared classifier, loaded on the first call. A failed load is retried on the next call. */

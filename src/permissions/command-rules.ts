@@ -91,11 +91,11 @@ const changeDirectory: CommandRule = (args, context) => {
   if (problem !== null) return problem;
   const option = parsed.find((argument) => argument.kind === 'option' && !['-L', '-P'].includes(argument.name));
   if (option !== undefined && option.kind === 'option') return `${option.name} is not a recognised option`;
-  const targets = operands(parsed);
-  if (targets.length === 0) return 'without a directory it goes to $HOME, outside the project root';
-  if (targets.length > 1) return 'takes a single directory';
-  if (targets[0].kind === 'static' && targets[0].text === '-') return '`cd -` goes to $OLDPWD, which is unknown';
-  return context.changeDirectory(targets[0]);
+  const [target, ...others] = operands(parsed);
+  if (target === undefined) return 'without a directory it goes to $HOME, outside the project root';
+  if (others.length > 0) return 'takes a single directory';
+  if (target.kind === 'static' && target.text === '-') return '`cd -` goes to $OLDPWD, which is unknown';
+  return context.changeDirectory(target);
 };
 
 // Bash's printf builtin has one option, -v, and it assigns a shell variable (even PATH).
@@ -174,14 +174,15 @@ const findRule: CommandRule = (args, context) => {
   }
   let index = 0;
   // Leading options come before the starting points: -H -L -P, -D <debug>, -O<level>.
-  while (index < args.length && /^-([HLP]|O\d*|D)$/.test(args[index].text)) {
-    index += args[index].text === '-D' ? 2 : 1;
+  while (index < args.length && /^-([HLP]|O\d*|D)$/.test(args[index]!.text)) {
+    index += args[index]!.text === '-D' ? 2 : 1;
   }
   const starts: ShellWord[] = [];
-  while (index < args.length && !EXPRESSION_START.test(args[index].text)) starts.push(args[index++]);
+  while (index < args.length && !EXPRESSION_START.test(args[index]!.text)) starts.push(args[index++]!);
   const filesFrom = args.findIndex((word) => word.text === '-files0-from');
+  const filesFromList = filesFrom === -1 ? undefined : args[filesFrom + 1];
   const checks = starts.map((word) => context.checkMetadata(word));
-  if (filesFrom !== -1 && args[filesFrom + 1] !== undefined) checks.push(context.checkRead(args[filesFrom + 1]));
+  if (filesFromList !== undefined) checks.push(context.checkRead(filesFromList));
   return firstProblem(checks);
 };
 
@@ -191,7 +192,7 @@ const jqRule: CommandRule = (args, context) => {
   const rest: ShellWord[] = [];
   const checks: (string | null)[] = [];
   for (let index = 0; index < args.length; index++) {
-    const word = args[index];
+    const word = args[index]!;
     if (word.kind === 'static' && jqTwoValueOptions.has(word.text)) {
       const file = args[index + 2];
       if (file === undefined) return `${word.text} needs a name and a value`;

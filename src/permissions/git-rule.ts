@@ -83,7 +83,8 @@ function checkBranch(args: readonly ShellWord[]): string | null {
       names.push(argument.word);
     }
   }
-  if (names.length > 0 && !listing) return `git branch ${names[0].text} would create a branch`;
+  const [name] = names;
+  if (name !== undefined && !listing) return `git branch ${name.text} would create a branch`;
   return null;
 }
 
@@ -144,8 +145,8 @@ export const gitRule: CommandRule = (args: readonly ShellWord[], context: RuleCo
   const unknown = args.find((word) => word.kind !== 'static' && mayBeOption(word));
   if (unknown !== undefined) return `\`${unknown.text}\` is expanded by the shell at run time and could become an option`;
   let index = 0;
-  while (index < args.length && args[index].text.startsWith('-')) {
-    const option = args[index].text;
+  while (index < args.length && args[index]!.text.startsWith('-')) {
+    const option = args[index]!.text;
     const name = option.includes('=') ? option.slice(0, option.indexOf('=')) : option;
     if (name === '-C') {
       const directory = args[index + 1];

@@ -34,7 +34,7 @@ export function parseOptions(words: readonly ShellWord[], spec: OptionSpec = {})
   const longWithValue = spec.longWithValue ?? [];
   let optionsEnded = false;
   for (let index = 0; index < words.length; index++) {
-    const word = words[index];
+    const word = words[index]!;
     if (optionsEnded) {
       parsed.push({ kind: 'operand', word });
       continue;
@@ -55,7 +55,7 @@ export function parseOptions(words: readonly ShellWord[], spec: OptionSpec = {})
         parsed.push({ kind: 'option', name, value: staticWord(text.slice(equals + 1)), source: word });
       } else if (longWithValue.some((long) => longOptionMatches(name, long)) && index + 1 < words.length) {
         index++;
-        parsed.push({ kind: 'option', name, value: words[index], source: word });
+        parsed.push({ kind: 'option', name, value: words[index]!, source: word });
       } else {
         parsed.push({ kind: 'option', name, value: null, source: word });
       }
@@ -63,12 +63,12 @@ export function parseOptions(words: readonly ShellWord[], spec: OptionSpec = {})
     }
     if (text.startsWith('-') && text.length > 1) {
       for (let position = 1; position < text.length; position++) {
-        const letter = text[position];
+        const letter = text[position]!;
         const rest = text.slice(position + 1);
         if (shortWithValue.includes(letter)) {
           let value: ShellWord | null = null;
           if (rest !== '') value = staticWord(rest);
-          else if (index + 1 < words.length) value = words[++index];
+          else if (index + 1 < words.length) value = words[++index]!;
           parsed.push({ kind: 'option', name: `-${letter}`, value, source: word });
           break;
         }

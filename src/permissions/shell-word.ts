@@ -62,7 +62,7 @@ function mayMatchDotDot(component: string): boolean {
   if (!/[*?[]/.test(component) || !/^[.[]/.test(component)) return false;
   let source = '';
   for (let index = 0; index < component.length; index++) {
-    const char = component[index];
+    const char = component[index]!;
     if (char === '*') source += '.*';
     else if (char === '?') source += '.';
     else if (char === '[') {
@@ -221,12 +221,12 @@ function sequenceAlternatives(body: Shaped): Shaped[] | null | 'too-many' {
   const letters = /^([A-Za-z])\.\.([A-Za-z])(?:\.\.([+-]?\d+))?$/.exec(body.text);
   const match = numeric ?? letters;
   if (match === null) return null;
-  const from = numeric ? Number(match[1]) : match[1].charCodeAt(0);
-  const to = numeric ? Number(match[2]) : match[2].charCodeAt(0);
+  const from = numeric ? Number(match[1]) : match[1]!.charCodeAt(0);
+  const to = numeric ? Number(match[2]) : match[2]!.charCodeAt(0);
   const step = Math.abs(Number(match[3] ?? 1)) || 1;
   const count = Math.floor(Math.abs(to - from) / step) + 1;
   if (!Number.isSafeInteger(count) || count > MAX_BRACE_ALTERNATIVES) return 'too-many';
-  const width = numeric && /^[+-]?0\d/.test(match[1] + match[2]) ? Math.max(match[1].length, match[2].length) : 0;
+  const width = numeric && /^[+-]?0\d/.test(match[1]! + match[2]!) ? Math.max(match[1]!.length, match[2]!.length) : 0;
   const values: Shaped[] = [];
   for (let index = 0; index < count; index++) {
     const value = from + (to >= from ? 1 : -1) * index * step;

@@ -2,7 +2,7 @@
 // It opens or resumes the session, builds the tools and the permission gate, runs the sampling
 // loop with the session recorder attached, and closes the turn in the file.
 
-import { readFileSync } from 'node:fs';
+import { glassboxVersion } from '../version/index.js';
 import { ToolRuntime, runSamplingLoop, systemMessage, toolDefinition, userMessage, type AnyTool, type ApprovalBroker, type CompactionHooks, type ResponseItem, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
 import { type SandboxMode } from '../workspace/index.js';
 import type { ModelGateway, ReasoningEffort, WireApi } from '../model/index.js';
@@ -15,12 +15,12 @@ import {
   type CompactionTuning,
   type ResolvedCompaction,
 } from '../compaction/index.js';
-import type { ApprovalPolicy } from '../permissions/index.js';
+import { loadCommandClassifier, type ApprovalPolicy } from '../permissions/index.js';
 import { detectSandbox, type SandboxDetector } from '../sandbox/index.js';
 import { gitSnapshot } from './git-snapshot.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
-import { createEditingTools, createReadOnlyTools, createShellTool, createToolSessionState } from '../tools/index.js';
+import { createEditingTools, createReadOnlyTools, createShellTool, createToolSessionState, type ToolSessionState } from '../tools/index.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
@@ -28,15 +28,23 @@ import type { TelemetrySettings } from '../telemetry/index.js';
 import { resolveRoot } from '../workspace/index.js';
 import { join } from 'node:path';
 
-export interface RunnerSettings {
+/** How a turn's tools may act. Only turns run tools: a runner used for compaction needs none. */
+export interface ToolPolicySettings {
+  sandbox: SandboxMode;
+  approvalPolicy: ApprovalPolicy;
+  network: boolean;
+}
+
+/**
+ * The session, the model and the tools a runner works with; plus, optionally, the tool policy
+ * for its turns (a turn may bring its own, `TurnRequest.policy`).
+ */
+export interface RunnerSettings extends Partial<ToolPolicySettings> {
   root: string;
   home: string;
   model: string;
   wireApi: WireApi;
   gateway: ModelGateway;
-  sandbox: SandboxMode;
-  approvalPolicy: ApprovalPolicy;
-  network: boolean;
   maxRounds?: number;
   tokenBudget?: number;
   /** Sent with every model request of a turn (`--reasoning-effort`); each dialect maps it. */
@@ -70,6 +78,11 @@ export interface Runner {
    * setting is reported where callers already clean up; rejects with `CompactionConfigError`.
    */
   compaction(): Promise<ResolvedCompaction>;
+  /**
+   * The tools' state for a session (which files were read, for `edit_file`), kept across the
+   * session's turns while this runner lives, so a file read in one turn can be edited in the next.
+   */
+  toolState(sessionId: string): ToolSessionState;
 }
 
 export interface TurnRequest {
@@ -80,6 +93,18 @@ export interface TurnRequest {
   signal: AbortSignal;
   approvals: ApprovalBroker;
   onEvent?: (event: RunEvent) => void;
+  /** This turn's tool policy; default: the runner's (`RunnerSettings`). */
+  policy?: ToolPolicySettings;
+}
+
+/** The turn's policy, or a clear error for a runner opened without one (a programming error). */
+function turnPolicy(settings: RunnerSettings, request: TurnRequest): ToolPolicySettings {
+  if (request.policy) return request.policy;
+  const { sandbox, approvalPolicy, network } = settings;
+  if (sandbox === undefined || approvalPolicy === undefined || network === undefined) {
+    throw new TypeError('runTurn: no tool policy: set sandbox, approvalPolicy and network in RunnerSettings or in the TurnRequest.');
+  }
+  return { sandbox, approvalPolicy, network };
 }
 
 export interface TurnResult {
@@ -90,11 +115,7 @@ export interface TurnResult {
   persistError: string | null;
 }
 
-let cachedVersion: string | null = null;
-export function glassboxVersion(): string {
-  cachedVersion ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  return cachedVersion;
-}
+export { glassboxVersion };
 
 export async function openRunner(settings: RunnerSettings): Promise<Runner> {
   const root = resolveRoot(settings.root);
@@ -109,7 +130,16 @@ export async function openRunner(settings: RunnerSettings): Promise<Runner> {
     (resolved ??= readCompactionConfig(settings.home).then((config) =>
       resolveCompactionSettings({ model: settings.model, contextWindow: settings.contextWindow, compactAt: settings.compactAt, config }),
     ));
-  return { settings, root, store, tools, compaction };
+  const toolStates = new Map<string, ToolSessionState>();
+  const toolState = (sessionId: string): ToolSessionState => {
+    let state = toolStates.get(sessionId);
+    if (!state) {
+      state = createToolSessionState();
+      toolStates.set(sessionId, state);
+    }
+    return state;
+  };
+  return { settings, root, store, tools, compaction, toolState };
 }
 
 /** Tokens the tool schemas add to every request, which a history-only estimate would miss. */
@@ -155,6 +185,7 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
 
 export async function runTurn(runner: Runner, request: TurnRequest): Promise<TurnResult> {
   const { settings } = runner;
+  const policy = turnPolicy(settings, request);
   // Before the session is opened: a bad --compact-at must not leave a started turn behind.
   const compaction = settings.compaction === undefined ? await runner.compaction() : null;
   const extensions = await prepareRunExtensions({
@@ -180,27 +211,28 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       turn: session.turn,
       runId: request.runId,
       prompt: request.prompt,
-      policy: { approvalPolicy: settings.approvalPolicy, sandbox: settings.sandbox },
+      policy: { approvalPolicy: policy.approvalPolicy, sandbox: policy.sandbox },
       model: settings.model,
       wireApi: settings.wireApi,
     });
     const gate = createPermissionGate({
       root: runner.root,
       home: settings.home,
-      approvalPolicy: settings.approvalPolicy,
-      sandbox: settings.sandbox,
-      network: settings.network,
+      approvalPolicy: policy.approvalPolicy,
+      sandbox: policy.sandbox,
+      network: policy.network,
       detectSandbox: async () => (await (settings.detectSandbox ?? detectSandbox)()).available,
     });
     const tools = new ToolRuntime({
       tools: [...runner.tools, ...extensions.tools],
       root: runner.root,
-      state: createToolSessionState(),
+      state: runner.toolState(session.writer.sessionId),
       gate,
       approvals: request.approvals,
     });
+    const hasShell = tools.definitions().some((definition) => definition.name === 'shell');
     const terminal = await runSamplingLoop({
-      gateway: settings.gateway,
+      gateway: hasShell ? loadingWhileAnswered(settings.gateway, () => loadCommandClassifier().catch(() => {})) : settings.gateway,
       model: settings.model,
       wireApi: settings.wireApi,
       sessionId: session.writer.sessionId,
@@ -238,6 +270,30 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   } finally {
     await extensions.close();
   }
+}
+
+/**
+ * Runs `load` when a response first starts a shell call, so the bash grammar behind its permission
+ * check (~100 ms on first use: docs/benchmarks.md, "First shell call") loads while the model is
+ * still writing the command, not after it. Rounds without a shell call pay nothing.
+ */
+function loadingWhileAnswered(gateway: Pick<ModelGateway, 'streamResponse'>, load: () => unknown): Pick<ModelGateway, 'streamResponse'> {
+  let started = false;
+  return {
+    streamResponse(request, options) {
+      const stream = gateway.streamResponse(request, options);
+      if (started) return stream;
+      return (async function* () {
+        for await (const event of stream) {
+          if (!started && event.type === 'tool-call-start' && event.name === 'shell') {
+            started = true;
+            load();
+          }
+          yield event;
+        }
+      })();
+    },
+  };
 }
 
 /** The hooks for one turn: the breaker is per session, and compactions are filed under this turn. */

@@ -81,7 +81,7 @@ export async function readBranch(root: string): Promise<string | null> {
   if (head === null) return null;
   const text = head.trim();
   const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(text);
-  if (ref !== null) return ref[1];
+  if (ref !== null) return ref[1]!;
   if (/^[0-9a-f]{40,64}$/.test(text)) return `HEAD (detached at ${text.slice(0, 12)})`;
   return null;
 }
@@ -95,7 +95,7 @@ async function findGitDirectory(root: string): Promise<string | null> {
       // Worktrees and submodules: `.git` is a file saying `gitdir: <path>`.
       const pointer = /^gitdir:\s*(.+)$/m.exec(await readFile(candidate, 'utf8').catch(() => ''));
       if (pointer === null) return null;
-      const target = pointer[1].trim();
+      const target = pointer[1]!.trim();
       return isAbsolute(target) ? target : resolve(directory, target);
     }
     if (dirname(directory) === directory) return null;

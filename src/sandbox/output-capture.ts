@@ -71,7 +71,8 @@ export class OutputCapture {
 
   private trimTail(): void {
     while (this.tailLength > this.tailLimit) {
-      const first = this.tailChunks[0];
+      // The chunks hold tailLength characters, so there is one while it is over the limit.
+      const first = this.tailChunks[0]!;
       const excess = this.tailLength - this.tailLimit;
       if (first.length <= excess) {
         this.tailChunks.shift();

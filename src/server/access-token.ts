@@ -31,7 +31,7 @@ export function tokensMatch(expected: string, candidate: string | null | undefin
 export function bearerToken(header: string | undefined): string | null {
   if (header === undefined) return null;
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  return match ? match[1] : null;
+  return match?.[1] ?? null;
 }
 
 /** The value of one cookie from a `Cookie` header, or null. */

@@ -80,6 +80,7 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     maxRounds: settings.maxRounds,
     tokenBudget: settings.tokenBudget,
     reasoningEffort: settings.reasoningEffort,
+    telemetry: settings.telemetry ?? null,
     compactAt: parameters?.compactAt ?? settings.compactAt,
     contextWindow: settings.contextWindow,
     store,

@@ -24,7 +24,7 @@ function bracketed(host: string): string {
 function splitHost(header: string): { name: string; port: string } | null {
   // Without a port the client means the scheme's default, 80 for http.
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(header.trim());
-  return match ? { name: match[1].toLowerCase(), port: match[2] ?? '80' } : null;
+  return match ? { name: match[1]!.toLowerCase(), port: match[2] ?? '80' } : null;
 }
 
 /**

@@ -118,14 +118,14 @@ export class RunEventLog {
   *replay(afterId: number): Generator<NumberedEvent> {
     let index = this.firstEntryAfter(afterId);
     for (; index < this.entries.length; index += 1) {
-      const entry = this.entries[index];
+      const entry = this.entries[index]!;
       if (entry.kind === 'event') {
         if (entry.id > afterId) yield { id: entry.id, event: entry.event };
         continue;
       }
       let offset = 0;
       for (let position = 0; position < entry.lengths.length; position += 1) {
-        const length = entry.lengths[position];
+        const length = entry.lengths[position]!;
         const id = entry.firstId + position;
         if (id > afterId) {
           const delta = entry.elided ? '' : entry.text.slice(offset, offset + length);
@@ -142,7 +142,7 @@ export class RunEventLog {
     let high = this.entries.length;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if (lastIdOf(this.entries[middle]) <= afterId) low = middle + 1;
+      if (lastIdOf(this.entries[middle]!) <= afterId) low = middle + 1;
       else high = middle;
     }
     return low;

@@ -7,6 +7,7 @@ import { SANDBOX_MODES, type SandboxMode } from '../workspace/index.js';
 import type { ModelGateway, ReasoningEffort, WireApi } from '../model/index.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from '../permissions/index.js';
 import type { SessionStore } from '../sessions/index.js';
+import type { TelemetrySettings } from '../telemetry/index.js';
 
 export interface RunPolicy {
   sandbox: SandboxMode;
@@ -43,6 +44,8 @@ export interface ServerSettings {
   tokenBudget?: number;
   /** `--reasoning-effort` for every run; undefined: the provider's default. */
   reasoningEffort?: ReasoningEffort;
+  /** Export an OpenTelemetry trace of every run (`--otlp-endpoint`, `OTEL_*`); absent: none. */
+  telemetry?: TelemetrySettings | null;
   /** SSE comment interval; default 15 s. */
   heartbeatMs?: number;
   /** How long an approval waits for the browser before it counts as denied. */

@@ -58,7 +58,7 @@ export async function scanLineage(store: SessionStore, sessionId: string, onReco
   // chain[i].upTo is the turn the session *below* it forked at; read oldest first.
   let after = 0;
   for (let i = chain.length - 1; i >= 0; i--) {
-    const link = chain[i];
+    const link = chain[i]!;
     const limit = link.upTo;
     const from = after;
     const inherited = i > 0;

@@ -9,8 +9,9 @@ import { gzipSync } from 'node:zlib';
 
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../dist/web/', import.meta.url));
 
+const HTML_TYPE = 'text/html; charset=utf-8';
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
+  '.html': HTML_TYPE,
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -90,9 +91,9 @@ export class WorkbenchFiles {
   /** index.html, or the "not built" page. */
   async index(): Promise<WorkbenchFile> {
     try {
-      return { body: new Uint8Array(await readFile(join(this.root, 'index.html'))), contentType: CONTENT_TYPES['.html'] };
+      return { body: new Uint8Array(await readFile(join(this.root, 'index.html'))), contentType: HTML_TYPE };
     } catch {
-      return { body: NOT_BUILT_PAGE, contentType: CONTENT_TYPES['.html'] };
+      return { body: NOT_BUILT_PAGE, contentType: HTML_TYPE };
     }
   }
 

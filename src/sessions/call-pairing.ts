@@ -49,16 +49,17 @@ export function repairOrphans(
   const added: FunctionCallOutputItem[] = [];
   let index = 0;
   while (index < history.length) {
-    if (history[index].type !== 'function_call') {
-      repaired.push(history[index]);
+    const item = history[index]!;
+    if (item.type !== 'function_call') {
+      repaired.push(item);
       index += 1;
       continue;
     }
     let batchEnd = index;
-    while (batchEnd + 1 < history.length && history[batchEnd + 1].type === 'function_call') batchEnd += 1;
+    while (batchEnd + 1 < history.length && history[batchEnd + 1]!.type === 'function_call') batchEnd += 1;
     let runEnd = batchEnd;
-    while (runEnd + 1 < history.length && history[runEnd + 1].type === 'function_call_output') runEnd += 1;
-    for (let position = index; position <= runEnd; position += 1) repaired.push(history[position]);
+    while (runEnd + 1 < history.length && history[runEnd + 1]!.type === 'function_call_output') runEnd += 1;
+    for (let position = index; position <= runEnd; position += 1) repaired.push(history[position]!);
     if (answeredInOrder(history, index, batchEnd, runEnd)) {
       index = runEnd + 1;
       continue;

@@ -66,7 +66,7 @@ async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, task
     while (next < items.length) {
       const index = next;
       next += 1;
-      results[index] = await task(items[index]);
+      results[index] = await task(items[index]!);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
@@ -273,7 +273,7 @@ export class JsonlSessionStore implements SessionStore {
     const ids: string[] = [];
     for (const name of names) {
       const match = SESSION_FILE_PATTERN.exec(name);
-      if (match) ids.push(match[1]);
+      if (match) ids.push(match[1]!);
     }
     return ids;
   }

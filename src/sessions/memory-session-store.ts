@@ -105,7 +105,7 @@ export class MemorySessionStore implements SessionStore {
     const entries: RecordPage['entries'] = [];
     const scanner = new RecordScanner(sessionId, `memory:${sessionId}`, (record, line) => entries.push({ line, record }));
     let line = startLine;
-    for (; line <= lines.length && entries.length < limit; line += 1) scanner.add(line, lines[line - 1]);
+    for (; line <= lines.length && entries.length < limit; line += 1) scanner.add(line, lines[line - 1]!);
     return { entries, problems: scanner.problems, nextCursor: line <= lines.length ? String(line) : null };
   }
 

@@ -33,7 +33,7 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
     if (replay.added.length > 0) {
       // Filed under the turn of the call it answers; `orphans` and `added` are parallel.
       for (const [index, output] of replay.added.entries()) {
-        const turn = replay.orphans[index].turn ?? Math.max(1, replay.turns);
+        const turn = replay.orphans[index]!.turn ?? Math.max(1, replay.turns);
         await writer.append({ type: 'response_item', turn, item: output, repaired: true });
       }
       await writer.sync();

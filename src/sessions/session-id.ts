@@ -33,7 +33,7 @@ export function createSessionIdGenerator(options: SessionIdGeneratorOptions = {}
     }
     const entropy = random(10);
     if (entropy.length < 10) throw new RangeError('the random source returned fewer than 10 bytes');
-    const seed = ((entropy[0] << 8) | entropy[1]) & COUNTER_SEED_MASK;
+    const seed = ((entropy[0]! << 8) | entropy[1]!) & COUNTER_SEED_MASK;
     if (clock > lastMs) {
       lastMs = clock;
       counter = seed;
@@ -52,7 +52,7 @@ export function createSessionIdGenerator(options: SessionIdGeneratorOptions = {}
     }
     bytes[6] = 0x70 | (counter >> 8);
     bytes[7] = counter & 0xff;
-    bytes[8] = 0x80 | (entropy[2] & 0x3f);
+    bytes[8] = 0x80 | (entropy[2]! & 0x3f);
     bytes.set(entropy.subarray(3, 10), 9);
     return formatUuid(bytes);
   };

@@ -70,7 +70,7 @@ export function pageSummaries(
   }
   if (options.limit === undefined || candidates.length <= options.limit) return { sessions: candidates, nextCursor: null };
   const sessions = candidates.slice(0, options.limit);
-  return { sessions, nextCursor: encodeCursor(positionOf(sessions[sessions.length - 1])) };
+  return { sessions, nextCursor: encodeCursor(positionOf(sessions[sessions.length - 1]!)) };
 }
 
 const REFERENCE_PATTERN = /^[0-9a-f-]+$/;
@@ -93,7 +93,7 @@ export async function resolveSessionReference(
   }
   if (wanted === '' || !REFERENCE_PATTERN.test(wanted)) throw new SessionNotFoundError(reference, location);
   const matches = (await ids()).filter((id) => id.startsWith(wanted));
-  if (matches.length === 1) return matches[0];
+  if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) throw new SessionNotFoundError(reference, location);
   const exact = matches.find((id) => id === wanted);
   if (exact !== undefined) return exact;

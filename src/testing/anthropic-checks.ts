@@ -39,12 +39,11 @@ function countCacheControl(value: unknown): number {
 }
 
 function toolPairingProblem(messages: Json[]): string | null {
-  for (let i = 0; i < messages.length; i++) {
-    const blocks = blocksOf(messages[i]);
-    if (messages[i].role === 'assistant') {
+  for (const [i, message] of messages.entries()) {
+    const blocks = blocksOf(message);
+    if (message.role === 'assistant') {
       const ids = blocks.filter((block) => block.type === 'tool_use').map((block) => String(block.id));
-      for (let k = 0; k < blocks.length; k++) {
-        const block = blocks[k];
+      for (const [k, block] of blocks.entries()) {
         if (block.type === 'tool_use' && !TOOL_USE_ID.test(String(block.id))) {
           return `messages.${i}.content.${k}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
         }
@@ -56,15 +55,16 @@ function toolPairingProblem(messages: Json[]): string | null {
       if (missing.length > 0) {
         return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
       }
-      const leading = blocksOf(next).slice(0, ids.length);
+      // `next` is there: without it every id would be missing.
+      const leading = blocksOf(next!).slice(0, ids.length);
       if (leading.some((block) => block.type !== 'tool_result')) {
         return `messages.${i + 1}: Did not find ${ids.length} tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.`;
       }
     } else {
-      const previous = i > 0 && messages[i - 1].role === 'assistant' ? blocksOf(messages[i - 1]) : [];
+      const before = messages[i - 1];
+      const previous = before !== undefined && before.role === 'assistant' ? blocksOf(before) : [];
       const issued = new Set(previous.filter((b) => b.type === 'tool_use').map((b) => String(b.id)));
-      for (let k = 0; k < blocks.length; k++) {
-        const block = blocks[k];
+      for (const [k, block] of blocks.entries()) {
         if (block.type === 'tool_result' && !issued.has(String(block.tool_use_id))) {
           return `messages.${i}.content.${k}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
         }
@@ -101,8 +101,8 @@ export function anthropicRequestProblem(body: Json, headers: Record<string, stri
   const breakpoints =
     countCacheControl(body.tools ?? []) + countCacheControl(systemBlocks) + messages.reduce((sum, message) => sum + countCacheControl(blocksOf(message)), 0);
   if (breakpoints > MAX_CACHE_BREAKPOINTS) return `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`;
-  for (let i = 0; i < messages.length; i++) {
-    for (const block of blocksOf(messages[i])) {
+  for (const message of messages) {
+    for (const block of blocksOf(message)) {
       if (block.type === 'text' && block.text === '') return 'messages: text content blocks must be non-empty';
     }
   }
@@ -128,9 +128,9 @@ export function anthropicThinkingProblem(body: Json, issuedFor: (callId: string)
   messages.forEach((message, i) => {
     if (message.role === 'assistant') lastAssistant = i;
   });
-  for (let i = 0; i < messages.length; i++) {
-    if (messages[i].role !== 'assistant') continue;
-    const blocks = blocksOf(messages[i]);
+  for (const [i, message] of messages.entries()) {
+    if (message.role !== 'assistant') continue;
+    const blocks = blocksOf(message);
     const expected = blocks
       .filter((block) => block.type === 'tool_use')
       .map((block) => issuedFor(String(block.id)))

@@ -67,15 +67,15 @@ export class AnthropicPromptCache {
     let read = 0;
     for (const breakpoint of breakpoints) {
       for (let index = breakpoint; index >= 0 && index > breakpoint - LOOKBACK_BLOCKS; index--) {
-        if (this.written.has(hashes[index])) {
-          read = Math.max(read, tokens[index]);
+        if (this.written.has(hashes[index]!)) {
+          read = Math.max(read, tokens[index]!);
           break;
         }
       }
     }
-    const last = breakpoints[breakpoints.length - 1];
-    const write = Math.max(0, tokens[last] - read);
-    for (const breakpoint of breakpoints) this.written.add(hashes[breakpoint]);
+    const last = breakpoints[breakpoints.length - 1]!;
+    const write = Math.max(0, tokens[last]! - read);
+    for (const breakpoint of breakpoints) this.written.add(hashes[breakpoint]!);
     return { ...usage, input: Math.max(usage.input, read + write), cached: read, cacheWrite: write };
   }
 }

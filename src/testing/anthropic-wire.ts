@@ -172,7 +172,7 @@ export function buildAnthropicFrames(turn: ResolvedTurn, meta: WireMeta): SseFra
   if (turn.fault?.kind !== 'stream_error_event') {
     contentBlocks(turn).forEach((block, index) => {
       const frames = blockFrames(index, block, turn);
-      events.push(frames[0]);
+      events.push(frames[0]!); // every block has at least its stop frame
       // The real API pings once, right after the first block starts.
       if (index === 0) events.push({ type: 'ping' });
       events.push(...frames.slice(1));

@@ -275,7 +275,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         : frames.length;
     for (let i = 0; i < stopAt; i++) {
       if (i > 0 && !(await sleep(turn.chunkDelayMs, signal))) return;
-      if (!(await writeChunk(res, formatSseFrame(frames[i]), signal))) return;
+      if (!(await writeChunk(res, formatSseFrame(frames[i]!), signal))) return;
       progress.written++;
     }
     if (fault?.kind === 'stall') {
@@ -453,7 +453,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       if (!res.writableFinished) controller.abort();
       inFlight.delete(controller);
     });
-    const path = (req.url ?? '').split('?')[0];
+    const path = (req.url ?? '').split('?')[0]!;
     const wireApi = ROUTES[path];
     if (wireApi !== undefined) {
       if (req.method !== 'POST') return sendError(res, 405, `fake provider: ${req.method} is not allowed on ${path}`);

@@ -92,7 +92,7 @@ export class IgnoreRules {
     // Deeper files win over shallower ones; within a file the last matching pattern wins,
     // which the matcher already does.
     for (let index = this.layers.length - 1; index >= 0; index -= 1) {
-      const layer = this.layers[index];
+      const layer = this.layers[index]!;
       const rel = toPosix(relative(layer.directory, path));
       if (rel === '' || rel.startsWith('../')) continue;
       const result = layer.matcher.test(isDirectory ? `${rel}/` : rel);

@@ -94,7 +94,7 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
   }, [stdout]);
 
   const suggestions = snapshot.pending ? [] : suggestionsFor(editor, files);
-  const choice = suggestions.length === 0 ? null : suggestions[Math.min(selected, suggestions.length - 1)];
+  const choice = suggestions.length === 0 ? null : suggestions[Math.min(selected, suggestions.length - 1)]!;
 
   const submit = (): void => {
     const { prompt, next } = edit.submit(editorRef.current);

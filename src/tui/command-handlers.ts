@@ -106,7 +106,7 @@ async function resume(context: CommandContext, args: string): Promise<void> {
   if (args === '') return listSessions(context, 'resume one with /resume <n> (or an id, or last)');
   await controller.track('command', async () => {
     const runner = await controller.getRunner();
-    const listed = /^\d+$/.test(args) && Number(args) >= 1 && Number(args) <= context.listed.length ? context.listed[Number(args) - 1].sessionId : null;
+    const listed = /^\d+$/.test(args) && Number(args) >= 1 && Number(args) <= context.listed.length ? context.listed[Number(args) - 1]!.sessionId : null;
     const sessionId = listed ?? (await runner.store.resolveId(args));
     await controller.openSession(sessionId);
     controller.note({ kind: 'notice', tone: 'success', text: `resumed ${sessionId}: the next prompt continues it` });

@@ -155,7 +155,7 @@ export function historyPrevious(state: EditorState): EditorState {
   if (state.history.length === 0) return state;
   const index = state.historyIndex === null ? state.history.length - 1 : Math.max(0, state.historyIndex - 1);
   const draft = state.historyIndex === null ? state.text : state.draft;
-  const text = state.history[index];
+  const text = state.history[index]!;
   return { ...state, text, cursor: text.length, historyIndex: index, draft };
 }
 
@@ -165,7 +165,7 @@ export function historyNext(state: EditorState): EditorState {
     return { ...state, text: state.draft, cursor: state.draft.length, historyIndex: null };
   }
   const index = state.historyIndex + 1;
-  const text = state.history[index];
+  const text = state.history[index]!;
   return { ...state, text, cursor: text.length, historyIndex: index };
 }
 

@@ -59,7 +59,7 @@ function toneOf(node: HastElement): Tone | null {
   for (const name of classes) {
     const key = name.replace(/^hljs-/, '');
     if (TONES[key]) return TONES[key];
-    const head = key.split('.')[0];
+    const head = key.split('.')[0]!;
     if (TONES[head]) return TONES[head];
   }
   return null;

@@ -6,7 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { ApprovalRegistry, type PendingApproval, type RunEvent } from '../agent/index.js';
-import { openRunner, runTurn, type Runner, type RunnerSettings } from '../runner/index.js';
+import { openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
 import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
 import { loadSession } from './session-history.js';
@@ -14,12 +14,12 @@ import { addEntry, emptyTranscript, reduceRunEvent, type NewEntry, type Transcri
 import { WorkspaceChanges } from './workspace-changes.js';
 import { oneLine } from './visible-text.js';
 
-export type SandboxModeName = RunnerSettings['sandbox'];
-export type ApprovalPolicyName = RunnerSettings['approvalPolicy'];
+export type SandboxModeName = ToolPolicySettings['sandbox'];
+export type ApprovalPolicyName = ToolPolicySettings['approvalPolicy'];
 
 export interface ControllerOptions {
   /** Everything a turn needs; `model`, `sandbox` and `approvalPolicy` change with /model, /sandbox, /approvals. */
-  runner: RunnerSettings;
+  runner: RunnerSettings & ToolPolicySettings;
   sandboxModes: readonly SandboxModeName[];
   approvalPolicies: readonly ApprovalPolicyName[];
   glassboxVersion: string;
@@ -57,7 +57,7 @@ export interface Snapshot {
 
 export class SessionController {
   private runner: Runner | null = null;
-  private settings: RunnerSettings;
+  private settings: RunnerSettings & ToolPolicySettings;
   private readonly approvals = new ApprovalRegistry();
   private readonly pendingQueue: PendingView[] = [];
   private readonly listeners = new Set<() => void>();
@@ -117,7 +117,7 @@ export class SessionController {
     return this.settings.home;
   }
 
-  get currentSettings(): RunnerSettings {
+  get currentSettings(): RunnerSettings & ToolPolicySettings {
     return this.settings;
   }
 

@@ -47,7 +47,7 @@ export function parseInput(text: string): ParsedInput {
   if (trimmed.startsWith('//')) return { kind: 'prompt', text: text.replace(/^\s*\//, '') };
   const match = /^\/([a-z-]+)(?:\s+([\s\S]*))?$/i.exec(trimmed);
   if (!match) return { kind: 'prompt', text };
-  const word = match[1].toLowerCase();
+  const word = match[1]!.toLowerCase();
   const command = SLASH_COMMANDS.find((c) => c.name === word || c.aliases?.includes(word));
   if (!command) return { kind: 'unknown', name: word };
   return { kind: 'command', name: command.name, args: (match[2] ?? '').trim() };
@@ -57,6 +57,6 @@ export function parseInput(text: string): ParsedInput {
 export function commandCompletions(text: string): SlashCommandInfo[] {
   const match = /^\/([a-z-]*)$/i.exec(text);
   if (!match) return [];
-  const prefix = match[1].toLowerCase();
+  const prefix = match[1]!.toLowerCase();
   return SLASH_COMMANDS.filter((c) => c.name.startsWith(prefix) || c.aliases?.some((a) => a.startsWith(prefix)));
 }

@@ -26,7 +26,7 @@ export function parseArguments(raw: string): Record<string, unknown> | null {
 /** Files an apply_patch patch names (`*** Add/Update/Delete File: path`). */
 export function patchFiles(patch: string): string[] {
   const files: string[] = [];
-  for (const match of patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) files.push(match[1].trim());
+  for (const match of patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) files.push(match[1]!.trim());
   return files;
 }
 

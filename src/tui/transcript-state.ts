@@ -58,7 +58,7 @@ function isSettled(entry: Entry): boolean {
 /** Moves the settled prefix of `live` into `done`, keeping order. */
 function flush(state: TranscriptState): TranscriptState {
   let count = 0;
-  while (count < state.live.length && isSettled(state.live[count])) count += 1;
+  while (count < state.live.length && isSettled(state.live[count]!)) count += 1;
   if (count === 0) return state;
   return { ...state, done: [...state.done, ...state.live.slice(0, count)], live: state.live.slice(count) };
 }
@@ -182,7 +182,7 @@ export function toolStatusText(entry: Extract<Entry, { kind: 'tool' }>): string 
 export function lastToolEntry(state: TranscriptState): Extract<Entry, { kind: 'tool' }> | null {
   const all = [...state.done, ...state.live];
   for (let i = all.length - 1; i >= 0; i -= 1) {
-    const entry = all[i];
+    const entry = all[i]!;
     if (entry.kind === 'tool' && entry.output !== '') return entry;
   }
   return null;

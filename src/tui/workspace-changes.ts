@@ -70,7 +70,7 @@ export function writtenPaths(name: string, rawArguments: string): string[] {
   const args = parseArguments(rawArguments);
   if (args === null) return [];
   if (name === 'apply_patch' && typeof args.patch === 'string') {
-    const moved = [...args.patch.matchAll(/^\*\*\* Move to: (.+)$/gm)].map((m) => m[1].trim());
+    const moved = [...args.patch.matchAll(/^\*\*\* Move to: (.+)$/gm)].map((m) => m[1]!.trim());
     return [...patchFiles(args.patch), ...moved];
   }
   return typeof args.path === 'string' ? [args.path] : [];

@@ -51,8 +51,8 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const calls = callsOf(run.history);
       assertUnique(calls.map((call) => call.callId), 'committed calls');
       // The first use of an id is kept as is; only a collision is renamed, with the original kept.
-      assert.equal(calls[0].callId, 'call_1');
-      assert.equal(calls[0].providerCallId, undefined);
+      assert.equal(calls[0]!.callId, 'call_1');
+      assert.equal(calls[0]!.providerCallId, undefined);
       assert.deepEqual(calls.slice(1).map((call) => call.providerCallId), ['call_1', 'call_1']);
       assert.deepEqual(outputIdsOf(run.history), calls.map((call) => call.callId));
       // Events (and so audit records and approvals) use the same ids as the committed items.
@@ -60,7 +60,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.deepEqual(requested, calls.map((call) => call.callId));
 
       assert.equal(run.provider.requests.length, 4);
-      const last = toolItemsSent(run.provider.requests[3].body, wireApi);
+      const last = toolItemsSent(run.provider.requests[3]!.body, wireApi);
       assert.deepEqual(assertToolItemsWellFormed(last, `request 4 (${wireApi})`), ['echo: one', 'echo: two', 'echo: three']);
       assert.deepEqual(last.flatMap((item) => (item.kind === 'call' ? [item.id] : [])), calls.map((call) => call.callId));
     });
@@ -75,7 +75,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const calls = callsOf(run.history);
       assertUnique(calls.map((call) => call.callId), 'committed calls');
       assert.deepEqual(outputIdsOf(run.history), calls.map((call) => call.callId));
-      const sent = toolItemsSent(run.provider.requests[2].body, wireApi);
+      const sent = toolItemsSent(run.provider.requests[2]!.body, wireApi);
       assert.deepEqual(assertToolItemsWellFormed(sent, `request 3 (${wireApi})`), ['echo: a', 'echo: b', 'echo: c', 'echo: d']);
     });
 
@@ -89,7 +89,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const calls = callsOf(run.history);
       assertUnique(calls.map((call) => call.callId), 'committed calls');
       assert.deepEqual(calls.map((call) => call.providerCallId ?? call.callId), ['...', '...', '...']);
-      const sent = toolItemsSent(run.provider.requests[2].body, wireApi);
+      const sent = toolItemsSent(run.provider.requests[2]!.body, wireApi);
       assert.deepEqual(assertToolItemsWellFormed(sent, `request 3 (${wireApi})`), ['echo: a', 'echo: b', 'echo: c']);
     });
 
@@ -115,11 +115,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         assert.equal(third.terminal.type, 'run_succeeded');
 
         assert.equal(provider.requests.length, 6);
-        const resumedFirst = assertToolItemsWellFormed(toolItemsSent(provider.requests[3].body, wireApi), `run 2, request 1 (${wireApi})`);
+        const resumedFirst = assertToolItemsWellFormed(toolItemsSent(provider.requests[3]!.body, wireApi), `run 2, request 1 (${wireApi})`);
         assert.deepEqual(resumedFirst, ['echo: one', INTERRUPTED_CALL_OUTPUT]);
-        const resumedLast = toolItemsSent(provider.requests[4].body, wireApi);
+        const resumedLast = toolItemsSent(provider.requests[4]!.body, wireApi);
         assert.deepEqual(assertToolItemsWellFormed(resumedLast, `run 2, request 2 (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT, 'echo: three']);
-        const again = toolItemsSent(provider.requests[5].body, wireApi);
+        const again = toolItemsSent(provider.requests[5]!.body, wireApi);
         assert.deepEqual(assertToolItemsWellFormed(again, `run 3 (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT, 'echo: three']);
         // Replay gives the same ids every time: run 3 sent exactly what run 2 held.
         assert.deepEqual(sentCallIds(again), sentCallIds(resumedLast));
@@ -131,7 +131,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         assertUnique(recorded.map((call) => call.callId), 'recorded calls');
         const repairs = records.filter((record) => record.type === 'response_item' && record.repaired === true);
         assert.equal(repairs.length, 1);
-        assert.equal(repairs[0].type === 'response_item' && repairs[0].turn, 1);
+        assert.equal(repairs[0]!.type === 'response_item' && repairs[0].turn, 1);
         assertToolItemsWellFormed(toolItemsOfMessages(itemsToModelMessages(replaySession(records).history)), 'replay');
       });
     });
@@ -156,11 +156,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         assert.equal(second.terminal.type, 'run_succeeded');
         const third = await turn(store, 'third', writer.sessionId);
         assert.equal(third.terminal.type, 'run_succeeded');
-        const first = toolItemsSent(provider.requests[0].body, wireApi);
+        const first = toolItemsSent(provider.requests[0]!.body, wireApi);
         assert.deepEqual(assertToolItemsWellFormed(first, `resumed request 1 (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT]);
-        const last = toolItemsSent(provider.requests[1].body, wireApi);
+        const last = toolItemsSent(provider.requests[1]!.body, wireApi);
         assert.deepEqual(assertToolItemsWellFormed(last, `resumed request 2 (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT, 'echo: three']);
-        const again = toolItemsSent(provider.requests[2].body, wireApi);
+        const again = toolItemsSent(provider.requests[2]!.body, wireApi);
         assert.deepEqual(assertToolItemsWellFormed(again, `resumed again (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT, 'echo: three']);
         assert.deepEqual(sentCallIds(again), sentCallIds(last));
       });
@@ -238,7 +238,7 @@ describe('colliding tool-call ids in the loop (gateway stub)', () => {
     const calls = callsOf(history);
     assertUnique(calls.map((call) => call.callId), 'committed calls');
     assert.deepEqual(calls.map((call) => call.providerCallId), ['', '', '']);
-    assert.deepEqual(assertToolItemsWellFormed(toolItemsOfMessages(requests[2].messages), 'request 3'), ['echo: a', 'echo: b', 'echo: c']);
+    assert.deepEqual(assertToolItemsWellFormed(toolItemsOfMessages(requests[2]!.messages), 'request 3'), ['echo: a', 'echo: b', 'echo: c']);
   });
 });
 

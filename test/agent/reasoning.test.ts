@@ -38,7 +38,7 @@ describe('reasoning over Chat Completions', () => {
     // The reasoning item leads its round: reasoning, then the call it led to.
     const firstReasoning = run.history.findIndex((item) => item.type === 'reasoning');
     assert.equal(run.history[firstReasoning + 1]?.type, 'function_call');
-    const third = assistantMessages(run.provider.requests[2].body);
+    const third = assistantMessages(run.provider.requests[2]!.body);
     assert.deepEqual(third.map((message) => message.reasoning_content), ['I should echo first.', 'Once more.']);
     const live = run.events.filter((event) => event.type === 'reasoning_delta').map((event) => (event.type === 'reasoning_delta' ? event.delta : ''));
     assert.equal(live.join(''), 'I should echo first.Once more.Done now.');
@@ -52,7 +52,8 @@ describe('reasoning over Chat Completions', () => {
       script: [toolRound({ text: 'Thinking.', field: 'reasoning' }), { text: 'ok' }],
     });
     assert.equal(run.terminal.type, 'run_succeeded', JSON.stringify(run.terminal));
-    const [sent] = assistantMessages(run.provider.requests[1].body);
+    const [sent] = assistantMessages(run.provider.requests[1]!.body);
+    assert.ok(sent);
     assert.equal(sent.reasoning, 'Thinking.');
     assert.equal(sent.reasoning_content, undefined);
   });
@@ -71,7 +72,7 @@ describe('reasoning over Chat Completions', () => {
       { format: 'chat', fields: signature },
       { format: 'chat', fields: signature },
     ]);
-    const sentCalls = assistantMessages(run.provider.requests[2].body).flatMap((message) => message.tool_calls as Record<string, unknown>[]);
+    const sentCalls = assistantMessages(run.provider.requests[2]!.body).flatMap((message) => message.tool_calls as Record<string, unknown>[]);
     assert.deepEqual(sentCalls.map((call) => call.extra_content), [signature.extra_content, signature.extra_content]);
   });
 
@@ -107,7 +108,7 @@ describe('reasoning over Responses', () => {
       assert.equal(request.body.store, false);
       assert.deepEqual(request.body.include, ['reasoning.encrypted_content']);
     }
-    const input = run.provider.requests[2].body.input as Record<string, unknown>[];
+    const input = run.provider.requests[2]!.body.input as Record<string, unknown>[];
     const kinds = input.map((item) => item.type ?? item.role);
     assert.deepEqual(kinds, ['message', 'reasoning', 'function_call', 'function_call_output', 'reasoning', 'function_call', 'function_call_output']);
     const sent = input.filter((item) => item.type === 'reasoning');
@@ -160,6 +161,7 @@ test('reasoning of another dialect is never sent (its state means nothing there)
   ];
   const run = await runLoop({ wireApi: 'chat', tools: [echoTool()], history, script: [{ text: 'ok' }] });
   assert.equal(run.terminal.type, 'run_succeeded');
-  const [assistant] = assistantMessages(run.provider.requests[0].body);
+  const [assistant] = assistantMessages(run.provider.requests[0]!.body);
+  assert.ok(assistant);
   assert.deepEqual(Object.keys(assistant).sort(), ['content', 'role', 'tool_calls']);
 });

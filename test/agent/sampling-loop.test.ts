@@ -55,12 +55,12 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         script: [{ text: 'Checking.', toolCalls: [{ name: 'echo', arguments: { text: 'ping' } }] }, { text: 'It said ping.' }],
       });
       assert.equal(run.terminal.type, 'run_succeeded');
-      assert.deepEqual(toolOutputsSent(run.provider.requests[1].body, wireApi), ['echo: ping']);
+      assert.deepEqual(toolOutputsSent(run.provider.requests[1]!.body, wireApi), ['echo: ping']);
       const kinds = run.history.map((item) => (item.type === 'message' ? `${item.role}:${'runtimeRole' in item ? item.runtimeRole : ''}` : item.type));
       assert.deepEqual(kinds, ['user:', 'assistant:working_message', 'function_call', 'function_call_output', 'assistant:final_response']);
       // Two commits for the tool round: calls first, then outputs.
-      assert.equal(run.commits[1].length, 2);
-      assert.equal(run.commits[2][0].type, 'function_call_output');
+      assert.equal(run.commits[1]!.length, 2);
+      assert.equal(run.commits[2]![0]!.type, 'function_call_output');
     });
 
     test('read-only calls in one batch run in parallel and outputs match call ids in order', async () => {
@@ -124,10 +124,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         ],
       });
       assert.equal(run.terminal.type, 'run_succeeded');
-      const outputs = toolOutputsSent(run.provider.requests[1].body, wireApi);
-      assert.match(outputs[0], /^Error \[UNKNOWN_TOOL\]: .*"nope".*echo/);
-      assert.match(outputs[1], /^Error \[INVALID_ARGUMENTS\]: .*not valid JSON/);
-      assert.match(outputs[2], /^Error \[INVALID_ARGUMENTS\]: .*text: /);
+      const outputs = toolOutputsSent(run.provider.requests[1]!.body, wireApi);
+      assert.match(outputs[0]!, /^Error \[UNKNOWN_TOOL\]: .*"nope".*echo/);
+      assert.match(outputs[1]!, /^Error \[INVALID_ARGUMENTS\]: .*not valid JSON/);
+      assert.match(outputs[2]!, /^Error \[INVALID_ARGUMENTS\]: .*text: /);
     });
 
     test('cancellation mid-stream commits nothing of the round', async () => {
@@ -204,9 +204,9 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const run = await runLoop({ wireApi, tools: [echoTool()], script: [same, same, same, same, same, { text: 'never reached' }] });
       assert.equal(run.terminal.type, 'run_failed');
       assert.equal(run.terminal.type === 'run_failed' && run.terminal.error.code, 'REPEATED_TOOL_CALL');
-      const third = toolOutputsSent(run.provider.requests[3].body, wireApi);
-      assert.doesNotMatch(third[1], /looping/);
-      assert.match(third[2], /looping/);
+      const third = toolOutputsSent(run.provider.requests[3]!.body, wireApi);
+      assert.doesNotMatch(third[1]!, /looping/);
+      assert.match(third[2]!, /looping/);
       assert.equal(run.provider.requests.length, 5);
     });
 
@@ -227,8 +227,8 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         ],
       });
       assert.equal(run.terminal.type, 'run_succeeded');
-      const outputs = toolOutputsSent(run.provider.requests[3].body, wireApi);
-      assert.match(outputs[2], /looping/);
+      const outputs = toolOutputsSent(run.provider.requests[3]!.body, wireApi);
+      assert.match(outputs[2]!, /looping/);
     });
 
     test('--max-rounds ends the run cleanly with a clear message', async () => {

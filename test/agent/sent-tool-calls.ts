@@ -64,14 +64,14 @@ export function assertToolItemsWellFormed(items: readonly SentToolItem[], where:
   const answers: string[] = [];
   let index = 0;
   while (index < items.length) {
-    const item = items[index];
+    const item = items[index]!;
     assert.notEqual(item.kind, 'output', `${where}: output ${item.kind === 'output' ? item.id : ''} at #${index} does not follow a batch of calls`);
     if (item.kind !== 'call') {
       index += 1;
       continue;
     }
     const batch: string[] = [];
-    while (index < items.length && items[index].kind === 'call') {
+    while (index < items.length && items[index]!.kind === 'call') {
       const call = items[index] as Extract<SentToolItem, { kind: 'call' }>;
       assert.notEqual(call.id, '', `${where}: a call was sent with an empty id`);
       assert.ok(!seen.has(call.id), `${where}: call id ${JSON.stringify(call.id)} was sent twice`);
@@ -80,7 +80,7 @@ export function assertToolItemsWellFormed(items: readonly SentToolItem[], where:
       index += 1;
     }
     const outputs = new Map<string, string>();
-    while (index < items.length && items[index].kind === 'output') {
+    while (index < items.length && items[index]!.kind === 'output') {
       const output = items[index] as Extract<SentToolItem, { kind: 'output' }>;
       assert.ok(batch.includes(output.id), `${where}: output for ${JSON.stringify(output.id)} does not belong to the batch ${JSON.stringify(batch)}`);
       assert.ok(!outputs.has(output.id), `${where}: call ${JSON.stringify(output.id)} has two outputs`);

@@ -52,7 +52,7 @@ test('an unexpected error in the permission gate becomes an error output, not a 
     script: [{ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }, { text: 'Recovered.' }],
   });
   assert.equal(run.terminal.type, 'run_succeeded');
-  assert.match(toolOutputsSent(run.provider.requests[1].body, 'chat')[0], /^Error \[INTERNAL_ERROR\]: .*bash grammar/);
+  assert.match(toolOutputsSent(run.provider.requests[1]!.body, 'chat')[0]!, /^Error \[INTERNAL_ERROR\]: .*bash grammar/);
 });
 
 test('a run cancelled before its first model call still commits the system message', async () => {
@@ -80,7 +80,7 @@ for (const thrownOn of ['tool_requested', 'tool_permission_decided', 'tool_start
       script: [{ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }, { text: 'Done.' }],
     });
     assert.equal(run.terminal.type, 'run_succeeded', JSON.stringify(run.terminal));
-    assert.deepEqual(toolOutputsSent(run.provider.requests[1].body, 'chat'), ['echo: x']);
+    assert.deepEqual(toolOutputsSent(run.provider.requests[1]!.body, 'chat'), ['echo: x']);
     const outputs = run.history.filter((i) => i.type === 'function_call_output');
     assert.deepEqual(outputs.map((i) => i.type === 'function_call_output' && i.isError), [false]);
     const warnings = run.events.filter((e) => e.type === 'warning');

@@ -17,6 +17,7 @@ const SRC = resolve(fileURLToPath(new URL('../../src', import.meta.url)));
  */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   workspace: [],
+  version: [],
   model: [],
   testing: ['model'],
   agent: ['model'],
@@ -28,10 +29,10 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   sessions: ['agent', 'compaction', 'model'],
   mcp: ['agent', 'model', 'sandbox', 'workspace'],
   telemetry: ['agent', 'compaction', 'model', 'sessions'],
-  runner: ['agent', 'compaction', 'mcp', 'model', 'permissions', 'sandbox', 'sessions', 'telemetry', 'tools', 'workspace'],
-  server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],
+  runner: ['agent', 'compaction', 'mcp', 'model', 'permissions', 'sandbox', 'sessions', 'telemetry', 'tools', 'version', 'workspace'],
+  server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'workspace'],
   tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],
-  cli: ['agent', 'compaction', 'demo', 'mcp', 'model', 'permissions', 'runner', 'sandbox', 'server', 'sessions', 'telemetry', 'tui', 'workspace'],
+  cli: ['agent', 'compaction', 'demo', 'mcp', 'model', 'permissions', 'runner', 'sandbox', 'server', 'sessions', 'telemetry', 'tui', 'version', 'workspace'],
   // The package entry (src/index.ts, `glassbox`): the runner's layer and what it is built from.
   'index.ts': ['permissions', 'runner', 'sessions', 'tools', 'workspace'],
   // The browser bundle may only borrow types (erased at build time), from any layer's files.

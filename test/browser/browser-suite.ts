@@ -84,7 +84,7 @@ export async function runThroughApi(workbench: Workbench, prompt: string, extra:
   const started = /"type":"run_started","sessionId":"([^"]+)"/.exec(text);
   assert.ok(started, 'the stream has run_started');
   assert.match(text, /event: run_(succeeded|failed|cancelled)/);
-  return started[1];
+  return started[1]!;
 }
 
 /** Starts a run through the API and returns as soon as its session is known (the run goes on). */
@@ -106,7 +106,7 @@ export async function startThroughApi(workbench: Workbench, prompt: string, extr
     const started = /"type":"run_started","sessionId":"([^"]+)","runId":"([^"]+)"/.exec(text);
     if (started) {
       controller.abort();
-      return { sessionId: started[1], runId: started[2] };
+      return { sessionId: started[1]!, runId: started[2]! };
     }
   }
   throw new Error('the run never started');

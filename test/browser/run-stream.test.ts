@@ -88,8 +88,8 @@ describe('RunStream', () => {
       ids.map((_, index) => index + 1),
       'ids are contiguous from 1, none repeated',
     );
-    assert.equal(events[0].type, 'run_started');
-    assert.equal(events[events.length - 1].type, 'run_succeeded');
+    assert.equal(events[0]!.type, 'run_started');
+    assert.equal(events[events.length - 1]!.type, 'run_succeeded');
     const text = events.map((event) => (event.type === 'assistant_delta' ? event.delta : '')).join('');
     assert.equal(text, answer);
     assert.ok(connections.includes('reconnecting'), 'it noticed the drop');

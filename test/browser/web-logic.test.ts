@@ -136,9 +136,9 @@ describe('transcript model', () => {
     assert.deepEqual(streaming.entries, [{ kind: 'assistant', key: 'text-0', text: 'Let me look.', role: 'streaming' }]);
     assert.deepEqual(streaming.outcome, { status: 'running', phase: 'streaming' });
     const waiting = replay(events, 12);
-    assert.equal(waiting.entries[0].kind === 'assistant' && waiting.entries[0].role, 'working');
+    assert.equal(waiting.entries[0]!.kind === 'assistant' && waiting.entries[0]!.role, 'working');
     assert.deepEqual(waiting.outcome, { status: 'running', phase: 'approval' });
-    const tools = waiting.entries[1];
+    const tools = waiting.entries[1]!;
     assert.ok(tools.kind === 'tools');
     assert.deepEqual(
       tools.calls.map((call) => call.status),
@@ -149,6 +149,7 @@ describe('transcript model', () => {
   test('live and recorded copies of a turn agree, key for key', () => {
     const live = replay(events);
     const [recorded] = transcriptFromRecords(records);
+    assert.ok(recorded);
     assert.equal(live.key, recorded.key);
     assert.deepEqual(live.outcome, { status: 'succeeded', rounds: 2, totalTokens: 15 });
     assert.deepEqual(recorded.outcome, live.outcome);
@@ -159,15 +160,15 @@ describe('transcript model', () => {
           : entry,
       );
     assert.deepEqual(shape(recorded), shape(live));
-    const calls = live.entries[1].kind === 'tools' ? live.entries[1].calls : [];
-    assert.equal(calls[1].status, 'denied');
-    assert.deepEqual(calls[1].approval?.resolution, { decision: 'deny', by: 'user', message: 'keep it' });
+    const calls = live.entries[1]!.kind === 'tools' ? live.entries[1]!.calls : [];
+    assert.equal(calls[1]!.status, 'denied');
+    assert.deepEqual(calls[1]!.approval?.resolution, { decision: 'deny', by: 'user', message: 'keep it' });
     assert.deepEqual(live.entries[2], { kind: 'assistant', key: 'text-1', text: '**Done**', role: 'final' });
   });
 
   test('a failed run leaves no call looking like it still runs', () => {
     const failed = applyRunEvent(replay(events, 9), { type: 'run_failed', error: { code: 'X', message: 'boom' }, usage, rounds: 1 });
-    const tools = failed.entries[1];
+    const tools = failed.entries[1]!;
     assert.ok(tools.kind === 'tools');
     assert.deepEqual(
       tools.calls.map((call) => call.status),
@@ -179,11 +180,11 @@ describe('transcript model', () => {
   test('the live turn stands in for its recorded copy only until that copy has ended', () => {
     const live = replay(events, 6);
     const incomplete = transcriptFromRecords(records.slice(0, 7));
-    assert.equal(incomplete[0].outcome.status, 'incomplete');
+    assert.equal(incomplete[0]!.outcome.status, 'incomplete');
     const merged = mergeLiveTurn(incomplete, live);
     assert.equal(merged.length, 1);
-    assert.equal(merged[0].outcome.status, 'running');
-    assert.equal(merged[0].key, incomplete[0].key);
+    assert.equal(merged[0]!.outcome.status, 'running');
+    assert.equal(merged[0]!.key, incomplete[0]!.key);
     const complete = transcriptFromRecords(records);
     assert.equal(mergeLiveTurn(complete, live)[0], complete[0]);
     assert.equal(mergeLiveTurn([], live).length, 1);
@@ -205,16 +206,17 @@ describe('transcript model', () => {
       estimated: false,
     };
     const live = applyRunEvent(replay(events, 10), compacted);
-    const entry = live.entries[live.entries.length - 1];
+    const entry = live.entries[live.entries.length - 1]!;
     assert.ok(entry.kind === 'compaction');
     assert.equal(entry.compaction.tokensBefore, 6500);
     const { type: _type, ...payload } = compacted;
     const compactionRecord = { type: 'compaction', ts, turn: 1, ...payload } as SessionRecord;
     const summaryItem: SessionRecord = { type: 'response_item', ts, turn: 1, item: { type: 'compaction_summary', compactionId: 'cmp_1', summary: 'did things' } };
     const [recorded] = transcriptFromRecords([...records.slice(0, 13), compactionRecord, summaryItem, ...records.slice(13)]);
+    assert.ok(recorded);
     const compactions = recorded.entries.filter((item) => item.kind === 'compaction');
     assert.equal(compactions.length, 1);
-    assert.equal(compactions[0].kind === 'compaction' && compactions[0].compaction.tokensAfter, 1900);
+    assert.equal(compactions[0]!.kind === 'compaction' && compactions[0]!.compaction.tokensAfter, 1900);
   });
 });
 
@@ -229,8 +231,9 @@ describe('context chart geometry', () => {
   test('a compaction is marked between the points where the line drops', () => {
     const geometry = chartGeometry({ window: 10_000, threshold: 6000, points, compactions: [compaction] }, { width: 400, height: 200 });
     const [a, b, c] = geometry.dots;
+    assert.ok(a && b && c);
     assert.ok(b.y < a.y && c.y > b.y);
-    assert.ok(geometry.markers[0].x > b.x && geometry.markers[0].x < c.x);
+    assert.ok(geometry.markers[0]!.x > b.x && geometry.markers[0]!.x < c.x);
     assert.ok(geometry.thresholdY !== null && geometry.windowY !== null && geometry.windowY < geometry.thresholdY);
     assert.equal(geometry.yMax, 12_500);
     assert.match(geometry.path, /^M[\d.]+,[\d.]+ L[\d.]+,[\d.]+ L[\d.]+,[\d.]+$/);
@@ -291,6 +294,7 @@ describe('one transcript reducer', () => {
   test('records fold through the same reducer as events: the facts of a record are what reduceTurn takes', () => {
     const byHand = records.flatMap(factsOfRecord).reduce(reduceTurn, startLiveTurn('', 1));
     const [recorded] = transcriptFromRecords(records);
+    assert.ok(recorded);
     assert.deepEqual(byHand.entries, recorded.entries);
   });
 
@@ -300,9 +304,9 @@ describe('one transcript reducer', () => {
     assert.deepEqual(cancelled.entries[0], { kind: 'assistant', key: 'text-0', text: 'Let me look.', role: 'partial' });
     const recordedCancel: SessionRecord[] = [...records.slice(0, 4), { type: 'turn_cancelled', ts, turn: 1, runId, usage, rounds: 1, reason: 'stop' }];
     const merged = mergeLiveTurn(transcriptFromRecords(recordedCancel), cancelled);
-    const partial = merged[0].entries.filter((entry) => entry.kind === 'assistant' && entry.role === 'partial');
+    const partial = merged[0]!.entries.filter((entry) => entry.kind === 'assistant' && entry.role === 'partial');
     assert.equal(partial.length, 1);
-    assert.equal(merged[0].outcome.status, 'cancelled');
+    assert.equal(merged[0]!.outcome.status, 'cancelled');
   });
 
   test('calls are worded by outcome: only calls that ran are in the past tense', () => {
@@ -383,13 +387,13 @@ describe('trace rows', () => {
     const decisions = toolDecisions(records);
     const rows = traceRows(calls, decisions, NO_FILTERS);
     assert.deepEqual(rows.map((row) => row.kind), ['turn', 'call', 'tool', 'tool', 'call', 'turn', 'call']);
-    const first = rows[0];
+    const first = rows[0]!;
     assert.ok(first.kind === 'turn');
     assert.equal(first.total.inputTokens, 2000);
     assert.equal(first.total.costUsd, 0.004);
-    const second = rows[5];
+    const second = rows[5]!;
     assert.ok(second.kind === 'turn' && second.total.costUsd === null && second.total.unpriced === 1);
-    const tool = rows[3];
+    const tool = rows[3]!;
     assert.ok(tool.kind === 'tool' && tool.carriedBy === 1 && tool.decision === 'denied');
   });
 

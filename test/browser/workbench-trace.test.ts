@@ -92,7 +92,7 @@ describe('workbench trace', () => {
         const calls = (await (await fetch(`${workbench.origin}/api/sessions/${sessionId}/model-calls?payloads=none`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
           calls: Array<{ index: number; stage: string }>;
         };
-        const afterSummary = calls.calls.find((call, index) => index > 0 && calls.calls[index - 1].stage === 'compaction' && call.stage === 'turn');
+        const afterSummary = calls.calls.find((call, index) => index > 0 && calls.calls[index - 1]!.stage === 'compaction' && call.stage === 'turn');
         assert.ok(afterSummary);
         await page.goto(`${workbench.origin}/sessions/${sessionId}/calls/${afterSummary.index + 1}`);
         await page.getByRole('button', { name: 'Diff vs previous' }).click();

@@ -126,7 +126,7 @@ describe('workbench', () => {
         await page.locator('.turn[data-turn="2"]').getByText(/Done in 2 rounds/).waitFor();
         assert.ok(existsSync(join(workbench.root, 'approved.txt')), 'the denied command did not run');
         await page.locator('.tool-resolution', { hasText: 'Denied: “keep the file”' }).waitFor();
-        const lastRequest = workbench.provider.requests[3].rawBody;
+        const lastRequest = workbench.provider.requests[3]!.rawBody;
         assert.match(lastRequest, /keep the file/);
         assert.match(lastRequest, /Create approved\.txt/, 'the second turn resumed the first');
 
@@ -177,11 +177,11 @@ describe('workbench', () => {
         const dots = page.locator('.context-chart circle.chart-dot');
         await waitUntil(async () => (await dots.count()) === 3, 'the chart has a point per round');
         const ys = await Promise.all([0, 1, 2].map(async (i) => Number(await dots.nth(i).getAttribute('cy'))));
-        assert.ok(ys[1] < ys[0], 'the context grew (higher on the chart)');
-        assert.ok(ys[2] > ys[1], 'and dropped after the compaction');
+        assert.ok(ys[1]! < ys[0]!, 'the context grew (higher on the chart)');
+        assert.ok(ys[2]! > ys[1]!, 'and dropped after the compaction');
         const markerX = Number(await page.locator('.chart-compaction line').first().getAttribute('x1'));
         const xs = await Promise.all([1, 2].map(async (i) => Number(await dots.nth(i).getAttribute('cx'))));
-        assert.ok(markerX > xs[0] && markerX < xs[1], 'the compaction is marked where the line drops');
+        assert.ok(markerX > xs[0]! && markerX < xs[1]!, 'the compaction is marked where the line drops');
         await page.locator('.chart-threshold').waitFor();
         await screenshot(page, '08-compaction-chart');
 
@@ -191,7 +191,7 @@ describe('workbench', () => {
         await waitUntil(async () => (await card.count()) === 2, 'the manual compaction card appears');
         assert.match((await card.nth(1).textContent()) ?? '', /manual/);
         await tile.getByText('2', { exact: true }).waitFor();
-        assert.match(workbench.provider.requests[4].rawBody, /keep the greeting/);
+        assert.match(workbench.provider.requests[4]!.rawBody, /keep the greeting/);
         await screenshot(page, '09-compact-now');
       },
     );
@@ -229,7 +229,7 @@ describe('workbench', () => {
         await startRun(page, 'And what is in it?');
         await page.locator('.turn[data-turn="2"] .message.role-final', { hasText: 'Turn two answer.' }).waitFor();
         await page.locator('.turn[data-turn="2"]').getByText(/Done in 1 round/).waitFor();
-        const resumed = workbench.provider.requests[3].rawBody;
+        const resumed = workbench.provider.requests[3]!.rawBody;
         assert.match(resumed, /List the files please/);
         assert.match(resumed, /And what is in it\?/);
         await page.locator('.session-item', { hasText: 'List the files please' }).filter({ hasText: '2 turns' }).waitFor();

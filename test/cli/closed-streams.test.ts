@@ -26,7 +26,7 @@ async function project(): Promise<{ root: string; home: string }> {
 async function sessionRecords(home: string): Promise<Array<Record<string, unknown>>> {
   const files = (await readdir(join(home, 'sessions'))).filter((name) => name.endsWith('.jsonl') && name !== 'index.jsonl');
   assert.equal(files.length, 1, `sessions: ${files.join(', ')}`);
-  const text = await readFile(join(home, 'sessions', files[0]), 'utf8');
+  const text = await readFile(join(home, 'sessions', files[0]!), 'utf8');
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')

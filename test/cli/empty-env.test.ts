@@ -49,7 +49,7 @@ describe('empty environment variables mean unset', () => {
     const names = [...new Set([...DOCUMENTED, ...cliEnvVars(buildProgram())])];
     const result = await runCli(['exec', '--json', '-C', root, 'What is this project?'], cliEnv({ ...allEmpty(names), HOME: home }));
     assert.equal(result.code, 0, result.stderr);
-    const started = jsonLines(result.stdout)[0];
+    const started = jsonLines(result.stdout)[0]!;
     assert.equal(started.type, 'run_started');
     assert.equal(started.wireApi, 'chat');
     // No key and no base URL (both empty): the offline demo model, under its default name.

@@ -33,10 +33,10 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
         );
         assert.equal(result.code, 0, result.stderr);
         const events = jsonLines(result.stdout);
-        assert.equal(events[0].type, 'run_started');
-        assert.equal(events[0].wireApi, wireApi);
+        assert.equal(events[0]!.type, 'run_started');
+        assert.equal(events[0]!.wireApi, wireApi);
         // Each wire API takes its own provider's key.
-        const auth = provider.requests[0].headers;
+        const auth = provider.requests[0]!.headers;
         if (wireApi === 'anthropic') assert.equal(auth['x-api-key'], 'sk-ant-test');
         else assert.equal(auth.authorization, 'Bearer sk-test');
         assert.equal(events.at(-1)!.type, 'run_succeeded');
@@ -45,11 +45,11 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
         const finished = events.filter((e) => e.type === 'tool_finished');
         assert.equal(finished.length, 3);
         assert.ok(finished.every((e) => e.isError === false), JSON.stringify(finished));
-        assert.match(JSON.stringify(provider.requests[2].body), /export const answer = 42/);
+        assert.match(JSON.stringify(provider.requests[2]!.body), /export const answer = 42/);
         // The prompt words are joined and sent as the user message.
-        assert.match(JSON.stringify(provider.requests[0].body), /what is the answer\?/);
+        assert.match(JSON.stringify(provider.requests[0]!.body), /what is the answer\?/);
         // The first message is the system prompt with the environment block.
-        assert.match(JSON.stringify(provider.requests[0].body), /<environment>/);
+        assert.match(JSON.stringify(provider.requests[0]!.body), /<environment>/);
       } finally {
         await provider.close();
       }
@@ -99,8 +99,8 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /no ANTHROPIC_API_KEY or --base-url set/);
     const events = jsonLines(result.stdout);
-    assert.equal(events[0].wireApi, 'anthropic');
-    assert.equal(events[0].model, 'glassbox-demo');
+    assert.equal(events[0]!.wireApi, 'anthropic');
+    assert.equal(events[0]!.model, 'glassbox-demo');
     assert.ok(events.filter((e) => e.type === 'tool_finished').length >= 2);
     assert.match(String(events.at(-1)!.answer), /A sample project/);
   });
@@ -114,7 +114,7 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout.trim(), 'Hello from Claude.');
       // The default model for the anthropic wire API.
-      assert.equal(provider.requests[0].body.model, 'claude-sonnet-5-5');
+      assert.equal(provider.requests[0]!.body.model, 'claude-sonnet-5-5');
     } finally {
       await provider.close();
     }

@@ -38,7 +38,7 @@ describe('glassbox exec / mcp list / trace (processes)', () => {
       assert.equal(pids.length, 2);
       for (const pid of pids) assert.equal(isAlive(pid), false, `process ${pid} outlived glassbox`);
       const spans = await receiver.waitForSpans(6);
-      assert.equal(spans[0].resource['service.name'], 'glassbox-cli-test');
+      assert.equal(spans[0]!.resource['service.name'], 'glassbox-cli-test');
       assert.deepEqual(spanTree(spans), ['invoke_agent glassbox', '  round 1', '    chat gpt-5-mini', '    execute_tool mcp__notes__ok', '      exec mcp__notes__ok', '  round 2', '    chat gpt-5-mini']);
       const tool = spans.find((span) => span.name === 'execute_tool mcp__notes__ok')!;
       assert.equal(tool.attributes['gen_ai.tool.type'], 'extension');

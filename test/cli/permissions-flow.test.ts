@@ -41,7 +41,7 @@ describe('permissions through glassbox exec', () => {
       assert.equal(resolved?.decision, 'deny');
       assert.equal(resolved?.by, 'no-tty');
       assert.equal(existsSync(join(root, 'new.txt')), false);
-      assert.match(toolOutputsSent(provider.requests[1].body, 'chat')[0], /APPROVAL_DENIED/);
+      assert.match(toolOutputsSent(provider.requests[1]!.body, 'chat')[0]!, /APPROVAL_DENIED/);
     } finally {
       await provider.close();
     }
@@ -71,10 +71,10 @@ describe('permissions through glassbox exec', () => {
     try {
       const result = await runCli(['exec', '--json', '--approval-policy', 'never', '--base-url', provider.baseURL, '-C', root, 'try'], env);
       assert.equal(result.code, 0, result.stderr);
-      const tools = (provider.requests[0].body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+      const tools = (provider.requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
       assert.ok(tools.includes('read_file'));
       assert.ok(!tools.includes('write_file'), tools.join(','));
-      assert.match(toolOutputsSent(provider.requests[1].body, 'chat')[0], /UNKNOWN_TOOL/);
+      assert.match(toolOutputsSent(provider.requests[1]!.body, 'chat')[0]!, /UNKNOWN_TOOL/);
       assert.equal(existsSync(join(root, 'x.txt')), false);
     } finally {
       await provider.close();
@@ -101,7 +101,7 @@ describe('permissions through glassbox exec', () => {
     try {
       const result = await runCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'read env'], env);
       assert.equal(result.code, 0, result.stderr);
-      assert.doesNotMatch(JSON.stringify(provider.requests[1].body), /hunter2/);
+      assert.doesNotMatch(JSON.stringify(provider.requests[1]!.body), /hunter2/);
     } finally {
       await provider.close();
     }
@@ -115,7 +115,7 @@ describe('permissions through glassbox exec', () => {
     try {
       const result = await runCli(['exec', '--json', '--sandbox', 'danger-full-access', '--base-url', provider.baseURL, '-C', root, 'show env'], env);
       assert.equal(result.code, 0, result.stderr);
-      const output = toolOutputsSent(provider.requests[1].body, 'chat')[0];
+      const output = toolOutputsSent(provider.requests[1]!.body, 'chat')[0]!;
       assert.match(output, /PATH=/);
       assert.doesNotMatch(output, new RegExp(SECRET_KEY));
       assert.doesNotMatch(output, /OPENAI_API_KEY/);
@@ -138,7 +138,7 @@ describe('permissions through glassbox exec', () => {
       assert.equal(events.find((e) => e.type === 'tool_permission_decided')?.decision, 'allow');
       assert.ok(!events.some((e) => e.type === 'approval_requested'));
       assert.ok(existsSync(join(root, 'made-by-shell')));
-      const output = toolOutputsSent(provider.requests[1].body, 'chat')[0];
+      const output = toolOutputsSent(provider.requests[1]!.body, 'chat')[0]!;
       assert.match(output, /sandbox: workspace-write/);
       assert.match(output, /done/);
       assert.doesNotMatch(output, /hunter2/);

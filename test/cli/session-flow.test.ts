@@ -44,20 +44,20 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
       try {
         const first = await runCli(['exec', '--json', ...common, 'what do the notes say?'], env);
         assert.equal(first.code, 0, first.stderr);
-        const started = jsonLines(first.stdout)[0];
+        const started = jsonLines(first.stdout)[0]!;
         assert.equal(started.resumed, false);
         const sessionId = String(started.sessionId);
 
         const second = await runCli(['exec', '--json', ...common, '--resume', 'last', 'what did I ask?'], env);
         assert.equal(second.code, 0, second.stderr);
-        const resumedStart = jsonLines(second.stdout)[0];
+        const resumedStart = jsonLines(second.stdout)[0]!;
         assert.equal(resumedStart.sessionId, sessionId);
         assert.equal(resumedStart.resumed, true);
 
         // The resumed request starts with exactly what the last request of turn 1 sent, plus the
         // final answer and the new prompt: the system prompt is not rebuilt.
-        const turnOneLast = messagesOf(provider.requests[1]);
-        const resumed = messagesOf(provider.requests[2]);
+        const turnOneLast = messagesOf(provider.requests[1]!);
+        const resumed = messagesOf(provider.requests[2]!);
         assert.deepEqual(resumed.slice(0, turnOneLast.length), turnOneLast);
         assert.equal(resumed.length, turnOneLast.length + 2);
         assert.match(JSON.stringify(resumed.at(-1)), /what did I ask\?/);
@@ -66,9 +66,9 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
         assert.equal(list.code, 0, list.stderr);
         const sessions = JSON.parse(list.stdout) as Array<{ sessionId: string; turns: number; title: string }>;
         assert.equal(sessions.length, 1);
-        assert.equal(sessions[0].sessionId, sessionId);
-        assert.equal(sessions[0].turns, 2);
-        assert.equal(sessions[0].title, 'what do the notes say?');
+        assert.equal(sessions[0]!.sessionId, sessionId);
+        assert.equal(sessions[0]!.turns, 2);
+        assert.equal(sessions[0]!.title, 'what do the notes say?');
 
         const show = await runCli(['sessions', 'show', sessionId.slice(0, 13)], env);
         assert.equal(show.code, 0, show.stderr);
@@ -87,7 +87,7 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
         assert.notEqual(forkId, sessionId);
         const forked = await runCli(['exec', '--json', ...common, '--resume', forkId, 'branch here'], env);
         assert.equal(forked.code, 0, forked.stderr);
-        const forkRequest = messagesOf(provider.requests[3]);
+        const forkRequest = messagesOf(provider.requests[3]!);
         assert.deepEqual(forkRequest.slice(0, turnOneLast.length), turnOneLast);
         assert.equal(forkRequest.length, turnOneLast.length + 2, 'turn 2 of the parent is not in the fork');
       } finally {
@@ -127,11 +127,11 @@ describe('sessions: bad references and crashes', () => {
       });
       const crashed = await done;
       assert.equal(crashed.signal, 'SIGKILL');
-      const sessionId = String(jsonLines(crashed.stdout)[0].sessionId);
+      const sessionId = String(jsonLines(crashed.stdout)[0]!.sessionId);
 
       const resumed = await runCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, '--resume', sessionId, 'continue'], env);
       assert.equal(resumed.code, 0, resumed.stderr);
-      const sent = JSON.stringify(provider.requests[1].body);
+      const sent = JSON.stringify(provider.requests[1]!.body);
       assert.match(sent, /Running it\./, 'the committed working message survived');
       assert.match(sent, /sleep 3/, 'the committed call survived');
       assert.match(sent, /interrupted/i, 'the orphan call got a synthetic output');

@@ -64,7 +64,7 @@ describe('Full replacement', () => {
 
   test('drops older user messages once the token budget is exceeded, newest first', () => {
     const messages = ['a'.repeat(400), 'b'.repeat(400), 'c'.repeat(400)].map(userMessage);
-    const cost = cheapItemTokens(messages[0]);
+    const cost = cheapItemTokens(messages[0]!);
     const result = applySummaryCompaction(messages, summaryOf('cmp-1', 'S'), { userBudgetTokens: cost * 2 });
     assert.deepEqual(result.slice(1), messages.slice(1));
     const tighter = applySummaryCompaction(messages, summaryOf('cmp-1', 'S'), { userBudgetTokens: cost * 2 - 1 });
@@ -74,7 +74,7 @@ describe('Full replacement', () => {
   test('works with no system message', () => {
     const history = transcript().slice(1);
     const result = applySummaryCompaction(history, summaryOf('cmp-1', 'S'), { userBudgetTokens: 20_000 });
-    assert.equal(result[0].type, 'compaction_summary');
+    assert.equal(result[0]!.type, 'compaction_summary');
     assert.equal(result.length, 4);
   });
 
@@ -131,7 +131,7 @@ describe('cheap pass (prune)', () => {
     // c1 belongs to the third most recent user turn; c2 and c3 are in the two most recent.
     assert.deepEqual(ids, ['c1']);
     const pruned = applyPrune(history, ids);
-    const elided = pruned[4];
+    const elided = pruned[4]!;
     assert.equal(elided.type, 'function_call_output');
     assert.ok(isPrunedOutput(elided));
     assert.equal(
@@ -175,6 +175,7 @@ describe('cheap pass (prune)', () => {
   test('an error output says so in its placeholder', () => {
     const history: ResponseItem[] = [call('e', '{}', 'shell'), { type: 'function_call_output', callId: 'e', name: 'shell', output: 'boom\n'.repeat(200), isError: true }];
     const [, elided] = applyPrune(history, ['e']);
+    assert.ok(elided);
     assert.match(elided.type === 'function_call_output' ? elided.output : '', /shell \{\} returned 1,000 characters \(201 lines\) as an error/);
   });
 });

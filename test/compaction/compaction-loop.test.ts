@@ -39,20 +39,21 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(summaries.length, 1, 'one summary call for one threshold crossing');
 
       // The summary request: non-streaming, no tools and no tool_choice on the wire.
-      const body = summaries[0].body;
+      const body = summaries[0]!.body;
       assert.equal('tools' in body, false);
       assert.equal('tool_choice' in body, false);
       assert.notEqual(body.stream, true);
 
       // The request after compaction carries the summary and the user prompt, and nothing else.
-      const after = turnRequests(run.provider)[2];
+      const after = turnRequests(run.provider)[2]!;
       const sent = sentMessages(after);
       assert.deepEqual(sent.map((message) => message.kind), ['user', 'user']);
-      assert.ok(sent[0].text.startsWith(COMPACTION_SUMMARY_PREFIX));
-      assert.ok(sent[0].text.includes(SUMMARY));
-      assert.equal(sent[1].text, 'do the thing');
+      assert.ok(sent[0]!.text.startsWith(COMPACTION_SUMMARY_PREFIX));
+      assert.ok(sent[0]!.text.includes(SUMMARY));
+      assert.equal(sent[1]!.text, 'do the thing');
 
       const [event] = compactedEvents(run.events);
+      assert.ok(event);
       assert.equal(event.trigger, 'auto');
       assert.equal(event.phase, 'mid_turn');
       assert.equal(event.kind, 'summary');
@@ -101,13 +102,14 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(overflow.terminal.type, 'run_succeeded');
       assert.equal(overflow.terminal.type === 'run_succeeded' && overflow.terminal.answer, 'Done after compaction.');
       const [event] = compactedEvents(overflow.events);
+      assert.ok(event);
       assert.equal(event.trigger, 'overflow');
       assert.equal(event.phase, 'mid_turn');
       assert.match(event.reason, /rejected the request as too long/);
       // The rejected request, the summary, and the retried round.
       const turns = turnRequests(overflow.provider);
       assert.equal(turns.length, 3);
-      assert.equal(sentMessages(turns[2]).some((message) => message.kind === 'function_call_output'), false);
+      assert.equal(sentMessages(turns[2]!).some((message) => message.kind === 'function_call_output'), false);
       assert.deepEqual(
         overflow.modelCalls.map((call) => `${call.stage}:${call.error?.code ?? 'ok'}`),
         ['turn:ok', 'turn:CONTEXT_OVERFLOW', 'compaction:ok', 'turn:ok'],
@@ -129,7 +131,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(summaryRequests(run.provider).length, 6);
       const codes = warnings(run.events).map((warning) => warning.code);
       assert.deepEqual(codes, ['COMPACTION_FAILED', 'COMPACTION_FAILED', 'COMPACTION_FAILED', 'COMPACTION_DISABLED']);
-      assert.match(warnings(run.events)[0].message, /summaries are broken today/);
+      assert.match(warnings(run.events)[0]!.message, /summaries are broken today/);
       assert.equal(run.hooks?.disabled, true);
       assert.equal(compactedEvents(run.events).length, 0);
       // Failed summary calls still count as calls in the run's totals.
@@ -159,16 +161,17 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(summaryRequests(run.provider).length, 0);
       const [event] = compactedEvents(run.events);
+      assert.ok(event);
       assert.equal(event.kind, 'prune');
       assert.equal(event.phase, 'pre_turn');
       assert.equal(event.estimated, true);
       assert.equal(event.itemsRemoved, 1);
       assert.ok(event.tokensAfter < 2500);
       assert.deepEqual(run.entries.map((entry) => entry.kind === 'prune' && entry.prunedCallIds), [['old']]);
-      const outputs = sentMessages(turnRequests(run.provider)[0]).filter((message) => message.kind === 'function_call_output');
+      const outputs = sentMessages(turnRequests(run.provider)[0]!).filter((message) => message.kind === 'function_call_output');
       assert.equal(outputs.length, 2, 'calls and outputs stay paired');
-      assert.ok(outputs[0].text.startsWith(`${PRUNED_OUTPUT_MARKER} read_big {"label":"old"} returned 12,000 characters`));
-      assert.ok(outputs[1].text.startsWith('recent:'), 'the two most recent user turns are untouched');
+      assert.ok(outputs[0]!.text.startsWith(`${PRUNED_OUTPUT_MARKER} read_big {"label":"old"} returned 12,000 characters`));
+      assert.ok(outputs[1]!.text.startsWith('recent:'), 'the two most recent user turns are untouched');
     });
 
     test('two compactions in one turn keep only the latest summary, which merged the previous one', async () => {
@@ -188,7 +191,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(run.terminal.type, 'run_succeeded');
       const summaries = summaryRequests(run.provider);
       assert.equal(summaries.length, 2);
-      assert.ok(summaries[1].rawBody.includes('<previous_summary>\\nsummary number 1\\n</previous_summary>'));
+      assert.ok(summaries[1]!.rawBody.includes('<previous_summary>\\nsummary number 1\\n</previous_summary>'));
       const kept = run.history.filter((item) => item.type === 'compaction_summary');
       assert.deepEqual(kept, [{ type: 'compaction_summary', compactionId: 'cmp-2', summary: 'summary number 2' }]);
     });
@@ -211,9 +214,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(summaryRequests(run.provider).length, 1, 'an inflated summary is not retried');
       assert.deepEqual(run.entries.map((entry) => entry.kind), ['prune']);
-      assert.match(run.entries[0].reason, /would not shrink the history/);
+      assert.match(run.entries[0]!.reason, /would not shrink the history/);
       assert.equal(run.history.filter((item) => item.type === 'compaction_summary').length, 0);
       const [warning] = warnings(run.events);
+      assert.ok(warning);
       assert.equal(warning.code, 'COMPACTION_FAILED');
       assert.match(warning.message, /would not shrink/);
     });

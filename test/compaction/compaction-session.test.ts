@@ -100,6 +100,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         const warning = first.events.find((event) => event.type === 'warning');
         assert.equal(warning && warning.type === 'warning' && warning.code, 'UNKNOWN_MODEL_WINDOW');
         const [summaryRequest] = summaryRequests(world.provider);
+        assert.ok(summaryRequest);
         assert.match(summaryRequest.rawBody, /Additional instructions for this summary[^"]*\\n- Always list ticket numbers\./);
 
         const records = await world.records(first.sessionId);
@@ -109,6 +110,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         const compactions = records.filter((record) => record.type === 'compaction');
         assert.equal(compactions.length, 1);
         const [record] = compactions;
+        assert.ok(record);
         assert.equal(record.type === 'compaction' && record.kind, 'summary');
         assert.equal(record.type === 'compaction' && record.phase, 'mid_turn');
         assert.equal(record.turn, 1);
@@ -128,7 +130,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         const resumedRequest = turnRequests(world.provider).at(-1)!;
         const sent = sentMessages(resumedRequest);
         assert.deepEqual(sent.map((message) => message.kind), ['system', 'user', 'user', 'assistant', 'user']);
-        assert.ok(sent[1].text.startsWith(COMPACTION_SUMMARY_PREFIX));
+        assert.ok(sent[1]!.text.startsWith(COMPACTION_SUMMARY_PREFIX));
         assert.equal(sent.some((message) => message.kind === 'function_call_output'), false, 'the discarded transcript does not come back');
         // Regression: what the resumed turn sends is what the live run held, plus the new items.
         assert.deepEqual(sent, [...sentMessages(lastOfTurnOne), { kind: 'assistant', text: 'Done one.' }, { kind: 'user', text: 'second prompt' }]);
@@ -152,7 +154,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         assert.equal(second.terminal, 'run_succeeded');
         const newRequests = world.provider.requests.slice(before);
         assert.deepEqual(newRequests.map(isSummaryRequest), [true, false], 'the summary comes before the first request of the turn');
-        const sent = sentMessages(newRequests[1]);
+        const sent = sentMessages(newRequests[1]!);
         assert.deepEqual(sent.map((message) => message.kind), ['system', 'user', 'user', 'user']);
         const compacted = second.events.find((event) => event.type === 'history_compacted');
         assert.ok(compacted && compacted.type === 'history_compacted');
@@ -175,11 +177,11 @@ describe('manual compaction', () => {
       assert.equal(event.trigger, 'manual');
       assert.equal(event.phase, 'manual');
       assert.equal(event.summary, '## Goal\nThe summary.');
-      assert.match(summaryRequests(world.provider)[0].rawBody, /- Mention the README\./);
+      assert.match(summaryRequests(world.provider)[0]!.rawBody, /- Mention the README\./);
       const records = await world.records(first.sessionId);
       const compaction = records.filter((record) => record.type === 'compaction');
       assert.equal(compaction.length, 1);
-      assert.equal(compaction[0].turn, 1);
+      assert.equal(compaction[0]!.turn, 1);
       assert.ok(records.some((record) => record.type === 'model_call' && record.stage === 'compaction' && record.round === 0));
       assert.deepEqual(replaySession(records).history.map((item) => item.type), ['message', 'compaction_summary', 'message']);
 
@@ -214,7 +216,7 @@ describe('manual compaction', () => {
       assert.equal(event.type, 'history_compacted');
       assert.equal(event.trigger, 'manual');
       assert.equal(stderr, '');
-      assert.match(summaryRequests(world.provider)[0].rawBody, /- Keep ABC-1\./);
+      assert.match(summaryRequests(world.provider)[0]!.rawBody, /- Keep ABC-1\./);
       assert.equal((await world.records(first.sessionId)).filter((record) => record.type === 'compaction').length, 1);
     });
   });

@@ -54,8 +54,8 @@ describe('compaction settings', () => {
     assert.equal(resolved.limits.contextWindow, 128_000);
     assert.equal(resolved.limitsSource, 'default');
     assert.equal(resolved.warnings.length, 1);
-    assert.equal(resolved.warnings[0].code, 'UNKNOWN_MODEL_WINDOW');
-    assert.match(resolved.warnings[0].message, /acme-coder.*128,000.*--context-window/);
+    assert.equal(resolved.warnings[0]!.code, 'UNKNOWN_MODEL_WINDOW');
+    assert.match(resolved.warnings[0]!.message, /acme-coder.*128,000.*--context-window/);
   });
 
   test('config overrides the catalog, the flag overrides config; compactAt likewise', () => {

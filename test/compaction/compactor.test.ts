@@ -84,7 +84,7 @@ describe('summarizer guards', () => {
     const gateway = scriptedGateway([
       new ModelError('CONTEXT_OVERFLOW', 'too long', { status: 400 }),
       (request) => {
-        const body = request.messages[1].content;
+        const body = request.messages[1]!.content;
         assert.match(body, /earlier items were left out/);
         assert.equal(body.match(/<tool_call /g)?.length, body.match(/<tool_output /g)?.length);
         return response('## Goal\nShorter.');
@@ -93,7 +93,7 @@ describe('summarizer guards', () => {
     const sleeps: number[] = [];
     const result = await summarizeHistory(longHistory(8), summarizer, context(gateway, sleeps), []);
     assert.equal(gateway.requests.length, 2);
-    assert.ok(gateway.requests[1].messages[1].content.length < gateway.requests[0].messages[1].content.length / 1.5);
+    assert.ok(gateway.requests[1]!.messages[1]!.content.length < gateway.requests[0]!.messages[1]!.content.length / 1.5);
     assert.ok(result.omittedItems > 0);
     assert.deepEqual(sleeps, [], 'an overflow is not a reason to wait');
   });
@@ -104,7 +104,7 @@ describe('summarizer guards', () => {
     const result = await summarizeHistory(longHistory(12), small, context(gateway), []);
     assert.equal(gateway.requests.length, 1);
     assert.ok(result.omittedItems > 0);
-    assert.ok(gateway.requests[0].messages.reduce((sum, message) => sum + message.content.length, 0) / 4 < 6_000);
+    assert.ok(gateway.requests[0]!.messages.reduce((sum, message) => sum + message.content.length, 0) / 4 < 6_000);
   });
 
   test('failures are retried with exponential backoff; each attempt is counted as a compaction call', async () => {
@@ -254,7 +254,7 @@ describe('manual compaction (compactHistory)', () => {
       instructions: 'Focus on the parser.',
       newCompactionId: () => 'cmp-manual',
     });
-    const system = gateway.requests[0].messages[0].content;
+    const system = gateway.requests[0]!.messages[0]!.content;
     assert.ok(system.startsWith('You are compacting the working history'));
     assert.match(system, /- Config says: keep ticket ids\.\n- Focus on the parser\.$/);
     assert.equal(result.entry.trigger, 'manual');

@@ -25,7 +25,7 @@ describe('Summary request', () => {
     });
     assert.equal('tools' in request, false);
     assert.equal(request.messages.length, 2);
-    const system = request.messages[0];
+    const system = request.messages[0]!;
     assert.equal(system.role, 'system');
     for (const section of ['## Goal', '## User instructions and constraints', '## Decisions', '## Files', '## Done', '## Remaining', '## Errors', '## Next step']) {
       assert.ok(system.content.includes(section), section);
@@ -34,7 +34,7 @@ describe('Summary request', () => {
     assert.match(system.content, /No preamble/);
     assert.match(system.content, /never as instructions/);
     // The system message of the history is not part of the transcript: it survives compaction as is.
-    assert.equal(request.messages[1].content.includes('SYSTEM-PROMPT-MARKER'), false);
+    assert.equal(request.messages[1]!.content.includes('SYSTEM-PROMPT-MARKER'), false);
   });
 
   test('the template is a data file, and configured instructions are added to it, not replacing it', () => {
@@ -76,10 +76,10 @@ describe('Summary request', () => {
   test('a previous summary is merged, not nested: it is given once as previous_summary data', () => {
     const history = [systemMessage('s'), { type: 'compaction_summary', compactionId: 'cmp-1', summary: 'old summary' } as ResponseItem, userMessage('u'), assistant('a')];
     const { request } = buildSummaryRequest({ model: 'm', history, instructions: summaryInstructions() });
-    const user = request.messages[1].content;
+    const user = request.messages[1]!.content;
     assert.equal(user.match(/<previous_summary>/g)?.length, 1);
     assert.equal(user.includes('<conversation_summary>'), false);
-    assert.match(request.messages[0].content, /Merge it into your new summary/);
+    assert.match(request.messages[0]!.content, /Merge it into your new summary/);
   });
 });
 
@@ -104,7 +104,7 @@ describe('fitting the summarizer input', () => {
     assert.ok(fitted);
     assert.ok(fitted.estimatedTokens <= all.estimatedTokens / 2);
     assert.ok(fitted.omittedItems > 0);
-    const user = fitted.request.messages[1].content;
+    const user = fitted.request.messages[1]!.content;
     assert.match(user, /<previous_summary>\nprior/);
     assert.match(user, /earlier items were left out/);
     assert.match(user, /request 9/);

@@ -42,7 +42,7 @@ describe('Counting', () => {
       counter,
       { threshold: 1_000_000, estimate: true, overheadTokens: 0 },
     );
-    const appended = cheapTokenEstimate(roundItems[2].type === 'function_call_output' ? `read_file\n${roundItems[2].output}` : '') + ITEM_OVERHEAD_TOKENS;
+    const appended = cheapTokenEstimate(roundItems[2]!.type === 'function_call_output' ? `read_file\n${roundItems[2]!.output}` : '') + ITEM_OVERHEAD_TOKENS;
     assert.deepEqual(count, { tokens: 1050 + appended, estimated: false, method: 'usage+appended' });
     assert.equal(spy.loads, 0, 'the tokenizer is not loaded when the cheap estimate is far below the threshold');
   });

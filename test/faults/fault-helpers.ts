@@ -211,7 +211,7 @@ export function startGlassbox(args: string[], env: NodeJS.ProcessEnv, options: S
   const preload = options.measureRss ? ['--import', MAX_RSS_REPORTER] : [];
   const nodeArgs = [...preload, CLI_ENTRY, ...args];
   const [command, ...commandArgs] = options.wrapper ? [...options.wrapper, process.execPath, ...nodeArgs] : [process.execPath, ...nodeArgs];
-  const child = spawn(command, commandArgs, {
+  const child = spawn(command!, commandArgs, {
     env,
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -336,19 +336,19 @@ export function expectedHistory(items: readonly ResponseItem[], repairs: Readonl
   const history: ResponseItem[] = [];
   let index = 0;
   while (index < items.length) {
-    if (items[index].type !== 'function_call') {
-      history.push(items[index]);
+    if (items[index]!.type !== 'function_call') {
+      history.push(items[index]!);
       index += 1;
       continue;
     }
     const batch: Extract<ResponseItem, { type: 'function_call' }>[] = [];
-    while (index < items.length && items[index].type === 'function_call') {
+    while (index < items.length && items[index]!.type === 'function_call') {
       batch.push(items[index] as Extract<ResponseItem, { type: 'function_call' }>);
       index += 1;
     }
     history.push(...batch);
-    while (index < items.length && items[index].type === 'function_call_output') {
-      history.push(items[index]);
+    while (index < items.length && items[index]!.type === 'function_call_output') {
+      history.push(items[index]!);
       index += 1;
     }
     for (const call of batch) {

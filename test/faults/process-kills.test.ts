@@ -79,7 +79,7 @@ function killPlan(seed: number): KillPoint[] {
   const random = new SeededRandom(seed);
   return Array.from({ length: KILL_POINTS }, (_, index) => ({
     index,
-    wireApi: WIRE_APIS_UNDER_TEST[index % WIRE_APIS_UNDER_TEST.length],
+    wireApi: WIRE_APIS_UNDER_TEST[index % WIRE_APIS_UNDER_TEST.length]!,
     signal: random.next() < 0.6 ? 'SIGKILL' : 'SIGINT',
     trigger: random.next() < 0.5 ? 'time' : 'event',
     fraction: random.next(),
@@ -205,7 +205,7 @@ async function checkKillPoint(project: FaultProject, point: KillPoint, calibrati
   const interrupted = await interruptRun(project, point, calibration);
   const ids = sessionIds(project);
   assert.equal(ids.length, 1, `one session expected, found ${ids.length}; stderr:\n${interrupted.stderr}`);
-  const sessionId = ids[0];
+  const sessionId = ids[0]!;
   const before = snapshotSession(project, sessionId);
   const lastEvent = interrupted.events.at(-1)?.type;
   let outcome: string;

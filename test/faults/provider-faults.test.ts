@@ -111,7 +111,7 @@ function assertFailedTurnRecorded(scenario: Scenario, code: string, prompt: stri
   assert.equal((calls.at(-1)?.error as { code?: string } | null)?.code, code, JSON.stringify(calls));
   const ends = recordsOfTurn(scenario, 2, 'turn_failed');
   assert.equal(ends.length, 1);
-  assert.equal((ends[0].error as { code: string }).code, code);
+  assert.equal((ends[0]!.error as { code: string }).code, code);
 }
 
 /** A port nothing listens on: bound and released by this process a moment ago. */
@@ -206,10 +206,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         const { terminal, events } = await scenario.turn('try despite rate limits');
         assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
         assert.deepEqual(retries(events).map((event) => event.error.code), ['RATE_LIMITED', 'RATE_LIMITED']);
-        assert.equal(retries(events)[0].delayMs, 0, 'Retry-After: 0 is honoured');
+        assert.equal(retries(events)[0]!.delayMs, 0, 'Retry-After: 0 is honoured');
         const attempts = scenario.provider.requests.slice(from);
         assert.equal(attempts.length, 3);
-        assert.ok(attempts.every((request) => request.rawBody === attempts[0].rawBody), 'every retry sends the same request');
+        assert.ok(attempts.every((request) => request.rawBody === attempts[0]!.rawBody), 'every retry sends the same request');
         assert.equal(itemsOfTurn(scenario, 2).length, 2, 'prompt and answer, nothing twice');
       });
     });
@@ -346,7 +346,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         `context overflow (${wireApi})`,
         async (project) => {
           const roomy = await startFakeProvider({
-            script: [{ ...FIRST_TURN[0], toolCalls: [{ id: 'call_t1', name: 'read_file', arguments: { path: 'notes.txt' } }] }, FIRST_TURN[1]],
+            script: [{ ...FIRST_TURN[0], toolCalls: [{ id: 'call_t1', name: 'read_file', arguments: { path: 'notes.txt' } }] }, FIRST_TURN[1]!],
           });
           let tight: FakeProvider | null = null;
           try {
@@ -439,7 +439,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         try {
           const first = await exec([FIRST_PROMPT]);
           assert.equal(first.code, 0, first.stderr);
-          const sessionId = String(first.events[0].sessionId);
+          const sessionId = String(first.events[0]!.sessionId);
           const afterFirst = snapshotSession(project, sessionId);
 
           const denied = await exec(['--resume', sessionId, 'with the wrong key'], 'sk-wrong');

@@ -46,7 +46,7 @@ class Reader {
     let shift = 0n;
     for (;;) {
       if (this.pos >= this.buf.length) throw new Error('truncated varint');
-      const byte = this.buf[this.pos++];
+      const byte = this.buf[this.pos++]!;
       result |= BigInt(byte & 0x7f) << shift;
       if ((byte & 0x80) === 0) return result;
       shift += 7n;

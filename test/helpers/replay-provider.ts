@@ -115,8 +115,8 @@ function parsePath(path: string): Step[] {
   for (const segment of path.split('.')) {
     const match = /^([^[\]]*)((?:\[[^\]]*\])*)$/.exec(segment);
     if (!match) throw new Error(`bad target segment ${JSON.stringify(segment)} in ${path}`);
-    if (match[1] !== '') steps.push({ kind: 'key', key: match[1] });
-    for (const [, inner] of match[2].matchAll(/\[([^\]]*)\]/g)) {
+    if (match[1] !== '') steps.push({ kind: 'key', key: match[1]! });
+    for (const [, inner = ''] of match[2]!.matchAll(/\[([^\]]*)\]/g)) {
       if (inner === '*') steps.push({ kind: 'all' });
       else if (/^\d+$/.test(inner)) steps.push({ kind: 'index', index: Number(inner) });
       else if (inner.includes('=')) {
@@ -285,7 +285,7 @@ export async function startReplayServer(profile: ReplayProfile): Promise<ReplayS
   const sockets = new Set<Socket>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '').split('?')[0];
+    const path = (req.url ?? '').split('?')[0]!;
     const raw = await readBody(req);
     if (req.method !== 'POST' || !ENDPOINTS[profile.wireApi].test(path)) {
       sendJson(res, 404, { error: { message: `replay: no ${profile.wireApi} endpoint at ${req.method} ${path}` } });

@@ -15,7 +15,7 @@ const EXAMPLE = new URL('../../examples/custom-tool.ts', import.meta.url);
 describe('the embedding example', () => {
   test('imports nothing but the public entry points (and zod and node:)', async () => {
     const source = await readFile(EXAMPLE, 'utf8');
-    const specifiers = [...source.matchAll(/from '([^']+)'/g)].map((match) => match[1]);
+    const specifiers = [...source.matchAll(/from '([^']+)'/g)].map((match) => match[1]!);
     assert.ok(specifiers.length >= 5);
     for (const specifier of specifiers) assert.match(specifier, /^(glassbox(\/(agent|model|testing))?|zod|node:[a-z/]+)$/, specifier);
     // Each entry point resolves through package.json "exports" to built code with declarations.
@@ -41,7 +41,7 @@ describe('the embedding example', () => {
         assert.equal(result.terminal.type, 'run_succeeded', JSON.stringify(result.terminal));
         assert.equal(await readFile(join(root, 'NOTES.md'), 'utf8'), 'embedding works\n');
         assert.equal(asked.length, 1, 'the approval handler was asked once');
-        assert.match(asked[0], /note: write .*NOTES\.md/);
+        assert.match(asked[0]!, /note: write .*NOTES\.md/);
       } finally {
         await provider.close();
       }

@@ -29,7 +29,7 @@ export interface McpWorld {
 
 /** The tool names in the first request the provider received (Chat Completions body). */
 export function sentToolNames(provider: FakeProvider, index = 0): string[] {
-  const body = JSON.parse(provider.requests[index].rawBody) as { tools?: { function: { name: string } }[] };
+  const body = JSON.parse(provider.requests[index]!.rawBody) as { tools?: { function: { name: string } }[] };
   return (body.tools ?? []).map((tool) => tool.function.name);
 }
 

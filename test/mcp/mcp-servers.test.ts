@@ -49,7 +49,7 @@ describe('MCP servers as tools', () => {
             'mcp__everything__toggle-simulated-logging': 'ask mcp-tool',
           });
           assert.equal(world.approvals.length, 1);
-          assert.equal(world.approvals[0].summary, 'mcp__everything__toggle-simulated-logging: MCP server "everything", tool "toggle-simulated-logging", arguments {}');
+          assert.equal(world.approvals[0]!.summary, 'mcp__everything__toggle-simulated-logging: MCP server "everything", tool "toggle-simulated-logging", arguments {}');
           assert.equal(byName.get('mcp__everything__toggle-simulated-logging')?.isError, false);
           // Recorded like any tool call: audit records of the decision and the approval.
           assert.ok(records.some((record) => record.type === 'audit' && record.event.type === 'approval_resolved' && record.event.name === 'mcp__everything__toggle-simulated-logging'));

@@ -65,6 +65,7 @@ describe('MCP config', () => {
       docs: { command: 'npx', args: ['-y', 'docs-server'], env: { TOKEN: '${DOCS_TOKEN}' }, cwd: 'tools', tools: ['search'], trustedTools: ['search'], toolTimeoutSec: 5 },
       remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, trust: true, enabled: false },
     });
+    assert.ok(stdio && http);
     assert.deepEqual(stdio.transport, { kind: 'stdio', command: 'npx', args: ['-y', 'docs-server'], env: { TOKEN: '${DOCS_TOKEN}' }, cwd: `${ROOT}/tools` });
     assert.deepEqual([stdio.allowedTools, stdio.trustedTools, stdio.trusted, stdio.toolTimeoutMs, stdio.startupTimeoutMs], [['search'], ['search'], false, 5000, 30_000]);
     assert.deepEqual(http.transport, { kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } });

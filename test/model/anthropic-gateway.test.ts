@@ -83,7 +83,7 @@ function afterTools(request: ModelRequest, response: ModelResponse, outputs: Arr
 }
 
 function blocks(body: Json, index: number): Json[] {
-  return ((body.messages as Array<{ content: Json[] }>)[index]).content;
+  return ((body.messages as Array<{ content: Json[] }>)[index])!.content;
 }
 
 describe('anthropic gateway', () => {
@@ -95,13 +95,14 @@ describe('anthropic gateway', () => {
         const first = await complete(gateway, ask('read a'));
         assert.equal(first.reasoning.length, 1);
         const [reasoning] = first.reasoning;
+        assert.ok(reasoning);
         assert.equal(reasoning.format, 'anthropic');
         assert.equal(reasoning.text, 'I should read it.');
         assert.equal(reasoning.state?.type, 'thinking');
         assert.match(String(reasoning.state?.signature), /^Glassbox-fake-signature-/);
         const second = await complete(gateway, afterTools(ask('read a'), first, [{ content: 'file a' }]));
         assert.equal(second.text, 'Done.');
-        const assistant = blocks(provider.requests[1].body, 1);
+        const assistant = blocks(provider.requests[1]!.body, 1);
         assert.deepEqual(assistant[0], reasoning.state);
         assert.deepEqual(
           assistant.map((block) => block.type),
@@ -119,7 +120,7 @@ describe('anthropic gateway', () => {
         const first = await complete(gateway, ask('x'));
         assert.deepEqual(first.reasoning.map((r) => [r.text, r.state?.type]), [['', 'redacted_thinking']]);
         await complete(gateway, afterTools(ask('x'), first, [{ content: 'a' }]));
-        assert.deepEqual(blocks(provider.requests[1].body, 1)[0], first.reasoning[0].state);
+        assert.deepEqual(blocks(provider.requests[1]!.body, 1)[0], first.reasoning[0]!.state);
       },
     );
   });
@@ -131,12 +132,12 @@ describe('anthropic gateway', () => {
       const first = await complete(gateway, ask('x'));
       const dropped = afterTools(ask('x'), { ...first, reasoning: [] }, [{ content: 'a' }]);
       await rejects(complete(gateway, dropped), 'BAD_REQUEST', /Expected `thinking` or `redacted_thinking`, but found `tool_use`/);
-      const changed = afterTools(ask('x'), { ...first, reasoning: [{ ...first.reasoning[0], state: { ...first.reasoning[0].state, thinking: 'edited' } }] }, [{ content: 'a' }]);
+      const changed = afterTools(ask('x'), { ...first, reasoning: [{ ...first.reasoning[0]!, state: { ...first.reasoning[0]!.state, thinking: 'edited' } }] }, [{ content: 'a' }]);
       await rejects(complete(gateway, changed), 'BAD_REQUEST', /Invalid `signature` in `thinking` block/);
       // Reasoning another dialect produced means nothing here and is not sent.
       const foreign = afterTools(ask('x'), { ...first, reasoning: [{ format: 'responses', text: 'summary', state: { id: 'rs_1', type: 'reasoning' } }] }, [{ content: 'a' }]);
       await rejects(complete(gateway, foreign), 'BAD_REQUEST', /Expected `thinking`/);
-      assert.deepEqual(blocks(provider.requests[3].body, 1).map((block) => block.type), ['tool_use']);
+      assert.deepEqual(blocks(provider.requests[3]!.body, 1).map((block) => block.type), ['tool_use']);
     });
   });
 
@@ -160,11 +161,11 @@ describe('anthropic gateway', () => {
         return found;
       };
       const bodies = provider.requests.map((r) => r.body);
-      assert.deepEqual(marked(bodies[0]), ['tools.0', 'system.0', 'messages.0.0']);
-      assert.deepEqual(marked(bodies[1]), ['tools.0', 'system.0', 'messages.0.0', 'messages.2.0']);
+      assert.deepEqual(marked(bodies[0]!), ['tools.0', 'system.0', 'messages.0.0']);
+      assert.deepEqual(marked(bodies[1]!), ['tools.0', 'system.0', 'messages.0.0', 'messages.2.0']);
       // Round 3 marks where round 2 wrote (messages.2) and its own tail (messages.4).
-      assert.deepEqual(marked(bodies[2]), ['tools.0', 'system.0', 'messages.2.0', 'messages.4.0']);
-      assert.deepEqual(marked(bodies[2]).length, 4);
+      assert.deepEqual(marked(bodies[2]!), ['tools.0', 'system.0', 'messages.2.0', 'messages.4.0']);
+      assert.deepEqual(marked(bodies[2]!).length, 4);
     });
   });
 
@@ -183,10 +184,10 @@ describe('anthropic gateway', () => {
       const writes = usages.map((usage) => (usage?.raw as Json).cache_creation_input_tokens as number);
       const reads = usages.map((usage) => usage?.cachedInputTokens ?? 0);
       assert.equal(reads[0], 0);
-      assert.ok(writes[0] > 0);
+      assert.ok(writes[0]! > 0);
       // Each round reads at least everything the previous round wrote, and writes only what is new.
-      assert.ok(reads[1] >= writes[0], `round 2 read ${reads[1]}, round 1 wrote ${writes[0]}`);
-      assert.ok(reads[2] >= reads[1] + writes[1], `round 3 read ${reads[2]}`);
+      assert.ok(reads[1]! >= writes[0]!, `round 2 read ${reads[1]}, round 1 wrote ${writes[0]}`);
+      assert.ok(reads[2]! >= reads[1]! + writes[1]!, `round 3 read ${reads[2]}`);
       for (const usage of usages) assert.ok(usage && usage.inputTokens >= (usage.cachedInputTokens ?? 0) + ((usage.raw as Json).cache_creation_input_tokens as number));
     });
   });
@@ -223,7 +224,7 @@ describe('anthropic gateway', () => {
           { id: 'toolu_b', name: 'read_file', arguments: '{"path":"b"}' },
         ]);
         await complete(gateway, afterTools(ask('both'), first, [{ content: 'A' }, { content: 'Error [NOT_FOUND]: b', isError: true }]));
-        const body = provider.requests[1].body;
+        const body = provider.requests[1]!.body;
         assert.deepEqual(blocks(body, 1).map((block) => [block.type, block.id ?? block.text]), [
           ['text', 'Both.'],
           ['tool_use', 'toolu_a'],
@@ -250,7 +251,7 @@ describe('anthropic gateway', () => {
           { role: 'user', content: 'continue' },
         ],
       });
-      const body = provider.requests[0].body;
+      const body = provider.requests[0]!.body;
       // A foreign call id is made to fit Anthropic's pattern; unparsable arguments keep their text.
       assert.deepEqual(blocks(body, 1), [{ type: 'tool_use', id: 'call_x_1', name: 'read_file', input: { _raw_arguments: 'not json' } }]);
       assert.deepEqual(withoutCache(blocks(body, 2)), [
@@ -269,6 +270,7 @@ describe('anthropic gateway', () => {
       await complete(gateway, ask('d', { model: 'claude-sonnet-4-5-20250929', reasoningEffort: 'minimal' }));
       await complete(gateway, ask('e', { model: 'claude-sonnet-5-5', temperature: 0.2 }));
       const [adaptive, minimal, budget, off, plain] = provider.requests.map((r) => r.body);
+      assert.ok(adaptive && minimal && budget && off && plain);
       assert.deepEqual(adaptive.thinking, { type: 'adaptive', display: 'summarized' });
       assert.deepEqual(adaptive.output_config, { effort: 'high' });
       assert.equal(adaptive.max_tokens, 32_000);
@@ -278,8 +280,8 @@ describe('anthropic gateway', () => {
       assert.ok(!('thinking' in off) && !('output_config' in off));
       // No effort: the model's default; and no sampling parameters, which API 2026-10-21 refuses.
       assert.ok(!('thinking' in plain) && !('temperature' in plain));
-      assert.equal(provider.requests[0].headers['anthropic-version'], '2026-10-21');
-      assert.equal(provider.requests[0].headers['x-api-key'], 'sk-ant-test-key');
+      assert.equal(provider.requests[0]!.headers['anthropic-version'], '2026-10-21');
+      assert.equal(provider.requests[0]!.headers['x-api-key'], 'sk-ant-test-key');
     });
   });
 
@@ -291,7 +293,7 @@ describe('anthropic gateway', () => {
         maxOutputTokens: 8192,
       });
       assert.equal(response.text, 'summary');
-      const body = provider.requests[0].body;
+      const body = provider.requests[0]!.body;
       assert.ok(!('tools' in body) && !('tool_choice' in body));
       assert.deepEqual(withoutCache(body.system as Json[]), [{ type: 'text', text: 'Summarize.' }]);
       assert.equal(body.max_tokens, 8192);
@@ -317,7 +319,7 @@ describe('anthropic gateway', () => {
           ['SERVER_ERROR', 529],
           ['SERVER_ERROR', null],
         ]);
-        assert.match(notices[0].error.message, /overloaded.*Overloaded/i);
+        assert.match(notices[0]!.error.message, /overloaded.*Overloaded/i);
         assert.equal(provider.requests.length, 4);
       },
     );

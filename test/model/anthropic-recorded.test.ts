@@ -177,8 +177,8 @@ describe('anthropic recordings replayed through the SDK', () => {
       ];
       await assert.rejects(streamed(gw, history)); // the replay is exhausted; only the request matters
       const sent = withoutCacheControl(server.bodies[2]) as { messages: Array<{ role: string; content: Json[] }> };
-      assert.deepEqual(sent.messages[1].content, [...(thinking.expect.reasoning ?? []).map((r) => r.state), { type: 'text', text: first.text }]);
-      assert.deepEqual(sent.messages[3].content, [...(redacted.expect.reasoning ?? []).map((r) => r.state), { type: 'text', text: second.text }]);
+      assert.deepEqual(sent.messages[1]!.content, [...(thinking.expect.reasoning ?? []).map((r) => r.state), { type: 'text', text: first.text }]);
+      assert.deepEqual(sent.messages[3]!.content, [...(redacted.expect.reasoning ?? []).map((r) => r.state), { type: 'text', text: second.text }]);
     } finally {
       await server.close();
     }
@@ -194,9 +194,9 @@ describe('anthropic recordings replayed through the SDK', () => {
       const first = await gw.createResponse({ model: 'claude-sonnet-4-0', messages: [question], tools: [tool], maxOutputTokens: 4096 });
       const recordedContent = (exchange.response as { content: Json[] }).content;
       assert.equal(first.finishReason, 'tool_calls');
-      assert.equal(first.text, recordedContent[1].text);
+      assert.equal(first.text, recordedContent[1]!.text);
       assert.deepEqual(first.toolCalls, [{ id: 'toolu_01YGzqpRE16Vricda3Aqcejo', name: 'get_user_country', arguments: '{}' }]);
-      assert.deepEqual(first.reasoning, [{ format: 'anthropic', text: recordedContent[0].thinking, state: recordedContent[0] }]);
+      assert.deepEqual(first.reasoning, [{ format: 'anthropic', text: recordedContent[0]!.thinking, state: recordedContent[0] }]);
       assert.deepEqual(numbers(first.usage), { inputTokens: 398, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 155, reasoningTokens: 0, totalTokens: 553 });
 
       const next = await gw.createResponse({
@@ -204,7 +204,7 @@ describe('anthropic recordings replayed through the SDK', () => {
         messages: [
           question,
           { role: 'assistant', content: first.text, toolCalls: first.toolCalls, reasoning: first.reasoning },
-          { role: 'tool', toolCallId: first.toolCalls[0].id, toolName: 'get_user_country', content: 'Mexico', isError: false },
+          { role: 'tool', toolCallId: first.toolCalls[0]!.id, toolName: 'get_user_country', content: 'Mexico', isError: false },
         ],
         tools: [tool],
         maxOutputTokens: 4096,
@@ -220,8 +220,8 @@ describe('anthropic recordings replayed through the SDK', () => {
           return rest;
         }),
       }));
-      assert.deepEqual(withoutCacheControl(server.bodies[1].messages), recordedNext);
-      assert.deepEqual(withoutCacheControl(server.bodies[1].tools), (exchange.nextRequest as { tools: unknown }).tools);
+      assert.deepEqual(withoutCacheControl(server.bodies[1]!.messages), recordedNext);
+      assert.deepEqual(withoutCacheControl(server.bodies[1]!.tools), (exchange.nextRequest as { tools: unknown }).tools);
     } finally {
       await server.close();
     }

@@ -58,7 +58,7 @@ describe('Chat Completions shapes from real providers', () => {
       },
       true,
     );
-    assert.deepEqual(Object.keys(body.messages[1]).sort(), ['content', 'role', 'tool_calls']);
+    assert.deepEqual(Object.keys(body.messages[1]!).sort(), ['content', 'role', 'tool_calls']);
   });
 
   it("reads Mistral's content chunks in a non-streamed answer too", () => {

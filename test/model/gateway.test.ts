@@ -152,7 +152,7 @@ for (const wireApi of WIRE_APIS) {
           assert.deepEqual(numbers, { inputTokens: 11, cachedInputTokens: 2, ...(wireApi === 'anthropic' ? { cacheWriteInputTokens: 0 } : {}), outputTokens: 3, reasoningTokens: 1, totalTokens: 14 });
           assert.ok(raw && typeof raw === 'object');
           assert.equal(provider.requests.length, 1);
-          assert.equal(provider.requests[0].headers.authorization, 'Bearer sk-test');
+          assert.equal(provider.requests[0]!.headers.authorization, 'Bearer sk-test');
         },
       );
     });
@@ -196,7 +196,7 @@ for (const wireApi of WIRE_APIS) {
             const positions = events
               .map((event, position) => ('index' in event && event.index === index ? `${event.type}@${position}` : null))
               .filter((entry): entry is string => entry !== null);
-            assert.match(positions[0], /^tool-call-start/);
+            assert.match(positions[0]!, /^tool-call-start/);
             assert.match(positions.at(-1) ?? '', /^tool-call-end/);
           }
           const completed = events.at(-1);
@@ -218,7 +218,7 @@ for (const wireApi of WIRE_APIS) {
           assert.equal(response.finishReason, 'tool_calls');
           assert.equal(response.usage?.inputTokens, 5);
           assert.equal(response.usage?.cachedInputTokens, null);
-          assert.equal(provider.requests[0].stream, false);
+          assert.equal(provider.requests[0]!.stream, false);
         },
       );
     });
@@ -229,6 +229,7 @@ for (const wireApi of WIRE_APIS) {
         await collect(gateway.streamResponse(userAsks('no tools', { maxOutputTokens: 64 })));
         await collect(gateway.streamResponse(userAsks('tools', { tools: [strictTool] })));
         const [plain, withTools] = provider.requests.map((request) => request.body);
+        assert.ok(plain && withTools);
         assert.equal(plain.stream, true);
         assert.ok(!('tools' in plain) && !('tool_choice' in plain));
         const strictParameters = {
@@ -295,11 +296,11 @@ for (const wireApi of WIRE_APIS) {
           assert.equal(textOf(events), 'ok');
           assert.equal(provider.requests.length, 2);
           assert.equal(notices.length, 1);
-          assert.equal(notices[0].attempt, 1);
-          assert.equal(notices[0].delayMs, 20);
-          assert.equal(notices[0].error.code, 'RATE_LIMITED');
-          assert.equal(notices[0].error.status, 429);
-          assert.match(notices[0].error.message, /Slow down/);
+          assert.equal(notices[0]!.attempt, 1);
+          assert.equal(notices[0]!.delayMs, 20);
+          assert.equal(notices[0]!.error.code, 'RATE_LIMITED');
+          assert.equal(notices[0]!.error.status, 429);
+          assert.match(notices[0]!.error.message, /Slow down/);
         },
       );
     });
@@ -356,7 +357,7 @@ for (const wireApi of WIRE_APIS) {
       const gateway = gatewayFor(wireApi, baseURL, { retry: { ...FAST_RETRY, maxAttempts: 2 } });
       await failingStream(gateway.streamResponse(userAsks('x'), { onRetry: (notice) => notices.push(notice) }), 'CONNECTION_FAILED', /--base-url/);
       assert.equal(notices.length, 1);
-      assert.equal(notices[0].error.code, 'CONNECTION_FAILED');
+      assert.equal(notices[0]!.error.code, 'CONNECTION_FAILED');
     });
 
     it('retries a connection dropped before any response', async () => {

@@ -119,10 +119,10 @@ describe('model catalog lookup', () => {
   test('lookups hand out copies: changing one does not change the catalog', () => {
     const first = lookupModel('gemini-2.5-pro');
     first.entry.contextWindow = 1;
-    first.entry.pricing!.tiers![0].inputPerMillion = 99;
+    first.entry.pricing!.tiers![0]!.inputPerMillion = 99;
     const second = lookupModel('gemini-2.5-pro');
     assert.equal(second.entry.contextWindow, 1_048_576);
-    assert.equal(second.entry.pricing?.tiers?.[0].inputPerMillion, 2.5);
+    assert.equal(second.entry.pricing?.tiers?.[0]!.inputPerMillion, 2.5);
   });
 
   test('every entry is well formed and says where its numbers come from', () => {

@@ -103,7 +103,7 @@ describe('real provider error bodies through the gateway', () => {
 
         // Retryable: the first answer is the fixture, and the retry notice carries what the caller is told.
         assert.ok(outcome.notices.length >= 1, `not retried: ${outcome.error?.message ?? outcome.text}`);
-        const notice = outcome.notices[0];
+        const notice = outcome.notices[0]!;
         assert.equal(notice.error.code, fixture.expect.code, notice.error.message);
         assert.equal(notice.error.status, fixture.status);
         assert.ok(notice.error.message.includes(fixture.expect.messageIncludes), `the provider's words are missing from: ${notice.error.message}`);

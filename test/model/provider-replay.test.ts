@@ -154,15 +154,15 @@ describe('provider replay corpus', () => {
       const usages = events.filter((event) => event.type === 'model_completed').map((event) => (event.type === 'model_completed' ? usageOf(event.usage) : null));
       assert.equal(seen.length, profile.expect.rounds.length);
       profile.expect.rounds.forEach((expected, index) => {
-        const round = seen[index];
+        const round = seen[index]!;
         const label = `${profile.name} round ${index + 1}`;
         assert.deepEqual(round.toolCalls, expected.toolCalls, `${label}: tool calls`);
         assert.equal(round.text, expected.text, `${label}: text`);
         assert.equal(round.reasoningText, expected.reasoningText ?? '', `${label}: reasoning`);
         assert.deepEqual(usages[index], expected.usage, `${label}: usage`);
       });
-      const last = terminals[terminals.length - 1];
-      assert.equal(last.type === 'run_succeeded' ? last.answer : null, profile.expect.rounds[profile.expect.rounds.length - 1].text);
+      const last = terminals[terminals.length - 1]!;
+      assert.equal(last.type === 'run_succeeded' ? last.answer : null, profile.expect.rounds[profile.expect.rounds.length - 1]!.text);
     });
   }
 });
@@ -250,7 +250,8 @@ describe('provider replay server', () => {
     assert.match(extra.text, /extra_forbidden/);
     const renamed = await brokenRoundTwo('mistral-small-tool-call', (body) => {
       const [assistant, tool] = [selectAll(body, 'messages[role=assistant][0]')[0], selectAll(body, 'messages[role=tool][0]')[0]] as Array<Record<string, unknown>>;
-      (assistant.tool_calls as Array<Record<string, unknown>>)[0].id = 'gSIMJiOkT_gb2';
+      assert.ok(assistant && tool);
+      (assistant.tool_calls as Array<Record<string, unknown>>)[0]!.id = 'gSIMJiOkT_gb2';
       tool.tool_call_id = 'gSIMJiOkT_gb2';
     });
     assert.ok(renamed.ids.includes('tool-call-id-format') && renamed.ids.includes('tool-result-id-format'), renamed.ids.join());
@@ -269,7 +270,7 @@ describe('provider replay server', () => {
     const server = await startReplayServer(impossible);
     try {
       const { terminals } = await converse(impossible, server);
-      const terminal = terminals[0];
+      const terminal = terminals[0]!;
       assert.equal(terminal.type, 'run_failed');
       assert.match(terminal.type === 'run_failed' ? terminal.error.message : '', /Missing `reasoning_content` field/);
     } finally {

@@ -29,7 +29,7 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
       assert.doesNotMatch(caught.message, new RegExp(KEY));
       assert.match(caught.message, /\[redacted\]/);
       assert.equal(notices.length, 1);
-      assert.doesNotMatch(notices[0].error.message, new RegExp(KEY));
+      assert.doesNotMatch(notices[0]!.error.message, new RegExp(KEY));
     } finally {
       await provider.close();
     }

@@ -124,7 +124,7 @@ for (const wireApi of WIRE_APIS) {
         const events = await collect(gateway.streamResponse(userAsks('x'), { onRetry: (notice) => notices.push(notice) }));
         assert.equal(textOf(events), 'again');
         assert.deepEqual(notices.map((notice) => notice.error.code), ['CONNECTION_FAILED']);
-        assert.match(notices[0].error.message, /No response from .* within 500 ms.*--stream-idle-timeout/);
+        assert.match(notices[0]!.error.message, /No response from .* within 500 ms.*--stream-idle-timeout/);
         assert.equal(provider.requests.length, 2);
         assert.equal((await provider.exchangeEnded(0)).finished, false, 'the stalled connection was closed');
       });

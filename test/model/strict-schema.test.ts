@@ -26,7 +26,7 @@ describe('toStrictJsonSchema', () => {
     assert.equal(strict.additionalProperties, false);
     const properties = strict.properties as Record<string, JsonSchema>;
     assert.deepEqual(properties.path, { type: 'string' });
-    assert.deepEqual(properties.limit.type, ['integer', 'null']);
+    assert.deepEqual(properties.limit!.type, ['integer', 'null']);
     // The input is left alone.
     assert.deepEqual(original.required, ['path']);
     assert.equal(original.additionalProperties, undefined);
@@ -61,7 +61,7 @@ describe('toStrictJsonSchema', () => {
     const strict = toStrictJsonSchema(original);
     const properties = strict.properties as Record<string, JsonSchema>;
 
-    const nested = properties.nested;
+    const nested = properties.nested!;
     assert.deepEqual(nested.required, ['a', 'b']);
     assert.equal(nested.additionalProperties, false);
     assert.deepEqual((nested.properties as Record<string, JsonSchema>).b, { type: ['number', 'null'] });
@@ -71,13 +71,13 @@ describe('toStrictJsonSchema', () => {
     assert.equal(items.additionalProperties, false);
     assert.deepEqual((items.properties as Record<string, JsonSchema>).y, { type: ['boolean', 'null'] });
 
-    const branch = (properties.choice.anyOf as JsonSchema[])[0];
+    const branch = (properties.choice!.anyOf as JsonSchema[])[0]!;
     assert.deepEqual(branch.required, ['k']);
     assert.deepEqual((branch.properties as Record<string, JsonSchema>).k, { type: ['string', 'null'] });
 
     // An optional $ref cannot take a type list, so it is wrapped.
     assert.deepEqual(properties.ref, { anyOf: [{ $ref: '#/$defs/Point' }, { type: 'null' }] });
-    const point = (strict.$defs as Record<string, JsonSchema>).Point;
+    const point = (strict.$defs as Record<string, JsonSchema>).Point!;
     assert.deepEqual(point.required, ['x', 'y']);
     assert.equal(point.additionalProperties, false);
   });
@@ -99,8 +99,8 @@ describe('toStrictJsonSchema', () => {
     assert.deepEqual(properties.flag, { type: ['boolean', 'null'] });
     assert.deepEqual(properties.mode, { type: ['string', 'null'], enum: ['fast', 'slow', null] });
     assert.deepEqual(properties.literal, { anyOf: [{ type: 'string', const: 'only' }, { type: 'null' }] });
-    assert.equal(properties.shape.oneOf, undefined);
-    assert.equal((properties.shape.anyOf as JsonSchema[]).length, 2);
+    assert.equal(properties.shape!.oneOf, undefined);
+    assert.equal((properties.shape!.anyOf as JsonSchema[]).length, 2);
     assert.ok(!JSON.stringify(strict).includes('"default"'));
   });
 

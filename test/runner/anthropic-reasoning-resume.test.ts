@@ -76,16 +76,17 @@ describe('anthropic thinking across resume and fork', () => {
 
         // Request 4 (turn 2) = everything request 3 sent, plus the final answer (its thinking first), plus the prompt.
         const [, , live, resumed] = provider.requests;
+        assert.ok(live && resumed);
         const liveHistory = turnsOf(live);
         assert.deepEqual(historyPart(resumed).slice(0, liveHistory.length), liveHistory);
-        const finalAnswer = historyPart(resumed)[liveHistory.length];
+        const finalAnswer = historyPart(resumed)[liveHistory.length]!;
         assert.equal(finalAnswer.role, 'assistant');
         assert.deepEqual(finalAnswer.content.map((block) => block.type), ['thinking', 'text']);
 
         const forkId = await forkSession(store, first.sessionId, { atTurn: 1 });
         const forked = await turn('three', forkId);
         assert.equal(forked.terminal.type, 'run_succeeded', JSON.stringify(forked.terminal));
-        assert.deepEqual(historyPart(provider.requests[4]), historyPart(resumed));
+        assert.deepEqual(historyPart(provider.requests[4]!), historyPart(resumed));
         // The effort went out with every request as adaptive thinking.
         for (const request of provider.requests) {
           assert.deepEqual(request.body.thinking, { type: 'adaptive', display: 'summarized' });

@@ -64,12 +64,13 @@ for (const wireApi of ['chat', 'responses'] as const) {
 
           // Request 3 (turn 2) = everything request 2 sent, plus the final answer, plus the prompt.
           const [, live, resumed] = provider.requests;
+          assert.ok(live && resumed);
           assert.deepEqual(historyPart(resumed).slice(0, historyPart(live).length + 1), [...historyPart(live), ...((live.body.messages ?? live.body.input) as unknown[]).slice(-1)]);
 
           const forkId = await forkSession(store, first.sessionId, { atTurn: 1 });
           const forked = await turn('three', forkId);
           assert.equal(forked.terminal.type, 'run_succeeded', JSON.stringify(forked.terminal));
-          assert.deepEqual(historyPart(provider.requests[3]), historyPart(resumed));
+          assert.deepEqual(historyPart(provider.requests[3]!), historyPart(resumed));
           // The effort went out with every request, in this dialect's spelling.
           for (const request of provider.requests) {
             if (wireApi === 'chat') assert.equal(request.body.reasoning_effort, 'high');

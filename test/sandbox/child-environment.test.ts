@@ -39,7 +39,7 @@ test('buildChildEnvironment keeps only the allowlist', () => {
 
 test('buildChildEnvironment supplies a PATH when the host has none', () => {
   const env = buildChildEnvironment({});
-  assert.match(env.PATH, /\/usr\/bin/);
+  assert.match(env.PATH!, /\/usr\/bin/);
   assert.equal(env.GLASSBOX_SANDBOX, '0');
 });
 

@@ -82,7 +82,7 @@ async function runOneTurn(
     });
     const result = await runTurn(runner, { prompt: 'go', runId: 'r1', signal: new AbortController().signal, approvals: NO_APPROVER });
     const replay = replaySession((await new JsonlSessionStore(join(home, 'sessions')).read(result.sessionId)).records);
-    const system = replay.history[0];
+    const system = replay.history[0]!;
     assert.ok(system.type === 'message' && system.role === 'system');
     const outputs = replay.history.flatMap((item) => (item.type === 'function_call_output' ? [item.output] : []));
     return { system: system.content, outputs };
@@ -150,8 +150,8 @@ describe('a hostile repository', () => {
       const { project, markers } = await hostileRepository(dir);
       const { outputs } = await runOneTurn(project, join(dir, 'home'), gitCalls, { approvalPolicy: 'untrusted' });
       assert.deepEqual(markersIn(markers), []);
-      assert.match(outputs[0], /exit_code: 0 · .* · sandbox: read-only/);
-      assert.match(outputs[0], /modified: {3}notes\.txt/);
+      assert.match(outputs[0]!, /exit_code: 0 · .* · sandbox: read-only/);
+      assert.match(outputs[0]!, /modified: {3}notes\.txt/);
     });
   });
 });

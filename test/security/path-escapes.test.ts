@@ -431,7 +431,7 @@ describe('check and use', () => {
           }
           const final = renamed.filter((entry) => entry.to === target);
           assert.equal(final.length, 1, `${name}: one rename onto ${target}: ${JSON.stringify(renamed)}`);
-          assert.ok(writes.some((entry) => entry.path === final[0].from), `${name}: the renamed file is the temp file`);
+          assert.ok(writes.some((entry) => entry.path === final[0]!.from), `${name}: the renamed file is the temp file`);
           assert.ok(!opened.some((entry) => entry.path === target && entry.flags !== 'r'), `${name}: the target is never opened for writing`);
           assert.deepEqual(written, [], `${name}: no writeFile/appendFile by path`);
         }

@@ -144,7 +144,7 @@ export function createRuntime(options: { root: string; tools: AnyTool[]; gate: P
         signal,
         emit: (event) => events.push(event),
       });
-      return outcome;
+      return outcome!;
     },
   };
 }

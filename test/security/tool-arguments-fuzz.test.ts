@@ -114,7 +114,7 @@ function arbitraries(fixture: Fixture) {
     // Each known field usually present; a hostile key in about a fifth of the objects, so that
     // most calls still validate and reach the tool.
     const field = (key: string, freq: number) => fc.option(valueFor(key).map((value) => [key, value] as const), { freq });
-    const known = fc.tuple(...TOOL_KEYS[tool].required.map((key) => field(key, 12)), ...TOOL_KEYS[tool].optional.map((key) => field(key, 2)));
+    const known = fc.tuple(...TOOL_KEYS[tool]!.required.map((key) => field(key, 12)), ...TOOL_KEYS[tool]!.optional.map((key) => field(key, 2)));
     const hostile = fc.constantFrom(...HOSTILE_KEYS).chain((key) => valueFor(key).map((value) => [key, value] as const));
     const object = fc
       .tuple(known, fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(hostile, { minLength: 1, maxLength: 2 }) }))

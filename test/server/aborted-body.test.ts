@@ -48,6 +48,7 @@ describe('server: request bodies aborted by the client', () => {
       }
       assert.equal(lines.length, 1, lines.join('\n---\n'));
       const [line] = lines;
+      assert.ok(line !== undefined);
       assert.doesNotMatch(line, /\n/);
       assert.doesNotMatch(line, /\bat .*:\d+:\d+/);
       assert.ok(line.includes(`POST ${JSON.stringify(path)}`), line);

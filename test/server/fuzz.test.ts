@@ -37,8 +37,8 @@ describe('fuzzing every endpoint', () => {
     const h = await startHarness({ whenExhausted: { text: 'Fuzzed answer.' } });
     try {
       const first = eventsOf(await readFrames(await h.post('/api/runs', { prompt: 'seed' })));
-      const sessionId = String(first[0].event.sessionId);
-      const runId = String(first[0].event.runId);
+      const sessionId = String(first[0]!.event.sessionId);
+      const runId = String(first[0]!.event.runId);
 
       const text = fc.oneof(
         fc.string({ maxLength: 40 }),

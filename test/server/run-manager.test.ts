@@ -110,6 +110,6 @@ describe('RunManager', () => {
       ids.push(run.runId);
     }
     assert.deepEqual(runs.list().map((run) => run.runId), ids.slice(2));
-    assert.equal(runs.get(ids[0]), undefined);
+    assert.equal(runs.get(ids[0]!), undefined);
   });
 });

@@ -30,8 +30,8 @@ describe('runs over SSE', () => {
       assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
       const frames = await readFrames(response);
       const events = eventsOf(frames);
-      assert.equal(events[0].type, 'run_started');
-      assert.equal(events[0].event.runId, runId);
+      assert.equal(events[0]!.type, 'run_started');
+      assert.equal(events[0]!.event.runId, runId);
       assert.equal(events.at(-1)!.type, 'run_succeeded');
       assert.equal(events.at(-1)!.event.answer, 'It is a sample.');
       assertContiguous(events);
@@ -45,7 +45,7 @@ describe('runs over SSE', () => {
       assert.match(String(finished.event.output), /# Sample/);
 
       // The session recorded the same audit events the stream carried.
-      const sessionId = String(events[0].event.sessionId);
+      const sessionId = String(events[0]!.event.sessionId);
       const page = (await (await h.api(`/api/sessions/${sessionId}`)).json()) as { records: Array<{ record: Record<string, unknown> }> };
       const audited = page.records.map((entry) => entry.record).filter((record) => record.type === 'audit').map((record) => record.event);
       const streamed = events
@@ -58,10 +58,10 @@ describe('runs over SSE', () => {
 
       const runs = (await (await h.api('/api/runs')).json()) as { runs: Array<Record<string, unknown>> };
       assert.equal(runs.runs.length, 1);
-      assert.equal(runs.runs[0].runId, runId);
-      assert.equal(runs.runs[0].sessionId, sessionId);
-      assert.equal(runs.runs[0].status, 'succeeded');
-      assert.equal(runs.runs[0].prompt, 'What is this?');
+      assert.equal(runs.runs[0]!.runId, runId);
+      assert.equal(runs.runs[0]!.sessionId, sessionId);
+      assert.equal(runs.runs[0]!.status, 'succeeded');
+      assert.equal(runs.runs[0]!.prompt, 'What is this?');
 
       // Re-attaching to a finished run replays everything, identically.
       const replay = eventsOf(await readFrames(await h.api(`/api/runs/${runId}/events`)));
@@ -119,7 +119,7 @@ describe('runs over SSE', () => {
       assert.equal((await h.post(`/api/runs/${runId}/cancel`, {})).status, 409);
       assert.equal((await h.post('/api/runs/00000000-0000-4000-8000-000000000000/cancel', {})).status, 404);
       const runs = (await (await h.api('/api/runs')).json()) as { runs: Array<Record<string, unknown>> };
-      assert.equal(runs.runs[0].status, 'cancelled');
+      assert.equal(runs.runs[0]!.status, 'cancelled');
     } finally {
       await h.close();
     }
@@ -130,7 +130,7 @@ describe('runs over SSE', () => {
     try {
       const first = await startRun(h, { prompt: 'one' });
       const firstEvents = eventsOf(await readFrames(first.response));
-      const sessionId = String(firstEvents[0].event.sessionId);
+      const sessionId = String(firstEvents[0]!.event.sessionId);
 
       const second = await startRun(h, { prompt: 'two', sessionId });
       await readFrames(second.response, (frame) => frame.event === 'model_requested');
@@ -144,7 +144,7 @@ describe('runs over SSE', () => {
       await readFrames(await h.api(`/api/runs/${second.runId}/events`));
       const third = await startRun(h, { prompt: 'three', sessionId });
       const thirdEvents = eventsOf(await readFrames(third.response));
-      assert.equal(thirdEvents[0].event.resumed, true);
+      assert.equal(thirdEvents[0]!.event.resumed, true);
       assert.equal(thirdEvents.at(-1)!.type, 'run_succeeded');
       // A new session id that does not exist is a 404, not a stream.
       const missing = await h.post('/api/runs', { prompt: 'x', sessionId: '01a2293c-35a7-7273-a315-931e21774c91' });
@@ -167,10 +167,10 @@ describe('runs over SSE', () => {
 
       const listed = (await (await h.api(`/api/approvals?runId=${runId}`)).json()) as { approvals: Array<Record<string, unknown>> };
       assert.equal(listed.approvals.length, 1);
-      assert.equal(listed.approvals[0].callId, callId);
-      assert.equal(listed.approvals[0].toolName, 'shell');
-      assert.match(String(listed.approvals[0].summary), /touch made-by-agent\.txt/);
-      assert.ok(listed.approvals[0].requestedAt && listed.approvals[0].expiresAt);
+      assert.equal(listed.approvals[0]!.callId, callId);
+      assert.equal(listed.approvals[0]!.toolName, 'shell');
+      assert.match(String(listed.approvals[0]!.summary), /touch made-by-agent\.txt/);
+      assert.ok(listed.approvals[0]!.requestedAt && listed.approvals[0]!.expiresAt);
       assert.equal(existsSync(join(h.root, 'made-by-agent.txt')), false);
 
       const resolved = await h.post(`/api/approvals/${runId}/${encodeURIComponent(callId)}`, { decision: 'approve' });
@@ -212,7 +212,7 @@ describe('runs over SSE', () => {
       assert.equal(after.at(-1)!.type, 'run_succeeded');
       assert.equal(existsSync(join(h.root, 'denied.txt')), false);
       assert.equal(h.provider.requests.length, 2);
-      assert.match(JSON.stringify(h.provider.requests[1].body), /Use a scratch directory instead\./);
+      assert.match(JSON.stringify(h.provider.requests[1]!.body), /Use a scratch directory instead\./);
     } finally {
       await h.close();
     }
@@ -255,7 +255,7 @@ describe('runs over SSE', () => {
     const h = await startHarness({ script: [{ text: 'First.' }, { text: 'Second.' }] });
     try {
       const first = eventsOf(await readFrames((await startRun(h, { prompt: 'one' })).response));
-      const sessionId = String(first[0].event.sessionId);
+      const sessionId = String(first[0]!.event.sessionId);
       const writer = await new JsonlSessionStore(join(h.home, 'sessions')).openForAppend(sessionId);
       try {
         const locked = await h.post('/api/runs', { prompt: 'two', sessionId });

@@ -46,7 +46,7 @@ describe('server security', () => {
     assert.match(cookie, /HttpOnly/);
     assert.match(cookie, /SameSite=Strict/);
     assert.match(cookie, /Path=\//);
-    const pair = cookie.split(';')[0];
+    const pair = cookie.split(';')[0]!;
     const withCookie = await fetch(`${h.origin}/api/health`, { headers: { cookie: pair } });
     assert.equal(withCookie.status, 200);
     // A wrong token in the URL sets nothing.

@@ -57,7 +57,7 @@ describe('glassbox serve (child process)', () => {
         assert.equal((await fetch(`${origin}/api/health`)).status, 401);
         const login = await fetch(url, { redirect: 'manual' });
         assert.equal(login.status, 302);
-        const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+        const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
         const health = (await (await fetch(`${origin}/api/health`, { headers: { cookie } })).json()) as Record<string, unknown>;
         assert.equal(health.model, 'served-model');
         assert.equal(health.demo, false);
@@ -125,7 +125,7 @@ describe('serveCommand (in process)', () => {
       assert.deepEqual(models.caps, { sandbox: 'read-only', approvalPolicy: 'untrusted' });
       const run = await fetch(`${origin}/api/runs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'Look around.', wireApi: 'responses' }) });
       const events = eventsOf(await readFrames(run));
-      assert.equal(events[0].event.wireApi, 'responses');
+      assert.equal(events[0]!.event.wireApi, 'responses');
       assert.equal(events.at(-1)!.type, 'run_succeeded');
       stop();
       assert.equal(await exit, 0);
@@ -137,7 +137,7 @@ describe('serveCommand (in process)', () => {
   test('bad flags are usage errors (exit code 2) before anything listens', async () => {
     await withTempDir(async (dir) => {
       const base = { cd: dir, home: join(dir, 'home'), demo: true };
-      for (const options of [{ port: 'abc' }, { port: '70000' }, { sandbox: 'everything' }, { approvalPolicy: 'sometimes' }, { token: 'short' }, { compactAt: 'lots' }, { contextWindow: '-5' }, { host: ' ' }]) {
+      for (const options of [{ port: 'abc' }, { port: '70000' }, { sandbox: 'everything' }, { approvalPolicy: 'sometimes' }, { token: 'short' }, { compactAt: 'lots' }, { contextWindow: '-5' }, { host: ' ' }, { otlpEndpoint: 'not a url' }, { otlpEndpoint: 'ftp://x' }]) {
         const stdout = capture();
         await assert.rejects(
           serveCommand({ ...base, ...options }, { stdout: stdout.stream, stderr: capture().stream, stopSignal: new Promise(() => {}) }),

@@ -64,10 +64,10 @@ describe('session routes', () => {
       store: (directory) => watchedStore(directory, storeCalls),
     });
     const first = await run(h, { prompt: 'What is this project?' });
-    sessionId = String(first[0].event.sessionId);
+    sessionId = String(first[0]!.event.sessionId);
     await run(h, { prompt: 'Which files are there?', sessionId });
     const other = await run(h, { prompt: 'Something else' });
-    otherSessionId = String(other[0].event.sessionId);
+    otherSessionId = String(other[0]!.event.sessionId);
     assert.equal(captured.length, 5);
   });
   after(async () => {
@@ -79,7 +79,7 @@ describe('session routes', () => {
     assert.deepEqual(list.sessions.map((s) => s.sessionId), [otherSessionId, sessionId]);
     assert.equal(list.nextCursor, null);
     assert.deepEqual(list.problems, []);
-    const summary = list.sessions[1];
+    const summary = list.sessions[1]!;
     assert.equal(summary.title, 'What is this project?');
     assert.equal(summary.turns, 2);
     assert.equal(summary.model, 'test-model');
@@ -87,7 +87,7 @@ describe('session routes', () => {
     assert.equal(summary.parent, null);
 
     const page1 = (await (await h.api('/api/sessions?limit=1')).json()) as { sessions: Array<{ sessionId: string }>; nextCursor: string };
-    assert.equal(page1.sessions[0].sessionId, otherSessionId);
+    assert.equal(page1.sessions[0]!.sessionId, otherSessionId);
     assert.ok(page1.nextCursor);
     const page2 = (await (await h.api(`/api/sessions?limit=1&cursor=${encodeURIComponent(page1.nextCursor)}`)).json()) as {
       sessions: Array<{ sessionId: string }>;
@@ -142,11 +142,11 @@ describe('session routes', () => {
     assert.equal(body.nextCursor, null);
     assert.deepEqual(body.calls.map((c) => [c.turn, c.round, c.stage]), [[1, 1, 'turn'], [1, 2, 'turn'], [2, 1, 'turn'], [2, 2, 'turn']]);
     for (let index = 0; index < 4; index += 1) {
-      const call = body.calls[index];
+      const call = body.calls[index]!;
       assert.equal(call.requestError, null);
-      assert.deepEqual(call.request.messages, captured[index].messages, `messages of call ${index}`);
-      assert.deepEqual(call.request.tools, captured[index].tools, `tools of call ${index}`);
-      assert.equal(call.request.model, captured[index].model);
+      assert.deepEqual(call.request.messages, captured[index]!.messages, `messages of call ${index}`);
+      assert.deepEqual(call.request.tools, captured[index]!.tools, `tools of call ${index}`);
+      assert.equal(call.request.model, captured[index]!.model);
     }
     assert.deepEqual(body.calls.map((c) => c.contextTokens), [920, 1010, null, 1308]);
     assert.deepEqual(body.calls.map((c) => c.finishReason), ['tool_calls', 'stop', 'tool_calls', 'stop']);
@@ -168,9 +168,9 @@ describe('session routes', () => {
     assert.equal(chart.threshold, 25000);
     assert.deepEqual(chart.compactions, []);
     assert.deepEqual(chart.points.map((p) => [p.turn, p.round, p.estimated]), [[1, 1, false], [1, 2, false], [2, 1, true], [2, 2, false]]);
-    assert.deepEqual([chart.points[0].tokens, chart.points[1].tokens, chart.points[3].tokens], [920, 1010, 1308]);
+    assert.deepEqual([chart.points[0]!.tokens, chart.points[1]!.tokens, chart.points[3]!.tokens], [920, 1010, 1308]);
     // The estimate counts the history that was sent: more than the first call's, less than the window.
-    assert.ok(chart.points[2].tokens > 100 && chart.points[2].tokens < 50000, String(chart.points[2].tokens));
+    assert.ok(chart.points[2]!.tokens > 100 && chart.points[2]!.tokens < 50000, String(chart.points[2]!.tokens));
   });
 
   test('fork: 201 with a new session whose parent is recorded; bad turns are 400', async () => {
@@ -238,7 +238,7 @@ describe('manual compaction over the API', () => {
     });
     try {
       const first = await run(h, { prompt: 'What does the README say?' });
-      const sessionId = String(first[0].event.sessionId);
+      const sessionId = String(first[0]!.event.sessionId);
 
       const response = await h.post(`/api/sessions/${sessionId}/compact`, { instructions: 'Mention the README by name.' });
       assert.equal(response.status, 200, await response.clone().text());
@@ -247,29 +247,29 @@ describe('manual compaction over the API', () => {
       assert.equal(compaction.kind, 'summary');
       assert.equal(compaction.trigger, 'manual');
       assert.match(String(compaction.summary), /SUMMARY: the user asked/);
-      assert.match(JSON.stringify(captured[2].messages), /Mention the README by name\./);
+      assert.match(JSON.stringify(captured[2]!.messages), /Mention the README by name\./);
 
       const chart = (await (await h.api(`/api/sessions/${sessionId}/context`)).json()) as { compactions: Array<Record<string, unknown>>; points: unknown[] };
       assert.equal(chart.compactions.length, 1);
-      assert.equal(chart.compactions[0].turn, 1);
-      assert.equal(chart.compactions[0].compactionId, compaction.compactionId);
-      assert.equal(chart.compactions[0].summary, compaction.summary);
+      assert.equal(chart.compactions[0]!.turn, 1);
+      assert.equal(chart.compactions[0]!.compactionId, compaction.compactionId);
+      assert.equal(chart.compactions[0]!.summary, compaction.summary);
       assert.equal(chart.points.length, 2);
 
       await run(h, { prompt: 'And now?', sessionId });
-      assert.match(JSON.stringify(captured[3].messages), /SUMMARY: the user asked/);
+      assert.match(JSON.stringify(captured[3]!.messages), /SUMMARY: the user asked/);
       const calls = (await (await h.api(`/api/sessions/${sessionId}/model-calls`)).json()) as {
         calls: Array<{ stage: string; request: ModelRequest | null; requestError: string | null }>;
       };
       assert.deepEqual(calls.calls.map((c) => c.stage), ['turn', 'turn', 'compaction', 'turn']);
-      assert.equal(calls.calls[2].request, null);
-      assert.match(String(calls.calls[2].requestError), /compaction/);
-      assert.deepEqual(calls.calls[3].request!.messages, captured[3].messages);
-      assert.deepEqual(calls.calls[3].request!.tools, captured[3].tools);
+      assert.equal(calls.calls[2]!.request, null);
+      assert.match(String(calls.calls[2]!.requestError), /compaction/);
+      assert.deepEqual(calls.calls[3]!.request!.messages, captured[3]!.messages);
+      assert.deepEqual(calls.calls[3]!.request!.tools, captured[3]!.tools);
 
       // A session too short to compact is a conflict with a reason, not a server error.
       const small = await run(h, { prompt: 'Hi' });
-      const refused = await h.post(`/api/sessions/${String(small[0].event.sessionId)}/compact`, {});
+      const refused = await h.post(`/api/sessions/${String(small[0]!.event.sessionId)}/compact`, {});
       assert.equal(refused.status, 409);
       assert.match(((await refused.json()) as { error: string }).error, /nothing worth compacting/);
       assert.equal((await h.post(`/api/sessions/${sessionId}/compact`, { instructions: 7 })).status, 400);

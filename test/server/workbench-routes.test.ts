@@ -29,7 +29,7 @@ describe('workbench routes', () => {
     await writeFile(join(h.home, 'config.json'), JSON.stringify({ models: { 'test-model': { pricing: { inputPerMillion: 2, cachedInputPerMillion: 0.5, outputPerMillion: 8 } } } }));
     const response = await h.post('/api/runs', { prompt: 'Find the needle' });
     const frames = await readFrames(response);
-    sessionId = JSON.parse(frames[0].data).sessionId as string;
+    sessionId = JSON.parse(frames[0]!.data).sessionId as string;
   });
   after(() => h.close());
 
@@ -57,8 +57,8 @@ describe('workbench routes', () => {
     assert.equal(light.total, 2);
     assert.ok(light.calls.every((call) => call.request === null && call.priceKnown));
     // 400 fresh + 600 cached input, 20 output: 400×2 + 600×0.5 + 20×8 per million.
-    assert.equal(Number(light.calls[0].costUsd.toFixed(9)), (400 * 2 + 600 * 0.5 + 20 * 8) / 1e6);
-    assert.deepEqual(light.calls[1].carriedOutputs.map((output) => output.callId), light.calls[0].response.toolCalls.map((call) => call.callId));
+    assert.equal(Number(light.calls[0]!.costUsd.toFixed(9)), (400 * 2 + 600 * 0.5 + 20 * 8) / 1e6);
+    assert.deepEqual(light.calls[1]!.carriedOutputs.map((output) => output.callId), light.calls[0]!.response.toolCalls.map((call) => call.callId));
 
     const search = (await (await h.api(`/api/sessions/${sessionId}/model-calls?payloads=none&query=FOUND%20THE`)).json()) as { calls: Array<{ index: number }> };
     assert.deepEqual(search.calls.map((call) => call.index), [1]);
@@ -75,11 +75,11 @@ describe('workbench routes', () => {
     assert.equal(exported.status, 200);
     assert.match(exported.headers.get('content-disposition') ?? '', new RegExp(`${sessionId}\\.jsonl`));
     const lines = (await exported.text()).trim().split('\n').map((line) => JSON.parse(line) as { type: string });
-    assert.equal(lines[0].type, 'session_meta');
+    assert.equal(lines[0]!.type, 'session_meta');
     assert.ok(lines.some((record) => record.type === 'turn_completed'));
 
     const list = (await (await h.api('/api/sessions')).json()) as { stats: Record<string, { status: string; inputTokens: number; cachedInputTokens: number; costUsd: number }> };
-    const stats = list.stats[sessionId];
+    const stats = list.stats[sessionId]!;
     assert.equal(stats.status, 'succeeded');
     assert.equal(stats.inputTokens, 2200);
     assert.equal(stats.cachedInputTokens, 1600);

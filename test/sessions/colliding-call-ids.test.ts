@@ -53,6 +53,7 @@ describe('sessions with colliding call ids', () => {
     const resumed = await resumeSession(store, sessionId);
     assert.deepEqual(answers(resumed.history, 'resumed'), ['contents of a', INTERRUPTED_CALL_OUTPUT]);
     const [first, second] = calls(resumed.history);
+    assert.ok(first && second);
     assert.equal(first.callId, 'call_1');
     assert.notEqual(second.callId, 'call_1');
     assert.equal(second.providerCallId, 'call_1');

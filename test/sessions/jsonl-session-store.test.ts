@@ -76,9 +76,9 @@ describe('JsonlSessionStore', () => {
         contents.problems.map((problem) => problem.line),
         [4, 6, 8],
       );
-      assert.match(contents.problems[0].message, /^invalid JSON/);
-      assert.match(contents.problems[1].message, /response_item record: item\.callId/);
-      assert.match(contents.problems[2].message, /unknown record type "hologram"/);
+      assert.match(contents.problems[0]!.message, /^invalid JSON/);
+      assert.match(contents.problems[1]!.message, /response_item record: item\.callId/);
+      assert.match(contents.problems[2]!.message, /unknown record type "hologram"/);
       // Every valid record survived: the replayed history is the intact one.
       assert.equal(replaySession(contents.records).history.length, 9);
       assert.equal(contents.records.length, lines.length - 5);
@@ -98,8 +98,8 @@ describe('JsonlSessionStore', () => {
       const listed = await store.list();
       assert.deepEqual(listed.sessions.map((summary) => summary.sessionId), [good]);
       assert.equal(listed.problems.length, 1);
-      assert.equal(listed.problems[0].sessionId, broken);
-      assert.match(listed.problems[0].message, /line 1 is not a valid session_meta record/);
+      assert.equal(listed.problems[0]!.sessionId, broken);
+      assert.match(listed.problems[0]!.message, /line 1 is not a valid session_meta record/);
       await assert.rejects(store.read(broken), (error: unknown) => error instanceof SessionError && error.code === 'SESSION_CORRUPT');
     });
   });
@@ -200,8 +200,8 @@ describe('JsonlSessionStore', () => {
       const text = await readFile(path, 'utf8');
       await writeFile(path, text.replace('"formatVersion":1', '"formatVersion":2'));
       const contents = await store.read(sessionId);
-      assert.equal(contents.problems[0].line, 1);
-      assert.match(contents.problems[0].message, /session format 2/);
+      assert.equal(contents.problems[0]!.line, 1);
+      assert.match(contents.problems[0]!.message, /session format 2/);
       await assert.rejects(store.openForAppend(sessionId), (error: unknown) => error instanceof SessionError && error.code === 'SESSION_UNSUPPORTED');
       // The refused writer released its lock.
       await assert.rejects(store.openForAppend(sessionId), (error: unknown) => error instanceof SessionError && error.code === 'SESSION_UNSUPPORTED');

@@ -59,7 +59,7 @@ describe('record pages', () => {
       const sessionId = await twoTurnSession(store);
       const path = store.sessionPath(sessionId);
       const lines = (await readFile(path, 'utf8')).split('\n');
-      lines[0] = lines[0].replace('"formatVersion":1', '"formatVersion":2');
+      lines[0] = lines[0]!.replace('"formatVersion":1', '"formatVersion":2');
       lines.splice(3, 0, 'this is not json');
       lines.splice(12, 0, '{"type":"hologram","ts":"2025-01-01T00:00:00.000Z"}');
       lines.splice(20, 0, lines[0]);
@@ -71,10 +71,11 @@ describe('record pages', () => {
       assert.deepEqual(problemLines.slice(0, 4), [[1, 4], [], [13], [21]]);
       assert.ok(problemLines.slice(4).every((found) => found.length === 0));
       const [first] = pages;
-      assert.match(first.problems[0].message, /session format 2/);
-      assert.match(first.problems[1].message, /^invalid JSON/);
-      assert.match(pages[2].problems[0].message, /unknown record type "hologram"/);
-      assert.match(pages[3].problems[0].message, /session_meta is only allowed on line 1/);
+      assert.ok(first);
+      assert.match(first.problems[0]!.message, /session format 2/);
+      assert.match(first.problems[1]!.message, /^invalid JSON/);
+      assert.match(pages[2]!.problems[0]!.message, /unknown record type "hologram"/);
+      assert.match(pages[3]!.problems[0]!.message, /session_meta is only allowed on line 1/);
     });
   });
 });

@@ -128,7 +128,7 @@ describe('replaySession', () => {
     const pruned = replaySession([...records, prune]).history;
     assert.equal(pruned.length, plain.length);
     const index = plain.findIndex((item) => item.type === 'function_call_output' && item.callId === 't1-a');
-    const elided = pruned[index];
+    const elided = pruned[index]!;
     assert.ok(elided.type === 'function_call_output' && elided.output.startsWith('[Tool output elided to save context: read_file'));
     pruned.forEach((item, position) => {
       if (position !== index) assert.deepEqual(item, plain[position]);

@@ -47,7 +47,7 @@ async function check(store: SessionStore): Promise<void> {
   // The repair is appended, not rewritten: one new record, in the turn of the call, marked.
   const afterResume = await store.read(sessionId);
   assert.equal(afterResume.records.length, before + 1);
-  const appended = afterResume.records[afterResume.records.length - 1];
+  const appended = afterResume.records[afterResume.records.length - 1]!;
   assert.equal(appended.type, 'response_item');
   assert.ok(appended.type === 'response_item' && appended.repaired === true && appended.turn === 2);
   assert.equal(JSON.stringify(replaySession(afterResume.records).history), JSON.stringify(resumed.history));

@@ -17,18 +17,18 @@ describe('session ids (UUIDv7)', () => {
     const generate = createSessionIdGenerator();
     const ids = Array.from({ length: 5000 }, () => generate());
     assert.equal(new Set(ids).size, ids.length);
-    for (let index = 1; index < ids.length; index += 1) assert.ok(ids[index - 1] < ids[index], `${ids[index - 1]} !< ${ids[index]}`);
+    for (let index = 1; index < ids.length; index += 1) assert.ok(ids[index - 1]! < ids[index]!, `${ids[index - 1]} !< ${ids[index]}`);
   });
 
   it('stay increasing when the clock is frozen or steps back', () => {
     const clock = 1_700_000_000_000;
     const times = [clock, clock, clock - 5000, clock - 5000, clock + 1];
     let tick = 0;
-    const generate = createSessionIdGenerator({ now: () => times[Math.min(tick++, times.length - 1)] });
+    const generate = createSessionIdGenerator({ now: () => times[Math.min(tick++, times.length - 1)]! });
     const ids = Array.from({ length: 10 }, () => generate());
-    for (let index = 1; index < ids.length; index += 1) assert.ok(ids[index - 1] < ids[index]);
+    for (let index = 1; index < ids.length; index += 1) assert.ok(ids[index - 1]! < ids[index]!);
     // A clock that went back does not drag the timestamp with it.
-    assert.ok(sessionIdTimestamp(ids[3]) >= clock);
+    assert.ok(sessionIdTimestamp(ids[3]!) >= clock);
   });
 
   it('advance the timestamp when one millisecond runs out of counter values', () => {
@@ -36,9 +36,9 @@ describe('session ids (UUIDv7)', () => {
     // All-ones entropy seeds the counter as high as allowed, so overflow comes quickly.
     const generate = createSessionIdGenerator({ now: () => frozen, random: (size) => new Uint8Array(size).fill(0xff) });
     const ids = Array.from({ length: 3000 }, () => generate());
-    for (let index = 1; index < ids.length; index += 1) assert.ok(ids[index - 1] < ids[index]);
-    assert.equal(sessionIdTimestamp(ids[0]), frozen);
-    assert.ok(sessionIdTimestamp(ids[ids.length - 1]) > frozen);
+    for (let index = 1; index < ids.length; index += 1) assert.ok(ids[index - 1]! < ids[index]!);
+    assert.equal(sessionIdTimestamp(ids[0]!), frozen);
+    assert.ok(sessionIdTimestamp(ids[ids.length - 1]!) > frozen);
   });
 
   it('reject clocks outside 48 bits and recognise non-ids', () => {

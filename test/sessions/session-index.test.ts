@@ -69,7 +69,7 @@ describe('session index', () => {
       assert.deepEqual(all.problems, []);
       assert.equal((await indexLines(store)).length, SESSION_COUNT);
       const updated = all.sessions.map((summary) => Date.parse(summary.updatedAt));
-      for (let index = 1; index < updated.length; index += 1) assert.ok(updated[index - 1] >= updated[index], 'newest first');
+      for (let index = 1; index < updated.length; index += 1) assert.ok(updated[index - 1]! >= updated[index]!, 'newest first');
       // Every session is there with its own summary.
       const titles = new Set<string>();
       for (const summary of all.sessions) {
@@ -125,13 +125,13 @@ describe('session index', () => {
       const crashed = await store.create({ ...META, cwd: '/crashed' });
       await appendAll(crashed, [turnStarted(1, 'interrupted   work\nwith newlines'), itemRecord(1, user('interrupted work'))]);
 
-      await rm(store.sessionPath(ids[0]));
+      await rm(store.sessionPath(ids[0]!));
       await appendFile(join(dir, 'index.jsonl'), '{"sessionId": "broken"\nnot json at all\n');
 
       const listed = await store.list();
       assert.deepEqual(listed.problems, []);
       const byId = new Map(listed.sessions.map((summary) => [summary.sessionId, summary]));
-      assert.equal(byId.has(ids[0]), false, 'deleted session dropped');
+      assert.equal(byId.has(ids[0]!), false, 'deleted session dropped');
       assert.deepEqual([...byId.keys()].sort(), [...ids.slice(1), crashed.sessionId].sort());
       const head = byId.get(crashed.sessionId);
       assert.equal(head?.title, 'interrupted work with newlines');

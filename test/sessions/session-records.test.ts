@@ -118,13 +118,13 @@ describe('session records', () => {
     await withTempDir(async (dir) => {
       const store = new JsonlSessionStore(dir);
       const writer = await store.create(META);
-      await writer.append(EVERY_RECORD[0]);
+      await writer.append(EVERY_RECORD[0]!);
       await writer.close();
       const lines = (await readFile(store.sessionPath(writer.sessionId), 'utf8')).split('\n');
       assert.equal(lines.pop(), '', 'file ends with a newline');
       assert.equal(lines.length, 2);
-      assert.match(lines[0], /^\{"type":"session_meta","ts":"[^"]+","formatVersion":1,"sessionId":"/);
-      assert.match(lines[1], /^\{"type":"turn_started","ts":"/);
+      assert.match(lines[0]!, /^\{"type":"session_meta","ts":"[^"]+","formatVersion":1,"sessionId":"/);
+      assert.match(lines[1]!, /^\{"type":"turn_started","ts":"/);
       // Prompts and tool output can hold secrets: only the owner may read sessions.
       assert.equal((await stat(store.sessionPath(writer.sessionId))).mode & 0o077, 0);
       assert.equal((await stat(join(dir, 'index.jsonl'))).mode & 0o077, 0);

@@ -47,11 +47,11 @@ describe('glassbox sessions / show / fork', () => {
       const { first, second } = await seed(home);
       const table = await glassbox(home, 'sessions');
       const lines = table.stdout.trimEnd().split('\n');
-      assert.match(lines[0], /^ID\s+CREATED\s+UPDATED\s+TURNS\s+TOKENS\s+MODEL\s+CWD\s+TITLE$/);
+      assert.match(lines[0]!, /^ID\s+CREATED\s+UPDATED\s+TURNS\s+TOKENS\s+MODEL\s+CWD\s+TITLE$/);
       assert.equal(lines.length, 3);
-      assert.ok(lines[1].startsWith(second) && lines[1].includes('Fix the flaky test') && lines[1].includes('/repos/beta'));
-      assert.match(lines[1], /\s2\s+180\s+test-model\s/);
-      assert.ok(lines[2].startsWith(first));
+      assert.ok(lines[1]!.startsWith(second) && lines[1]!.includes('Fix the flaky test') && lines[1]!.includes('/repos/beta'));
+      assert.match(lines[1]!, /\s2\s+180\s+test-model\s/);
+      assert.ok(lines[2]!.startsWith(first));
       assert.equal(table.stderr, '');
 
       const json = JSON.parse((await glassbox(home, 'sessions', '--json', '--query', 'ALPHA')).stdout) as { sessionId: string; turns: number }[];
@@ -85,7 +85,7 @@ describe('glassbox sessions / show / fork', () => {
       const readable = await glassbox(home, 'sessions', 'show', 'last');
       const shown = readable.stdout.trimEnd().split('\n');
       assert.equal(shown.length, original.split('\n').length - 1);
-      assert.match(shown[0], /^\d\d:\d\d:\d\d\.\d{3}  session_meta\s+session [0-9a-f-]{36} · other-model \(chat\) · \/repos\/beta/);
+      assert.match(shown[0]!, /^\d\d:\d\d:\d\d\.\d{3}  session_meta\s+session [0-9a-f-]{36} · other-model \(chat\) · \/repos\/beta/);
       assert.ok(shown.some((line) => /turn_started\s+turn 2 · test-model · approval on-request · sandbox workspace-write · "Now add a regression test"/.test(line)));
       assert.ok(shown.some((line) => /response_item\s+call list_dir t1-b \{"path":"\."\}/.test(line)));
       assert.ok(shown.some((line) => /audit\s+tool_finished read_file t1-a: finished in 3 ms/.test(line)));

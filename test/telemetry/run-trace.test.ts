@@ -86,7 +86,7 @@ const EXPECTED_TREE = [
 function one(spans: readonly ReceivedSpan[], predicate: (span: ReceivedSpan) => boolean, what: string): ReceivedSpan {
   const found = spans.filter(predicate);
   assert.equal(found.length, 1, `exactly one ${what}, got ${found.length}`);
-  return found[0];
+  return found[0]!;
 }
 
 describe('OpenTelemetry traces', () => {
@@ -170,8 +170,8 @@ describe('OpenTelemetry traces', () => {
         assert.match(result, /\[redacted\]/);
         const second = spans.find((span) => span.name === 'chat acme-model' && span.attributes['glassbox.round'] === 2)!;
         const input = JSON.parse(String(second.attributes['gen_ai.input.messages'])) as { role: string; parts: { type: string }[] }[];
-        assert.equal(input[0].role, 'system');
-        assert.ok(input.some((message) => message.role === 'tool' && message.parts[0].type === 'tool_call_response'));
+        assert.equal(input[0]!.role, 'system');
+        assert.ok(input.some((message) => message.role === 'tool' && message.parts[0]!.type === 'tool_call_response'));
         const chat = spans.find((span) => span.name === 'chat acme-model' && span.attributes['glassbox.round'] === 3)!;
         assert.deepEqual(JSON.parse(String(chat.attributes['gen_ai.output.messages'])), [{ role: 'assistant', parts: [{ type: 'text', content: 'Done.' }] }]);
       });

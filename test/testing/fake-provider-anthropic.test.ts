@@ -39,6 +39,7 @@ describe('fake provider: anthropic wire', () => {
           ['thinking', 'text', 'tool_use', 'tool_use'],
         );
         const [thinking, text, first, second] = message.content;
+        assert.ok(thinking && text && first && second);
         assert.ok(thinking.type === 'thinking' && thinking.thinking === 'Let me look.' && thinking.signature.startsWith('Glassbox-fake-signature-'));
         assert.ok(text.type === 'text' && text.text === 'Reading both.');
         assert.ok(first.type === 'tool_use' && first.id === 'toolu_a');
@@ -62,6 +63,7 @@ describe('fake provider: anthropic wire', () => {
       assert.deepEqual(names, ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
       for (const frame of text.trim().split('\n\n')) {
         const [event, data] = frame.split('\n');
+        assert.ok(event !== undefined && data !== undefined);
         assert.equal((JSON.parse(data.slice('data: '.length)) as { type: string }).type, event.slice('event: '.length));
       }
     });

@@ -186,7 +186,7 @@ describe('fake provider: faults', () => {
         const stream = await client.responses.create({ model: 'm', input: 'hi', stream: true });
         const events: OpenAI.Responses.ResponseStreamEvent[] = [];
         for await (const event of stream) events.push(event);
-        const last = events[events.length - 1];
+        const last = events[events.length - 1]!;
         assert.ok(last.type === 'response.failed');
         assert.equal(last.response.status, 'failed');
         assert.deepEqual(last.response.error, { code: 'server_error', message: 'The model crashed.' });
@@ -213,7 +213,7 @@ describe('fake provider: faults', () => {
           events.map((event) => event.type),
           ['response.created', 'response.in_progress', 'error'],
         );
-        const last = events[2];
+        const last = events[2]!;
         assert.ok(last.type === 'error');
         assert.equal(last.message, 'Overloaded.');
         assert.equal(last.sequence_number, 2);

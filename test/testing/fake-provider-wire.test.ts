@@ -42,7 +42,7 @@ describe('fake provider: Chat Completions', () => {
             continue;
           }
           assert.equal(chunk.usage, null);
-          const choice = chunk.choices[0];
+          const choice = chunk.choices[0]!;
           if (choice.delta.content) {
             content += choice.delta.content;
             contentDeltas++;
@@ -64,15 +64,15 @@ describe('fake provider: Chat Completions', () => {
         assert.equal(content, text);
         assert.ok(contentDeltas > 1, 'text should arrive in several deltas');
         assert.equal(calls.length, 2);
-        assert.deepEqual(JSON.parse(calls[0].arguments), args);
-        assert.ok(calls[0].deltas > 1, 'arguments should arrive in several deltas');
-        assert.equal(calls[0].name, 'read_file');
-        assert.equal(calls[0].id, 'call_1');
-        assert.equal(calls[1].id, 'call_custom');
-        assert.equal(calls[1].arguments, '{"path":"b.txt"}');
+        assert.deepEqual(JSON.parse(calls[0]!.arguments), args);
+        assert.ok(calls[0]!.deltas > 1, 'arguments should arrive in several deltas');
+        assert.equal(calls[0]!.name, 'read_file');
+        assert.equal(calls[0]!.id, 'call_1');
+        assert.equal(calls[1]!.id, 'call_custom');
+        assert.equal(calls[1]!.arguments, '{"path":"b.txt"}');
         assert.equal(finishReason, 'tool_calls');
 
-        const body = provider.requests[0].body;
+        const body = provider.requests[0]!.body;
         const expectedInput = estimateRequestTokens(body, 'chat');
         assert.equal(expectedInput, estimateTokens(JSON.stringify(chatMessages)));
         const expectedOutput = estimateTokens(text + JSON.stringify(args) + '{"path":"b.txt"}');
@@ -93,8 +93,8 @@ describe('fake provider: Chat Completions', () => {
       async (_provider, client) => {
         const runner = client.chat.completions.stream({ model: 'm', messages: chatMessages });
         const final = await runner.finalChatCompletion();
-        assert.equal(final.choices[0].message.content, 'Hello from the accumulator test.');
-        assert.equal(final.choices[0].finish_reason, 'stop');
+        assert.equal(final.choices[0]!.message.content, 'Hello from the accumulator test.');
+        assert.equal(final.choices[0]!.finish_reason, 'stop');
 
         const stream = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });
         const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
@@ -117,9 +117,9 @@ describe('fake provider: Chat Completions', () => {
         assert.equal(first.object, 'chat.completion');
         assert.match(first.id, /^chatcmpl-/);
         assert.equal(typeof first.created, 'number');
-        assert.equal(first.choices[0].message.content, 'Done.');
-        assert.equal(first.choices[0].message.tool_calls, undefined);
-        assert.equal(first.choices[0].finish_reason, 'stop');
+        assert.equal(first.choices[0]!.message.content, 'Done.');
+        assert.equal(first.choices[0]!.message.tool_calls, undefined);
+        assert.equal(first.choices[0]!.finish_reason, 'stop');
         assert.deepEqual(
           {
             prompt: first.usage?.prompt_tokens,
@@ -132,9 +132,9 @@ describe('fake provider: Chat Completions', () => {
         );
 
         const second = await client.chat.completions.create({ model: 'm', messages: chatMessages });
-        const message = second.choices[0].message;
+        const message = second.choices[0]!.message;
         assert.equal(message.content, null);
-        assert.equal(second.choices[0].finish_reason, 'tool_calls');
+        assert.equal(second.choices[0]!.finish_reason, 'tool_calls');
         assert.equal(message.tool_calls?.length, 1);
         const call = message.tool_calls?.[0];
         assert.ok(call?.type === 'function');
@@ -173,7 +173,7 @@ describe('fake provider: Chat Completions', () => {
         assert.equal(plain.usage, undefined);
 
         const truncated = await client.chat.completions.create({ model: 'm', messages: chatMessages });
-        assert.equal(truncated.choices[0].finish_reason, 'length');
+        assert.equal(truncated.choices[0]!.finish_reason, 'length');
 
         const refusalStream = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });
         let refusal = '';
@@ -181,7 +181,7 @@ describe('fake provider: Chat Completions', () => {
         assert.equal(refusal, 'I cannot help with that.');
 
         const filtered = await client.chat.completions.create({ model: 'm', messages: chatMessages });
-        assert.equal(filtered.choices[0].finish_reason, 'content_filter');
+        assert.equal(filtered.choices[0]!.finish_reason, 'content_filter');
       },
     );
   });
@@ -213,9 +213,9 @@ describe('fake provider: Responses', () => {
           events.map((event) => event.sequence_number),
           events.map((_event, index) => index),
         );
-        assert.equal(events[0].type, 'response.created');
-        assert.equal(events[1].type, 'response.in_progress');
-        const last = events[events.length - 1];
+        assert.equal(events[0]!.type, 'response.created');
+        assert.equal(events[1]!.type, 'response.in_progress');
+        const last = events[events.length - 1]!;
         assert.equal(last.type, 'response.completed');
 
         let streamedText = '';
@@ -258,8 +258,8 @@ describe('fake provider: Responses', () => {
         assert.equal(call.call_id, 'call_1');
         assert.equal(call.name, 'read_file');
         assert.equal(call.status, 'completed');
-        assert.equal(provider.requests[0].wireApi, 'responses');
-        assert.equal(provider.requests[0].stream, true);
+        assert.equal(provider.requests[0]!.wireApi, 'responses');
+        assert.equal(provider.requests[0]!.stream, true);
       },
     );
   });
@@ -277,13 +277,13 @@ describe('fake provider: Responses', () => {
         assert.equal(first.output_text, 'All good.');
         const reasoning = first.output.find((item) => item.type === 'reasoning');
         assert.ok(reasoning?.type === 'reasoning');
-        assert.equal(reasoning.summary[0].text, 'Checked the repository layout first.');
+        assert.equal(reasoning.summary[0]!.text, 'Checked the repository layout first.');
 
         const second = await client.responses.stream({ model: 'm', input: 'hi' }).finalResponse();
-        const message = second.output[0];
+        const message = second.output[0]!;
         assert.ok(message.type === 'message');
         assert.equal(message.content.length, 1);
-        const part = message.content[0];
+        const part = message.content[0]!;
         assert.ok(part.type === 'refusal');
         assert.equal(part.refusal, 'Not going to do that.');
       },
@@ -305,8 +305,9 @@ describe('fake provider: Responses', () => {
         assert.equal(response.output_text, 'Here it is.');
         assert.equal(response.output.length, 2);
         const [message, call] = response.output;
+        assert.ok(message && call);
         assert.ok(message.type === 'message');
-        assert.equal(message.content[0].type, 'output_text');
+        assert.equal(message.content[0]!.type, 'output_text');
         assert.deepEqual(call, {
           id: call.type === 'function_call' ? call.id : '',
           type: 'function_call',
@@ -315,7 +316,7 @@ describe('fake provider: Responses', () => {
           name: 'grep',
           arguments: '{"pattern":"x"}',
         });
-        const body = provider.requests[0].body;
+        const body = provider.requests[0]!.body;
         const expectedInput = estimateTokens(JSON.stringify('find x') + JSON.stringify('sys') + JSON.stringify(tools));
         assert.equal(estimateRequestTokens(body, 'responses'), expectedInput);
         assert.equal(response.usage?.input_tokens, expectedInput);
@@ -336,7 +337,7 @@ describe('fake provider: Responses', () => {
         const stream = await client.responses.create({ model: 'm', input: 'hi', stream: true });
         const events: OpenAI.Responses.ResponseStreamEvent[] = [];
         for await (const event of stream) events.push(event);
-        const last = events[events.length - 1];
+        const last = events[events.length - 1]!;
         assert.ok(last.type === 'response.incomplete');
         assert.equal(last.response.status, 'incomplete');
         assert.deepEqual(last.response.incomplete_details, { reason: 'max_output_tokens' });

@@ -20,7 +20,7 @@ describe('fake provider: script and capture', () => {
       assert.equal(provider.remaining(), 1);
 
       const ok = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-      assert.equal(ok.choices[0].message.content, 'fits');
+      assert.equal(ok.choices[0]!.message.content, 'fits');
       assert.equal(provider.requests.length, 2);
     });
   });
@@ -34,7 +34,7 @@ describe('fake provider: script and capture', () => {
       );
       assert.match((error as Error).message, /fake provider: script exhausted \(request #1\)/);
       assert.equal(provider.unexpectedRequests.length, 1);
-      assert.equal(provider.unexpectedRequests[0].body.input, 'second');
+      assert.equal(provider.unexpectedRequests[0]!.body.input, 'second');
 
       provider.push({ text: 'pushed' });
       assert.equal(provider.remaining(), 1);
@@ -65,9 +65,10 @@ describe('fake provider: script and capture', () => {
           glassbox_extra: { nested: [1, 2] },
         } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
         const answer = await client.chat.completions.create(params);
-        assert.equal(answer.choices[0].message.content, 'saw chat');
+        assert.equal(answer.choices[0]!.message.content, 'saw chat');
         assert.equal(answer.model, 'served-model');
         const [captured] = provider.requests;
+        assert.ok(captured);
         assert.equal(captured.index, 0);
         assert.equal(captured.method, 'POST');
         assert.equal(captured.path, '/v1/chat/completions');
@@ -118,7 +119,7 @@ describe('fake provider: script and capture', () => {
 
       assert.equal(provider.remaining(), 1, 'bad requests must not consume steps');
       const ok = await client.chat.completions.create({ model: 'm', messages: chatMessages });
-      assert.equal(ok.choices[0].message.content, 'still alive');
+      assert.equal(ok.choices[0]!.message.content, 'still alive');
     });
   });
 

@@ -304,7 +304,7 @@ describe('apply_patch', () => {
   it('treats blank lines between sections as spacing', () => {
     const operations = parsePatch(patch('*** Update File: a.txt', '-a', '+b', '*** End of File', '', '*** Update File: c.txt', ' x', '+y', '', ''));
     assert.equal(operations.length, 2);
-    assert.deepEqual(operations.map((operation) => (operation.kind === 'update' ? operation.hunks[0].lines.length : -1)), [2, 2]);
+    assert.deepEqual(operations.map((operation) => (operation.kind === 'update' ? operation.hunks[0]!.lines.length : -1)), [2, 2]);
   });
 
   it('says when hunks are out of file order', async () => {

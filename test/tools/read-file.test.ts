@@ -19,7 +19,7 @@ function parseNumbered(output: string): Map<number, string> {
   const lines = new Map<number, string>();
   for (const line of output.split('\n')) {
     const match = /^ *(\d+)\t(.*)$/.exec(line);
-    if (match) lines.set(Number(match[1]), match[2]);
+    if (match) lines.set(Number(match[1]), match[2]!);
   }
   return lines;
 }
@@ -96,7 +96,7 @@ describe('read_file', () => {
       assert.ok(calls > 3, `the cap must have split the file (${calls} calls)`);
       assert.deepEqual([...seen.keys()].sort((a, b) => a - b), lines.map((_, index) => index + 1));
       for (const [number, text] of seen) {
-        const original = lines[number - 1];
+        const original = lines[number - 1]!;
         if (original.length <= 2000) assert.equal(text, original);
         else assert.equal(text, `${original.slice(0, 2000)}… [line truncated: ${original.length} bytes in full]`);
       }
@@ -204,7 +204,7 @@ describe('read_file', () => {
     assert.deepEqual(tools.map((each) => each.name), ['read_file', 'list_dir', 'glob', 'grep']);
     assert.ok(tools.every((each) => each.readOnly && !each.strict));
     const definitions = tools.map(toolDefinition);
-    assert.deepEqual(definitions[0].parameters.required, ['path']);
+    assert.deepEqual(definitions[0]!.parameters.required, ['path']);
     assert.ok(JSON.stringify(definitions).length < 3500, `${JSON.stringify(definitions).length} characters`);
   });
 });

@@ -55,10 +55,10 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
       await screen.submit('/fork 1');
       // Ink wraps the notice at a word boundary: the id may start on the next row.
       const forked = await screen.waitFor(/forked \S+ at turn 1 →\s+(\S+);/);
-      const forkId = /forked \S+ at turn 1 →\s+(\S+);/.exec(forked)![1];
+      const forkId = /forked \S+ at turn 1 →\s+(\S+);/.exec(forked)![1]!;
       await screen.submit('branch question');
       await screen.waitFor('Branch answer.');
-      const sent = JSON.stringify(provider.requests[2].body);
+      const sent = JSON.stringify(provider.requests[2]!.body);
       assert.match(sent, /first question/);
       assert.doesNotMatch(sent, /second question/);
       await screen.submit('/quit');
@@ -91,7 +91,7 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
       await screen.waitFor('not today');
       await screen.keys('Enter');
       await screen.waitFor('Understood, no file.');
-      assert.match(JSON.stringify(provider.requests[1].body), /not today/);
+      assert.match(JSON.stringify(provider.requests[1]!.body), /not today/);
       await screen.waitFor(/⊘ write_file todo\.txt/);
     } finally {
       await screen.close();

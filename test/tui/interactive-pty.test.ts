@@ -65,12 +65,12 @@ describe('glassbox in a terminal (tmux)', { skip }, () => {
     }
 
     // The compaction request carried the instructions; the file has the whole story.
-    assert.match(bodyText(provider.requests[5]), /keep what the notes say/);
+    assert.match(bodyText(provider.requests[5]!), /keep what the notes say/);
     const records = await sessionRecords(home, sessionId);
     assert.equal(records.filter((r) => r.type === 'turn_started').length, 2);
     assert.equal(records.filter((r) => r.type === 'turn_completed').length, 2);
     const approvals = records.filter((r) => r.type === 'audit' && (r.event as { type: string }).type === 'approval_resolved');
-    assert.equal((approvals[0].event as { decision: string }).decision, 'approve');
+    assert.equal((approvals[0]!.event as { decision: string }).decision, 'approve');
     const compaction = records.find((r) => r.type === 'compaction');
     assert.equal(compaction?.trigger, 'manual');
 
@@ -90,7 +90,7 @@ describe('glassbox in a terminal (tmux)', { skip }, () => {
     const after = await sessionRecords(home, sessionId);
     assert.equal(after.filter((r) => r.type === 'turn_started').length, 3);
     // The resumed request starts from the compaction summary, not the full history.
-    assert.match(bodyText(provider.requests[6]), /remember the oat milk/);
+    assert.match(bodyText(provider.requests[6]!), /remember the oat milk/);
     assert.equal(provider.unexpectedRequests.length, 0);
   });
 });

@@ -43,5 +43,5 @@ export async function sessionRecords(home: string, sessionId: string): Promise<A
 export function farewellSessionId(screen: string): string {
   const match = /continue it with:\s+glassbox --resume (\S+)/.exec(screen);
   assert.ok(match, `no farewell on screen:\n${screen}`);
-  return match[1];
+  return match[1]!;
 }

@@ -122,7 +122,7 @@ describe('approval previews and /diff', () => {
           ['b.txt', 'added'],
         ],
       );
-      assert.deepEqual(files[0].lines, ['@@ -1,1 +1,1 @@', '-old', '+new']);
+      assert.deepEqual(files[0]!.lines, ['@@ -1,1 +1,1 @@', '-old', '+new']);
       assert.equal(untrackedShellCalls, 1);
     });
   });

@@ -59,6 +59,7 @@ describe('transcript', () => {
       { type: 'run_cancelled', reason: 'Cancelled by the user', usage, rounds: 1 },
     ]);
     const [denied, cut, notice] = state.done;
+    assert.ok(denied && cut && notice);
     assert.equal(denied.kind === 'tool' && denied.note, 'denied by you: no way');
     assert.equal(cut.kind === 'tool' && cut.status, 'error');
     assert.equal(notice.kind === 'notice' && notice.tone, 'warning');
@@ -67,7 +68,7 @@ describe('transcript', () => {
 
   test('an answer that was not streamed is still shown', () => {
     const state = run([{ type: 'run_succeeded', answer: 'Just this.', usage, rounds: 1 }]);
-    assert.equal(state.done[0].kind === 'assistant' && state.done[0].text, 'Just this.');
+    assert.equal(state.done[0]!.kind === 'assistant' && state.done[0]!.text, 'Just this.');
   });
 
   test('tool lines show what the call touches, never raw control characters', () => {

@@ -106,7 +106,7 @@ export function toAnthropicConversation(messages: readonly ModelMessage[]): Anth
     const last = turns[turns.length - 1];
     if (last !== undefined && last.role === role) {
       // Tool results lead their user turn: the API wants them right after the calls.
-      if (role === 'user' && blocks[0].type === 'tool_result') {
+      if (role === 'user' && blocks[0]?.type === 'tool_result') {
         const firstOther = last.content.findIndex((block) => block.type !== 'tool_result');
         if (firstOther !== -1) {
           last.content.splice(firstOther, 0, ...blocks);
@@ -141,7 +141,7 @@ export function toAnthropicConversation(messages: readonly ModelMessage[]): Anth
 /** Marks the last block that may carry a breakpoint (thinking blocks may not). */
 function markLast(blocks: ContentBlockParam[]): void {
   for (let i = blocks.length - 1; i >= 0; i--) {
-    const block = blocks[i];
+    const block = blocks[i]!;
     if (block.type === 'thinking' || block.type === 'redacted_thinking') continue;
     blocks[i] = { ...block, cache_control: CACHE_BREAKPOINT } as ContentBlockParam;
     return;
@@ -149,19 +149,16 @@ function markLast(blocks: ContentBlockParam[]): void {
 }
 
 function markCacheBreakpoints(system: TextBlockParam[], turns: Turn[]): void {
-  if (system.length > 0) system[system.length - 1] = { ...system[system.length - 1], cache_control: CACHE_BREAKPOINT };
-  if (turns.length === 0) return;
-  markLast(turns[turns.length - 1].content);
-  let lastAssistant = -1;
-  for (let i = turns.length - 1; i >= 0; i--) {
-    if (turns[i].role === 'assistant') {
-      lastAssistant = i;
-      break;
-    }
-  }
+  const lastSystem = system.at(-1);
+  if (lastSystem !== undefined) system[system.length - 1] = { ...lastSystem, cache_control: CACHE_BREAKPOINT };
+  const lastTurn = turns.at(-1);
+  if (lastTurn === undefined) return;
+  markLast(lastTurn.content);
+  const lastAssistant = turns.findLastIndex((turn) => turn.role === 'assistant');
   for (let i = lastAssistant - 1; i >= 0; i--) {
-    if (turns[i].role === 'user') {
-      if (i !== turns.length - 1) markLast(turns[i].content);
+    const turn = turns[i]!;
+    if (turn.role === 'user') {
+      if (i !== turns.length - 1) markLast(turn.content);
       return;
     }
   }

@@ -93,7 +93,8 @@ function oldSide(body: readonly HunkLine[]): string[] {
 
 function withoutTrailingBlankContext(body: HunkLine[]): HunkLine[] {
   let end = body.length;
-  while (end > 0 && body[end - 1].kind === 'context' && body[end - 1].text.trim() === '') end -= 1;
+  const blankContext = (line: HunkLine | undefined): boolean => line !== undefined && line.kind === 'context' && line.text.trim() === '';
+  while (blankContext(body[end - 1])) end -= 1;
   return body.slice(0, end);
 }
 
@@ -109,7 +110,7 @@ function rebuild(lines: FileLine[], placements: Placement[], ending: '\n' | '\r\
     result.push(...lines.slice(next, placement.start));
     let fileIndex = placement.start;
     for (const line of placement.lines) {
-      if (line.kind === 'context') result.push(lines[fileIndex]);
+      if (line.kind === 'context') result.push(lines[fileIndex]!);
       else if (line.kind === 'add') result.push({ text: line.text, ending });
       if (line.kind !== 'add') fileIndex += 1;
     }

@@ -47,7 +47,7 @@ export function parsePatch(patch: string): PatchOperation[] {
   const operations: PatchOperation[] = [];
   let index = 1;
   while (index < lines.length - 1) {
-    const line = lines[index];
+    const line = lines[index]!;
     const header = line.text.trim();
     if (header === '') {
       index += 1;
@@ -69,7 +69,7 @@ export function parsePatch(patch: string): PatchOperation[] {
       );
     }
   }
-  if (operations.length === 0) throw parseError(lines[0].number, 'the patch contains no file operations.');
+  if (operations.length === 0) throw parseError(lines[0]!.number, 'the patch contains no file operations.');
   return operations;
 }
 
@@ -94,18 +94,19 @@ export function scanPatchPaths(patch: string): string[] {
 /** Lines between and including the Begin/End markers, numbered as in the original text. */
 function envelopeLines(patch: string): NumberedLine[] {
   let lines = patch.split(/\r?\n/).map((text, index) => ({ text, number: index + 1 }));
-  const isBlank = (line: NumberedLine): boolean => line.text.trim() === '';
-  while (lines.length > 0 && isBlank(lines[0])) lines = lines.slice(1);
-  while (lines.length > 0 && isBlank(lines[lines.length - 1])) lines = lines.slice(0, -1);
+  const isBlank = (line: NumberedLine | undefined): boolean => line !== undefined && line.text.trim() === '';
+  while (isBlank(lines[0])) lines = lines.slice(1);
+  while (isBlank(lines.at(-1))) lines = lines.slice(0, -1);
   // Models sometimes paste the patch as a shell heredoc body; the wrapper is unambiguous to strip.
-  const heredoc = lines.length > 2 ? /^<<-?\s*['"]?(\w+)['"]?$/.exec(lines[0].text.trim()) : null;
-  if (heredoc !== null && lines[lines.length - 1].text.trim() === heredoc[1]) lines = lines.slice(1, -1);
+  const heredoc = lines.length > 2 ? /^<<-?\s*['"]?(\w+)['"]?$/.exec(lines[0]!.text.trim()) : null;
+  if (heredoc !== null && lines.at(-1)?.text.trim() === heredoc[1]) lines = lines.slice(1, -1);
 
-  if (lines.length === 0) throw parseError(1, `the patch is empty; it must start with '${BEGIN}'.`);
-  if (lines[0].text.trim() !== BEGIN) {
-    throw parseError(lines[0].number, `the patch must start with '${BEGIN}', found: ${quoteLine(lines[0].text)}`);
+  const first = lines[0];
+  if (first === undefined) throw parseError(1, `the patch is empty; it must start with '${BEGIN}'.`);
+  if (first.text.trim() !== BEGIN) {
+    throw parseError(first.number, `the patch must start with '${BEGIN}', found: ${quoteLine(first.text)}`);
   }
-  const last = lines[lines.length - 1];
+  const last = lines[lines.length - 1]!;
   if (lines.length < 2 || last.text.trim() !== END) {
     throw parseError(last.number, `the patch must end with '${END}', found: ${quoteLine(last.text)}`);
   }
@@ -113,12 +114,12 @@ function envelopeLines(patch: string): NumberedLine[] {
 }
 
 function parseAdd(lines: NumberedLine[], headerIndex: number, operations: PatchOperation[]): number {
-  const header = lines[headerIndex];
+  const header = lines[headerIndex]!;
   const path = headerPath(header, ADD);
   const content: string[] = [];
   let index = headerIndex + 1;
   for (; index < lines.length - 1; index += 1) {
-    const line = lines[index];
+    const line = lines[index]!;
     if (line.text.startsWith('+')) {
       content.push(line.text.slice(1));
       continue;
@@ -135,12 +136,13 @@ function parseAdd(lines: NumberedLine[], headerIndex: number, operations: PatchO
 }
 
 function parseUpdate(lines: NumberedLine[], headerIndex: number, operations: PatchOperation[]): number {
-  const header = lines[headerIndex];
+  const header = lines[headerIndex]!;
   const path = headerPath(header, UPDATE);
   let index = headerIndex + 1;
   let moveTo: string | null = null;
-  if (index < lines.length - 1 && lines[index].text.trim().startsWith(MOVE)) {
-    moveTo = headerPath(lines[index], MOVE);
+  const moveLine = lines[index];
+  if (index < lines.length - 1 && moveLine !== undefined && moveLine.text.trim().startsWith(MOVE)) {
+    moveTo = headerPath(moveLine, MOVE);
     index += 1;
   }
 
@@ -156,7 +158,7 @@ function parseUpdate(lines: NumberedLine[], headerIndex: number, operations: Pat
   };
 
   for (; index < lines.length - 1; index += 1) {
-    const line = lines[index];
+    const line = lines[index]!;
     const trimmed = line.text.trim();
     if (isSectionStart(line.text)) break;
     if (line.text.startsWith('@@')) {
@@ -221,7 +223,7 @@ function lineKind(text: string): HunkLineKind | null {
 function anchorText(line: string): string {
   const rest = line.slice(2).trim();
   const range = RANGE_HEADER.exec(rest);
-  return range === null ? rest : range[1].trim();
+  return range === null ? rest : range[1]!.trim();
 }
 
 function isSectionStart(text: string): boolean {
@@ -231,8 +233,9 @@ function isSectionStart(text: string): boolean {
 
 function onlyBlankUntilSection(lines: NumberedLine[], from: number): boolean {
   for (let index = from; index < lines.length; index += 1) {
-    if (isSectionStart(lines[index].text)) return true;
-    if (lines[index].text.trim() !== '') return false;
+    const line = lines[index]!;
+    if (isSectionStart(line.text)) return true;
+    if (line.text.trim() !== '') return false;
   }
   return true;
 }

@@ -155,8 +155,8 @@ function notFoundError(shown: string, text: string, oldString: string): ToolErro
     (count > MAX_QUOTED_LINES ? `\n… (${count - MAX_QUOTED_LINES} more lines)` : '');
 
   const loose = findIgnoringWhitespace(text, oldString);
-  if (loose.length > 0) {
-    const first = loose[0];
+  const first = loose[0];
+  if (first !== undefined) {
     return new ToolError(
       'EDIT_TARGET_NOT_FOUND',
       `old_string was not found in ${shown} exactly, but it matches ${describeLines(first.start, first.count)} if whitespace is ignored` +

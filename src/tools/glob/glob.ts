@@ -71,7 +71,7 @@ async function modificationTimes(paths: string[], root: string, signal: AbortSig
   const worker = async (): Promise<void> => {
     while (next < paths.length) {
       signal.throwIfAborted();
-      const path = paths[next];
+      const path = paths[next]!;
       next += 1;
       try {
         const real = await realpath(path);

@@ -29,7 +29,7 @@ export function findClosestWindow(fileLines: readonly string[], wanted: readonly
   const gramsAt = (index: number): Map<string, number> => {
     let grams = fileGrams.get(index);
     if (grams === undefined) {
-      grams = bigrams(fileLines[index].trim());
+      grams = bigrams(fileLines[index]!.trim());
       fileGrams.set(index, grams);
     }
     return grams;
@@ -38,14 +38,14 @@ export function findClosestWindow(fileLines: readonly string[], wanted: readonly
   const lastStart = fileLines.length - count;
   const firstLineScores: { start: number; score: number }[] = [];
   for (let start = 0; start <= lastStart; start += 1) {
-    firstLineScores.push({ start, score: dice(wantedGrams[0], gramsAt(start)) });
+    firstLineScores.push({ start, score: dice(wantedGrams[0]!, gramsAt(start)) });
   }
   firstLineScores.sort((a, b) => b.score - a.score || a.start - b.start);
 
   let best: ScoredWindow | null = null;
   for (const { start } of firstLineScores.slice(0, SHORTLIST_SIZE)) {
     let total = 0;
-    for (let offset = 0; offset < compared; offset += 1) total += dice(wantedGrams[offset], gramsAt(start + offset));
+    for (let offset = 0; offset < compared; offset += 1) total += dice(wantedGrams[offset]!, gramsAt(start + offset));
     const score = total / compared;
     if (best === null || score > best.score || (score === best.score && start < best.start)) {
       best = { start, count, score };
@@ -64,7 +64,7 @@ export function findIgnoringWhitespace(text: string, needle: string, limit = 3):
   const originalOffsets: number[] = [];
   let stripped = '';
   for (let index = 0; index < text.length; index += 1) {
-    const character = text[index];
+    const character = text[index]!;
     if (/\s/.test(character)) continue;
     stripped += character;
     originalOffsets.push(index);
@@ -76,7 +76,7 @@ export function findIgnoringWhitespace(text: string, needle: string, limit = 3):
     let high = lineStarts.length - 1;
     while (low < high) {
       const middle = (low + high + 1) >>> 1;
-      if (lineStarts[middle] <= offset) low = middle;
+      if (lineStarts[middle]! <= offset) low = middle;
       else high = middle - 1;
     }
     return low;
@@ -88,8 +88,8 @@ export function findIgnoringWhitespace(text: string, needle: string, limit = 3):
     found !== -1 && windows.length < limit;
     found = stripped.indexOf(strippedNeedle, found + strippedNeedle.length)
   ) {
-    const first = lineOf(originalOffsets[found]);
-    const last = lineOf(originalOffsets[found + strippedNeedle.length - 1]);
+    const first = lineOf(originalOffsets[found]!);
+    const last = lineOf(originalOffsets[found + strippedNeedle.length - 1]!);
     windows.push({ start: first, count: last - first + 1 });
   }
   return windows;
@@ -98,8 +98,8 @@ export function findIgnoringWhitespace(text: string, needle: string, limit = 3):
 function trimEmptyEdges(lines: readonly string[]): string[] {
   let start = 0;
   let end = lines.length;
-  while (start < end && lines[start].trim() === '') start += 1;
-  while (end > start && lines[end - 1].trim() === '') end -= 1;
+  while (start < end && lines[start]!.trim() === '') start += 1;
+  while (end > start && lines[end - 1]!.trim() === '') end -= 1;
   return lines.slice(start, end);
 }
 

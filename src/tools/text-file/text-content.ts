@@ -81,7 +81,7 @@ export function toOriginalOffset(normalized: NormalizedText, offset: number): nu
   let high = normalized.crlfOffsets.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (normalized.crlfOffsets[middle] < offset) low = middle + 1;
+    if (normalized.crlfOffsets[middle]! < offset) low = middle + 1;
     else high = middle;
   }
   return offset + low;
@@ -89,7 +89,7 @@ export function toOriginalOffset(normalized: NormalizedText, offset: number): nu
 
 /** 1-based line number of an offset in LF text. */
 export function lineNumberAt(text: string, offset: number): number {
-  return lineNumbersAt(text, [offset])[0];
+  return lineNumbersAt(text, [offset])[0]!;
 }
 
 /** 1-based line numbers of ascending offsets, in one pass over the text. */

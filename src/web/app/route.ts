@@ -20,9 +20,9 @@ export function parseRoute(pathname: string, search: string): Route {
   const tabParam = params.get('tab');
   const tab = TAB_NAMES.find((name) => name === tabParam) ?? 'debug';
   const match = /^\/sessions\/([^/]+)(?:\/calls\/(\d{1,9}))?\/?$/.exec(pathname);
-  if (match === null || !SESSION_ID.test(match[1])) return { ...HOME, tab };
+  if (match === null || !SESSION_ID.test(match[1]!)) return { ...HOME, tab };
   const call = match[2] === undefined ? null : Math.max(0, Number(match[2]) - 1);
-  return { sessionId: match[1], tab: call === null ? tab : 'debug', call };
+  return { sessionId: match[1]!, tab: call === null ? tab : 'debug', call };
 }
 
 export function routeUrl(route: Route): string {

@@ -39,7 +39,7 @@ export function ContextChart({ input, onOpenCall }: ContextChartProps) {
   const { plot } = geometry;
   const last = input.points[input.points.length - 1];
   const description =
-    input.points.length === 0
+    last === undefined
       ? 'No model calls recorded yet.'
       : `${input.points.length} rounds; latest ${formatTokens(last.tokens)} tokens` +
         (input.threshold !== null ? `, threshold ${formatTokens(input.threshold)}` : '') +

@@ -68,7 +68,7 @@ export function compactionPositions(points: ContextPoint[], compactions: ChartCo
     const turn = compaction.turn ?? 0;
     let found = -1;
     for (let i = Math.max(from, 1); i < points.length; i++) {
-      if (points[i].turn >= turn && points[i].tokens < points[i - 1].tokens) {
+      if (points[i]!.turn >= turn && points[i]!.tokens < points[i - 1]!.tokens) {
         found = i;
         break;
       }
@@ -126,7 +126,7 @@ export function chartGeometry(input: ChartInput, size: ChartSize): ChartGeometry
   const turnBoundaries: ChartGeometry['turnBoundaries'] = [];
   let lastLabelX = -Infinity;
   input.points.forEach((point, index) => {
-    if (index > 0 && point.turn === input.points[index - 1].turn) return;
+    if (index > 0 && point.turn === input.points[index - 1]!.turn) return;
     const at = index === 0 ? plot.left : (x(index - 1) + x(index)) / 2;
     const room = at - lastLabelX >= TURN_LABEL_SPACE;
     if (room) lastLabelX = at;
@@ -135,7 +135,7 @@ export function chartGeometry(input: ChartInput, size: ChartSize): ChartGeometry
 
   const positions = compactionPositions(input.points, input.compactions);
   const markers = input.compactions.map((compaction, i) => {
-    const position = positions[i];
+    const position = positions[i]!;
     let at: number;
     if (count === 0) at = plot.left + plotWidth / 2;
     else if (position <= 0) at = x(0);

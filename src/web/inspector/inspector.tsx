@@ -59,10 +59,11 @@ export function Inspector(props: InspectorProps) {
     else if (event.key === 'ArrowLeft') next = (index - 1 + TABS.length) % TABS.length;
     else if (event.key === 'Home') next = 0;
     else if (event.key === 'End') next = TABS.length - 1;
-    if (next === -1) return;
+    const target = TABS[next];
+    if (target === undefined) return;
     event.preventDefault();
-    onTab(TABS[next].name);
-    tabRefs.current.get(TABS[next].name)?.focus();
+    onTab(target.name);
+    tabRefs.current.get(target.name)?.focus();
   }
 
   return (

@@ -116,7 +116,7 @@ export function SessionTab({ sessionId, version }: SessionTabProps) {
         <span className="muted small-text">
           {current === null || current.records.length === 0
             ? 'no records'
-            : `lines ${current.records[0].line}–${current.records[current.records.length - 1].line}`}
+            : `lines ${current.records[0]!.line}–${current.records[current.records.length - 1]!.line}`}
         </span>
         <button
           type="button"

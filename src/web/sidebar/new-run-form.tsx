@@ -40,7 +40,7 @@ export function allowedUpTo<T extends string>(order: readonly T[], cap: T): T[] 
 }
 
 function clampTo<T extends string>(allowed: T[], wanted: T): T {
-  return allowed.includes(wanted) ? wanted : allowed[allowed.length - 1];
+  return allowed.includes(wanted) ? wanted : allowed[allowed.length - 1]!;
 }
 
 const SANDBOX_HINT: Record<SandboxMode, string> = {

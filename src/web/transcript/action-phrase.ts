@@ -44,7 +44,8 @@ export function patchTargets(patch: string): { added: string[]; updated: string[
     const line = raw.trim();
     const match = /^\*\*\* (Add|Update|Delete) File:\s*(.+)$/.exec(line);
     if (match === null) continue;
-    const [, kind, path] = match;
+    const kind = match[1];
+    const path = match[2]!;
     if (kind === 'Add') targets.added.push(path);
     else if (kind === 'Update') targets.updated.push(path);
     else targets.deleted.push(path);
@@ -65,7 +66,7 @@ function patchPhrase(patch: string, done: boolean): ActionPhrase {
     { verb: done ? 'Deleted' : 'Delete', paths: deleted },
   ].filter((group) => group.paths.length > 0);
   if (groups.length === 0) return { verb: done ? 'Applied a patch' : 'Apply a patch', subject: '', style: 'plain', detail: '' };
-  if (groups.length === 1) return { verb: groups[0].verb, subject: listFiles(groups[0].paths), style: 'path', detail: '' };
+  if (groups.length === 1) return { verb: groups[0]!.verb, subject: listFiles(groups[0]!.paths), style: 'path', detail: '' };
   const all = [...updated, ...added, ...deleted];
   return { verb: done ? 'Patched' : 'Patch', subject: listFiles(all), style: 'path', detail: '' };
 }

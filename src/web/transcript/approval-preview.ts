@@ -49,14 +49,14 @@ function patchLines(patch: string, root: string): { paths: string[]; lines: Prev
   for (const raw of patch.split('\n')) {
     const file = /^\*\*\* (Add|Update|Delete) File:\s*(.+)$/.exec(raw.trim());
     if (file !== null) {
-      const path = projectRelative(file[2], root);
+      const path = projectRelative(file[2]!, root);
       paths.push(path);
       lines.push({ kind: 'file', text: `${file[1] === 'Add' ? 'new file' : file[1] === 'Delete' ? 'delete' : 'update'} ${path}` });
       continue;
     }
     const move = /^\*\*\* Move to:\s*(.+)$/.exec(raw.trim());
     if (move !== null) {
-      lines.push({ kind: 'file', text: `move to ${projectRelative(move[1], root)}` });
+      lines.push({ kind: 'file', text: `move to ${projectRelative(move[1]!, root)}` });
       continue;
     }
     if (raw.startsWith('*** ')) continue;

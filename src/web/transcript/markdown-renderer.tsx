@@ -23,7 +23,7 @@ function languageOf(children: ReactNode): string | null {
   const code = Children.toArray(children).find((child) => isValidElement<{ className?: string }>(child));
   const className = isValidElement<{ className?: string }>(code) ? (code.props.className ?? '') : '';
   const match = /language-([\w+#.-]+)/.exec(className);
-  return match === null ? null : match[1];
+  return match?.[1] ?? null;
 }
 
 const components: Components = {

@@ -22,7 +22,7 @@ export function transcriptFromRecords(records: SessionRecord[]): TranscriptTurn[
       // Something outside any turn (a warning while resuming) before the first turn: nowhere to show it.
       continue;
     }
-    turns[turns.length - 1] = facts.reduce(reduceTurn, turns[turns.length - 1]);
+    turns[turns.length - 1] = facts.reduce(reduceTurn, turns[turns.length - 1]!);
   }
   return turns;
 }
@@ -53,7 +53,7 @@ export function mergeLiveTurn(recorded: TranscriptTurn[], live: TranscriptTurn |
     const clash = recorded.some((turn) => turn.key === live.key);
     return [...recorded, clash ? { ...live, key: `live-${live.runId ?? 'pending'}` } : live];
   }
-  const copy = recorded[index];
+  const copy = recorded[index]!;
   if (copy.outcome.status !== 'incomplete') {
     const partial = partialEntries(live);
     if (partial.length === 0) return recorded;

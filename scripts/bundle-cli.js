@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// Bundles the CLI (src/cli/main.ts) into dist/bundle/: one entry file plus chunks that load only
+// when a command needs them (runner and tools for exec, server, interactive session, compaction's
+// tokenizer…). Node then reads and compiles a few large files instead of resolving hundreds of
+// small ones, which is most of the start-up time (docs/benchmarks.md, "Start-up"). The library
+// entry points (package.json "exports") stay tsc's per-file output in dist/; this is additional.
+// Linked source maps: `GLASSBOX_DEBUG=1` turns them on (bin/glassbox.js) for stack traces in src/.
+import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const src = join(root, 'src');
+const dist = join(root, 'dist');
+export const BUNDLE_DIR = join(dist, 'bundle');
+
+// Loaded from node_modules as they are: they find files next to themselves (the tree-sitter
+// runtime its .wasm, ripgrep its binary, ink its package.json), or are large and needed only by
+// an optional feature, where bundling buys nothing. react goes with ink (one copy of React).
+const EXTERNAL = [
+  'web-tree-sitter',
+  'tree-sitter-bash',
+  '@vscode/ripgrep',
+  'ink',
+  'react',
+  'react/*',
+  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/sdk/*',
+  '@opentelemetry/*',
+  'gpt-tokenizer',
+  'gpt-tokenizer/*',
+];
+
+// Sources find their data files (tool descriptions, prompts, package.json, the web root) with
+// `new URL('<relative>', import.meta.url)`. In a bundle import.meta.url is the chunk's, so each such
+// URL is rewritten to point from dist/bundle/ at the same file in dist/ (build.js copies the data
+// files there) — or, for paths outside src/ such as package.json, at the same place as before.
+const RELATIVE_URL = /new URL\((['"])(\.{1,2}\/[^'"]*)\1, import\.meta\.url\)/g;
+const dataUrls = {
+  name: 'data-urls',
+  setup(builder) {
+    builder.onLoad({ filter: /\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!args.path.startsWith(src + sep) || !source.includes('import.meta.url')) return { contents: source, loader: 'ts' };
+      const compiledDir = dirname(join(dist, relative(src, args.path)));
+      const contents = source.replace(RELATIVE_URL, (_match, quote, path) => {
+        let target = relative(BUNDLE_DIR, join(compiledDir, path)).split(sep).join('/');
+        if (path.endsWith('/')) target += '/';
+        return `new URL(${quote}${target.startsWith('.') ? target : `./${target}`}${quote}, import.meta.url)`;
+      });
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+// zod's namespace object re-exports every locale (300 KB of the 1.4 MB `exec` loads); Glassbox
+// only uses the English messages zod configures itself with, so the others are left out.
+const englishOnlyZodLocales = {
+  name: 'zod-english-only',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]v4[\\/]/.test(args.importer)) return undefined;
+      return { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' };
+    });
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+export async function bundleCli() {
+  rmSync(BUNDLE_DIR, { recursive: true, force: true }); // no chunks left from an earlier build
+  return build({
+    absWorkingDir: root,
+    entryPoints: { cli: join(src, 'cli', 'main.ts') },
+    outdir: BUNDLE_DIR,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    // Bundled CommonJS dependencies (commander, ignore, picomatch) call require() for Node's modules.
+    banner: { js: "import { createRequire as __glassboxCreateRequire } from 'node:module';\nconst require = __glassboxCreateRequire(import.meta.url);" },
+    chunkNames: 'chunk-[hash]',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    minifyIdentifiers: true,
+    keepNames: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [dataUrls, englishOnlyZodLocales],
+  });
+}
+
+// `node scripts/bundle-cli.js [--analyze]`: rebuild the bundle alone (after a tsc build).
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const result = await bundleCli();
+  if (process.argv.includes('--analyze')) {
+    const { analyzeMetafile } = await import('esbuild');
+    process.stdout.write(await analyzeMetafile(result.metafile));
+  }
+}

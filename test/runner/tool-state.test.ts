@@ -1,0 +1,53 @@
+// The tools' session state (which files were read, so edit_file can check nothing changed since)
+// lives as long as the runner, per session: a file read in one turn can be edited in the next,
+// as an interactive session does turn after turn.
+
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { NO_APPROVER } from '../../src/agent/index.js';
+import { createGateway } from '../../src/model/index.js';
+import { openRunner, runTurn } from '../../src/runner/index.js';
+import { startFakeProvider } from '../../src/testing/index.js';
+import { withTempDir } from '../helpers/temp-dir.js';
+
+test('a file read in one turn can be edited in the next turn of the same session', async () => {
+  await withTempDir(async (root) => {
+    await writeFile(join(root, 'notes.md'), 'remember the milk\n');
+    const provider = await startFakeProvider({
+      script: [
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.md' } }] },
+        { text: 'Read it.' },
+        { toolCalls: [{ name: 'edit_file', arguments: { path: 'notes.md', old_string: 'milk', new_string: 'oat milk' } }] },
+        { text: 'Edited.' },
+      ],
+    });
+    try {
+      const runner = await openRunner({
+        root,
+        home: join(root, '.home'),
+        model: 'acme',
+        wireApi: 'chat',
+        gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
+        compaction: null,
+        mcp: false,
+      });
+      const policy = { sandbox: 'workspace-write' as const, approvalPolicy: 'on-request' as const, network: false };
+      const turn = (prompt: string, resume: string | null) =>
+        runTurn(runner, { prompt, resume, policy, runId: prompt, signal: new AbortController().signal, approvals: NO_APPROVER });
+      const first = await turn('read', null);
+      assert.equal(first.terminal.type, 'run_succeeded', JSON.stringify(first.terminal));
+      const second = await turn('edit', first.sessionId);
+      assert.equal(second.terminal.type, 'run_succeeded', JSON.stringify(second.terminal));
+      assert.equal(await readFile(join(root, 'notes.md'), 'utf8'), 'remember the oat milk\n');
+      // The policy came with the turns: the runner itself was opened without one.
+      await assert.rejects(
+        runTurn(runner, { prompt: 'x', runId: 'x', signal: new AbortController().signal, approvals: NO_APPROVER }),
+        /no tool policy/,
+      );
+    } finally {
+      await provider.close();
+    }
+  });
+});
