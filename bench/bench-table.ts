@@ -46,7 +46,9 @@ export function renderMarkdown(rows: BenchRow[], machine: string): string {
     const baseline = row.baseline ? `${row.baseline.name}: ${fmt(row.baseline.value)} ${row.unit}` : '';
     const ratio = row.ratio !== undefined ? `${row.ratio.toFixed(2)}×` : '';
     const met = row.met === undefined ? '' : row.met ? 'yes' : '**no**';
-    lines.push(`| ${row.group} | ${row.name}${row.note ? ` (${row.note})` : ''} | ${fmt(row.value)} ${row.unit} | ${baseline} | ${ratio} | ${row.target ?? ''} | ${met} |`);
+    lines.push(
+      `| ${row.group} | ${row.name}${row.note ? ` (${row.note})` : ''} | ${fmt(row.value)} ${row.unit} | ${baseline} | ${ratio} | ${row.target ?? ''} | ${met} |`,
+    );
   }
   return lines.join('\n');
 }

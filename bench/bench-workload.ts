@@ -48,5 +48,8 @@ export const BENCH_CALLS: Record<string, (done: number) => ScriptedCall> = {
   shell: (done) => ({ name: 'shell', arguments: { command: `grep -c value src/file-${done % 20}.ts | head -n 1` } }),
   grep: (done) => ({ name: 'grep', arguments: { pattern: `value${done % 60} =` } }),
   glob: (done) => ({ name: 'glob', arguments: { pattern: done % 2 ? '**/*.ts' : '**/*.md' } }),
-  apply_patch: (done) => ({ name: 'apply_patch', arguments: { patch: `*** Begin Patch\n*** Add File: added/note-${done}.txt\n+note ${done}\n+second line\n*** End Patch\n` } }),
+  apply_patch: (done) => ({
+    name: 'apply_patch',
+    arguments: { patch: `*** Begin Patch\n*** Add File: added/note-${done}.txt\n+note ${done}\n+second line\n*** End Patch\n` },
+  }),
 };

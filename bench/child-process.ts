@@ -19,7 +19,11 @@ export interface ChildResult {
   stderr: string;
 }
 
-export function runChild(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; measureRss?: boolean } = {}): Promise<ChildResult> {
+export function runChild(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; measureRss?: boolean } = {},
+): Promise<ChildResult> {
   const dir = mkdtempSync(join(tmpdir(), 'glassbox-bench-'));
   const rssFile = join(dir, 'rss');
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };

@@ -14,7 +14,10 @@ import { dirname, join, relative } from 'node:path';
 type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
 function tool(name: string, properties: Record<string, { type: string }>): OpenAI.Chat.Completions.ChatCompletionTool {
-  return { type: 'function', function: { name, description: name, parameters: { type: 'object', properties, required: Object.keys(properties).slice(0, 1) } } };
+  return {
+    type: 'function',
+    function: { name, description: name, parameters: { type: 'object', properties, required: Object.keys(properties).slice(0, 1) } },
+  };
 }
 
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
@@ -61,7 +64,10 @@ async function runTool(name: string, args: Record<string, string>, root: string)
     case 'glob': {
       // Only `**/*<suffix>` patterns, which is what the benchmark sends.
       const suffix = args.pattern!.replace(/^\*\*\/\*/, '');
-      return walk(root, []).filter((file) => file.endsWith(suffix)).map((file) => relative(root, file)).join('\n');
+      return walk(root, [])
+        .filter((file) => file.endsWith(suffix))
+        .map((file) => relative(root, file))
+        .join('\n');
     }
     case 'apply_patch': {
       // Only `*** Add File:` sections, which is what the benchmark sends.

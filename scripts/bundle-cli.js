@@ -84,7 +84,9 @@ export async function bundleCli() {
     target: 'node20',
     external: EXTERNAL,
     // Bundled CommonJS dependencies (commander, ignore, picomatch) call require() for Node's modules.
-    banner: { js: "import { createRequire as __glassboxCreateRequire } from 'node:module';\nconst require = __glassboxCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __glassboxCreateRequire } from 'node:module';\nconst require = __glassboxCreateRequire(import.meta.url);",
+    },
     chunkNames: 'chunk-[hash]',
     minifyWhitespace: true,
     minifySyntax: true,

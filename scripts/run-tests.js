@@ -31,15 +31,24 @@ function count(output, name) {
   return match ? Number(match[1]) : 0;
 }
 
-const pending = Array.from({ length: shards }, (_, index) => runShard(index).then((result) => {
-  process.stdout.write(`\n# ---- shard ${index + 1}/${shards} (exit ${result.signal ?? result.code}) ----\n${result.output}`);
-  return result;
-}));
+const pending = Array.from({ length: shards }, (_, index) =>
+  runShard(index).then((result) => {
+    process.stdout.write(`\n# ---- shard ${index + 1}/${shards} (exit ${result.signal ?? result.code}) ----\n${result.output}`);
+    return result;
+  }),
+);
 const results = await Promise.all(pending);
-const totals = Object.fromEntries(['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo'].map((name) => [name, results.reduce((sum, r) => sum + count(r.output, name), 0)]));
+const totals = Object.fromEntries(
+  ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo'].map((name) => [
+    name,
+    results.reduce((sum, r) => sum + count(r.output, name), 0),
+  ]),
+);
 const failed = results.filter((result) => result.code !== 0);
 process.stdout.write(
-  `\n# all shards: ${Object.entries(totals).map(([name, value]) => `${name} ${value}`).join(', ')} — ${((Date.now() - started) / 1000).toFixed(1)} s with ${shards} shards\n`,
+  `\n# all shards: ${Object.entries(totals)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ')} — ${((Date.now() - started) / 1000).toFixed(1)} s with ${shards} shards\n`,
 );
 if (failed.length > 0) {
   process.stdout.write(`# failed shards: ${failed.map((result) => result.index + 1).join(', ')}\n`);

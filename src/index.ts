@@ -34,5 +34,11 @@ export {
   toolSessionState,
   type ToolSessionState,
 } from './tools/index.js';
-export { APPROVAL_POLICIES, decidePermission, loadCommandClassifier, type ApprovalPolicy, type PermissionDecision } from './permissions/index.js';
+export {
+  APPROVAL_POLICIES,
+  decidePermission,
+  loadCommandClassifier,
+  type ApprovalPolicy,
+  type PermissionDecision,
+} from './permissions/index.js';
 export { SANDBOX_MODES, UNRESTRICTED_EXECUTION, type ExecutionPolicy, type SandboxMode } from './workspace/index.js';

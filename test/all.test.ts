@@ -26,7 +26,8 @@ function shardOf(all: readonly string[]): string[] {
   const spec = /^(\d+)\/(\d+)$/.exec(process.env.GLASSBOX_TEST_SHARD ?? '');
   if (spec === null) return [...all];
   const [index, count] = [Number(spec[1]), Number(spec[2])];
-  if (count < 1 || index < 0 || index >= count) throw new Error(`GLASSBOX_TEST_SHARD=${process.env.GLASSBOX_TEST_SHARD}: expected i/n with 0 ≤ i < n`);
+  if (count < 1 || index < 0 || index >= count)
+    throw new Error(`GLASSBOX_TEST_SHARD=${process.env.GLASSBOX_TEST_SHARD}: expected i/n with 0 ≤ i < n`);
   const weighed = all.map((file) => {
     const text = readFileSync(file, 'utf8');
     const spawns = (text.match(/runCli|spawnCli|spawn\(|execFile|tmux|startMcp|startServe|chromium/g) ?? []).length;

@@ -198,7 +198,18 @@ function measure(requests: CapturedRequest[], events: RunEvent[], window: number
     }
     if (event.type === 'history_compacted' && event.kind === 'prune') prunes += 1;
   }
-  return { inputTokens, peakContext, overflowedRequests, firstOverflowRound, summaryCalls, maxSummaryCallsPerCrossing, crossings, prunes, failedTurns, rounds };
+  return {
+    inputTokens,
+    peakContext,
+    overflowedRequests,
+    firstOverflowRound,
+    summaryCalls,
+    maxSummaryCallsPerCrossing,
+    crossings,
+    prunes,
+    failedTurns,
+    rounds,
+  };
 }
 
 export async function run(): Promise<BenchRow[]> {
@@ -217,20 +228,58 @@ export async function run(): Promise<BenchRow[]> {
       ? 'never overflowed'
       : `with the ${WINDOW}-token window (a) overflows at round ${noneWindowed.firstOverflowRound}; its totals come from a run with an unbounded window`;
   return [
-    { group, name: `(a) no compaction: input tokens over ${totalRounds} rounds`, value: noneUnbounded.inputTokens, unit: 'tokens', note: overflowNote },
+    {
+      group,
+      name: `(a) no compaction: input tokens over ${totalRounds} rounds`,
+      value: noneUnbounded.inputTokens,
+      unit: 'tokens',
+      note: overflowNote,
+    },
     { group, name: '(a) no compaction: peak context', value: noneUnbounded.peakContext, unit: 'tokens', note: `window ${WINDOW}` },
-    { group, name: '(a) no compaction: first overflowing round', value: noneWindowed.firstOverflowRound ?? 0, unit: 'round', note: 'the run fails there' },
-    withRatio({ group, name: '(b) seed rules: input tokens', value: seed.inputTokens, unit: 'tokens', baseline, note: `${seed.failedTurns} of ${TURNS} turns failed` }),
+    {
+      group,
+      name: '(a) no compaction: first overflowing round',
+      value: noneWindowed.firstOverflowRound ?? 0,
+      unit: 'round',
+      note: 'the run fails there',
+    },
+    withRatio({
+      group,
+      name: '(b) seed rules: input tokens',
+      value: seed.inputTokens,
+      unit: 'tokens',
+      baseline,
+      note: `${seed.failedTurns} of ${TURNS} turns failed`,
+    }),
     {
       group,
       name: '(b) seed rules: requests rejected as too long',
       value: seed.overflowedRequests,
       unit: 'requests',
-      note: seed.firstOverflowRound === null ? 'none' : `first at round ${seed.firstOverflowRound}; usage-only counting misses what a round appends, and nothing recovers`,
+      note:
+        seed.firstOverflowRound === null
+          ? 'none'
+          : `first at round ${seed.firstOverflowRound}; usage-only counting misses what a round appends, and nothing recovers`,
     },
     { group, name: '(b) seed rules: peak context', value: seed.peakContext, unit: 'tokens' },
-    { group, name: '(b) seed rules: summary calls', value: seed.summaryCalls, unit: 'calls', note: `${seed.crossings} threshold crossings` },
-    withRatio({ group, name: '(c) full Glassbox: input tokens', value: full.inputTokens, unit: 'tokens', baseline, target: '≤ 0.6× (≥ 40 % fewer)' }, 0.6),
+    {
+      group,
+      name: '(b) seed rules: summary calls',
+      value: seed.summaryCalls,
+      unit: 'calls',
+      note: `${seed.crossings} threshold crossings`,
+    },
+    withRatio(
+      {
+        group,
+        name: '(c) full Glassbox: input tokens',
+        value: full.inputTokens,
+        unit: 'tokens',
+        baseline,
+        target: '≤ 0.6× (≥ 40 % fewer)',
+      },
+      0.6,
+    ),
     {
       group,
       name: '(c) full Glassbox: requests rejected as too long',
@@ -240,7 +289,14 @@ export async function run(): Promise<BenchRow[]> {
       met: full.overflowedRequests === 0 && full.failedTurns === 0,
       note: `${full.failedTurns} failed turns`,
     },
-    { group, name: '(c) full Glassbox: peak context', value: full.peakContext, unit: 'tokens', target: `≤ ${WINDOW}`, met: full.peakContext <= WINDOW },
+    {
+      group,
+      name: '(c) full Glassbox: peak context',
+      value: full.peakContext,
+      unit: 'tokens',
+      target: `≤ ${WINDOW}`,
+      met: full.peakContext <= WINDOW,
+    },
     {
       group,
       name: '(c) full Glassbox: summary calls',

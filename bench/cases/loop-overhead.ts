@@ -66,19 +66,48 @@ export async function run(): Promise<BenchRow[]> {
     const glassboxPerRound = median(glassboxTimes) / ROUNDS;
     const rawPerRound = median(rawTimes) / ROUNDS;
     const rows: BenchRow[] = [
-      withRatio({ group: 'loop', name: `per round, in-process (${ROUNDS}-round tool loop)`, value: glassboxPerRound, unit: 'ms', baseline: { name: 'raw openai SDK loop', value: rawPerRound } }, 1.5),
+      withRatio(
+        {
+          group: 'loop',
+          name: `per round, in-process (${ROUNDS}-round tool loop)`,
+          value: glassboxPerRound,
+          unit: 'ms',
+          baseline: { name: 'raw openai SDK loop', value: rawPerRound },
+        },
+        1.5,
+      ),
       { group: 'loop', name: 'overhead per round, in-process', value: glassboxPerRound - rawPerRound, unit: 'ms' },
     ];
 
     const env = { OPENAI_API_KEY: 'bench', GLASSBOX_HOME: home };
-    const glassboxChild = await runChild(process.execPath, [join(REPO_ROOT, 'bin', 'glassbox.js'), 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', project, 'read the files'], { env, measureRss: true });
+    const glassboxChild = await runChild(
+      process.execPath,
+      [join(REPO_ROOT, 'bin', 'glassbox.js'), 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', project, 'read the files'],
+      { env, measureRss: true },
+    );
     if (glassboxChild.code !== 0) throw new Error(`glassbox exec failed: ${glassboxChild.stderr}`);
     const rawScript = await compileForChild(join(REPO_ROOT, 'bench', 'raw-sdk-loop.ts'));
     const rawChild = await runChild(process.execPath, [rawScript, provider.baseURL, project], { env, measureRss: true });
     if (rawChild.code !== 0) throw new Error(`raw loop failed: ${rawChild.stderr}`);
-    rows.push(withRatio({ group: 'loop', name: `whole process, ${ROUNDS} rounds (glassbox exec)`, value: glassboxChild.ms, unit: 'ms', baseline: { name: 'raw SDK loop process', value: rawChild.ms } }));
+    rows.push(
+      withRatio({
+        group: 'loop',
+        name: `whole process, ${ROUNDS} rounds (glassbox exec)`,
+        value: glassboxChild.ms,
+        unit: 'ms',
+        baseline: { name: 'raw SDK loop process', value: rawChild.ms },
+      }),
+    );
     if (glassboxChild.peakRssKb && rawChild.peakRssKb) {
-      rows.push(withRatio({ group: 'loop', name: 'peak RSS (glassbox exec)', value: Math.round(glassboxChild.peakRssKb / 1024), unit: 'MiB', baseline: { name: 'raw SDK loop process', value: Math.round(rawChild.peakRssKb / 1024) } }));
+      rows.push(
+        withRatio({
+          group: 'loop',
+          name: 'peak RSS (glassbox exec)',
+          value: Math.round(glassboxChild.peakRssKb / 1024),
+          unit: 'MiB',
+          baseline: { name: 'raw SDK loop process', value: Math.round(rawChild.peakRssKb / 1024) },
+        }),
+      );
     }
     return rows;
   } finally {

@@ -28,9 +28,20 @@ async function timeInterleaved(commands: string[][]): Promise<number[]> {
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   // Interleaved, so a machine that gets busier half-way skews every command alike.
-  const [nodeBare = 0, version = 0, help = 0] = await timeInterleaved([['-e', '0'], [BIN, '--version'], [BIN, '--help']]);
-  rows.push(withRatio({ group: 'startup', name: 'glassbox --version', value: version, unit: 'ms', baseline: { name: 'node -e 0', value: nodeBare } }, 1.2));
-  rows.push(withRatio({ group: 'startup', name: 'glassbox --help', value: help, unit: 'ms', baseline: { name: 'node -e 0', value: nodeBare } }));
+  const [nodeBare = 0, version = 0, help = 0] = await timeInterleaved([
+    ['-e', '0'],
+    [BIN, '--version'],
+    [BIN, '--help'],
+  ]);
+  rows.push(
+    withRatio(
+      { group: 'startup', name: 'glassbox --version', value: version, unit: 'ms', baseline: { name: 'node -e 0', value: nodeBare } },
+      1.2,
+    ),
+  );
+  rows.push(
+    withRatio({ group: 'startup', name: 'glassbox --help', value: help, unit: 'ms', baseline: { name: 'node -e 0', value: nodeBare } }),
+  );
 
   // Start → first request: the time from spawning the process to the provider receiving a request.
   const provider = await startFakeProvider({ whenExhausted: { text: 'ok', usage: { input: 10, output: 1 } } });
@@ -50,15 +61,32 @@ export async function run(): Promise<BenchRow[]> {
     const glassboxSamples: number[] = [];
     const rawSamples: number[] = [];
     for (let i = 0; i < RUNS; i += 1) {
-      glassboxSamples.push(await firstRequest([BIN, 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', REPO_ROOT, 'say ok'], env));
+      glassboxSamples.push(
+        await firstRequest([BIN, 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', REPO_ROOT, 'say ok'], env),
+      );
       rawSamples.push(await firstRequest([rawScript, provider.baseURL, REPO_ROOT], env));
     }
     const glassbox = median(glassboxSamples);
     const raw = median(rawSamples);
-    rows.push(withRatio({ group: 'startup', name: 'start → first request (glassbox exec)', value: glassbox, unit: 'ms', baseline: { name: 'raw SDK loop process', value: raw } }, 1.3));
+    rows.push(
+      withRatio(
+        {
+          group: 'startup',
+          name: 'start → first request (glassbox exec)',
+          value: glassbox,
+          unit: 'ms',
+          baseline: { name: 'raw SDK loop process', value: raw },
+        },
+        1.3,
+      ),
+    );
 
     const before = provider.requests.length;
-    const result = await runChild(process.execPath, [BIN, 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', REPO_ROOT, 'say ok'], { env });
+    const result = await runChild(
+      process.execPath,
+      [BIN, 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', REPO_ROOT, 'say ok'],
+      { env },
+    );
     if (result.code !== 0) throw new Error(result.stderr);
     const first = provider.requests[before];
     if (first === undefined) throw new Error('glassbox exec sent no model request');

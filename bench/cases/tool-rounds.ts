@@ -35,11 +35,15 @@ async function sample(provider: FakeProvider, run: () => Promise<ChildResult>, e
   const result = await run();
   if (result.code !== 0) throw new Error(`bench child exited ${result.code}: ${result.stderr.slice(0, 2000)}`);
   const requests = provider.requests.slice(before);
-  if (requests.length !== expectedRequests) throw new Error(`bench child made ${requests.length} requests, expected ${expectedRequests}: ${result.stderr.slice(0, 2000)}`);
+  if (requests.length !== expectedRequests)
+    throw new Error(`bench child made ${requests.length} requests, expected ${expectedRequests}: ${result.stderr.slice(0, 2000)}`);
   // Every call must have worked: a tool that fails fast (a grammar that did not load…) is no result.
-  const outputs = ((requests.at(-1)!.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? []).filter((m) => m.role === 'tool');
+  const outputs = ((requests.at(-1)!.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? []).filter(
+    (m) => m.role === 'tool',
+  );
   const failed = outputs.find((m) => typeof m.content !== 'string' || /^(Error \[|error:)/.test(m.content));
-  if (outputs.length !== expectedRequests - 1 || failed) throw new Error(`bench child's tool calls failed: ${JSON.stringify(failed ?? outputs.length).slice(0, 500)}`);
+  if (outputs.length !== expectedRequests - 1 || failed)
+    throw new Error(`bench child's tool calls failed: ${JSON.stringify(failed ?? outputs.length).slice(0, 500)}`);
   const rounds = requests.slice(1).map((request, i) => request.receivedAt - requests[i]!.receivedAt);
   return { ms: result.ms, peakRssMiB: result.peakRssKb === null ? null : result.peakRssKb / 1024, rounds };
 }
@@ -68,7 +72,11 @@ export async function run(): Promise<BenchRow[]> {
       makeProject(dir);
       return dir;
     };
-    const measure = async (callFor: (done: number) => ScriptedCall, rounds: number, sandboxes: string[]): Promise<{ glassbox: RunSample[][]; raw: RunSample[] }> => {
+    const measure = async (
+      callFor: (done: number) => ScriptedCall,
+      rounds: number,
+      sandboxes: string[],
+    ): Promise<{ glassbox: RunSample[][]; raw: RunSample[] }> => {
       const provider = await startFakeProvider({ whenExhausted: toolCallScript(rounds, callFor) });
       try {
         const glassbox: RunSample[][] = sandboxes.map(() => []);
@@ -80,7 +88,13 @@ export async function run(): Promise<BenchRow[]> {
             glassbox[index]!.push(await sample(provider, () => runChild(process.execPath, args, { env, measureRss: true }), rounds));
           }
           const project = freshProject();
-          raw.push(await sample(provider, () => runChild(process.execPath, [rawScript, provider.baseURL, project], { env, measureRss: true }), rounds));
+          raw.push(
+            await sample(
+              provider,
+              () => runChild(process.execPath, [rawScript, provider.baseURL, project], { env, measureRss: true }),
+              rounds,
+            ),
+          );
         }
         return { glassbox, raw };
       } finally {
@@ -95,11 +109,47 @@ export async function run(): Promise<BenchRow[]> {
     for (const [index, sandbox] of sandboxes.entries()) {
       const ours = summary(shell.glassbox[index]!);
       const label = sandbox === 'read-only' ? 'default sandbox' : sandbox;
-      rows.push(withRatio({ group: 'shell loop', name: `whole process, ${ROUNDS} shell rounds (${label})`, value: ours.ms, unit: 'ms', baseline: { name: 'raw SDK loop process', value: raw.ms } }, 1.5));
-      rows.push(withRatio({ group: 'shell loop', name: `first shell round (${label})`, value: ours.first, unit: 'ms', baseline: { name: 'raw loop first round', value: raw.first } }, 3));
-      rows.push(withRatio({ group: 'shell loop', name: `later shell rounds, median (${label})`, value: ours.later, unit: 'ms', baseline: { name: 'raw loop later rounds', value: raw.later } }));
+      rows.push(
+        withRatio(
+          {
+            group: 'shell loop',
+            name: `whole process, ${ROUNDS} shell rounds (${label})`,
+            value: ours.ms,
+            unit: 'ms',
+            baseline: { name: 'raw SDK loop process', value: raw.ms },
+          },
+          1.5,
+        ),
+      );
+      rows.push(
+        withRatio(
+          {
+            group: 'shell loop',
+            name: `first shell round (${label})`,
+            value: ours.first,
+            unit: 'ms',
+            baseline: { name: 'raw loop first round', value: raw.first },
+          },
+          3,
+        ),
+      );
+      rows.push(
+        withRatio({
+          group: 'shell loop',
+          name: `later shell rounds, median (${label})`,
+          value: ours.later,
+          unit: 'ms',
+          baseline: { name: 'raw loop later rounds', value: raw.later },
+        }),
+      );
       if (ours.rss !== null && raw.rss !== null) {
-        const row = withRatio({ group: 'shell loop', name: `peak RSS (${label})`, value: Math.round(ours.rss), unit: 'MiB', baseline: { name: 'raw SDK loop process', value: Math.round(raw.rss) } });
+        const row = withRatio({
+          group: 'shell loop',
+          name: `peak RSS (${label})`,
+          value: Math.round(ours.rss),
+          unit: 'MiB',
+          baseline: { name: 'raw SDK loop process', value: Math.round(raw.rss) },
+        });
         rows.push({ ...row, target: `≤ ${MAX_PEAK_RSS_MIB} MiB`, met: ours.rss <= MAX_PEAK_RSS_MIB });
       }
     }
@@ -111,7 +161,14 @@ export async function run(): Promise<BenchRow[]> {
       const base = summary(result.raw);
       rows.push(
         withRatio(
-          { group: 'first tool round', name: `first ${name} round`, value: ours.first, unit: 'ms', baseline: { name: 'raw loop first round', value: base.first }, note: `second round ${ours.later.toFixed(0)} ms, raw ${base.later.toFixed(0)} ms` },
+          {
+            group: 'first tool round',
+            name: `first ${name} round`,
+            value: ours.first,
+            unit: 'ms',
+            baseline: { name: 'raw loop first round', value: base.first },
+            note: `second round ${ours.later.toFixed(0)} ms, raw ${base.later.toFixed(0)} ms`,
+          },
           3,
         ),
       );

@@ -15,14 +15,22 @@
 //   the tools, events, output and every later request use the replacement.
 // Persistence, compaction and UIs hang off `observer` and `compaction`; the model call is injected.
 
-import { ModelError, isModelError, type ModelGateway, type ModelResponse, type ReasoningEffort, type Usage, type WireApi } from '../model/index.js';
+import {
+  ModelError,
+  isModelError,
+  type ModelGateway,
+  type ModelResponse,
+  type ReasoningEffort,
+  type Usage,
+  type WireApi,
+} from '../model/index.js';
 import { itemsToModelMessages } from './items-to-messages.js';
 import { loopingNotice, RepetitionGuard } from './repetition-guard.js';
 import { CallIdAllocator, functionCallItem, reasoningItem, type ResponseItem } from './response-items.js';
 import type { RunErrorInfo, RunEvent, TerminalRunEvent, UsageStage } from './run-events.js';
 import { containedEmit, type ModelCallRecord, type RunObserver } from './run-observer.js';
 import { FatalToolError } from './tool.js';
-import { FatalBatchError, type ToolRuntime } from './tool-runtime.js';
+import { FatalBatchError, type ToolCallOutcome, type ToolRuntime } from './tool-runtime.js';
 import { UsageTracker } from './usage-tracker.js';
 
 /** Mutable state the compaction hooks may read and replace (history in place, usage reset). */
@@ -153,16 +161,24 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
         callItems.push({ type: 'message', role: 'assistant', content: response.text, runtimeRole: 'working_message' });
       }
       const calls = response.toolCalls.map((call) => ({ ...call, id: callIds.claim(call.id) }));
-      calls.forEach((call, index) => callItems.push(functionCallItem(call, response.toolCalls[index]!.id)));
+      for (const [index, call] of calls.entries()) callItems.push(functionCallItem(call, response.toolCalls[index]!.id));
       await commit(callItems);
 
-      let outcomes;
+      let outcomes: ToolCallOutcome[];
       try {
         outcomes = await options.tools.executeBatch(calls, { runId: options.runId, round: state.round, signal, emit });
       } catch (error) {
         if (!(error instanceof FatalBatchError)) throw error;
         // Every committed call still gets its output before the run fails.
-        await commit(error.outcomes.map((o, index) => ({ type: 'function_call_output', callId: calls[index]!.id, name: o.name, output: o.output, isError: o.isError })));
+        await commit(
+          error.outcomes.map((o, index) => ({
+            type: 'function_call_output',
+            callId: calls[index]!.id,
+            name: o.name,
+            output: o.output,
+            isError: o.isError,
+          })),
+        );
         throw error.fatal;
       }
       let looping: RunErrorInfo | null = null;
@@ -216,7 +232,13 @@ async function sampleRound(
       ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
       ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
     };
-    emit({ type: 'model_requested', round: state.round, stage: 'turn', messageCount: request.messages.length, toolCount: request.tools.length });
+    emit({
+      type: 'model_requested',
+      round: state.round,
+      stage: 'turn',
+      messageCount: request.messages.length,
+      toolCount: request.tools.length,
+    });
     const started = performance.now();
     const record = (response: ModelResponse | null, error: ModelCallRecord['error']): Promise<void> | void =>
       options.observer?.onModelCall?.({
@@ -232,7 +254,8 @@ async function sampleRound(
     try {
       const stream = options.gateway.streamResponse(request, {
         signal: options.signal,
-        onRetry: (notice) => emit({ type: 'model_retry', round: state.round, attempt: notice.attempt, delayMs: notice.delayMs, error: notice.error }),
+        onRetry: (notice) =>
+          emit({ type: 'model_retry', round: state.round, attempt: notice.attempt, delayMs: notice.delayMs, error: notice.error }),
       });
       for await (const event of stream) {
         if (options.signal.aborted) break;

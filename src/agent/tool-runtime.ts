@@ -3,15 +3,8 @@
 // Consecutive read-only calls run in parallel; everything else runs in call order.
 
 import { parseToolArguments, type ModelToolCall, type ModelToolDefinition } from '../model/index.js';
-import {
-  FatalToolError,
-  ToolError,
-  formatToolError,
-  toolDefinition,
-  type AnyTool,
-  type ToolContext,
-} from './tool.js';
-import type { ApprovalBroker, GateRequest, PermissionGate } from './tool-gate.js';
+import { FatalToolError, ToolError, formatToolError, toolDefinition, type AnyTool, type ToolAccess, type ToolContext } from './tool.js';
+import type { ApprovalBroker, ApprovalResolution, GateRequest, PermissionGate } from './tool-gate.js';
 import type { RunEvent } from './run-events.js';
 import { containedEmit } from './run-observer.js';
 
@@ -119,7 +112,12 @@ export class ToolRuntime {
       });
       if (fatal !== null) {
         for (const call of calls.slice(index)) {
-          outcomes.push({ callId: call.id, name: call.name, output: formatToolError('NOT_RUN', 'The run stopped before this call ran.'), isError: true });
+          outcomes.push({
+            callId: call.id,
+            name: call.name,
+            output: formatToolError('NOT_RUN', 'The run stopped before this call ran.'),
+            isError: true,
+          });
         }
         throw new FatalBatchError(fatal, outcomes);
       }
@@ -129,7 +127,7 @@ export class ToolRuntime {
 
   private isReadOnly(name: string): boolean {
     const tool = this.byName.get(name);
-    return tool !== undefined && tool.readOnly && this.options.gate.isVisible(tool);
+    return tool?.readOnly === true && this.options.gate.isVisible(tool);
   }
 
   /** Never rejects but with `FatalToolError`: anything else becomes an error output for this call. */
@@ -157,7 +155,9 @@ export class ToolRuntime {
 
     const tool = this.byName.get(call.name);
     if (!tool || !this.options.gate.isVisible(tool)) {
-      const names = this.visibleTools().map((t) => t.name).join(', ');
+      const names = this.visibleTools()
+        .map((t) => t.name)
+        .join(', ');
       return fail('UNKNOWN_TOOL', `There is no tool named "${call.name}". Available tools: ${names}.`);
     }
 
@@ -178,7 +178,7 @@ export class ToolRuntime {
     }
     const args = parsed.data;
 
-    let access;
+    let access: ToolAccess;
     try {
       access = tool.access(args, { root: this.options.root });
     } catch (error) {
@@ -201,8 +201,15 @@ export class ToolRuntime {
     }
     if (decision.decision === 'ask') {
       const summary = summarizeAccess(tool.name, access, call.arguments);
-      context.emit({ type: 'approval_requested', callId: call.id, name: tool.name, summary, reason: decision.reason, arguments: call.arguments });
-      let resolution;
+      context.emit({
+        type: 'approval_requested',
+        callId: call.id,
+        name: tool.name,
+        summary,
+        reason: decision.reason,
+        arguments: call.arguments,
+      });
+      let resolution: ApprovalResolution;
       try {
         resolution = await this.options.approvals.request(
           { runId: context.runId, callId: call.id, toolName: tool.name, summary, reason: decision.reason, arguments: call.arguments },

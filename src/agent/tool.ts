@@ -100,7 +100,7 @@ export function loadToolDescription(url: URL): string {
 }
 
 // `Tool<Args>` is invariant in Args; registries hold tools of different argument types.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a registry of tools with different argument types
 export type AnyTool = Tool<any>;
 
 const definitionCache = new WeakMap<AnyTool, ModelToolDefinition>();

@@ -29,7 +29,13 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
   const notices: string[] = [];
   const collect = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      notices.push(...chunk.toString().split('\n').filter((line) => line.trim() !== '').map((line) => line.replace(/^glassbox: /, '')));
+      notices.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter((line) => line.trim() !== '')
+          .map((line) => line.replace(/^glassbox: /, '')),
+      );
       done();
     },
   });

@@ -67,7 +67,8 @@ export async function compactCommand(reference: string, options: CompactCliOptio
       instructions: options.instructions,
       onEvent: (runEvent) => {
         if (runEvent.type === 'warning') err(`glassbox: warning [${runEvent.code}] ${runEvent.message}\n`);
-        else if (runEvent.type === 'model_retry') err(`glassbox: retrying the summary request (attempt ${runEvent.attempt}): ${runEvent.error.message}\n`);
+        else if (runEvent.type === 'model_retry')
+          err(`glassbox: retrying the summary request (attempt ${runEvent.attempt}): ${runEvent.error.message}\n`);
       },
     });
     out(options.json ? `${JSON.stringify(event)}\n` : describeCompaction(sessionId, event));

@@ -6,12 +6,7 @@ import { ApprovalRegistry, type RunEvent, type TerminalRunEvent } from '../agent
 import { EXIT } from './usage-error.js';
 import { attachTerminalApprover } from './terminal-approver.js';
 import { ProgressPrinter } from './progress-printer.js';
-import {
-  parseApprovalPolicy,
-  parsePositiveInt,
-  parseSandboxMode,
-  resolveCommonConfig,
-} from './run-config.js';
+import { parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } from './run-config.js';
 import { openModel } from './open-model.js';
 import { processOutputGuard } from './output-guard.js';
 
@@ -73,7 +68,9 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     terminatedBy ??= signal;
     if (interrupts === 1) {
       const how = signal === 'SIGINT' ? 'Ctrl-C' : signal;
-      process.stderr.write(`\nglassbox: cancelling the run (${signal === 'SIGINT' ? 'Ctrl-C again to quit at once' : 'signal again to quit at once'})…\n`);
+      process.stderr.write(
+        `\nglassbox: cancelling the run (${signal === 'SIGINT' ? 'Ctrl-C again to quit at once' : 'signal again to quit at once'})…\n`,
+      );
       controller.abort(`Cancelled by the user (${how}).`);
     } else {
       process.exit(signal === 'SIGTERM' ? EXIT.terminated : EXIT.cancelled);
@@ -142,7 +139,9 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     if (outputs.stdoutClosed) {
       // Without --json nothing reaches stdout before the answer, so the run was not cancelled.
       if (!cancelledByClosedStdout) {
-        process.stderr.write(`glassbox: stdout was closed before all output was written; the session has it: glassbox sessions show ${result.sessionId}\n`);
+        process.stderr.write(
+          `glassbox: stdout was closed before all output was written; the session has it: glassbox sessions show ${result.sessionId}\n`,
+        );
       }
       return EXIT.brokenPipe;
     }

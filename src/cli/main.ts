@@ -16,8 +16,6 @@ import { processOutputGuard } from './output-guard.js';
 import { cliEnvVars, envValue, unsetBlankEnv } from './cli-env.js';
 import type { ExecCliOptions } from './exec-command.js';
 
-
-
 export function buildProgram(): Command {
   const program = new Command('glassbox')
     .description('A coding-agent harness you can see through.')

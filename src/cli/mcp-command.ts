@@ -2,7 +2,7 @@
 // (under which name the model sees them, read-only, trusted, offered or left out). Starts every
 // enabled server as a run would, then stops them.
 
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { resolve } from 'node:path';
 import { resolveHome } from './glassbox-home.js';
 
@@ -32,15 +32,20 @@ async function mcpList(options: McpListOptions, version: string): Promise<number
   const set = await startMcpTools(config, { version });
   try {
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ servers: set.servers.map(({ pid: _pid, ...server }) => server), warnings: set.warnings }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ servers: set.servers.map(({ pid: _pid, ...server }) => server), warnings: set.warnings }, null, 2)}\n`,
+      );
       return set.servers.some((server) => server.state === 'failed') ? 1 : 0;
     }
-    if (set.servers.length === 0) process.stdout.write('No MCP servers configured (mcpServers in ~/.glassbox/config.json or .glassbox/config.json).\n');
+    if (set.servers.length === 0)
+      process.stdout.write('No MCP servers configured (mcpServers in ~/.glassbox/config.json or .glassbox/config.json).\n');
     for (const server of set.servers) {
       process.stdout.write(`${server.name}  [${server.state}]  ${server.source} config  ${server.transport}\n`);
       if (server.failure) process.stdout.write(`  ${server.failure}\n`);
       for (const tool of server.tools) {
-        const flags = [tool.readOnly ? 'read-only' : null, tool.trusted ? 'trusted' : null, tool.offered ? null : 'not offered'].filter(Boolean).join(', ');
+        const flags = [tool.readOnly ? 'read-only' : null, tool.trusted ? 'trusted' : null, tool.offered ? null : 'not offered']
+          .filter(Boolean)
+          .join(', ');
         process.stdout.write(`  ${tool.exposedAs}${flags ? `  (${flags})` : ''}\n`);
       }
     }

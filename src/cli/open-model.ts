@@ -11,7 +11,15 @@ export interface OpenedModel {
 
 export async function openModel(config: ModelConfig, options: { stderr: NodeJS.WritableStream; intro?: boolean }): Promise<OpenedModel> {
   if (!config.demo || config.baseURL !== null) {
-    return { gateway: createGateway({ wireApi: config.wireApi, baseURL: config.baseURL ?? '', apiKey: config.apiKey, streamIdleTimeoutMs: config.streamIdleTimeoutMs }), close: async () => {} };
+    return {
+      gateway: createGateway({
+        wireApi: config.wireApi,
+        baseURL: config.baseURL ?? '',
+        apiKey: config.apiKey,
+        streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+      }),
+      close: async () => {},
+    };
   }
   const { startDemoProvider } = await import('../demo/index.js');
   const provider = await startDemoProvider();
@@ -25,7 +33,12 @@ export async function openModel(config: ModelConfig, options: { stderr: NodeJS.W
   );
   if (options.intro) options.stderr.write('glassbox: `npm start` runs this demo; `glassbox --help` lists every command.\n');
   return {
-    gateway: createGateway({ wireApi: config.wireApi, baseURL: provider.baseURL, apiKey: config.apiKey, streamIdleTimeoutMs: config.streamIdleTimeoutMs }),
+    gateway: createGateway({
+      wireApi: config.wireApi,
+      baseURL: provider.baseURL,
+      apiKey: config.apiKey,
+      streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    }),
     close: () => provider.close(),
   };
 }

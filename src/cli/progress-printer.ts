@@ -43,13 +43,16 @@ export class ProgressPrinter {
         this.write(this.dim(`  ⚙ ${event.name} ${clip(event.arguments)}`));
         break;
       case 'tool_permission_decided':
-        if (event.decision !== 'allow') this.write(`  ${event.decision === 'deny' ? '✗ denied' : '? needs approval'}: ${visibleText(event.reason)}`);
+        if (event.decision !== 'allow')
+          this.write(`  ${event.decision === 'deny' ? '✗ denied' : '? needs approval'}: ${visibleText(event.reason)}`);
         break;
       case 'approval_resolved':
         this.write(`  approval: ${event.decision} (${event.by})${event.message ? ` — ${event.message}` : ''}`);
         break;
       case 'tool_finished':
-        this.write(this.dim(`  ${event.isError ? '✗' : '✓'} ${event.name} (${event.durationMs} ms)${event.isError ? ` ${clip(event.output)}` : ''}`));
+        this.write(
+          this.dim(`  ${event.isError ? '✗' : '✓'} ${event.name} (${event.durationMs} ms)${event.isError ? ` ${clip(event.output)}` : ''}`),
+        );
         break;
       case 'history_compacted':
         this.write(`  ⇣ context compacted (${event.kind}, ${event.trigger}): ${event.tokensBefore} → ${event.tokensAfter} tokens`);

@@ -30,7 +30,12 @@ interface ProviderDefaults {
   model: string;
 }
 
-const OPENAI_DEFAULTS: ProviderDefaults = { keyVariable: 'OPENAI_API_KEY', baseUrlVariable: 'OPENAI_BASE_URL', baseURL: OPENAI_BASE_URL, model: DEFAULT_MODEL };
+const OPENAI_DEFAULTS: ProviderDefaults = {
+  keyVariable: 'OPENAI_API_KEY',
+  baseUrlVariable: 'OPENAI_BASE_URL',
+  baseURL: OPENAI_BASE_URL,
+  model: DEFAULT_MODEL,
+};
 const ANTHROPIC_DEFAULTS: ProviderDefaults = {
   keyVariable: 'ANTHROPIC_API_KEY',
   baseUrlVariable: 'ANTHROPIC_BASE_URL',
@@ -77,7 +82,6 @@ export function resolveCommonConfig(options: ModelOptionValues, env: NodeJS.Proc
   if (!statSync(root).isDirectory()) throw new UsageError(`project root ${root} is not a directory (check -C/--cd)`);
   return { ...resolveModelConfig(options, env), root, home: resolveHome(options.home, env) };
 }
-
 
 export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): ModelConfig {
   const wireApi = parseWireApi(options.wireApi ?? 'chat');

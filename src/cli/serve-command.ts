@@ -4,7 +4,7 @@
 // Registering the command loads nothing heavy: the model, runner and server load when it runs.
 
 import { spawn } from 'node:child_process';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { ModelGateway, WireApi } from '../model/index.js';
 import { addModelOptions } from './model-options.js';
 import type { ModelOptionValues } from './run-config.js';
@@ -39,8 +39,14 @@ export function registerServeCommand(program: Command): Command {
     .option('--host <host>', 'address to bind (keep the loopback default unless you know why)', '127.0.0.1')
     .option('--open', 'open the workbench in the default browser')
     .addOption(new Option('--token <token>', 'fixed access token (default: a new random one per start)').env('GLASSBOX_TOKEN'))
-    .option('--sandbox <mode>', 'the most permissive sandbox a run may use: read-only | workspace-write | danger-full-access (default workspace-write)')
-    .option('--approval-policy <policy>', 'the most permissive approval policy a run may use: untrusted | on-request | never (default on-request)')
+    .option(
+      '--sandbox <mode>',
+      'the most permissive sandbox a run may use: read-only | workspace-write | danger-full-access (default workspace-write)',
+    )
+    .option(
+      '--approval-policy <policy>',
+      'the most permissive approval policy a run may use: untrusted | on-request | never (default on-request)',
+    )
     .option('--network', 'allow network access inside the sandbox')
     .option('--max-rounds <n>', 'stop each run after N model rounds')
     .option('--token-budget <n>', 'stop each run once it has used N tokens')
@@ -75,7 +81,11 @@ function firstSignal(): { promise: Promise<void>; dispose(): void } {
 /** Best effort: a missing opener or a headless machine is not an error, the URL is printed anyway. */
 function openBrowser(url: string): void {
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.on('error', () => {});
@@ -128,11 +138,18 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     let gateway = gateways.get(wireApi);
     if (gateway === undefined) {
       if (config.demo || sameProvider(wireApi)) {
-        gateway = createGateway({ wireApi, baseURL: model.gateway.baseURL, apiKey: config.apiKey, streamIdleTimeoutMs: config.streamIdleTimeoutMs });
+        gateway = createGateway({
+          wireApi,
+          baseURL: model.gateway.baseURL,
+          apiKey: config.apiKey,
+          streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+        });
       } else {
         const other = resolveModelConfig({ wireApi, streamIdleTimeout: options.streamIdleTimeout });
         if (other.baseURL === null) {
-          throw new Error(`The ${wireApi} wire API needs ${providerDefaults(wireApi).keyVariable} (or its base URL variable) set where glassbox serve runs.`);
+          throw new Error(
+            `The ${wireApi} wire API needs ${providerDefaults(wireApi).keyVariable} (or its base URL variable) set where glassbox serve runs.`,
+          );
         }
         gateway = createGateway({ wireApi, baseURL: other.baseURL, apiKey: other.apiKey, streamIdleTimeoutMs: other.streamIdleTimeoutMs });
       }
@@ -163,13 +180,14 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       reasoningEffort: config.reasoningEffort,
       telemetry,
     });
-    let address;
+    let address: Awaited<ReturnType<typeof server.listen>>;
     try {
       address = await server.listen();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is in use; pick another with --port (0 picks a free one)`);
-      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot bind to --host ${host}: ${(error as Error).message}`);
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+        throw new UsageError(`cannot bind to --host ${host}: ${(error as Error).message}`);
       throw error;
     }
     io.stdout.write(`${address.url}\n`);

@@ -2,7 +2,7 @@
 // session files. Read-only except for fork, which only creates a new session.
 
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 // Types only at the top: the store (zod schemas, the model layer) loads when a command runs, so
 // `glassbox --help` stays cheap.
 import type { AuditEvent, JsonlSessionStore, ResponseItemRecord, SessionRecord, SessionSummary } from '../sessions/index.js';
@@ -78,7 +78,7 @@ function formatTable(headers: string[], rows: string[][]): string {
       .map((cell, column) => (column === cells.length - 1 ? cell : cell + ' '.repeat(widths[column]! - Array.from(cell).length)))
       .join('  ')
       .trimEnd();
-  return [line(headers), ...rows.map(line)].join('\n') + '\n';
+  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
 }
 
 function summaryRow(summary: SessionSummary): string[] {
@@ -140,7 +140,9 @@ export function describeRecord(record: SessionRecord): string {
       return describeItem(record);
     case 'model_call': {
       const usage = record.usage ? ` · ${record.usage.inputTokens} in / ${record.usage.outputTokens} out` : '';
-      const outcome = record.error ? `failed [${record.error.code}] ${clip(record.error.message, 80)}` : (record.finishReason ?? 'no finish reason');
+      const outcome = record.error
+        ? `failed [${record.error.code}] ${clip(record.error.message, 80)}`
+        : (record.finishReason ?? 'no finish reason');
       return `turn ${record.turn} round ${record.round} (${record.stage}) · ${record.durationMs} ms${usage} · ${outcome}`;
     }
     case 'audit':
@@ -184,12 +186,7 @@ async function listSessions(
     io.out(options.query ? `No sessions match "${options.query}" in ${store.location}.\n` : `No sessions yet in ${store.location}.\n`);
     return;
   }
-  io.out(
-    formatTable(
-      ['ID', 'CREATED', 'UPDATED', 'TURNS', 'TOKENS', 'MODEL', 'CWD', 'TITLE'],
-      list.sessions.map(summaryRow),
-    ),
-  );
+  io.out(formatTable(['ID', 'CREATED', 'UPDATED', 'TURNS', 'TOKENS', 'MODEL', 'CWD', 'TITLE'], list.sessions.map(summaryRow)));
   if (list.nextCursor !== null) io.err(`(more sessions not shown; use --limit to see more)\n`);
 }
 
@@ -213,7 +210,13 @@ async function showSession(deps: SessionCommandDeps, io: Output, reference: stri
   }
 }
 
-async function forkCommand(deps: SessionCommandDeps, io: Output, reference: string, atTurn: number | undefined, home?: string): Promise<void> {
+async function forkCommand(
+  deps: SessionCommandDeps,
+  io: Output,
+  reference: string,
+  atTurn: number | undefined,
+  home?: string,
+): Promise<void> {
   const store = await storeFor(deps, home);
   const sessionId = await store.resolveId(reference);
   const { forkSession } = await import('../sessions/index.js');

@@ -10,7 +10,6 @@ import type { ApprovalRegistry, PendingApproval } from '../agent/index.js';
  * command while a different one waits for the "y".
  */
 export function visibleText(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => {
     const code = char.charCodeAt(0);
     return code === 0x1b ? '\\e' : `\\u${code.toString(16).padStart(4, '0')}`;
@@ -30,7 +29,13 @@ export function attachTerminalApprover(
 ): () => void {
   if (!input.isTTY) {
     return registry.onRequested((pending) => {
-      registry.resolve(pending.runId, pending.callId, 'deny', 'Not approved: glassbox is running without a terminal to ask (no TTY). Rerun interactively or change --approval-policy/--sandbox.', 'no-tty');
+      registry.resolve(
+        pending.runId,
+        pending.callId,
+        'deny',
+        'Not approved: glassbox is running without a terminal to ask (no TTY). Rerun interactively or change --approval-policy/--sandbox.',
+        'no-tty',
+      );
     });
   }
   let queue: Promise<void> = Promise.resolve();
@@ -61,7 +66,11 @@ async function ask(
   }, 250);
   try {
     output.write(`\n┌ approval needed: ${visibleText(pending.summary)}\n│ why: ${visibleText(pending.reason)}\n`);
-    const answer = (await rl.question('└ [y] approve once · [a] approve for this session · [n] deny (optionally "n: message") › ', { signal: controller.signal })).trim();
+    const answer = (
+      await rl.question('└ [y] approve once · [a] approve for this session · [n] deny (optionally "n: message") › ', {
+        signal: controller.signal,
+      })
+    ).trim();
     const lower = answer.toLowerCase();
     if (lower === 'y' || lower === 'yes') registry.resolve(pending.runId, pending.callId, 'approve');
     else if (lower === 'a' || lower === 'always') registry.resolve(pending.runId, pending.callId, 'approve_session');

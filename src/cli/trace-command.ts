@@ -3,7 +3,7 @@
 // tracing was set up can be examined in Jaeger, Tempo, Phoenix or any OTLP backend.
 
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { resolveHome } from './glassbox-home.js';
 import { UsageError } from './usage-error.js';
 
@@ -43,13 +43,19 @@ async function traceCommand(reference: string, options: TraceOptions, version: s
   const { records } = await store.read(sessionId);
   const { turns, report } = await exportSessionTrace(records, settings, version, { turn: options.turn });
   if (turns === 0) {
-    process.stderr.write(`glassbox: session ${sessionId} has no ${options.turn === undefined ? 'turns' : `turn ${options.turn}`} to export\n`);
+    process.stderr.write(
+      `glassbox: session ${sessionId} has no ${options.turn === undefined ? 'turns' : `turn ${options.turn}`} to export\n`,
+    );
     return 1;
   }
   if (report.failed > 0 || report.exported === 0) {
-    process.stderr.write(`glassbox: the export to ${settings.endpoint} failed: ${report.error ?? 'the collector did not answer in time'}\n`);
+    process.stderr.write(
+      `glassbox: the export to ${settings.endpoint} failed: ${report.error ?? 'the collector did not answer in time'}\n`,
+    );
     return 1;
   }
-  process.stdout.write(`Exported ${report.exported} spans of ${turns} turn${turns > 1 ? 's' : ''} of session ${sessionId} to ${settings.endpoint}\n`);
+  process.stdout.write(
+    `Exported ${report.exported} spans of ${turns} turn${turns > 1 ? 's' : ''} of session ${sessionId} to ${settings.endpoint}\n`,
+  );
   return 0;
 }

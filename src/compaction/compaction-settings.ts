@@ -7,7 +7,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { modelOverrideSchema, resolveModel, type ModelEntry, type ModelLimits, type ModelOverride } from '../model/index.js';
-import { CompactionConfigError, compactAtTokens, DEFAULT_COMPACT_AT, parseCompactAt, parseContextWindow, type CompactAt } from './compact-at.js';
+import {
+  CompactionConfigError,
+  compactAtTokens,
+  DEFAULT_COMPACT_AT,
+  parseCompactAt,
+  parseContextWindow,
+  type CompactAt,
+} from './compact-at.js';
 
 const positiveTokens = z.number().int().positive();
 

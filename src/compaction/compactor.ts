@@ -163,7 +163,8 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       state.emit({
         type: 'warning',
         code: COMPACTION_DISABLED_WARNING,
-        message: 'Auto-compaction is off for this session after repeated failed compactions; `glassbox compact <session>` compacts by hand and turns it back on.',
+        message:
+          'Auto-compaction is off for this session after repeated failed compactions; `glassbox compact <session>` compacts by hand and turns it back on.',
       });
     }
   };
@@ -228,7 +229,8 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       newCompactionId: makeId,
     };
     const result = await summarizeHistory(state.history, summarizerSettings(settings), context, [settings.instructions]);
-    const omitted = result.omittedItems > 0 ? ` ${result.omittedItems} of the oldest items were left out of the summarizer's input to make it fit.` : '';
+    const omitted =
+      result.omittedItems > 0 ? ` ${result.omittedItems} of the oldest items were left out of the summarizer's input to make it fit.` : '';
     const entry: SummaryCompaction = {
       kind: 'summary',
       compactionId: result.compactionId,
@@ -277,7 +279,9 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       return true;
     } catch (error) {
       if (!(error instanceof CompactionFailure) || !full) throw error;
-      if (!changed) changed = (await prune(state, { ...current, reason: `${current.reason} ${error.message} Fell back to the cheap pass.` }, 1)) !== null;
+      if (!changed)
+        changed =
+          (await prune(state, { ...current, reason: `${current.reason} ${error.message} Fell back to the cheap pass.` }, 1)) !== null;
       fail(state, error.message);
       return changed;
     }
@@ -285,7 +289,11 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
 
   const check = async (state: LoopState, phase: CompactionPhase): Promise<void> => {
     if (disabled) return;
-    const count = await countContext(state, counter, { threshold: settings.threshold, estimate: full, overheadTokens: settings.overheadTokens });
+    const count = await countContext(state, counter, {
+      threshold: settings.threshold,
+      estimate: full,
+      overheadTokens: settings.overheadTokens,
+    });
     const decision = decideCompaction({
       tokens: count.tokens,
       threshold: settings.threshold,
@@ -316,7 +324,11 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       // Unlike the threshold check, any history with something besides system and user messages
       // is worth compacting here: the alternative is a failed run.
       if (!full || disabled || !state.history.some(isCompactable)) return false;
-      const count = await countContext(state, counter, { threshold: settings.threshold, estimate: true, overheadTokens: settings.overheadTokens });
+      const count = await countContext(state, counter, {
+        threshold: settings.threshold,
+        estimate: true,
+        overheadTokens: settings.overheadTokens,
+      });
       return compact(state, {
         trigger: 'overflow',
         phase: state.round <= 1 ? 'pre_turn' : 'mid_turn',
@@ -382,8 +394,12 @@ export async function compactHistory(input: ManualCompactionInput): Promise<Manu
   };
   const tokensBefore = (await counter.precise(history)) + settings.overheadTokens;
   const extra = input.instructions?.trim() ? input.instructions.trim() : null;
-  const result = await summarizeHistory(history, { ...summarizerSettings(settings), rejectInflation: true }, context, [settings.instructions, extra]);
-  const omitted = result.omittedItems > 0 ? ` ${result.omittedItems} of the oldest items were left out of the summarizer's input to make it fit.` : '';
+  const result = await summarizeHistory(history, { ...summarizerSettings(settings), rejectInflation: true }, context, [
+    settings.instructions,
+    extra,
+  ]);
+  const omitted =
+    result.omittedItems > 0 ? ` ${result.omittedItems} of the oldest items were left out of the summarizer's input to make it fit.` : '';
   const entry: SummaryCompaction = {
     kind: 'summary',
     compactionId: result.compactionId,

@@ -162,7 +162,10 @@ export async function summarizeHistory(
     if (attempt < settings.attempts) await context.sleep(backoffDelay(settings.retryBaseDelayMs, attempt), context.signal);
   }
   if (summary === null) {
-    throw new CompactionFailure(`The summary request failed ${settings.attempts} time${settings.attempts === 1 ? '' : 's'}: ${lastError}`, 'SUMMARY_FAILED');
+    throw new CompactionFailure(
+      `The summary request failed ${settings.attempts} time${settings.attempts === 1 ? '' : 's'}: ${lastError}`,
+      'SUMMARY_FAILED',
+    );
   }
 
   const compactionId = context.newCompactionId();

@@ -80,7 +80,8 @@ export function transcriptUnits(items: readonly ResponseItem[]): ResponseItem[][
     const continues =
       previous !== null &&
       (item.type === 'function_call_output' ||
-        (previous.type === 'reasoning' && (item.type === 'reasoning' || item.type === 'function_call' || (item.type === 'message' && item.role === 'assistant'))) ||
+        (previous.type === 'reasoning' &&
+          (item.type === 'reasoning' || item.type === 'function_call' || (item.type === 'message' && item.role === 'assistant'))) ||
         (item.type === 'function_call' &&
           (previous.type === 'function_call' || (previous.type === 'message' && previous.role === 'assistant'))));
     const last = units.at(-1);
@@ -103,7 +104,9 @@ export function serializeTranscript(items: readonly ResponseItem[], options: { c
   };
   for (const item of summaries) push(renderItem(item, clipChars));
   if (options.omitted && options.omitted > 0) {
-    parts.push(`<note>${options.omitted} earlier item${options.omitted === 1 ? ' was' : 's were'} left out here so the transcript fits; summarize what remains.</note>`);
+    parts.push(
+      `<note>${options.omitted} earlier item${options.omitted === 1 ? ' was' : 's were'} left out here so the transcript fits; summarize what remains.</note>`,
+    );
   }
   for (const item of rest) push(renderItem(item, clipChars));
   parts.push('</transcript>');
@@ -176,7 +179,11 @@ export function estimateRequestTokens(request: ModelRequest): number {
  * The largest transcript (fewest dropped units) whose estimate fits `maxInputTokens`, by binary
  * search over the number of dropped units. Returns null when not even the newest unit fits.
  */
-export function fitSummaryRequest(input: Omit<SummaryRequestInput, 'dropUnits'>, maxInputTokens: number, minDropUnits = 0): SummaryRequest | null {
+export function fitSummaryRequest(
+  input: Omit<SummaryRequestInput, 'dropUnits'>,
+  maxInputTokens: number,
+  minDropUnits = 0,
+): SummaryRequest | null {
   const first = buildSummaryRequest({ ...input, dropUnits: minDropUnits });
   if (first.estimatedTokens <= maxInputTokens) return first;
   let low = minDropUnits + 1;

@@ -21,10 +21,14 @@ function viewAnthropicRequest(messages: unknown[]): DemoView {
   let toolOutputs: SeenToolOutput[] = [];
   const callNames = new Map<string, string>();
   for (const message of messages as Array<{ role?: string; content?: unknown }>) {
-    const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : ((message.content as Array<Record<string, unknown>>) ?? []);
+    const blocks =
+      typeof message.content === 'string'
+        ? [{ type: 'text', text: message.content }]
+        : ((message.content as Array<Record<string, unknown>>) ?? []);
     for (const block of blocks) {
       if (block.type === 'tool_use') callNames.set(String(block.id), String(block.name));
-      else if (block.type === 'tool_result') toolOutputs.push({ name: callNames.get(String(block.tool_use_id)) ?? 'tool', output: textOf(block.content) });
+      else if (block.type === 'tool_result')
+        toolOutputs.push({ name: callNames.get(String(block.tool_use_id)) ?? 'tool', output: textOf(block.content) });
       else if (block.type === 'text' && message.role === 'user') {
         prompt = String(block.text);
         toolOutputs = [];
@@ -89,7 +93,10 @@ export function demoTurn(request: CapturedRequest): ScriptedTurn {
   const file = pickFile(view.toolOutputs);
   const alreadyRead = view.toolOutputs.some((o) => o.name === 'read_file');
   if (file && !alreadyRead) {
-    return { text: `I'll read ${file} to see what this project is.`, toolCalls: [{ name: 'read_file', arguments: { path: file, limit: 40 } }] };
+    return {
+      text: `I'll read ${file} to see what this project is.`,
+      toolCalls: [{ name: 'read_file', arguments: { path: file, limit: 40 } }],
+    };
   }
   return { text: demoAnswer(view) };
 }

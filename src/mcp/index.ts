@@ -16,7 +16,15 @@ export {
   type McpServerConfig,
   type McpTransportConfig,
 } from './mcp-config.js';
-export { MCP_TOOL_PREFIX, createMcpTool, mcpParameters, mcpToolName, shortDescription, type McpCaller, type McpToolDescription } from './mcp-tool.js';
+export {
+  MCP_TOOL_PREFIX,
+  createMcpTool,
+  mcpParameters,
+  mcpToolName,
+  shortDescription,
+  type McpCaller,
+  type McpToolDescription,
+} from './mcp-tool.js';
 export { formatMcpResult, type McpResultOutput } from './mcp-result.js';
 export {
   EMPTY_MCP_TOOL_SET,

@@ -111,9 +111,11 @@ export function parseMcpServers(value: unknown, path: string, source: McpConfigS
       throw new McpConfigError(`${path}: ${prefix}: a server name may use only letters, digits, _ and - (at most 32)`);
     }
     if (!isObject(entry)) throw new McpConfigError(`${path}: ${prefix}: expected an object`);
-    if ('command' in entry && 'url' in entry) throw new McpConfigError(`${path}: ${prefix}: give either command (stdio) or url (Streamable HTTP), not both`);
+    if ('command' in entry && 'url' in entry)
+      throw new McpConfigError(`${path}: ${prefix}: give either command (stdio) or url (Streamable HTTP), not both`);
     const schema = 'command' in entry ? stdioSchema : 'url' in entry ? httpSchema : null;
-    if (schema === null) throw new McpConfigError(`${path}: ${prefix}: needs either command (a stdio server) or url (a Streamable HTTP server)`);
+    if (schema === null)
+      throw new McpConfigError(`${path}: ${prefix}: needs either command (a stdio server) or url (a Streamable HTTP server)`);
     const parsed = schema.safeParse(entry);
     if (!parsed.success) throw describe(path, prefix, parsed.error.issues[0]);
     const data = parsed.data as z.infer<typeof stdioSchema> & z.infer<typeof httpSchema>;
@@ -190,7 +192,10 @@ export async function readMcpConfig(home: string, root: string): Promise<McpConf
   const notEnabled: string[] = [];
   for (const server of projectServers) {
     if (servers.some((existing) => existing.name === server.name)) {
-      warnings.push({ code: 'MCP_SERVER_SHADOWED', message: `MCP server "${server.name}" in ${projectPath} is ignored: ${userPath} defines one with the same name.` });
+      warnings.push({
+        code: 'MCP_SERVER_SHADOWED',
+        message: `MCP server "${server.name}" in ${projectPath} is ignored: ${userPath} defines one with the same name.`,
+      });
       continue;
     }
     if (server.trusted || server.trustedTools.length > 0) {

@@ -67,13 +67,15 @@ export class McpConnection {
     const { transport, name } = this.config;
     if (transport.kind === 'stdio') {
       const env: Record<string, string> = {};
-      for (const [key, value] of Object.entries(transport.env)) env[key] = expandVariables(value, process.env, `mcpServers.${name}.env.${key}`);
+      for (const [key, value] of Object.entries(transport.env))
+        env[key] = expandVariables(value, process.env, `mcpServers.${name}.env.${key}`);
       const args = transport.args.map((arg, index) => expandVariables(arg, process.env, `mcpServers.${name}.args[${index}]`));
       this.stdio = new GroupStdioTransport({ command: transport.command, args, cwd: transport.cwd, env });
       return this.stdio;
     }
     const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(transport.headers)) headers[key] = expandVariables(value, process.env, `mcpServers.${name}.headers.${key}`);
+    for (const [key, value] of Object.entries(transport.headers))
+      headers[key] = expandVariables(value, process.env, `mcpServers.${name}.headers.${key}`);
     const url = new URL(expandVariables(transport.url, process.env, `mcpServers.${name}.url`));
     this.http = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     return this.http;
@@ -106,10 +108,16 @@ export class McpConnection {
       }
       if ((this.state as McpServerState) === 'failed' || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
         this.fail(`the server stopped: ${this.stdio?.describeFailure() || 'the connection closed'}`);
-        throw new ToolError('MCP_SERVER_CRASHED', `MCP server "${server}" stopped during the ${tool} call (${this.failure}). Its tools are unavailable for the rest of this run.`);
+        throw new ToolError(
+          'MCP_SERVER_CRASHED',
+          `MCP server "${server}" stopped during the ${tool} call (${this.failure}). Its tools are unavailable for the rest of this run.`,
+        );
       }
       if (error instanceof McpError) throw new ToolError('MCP_ERROR', `MCP server "${server}": the ${tool} call failed: ${error.message}`);
-      throw new ToolError('MCP_BAD_RESULT', `MCP server "${server}" answered the ${tool} call with something that is not a valid tool result: ${describeInvalid(error)}`);
+      throw new ToolError(
+        'MCP_BAD_RESULT',
+        `MCP server "${server}" answered the ${tool} call with something that is not a valid tool result: ${describeInvalid(error)}`,
+      );
     }
   }
 
@@ -152,7 +160,10 @@ export class McpConnection {
 function describeInvalid(error: unknown): string {
   const issues = (error as { issues?: { path?: unknown[]; message?: string }[] })?.issues;
   if (Array.isArray(issues) && issues.length > 0) {
-    return issues.slice(0, 3).map((issue) => `${(issue.path ?? []).join('.') || '(result)'}: ${issue.message ?? 'invalid'}`).join('; ');
+    return issues
+      .slice(0, 3)
+      .map((issue) => `${(issue.path ?? []).join('.') || '(result)'}: ${issue.message ?? 'invalid'}`)
+      .join('; ');
   }
   return firstLine((error as Error)?.message ?? String(error));
 }

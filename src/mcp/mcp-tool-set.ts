@@ -5,7 +5,7 @@
 
 import type { AnyTool } from '../agent/index.js';
 import type { McpConfig, McpConfigWarning, McpServerConfig } from './mcp-config.js';
-import type { McpConnection, McpServerState } from './mcp-connection.js';
+import type { McpServerState } from './mcp-connection.js';
 import { createMcpTool, mcpToolName, type McpToolDescription } from './mcp-tool.js';
 
 /** MCP tools offered to the model at most, over all servers: each is sent with every request. */
@@ -78,13 +78,23 @@ export async function startMcpTools(config: McpConfig, options: StartMcpOptions)
         code: 'MCP_SERVER_FAILED',
         message: `MCP server "${server.name}" ${connection.failure ?? 'is not available'}; its tools are not available in this run.`,
       });
-      statuses.push({ ...disabledStatus(server), enabled: true, state: connection.state, failure: connection.failure, pid: connection.pid });
+      statuses.push({
+        ...disabledStatus(server),
+        enabled: true,
+        state: connection.state,
+        failure: connection.failure,
+        pid: connection.pid,
+      });
       continue;
     }
     const allow = server.allowedTools === null ? null : new Set(server.allowedTools);
     const known = new Set(connection.tools.map((tool) => tool.name));
     for (const name of server.allowedTools ?? []) {
-      if (!known.has(name)) warnings.push({ code: 'MCP_UNKNOWN_TOOL', message: `${server.path}: mcpServers.${server.name}.tools names "${name}", which the server does not offer.` });
+      if (!known.has(name))
+        warnings.push({
+          code: 'MCP_UNKNOWN_TOOL',
+          message: `${server.path}: mcpServers.${server.name}.tools names "${name}", which the server does not offer.`,
+        });
     }
     const toolStatuses: McpToolStatus[] = [];
     for (const info of connection.tools) {
@@ -99,11 +109,26 @@ export async function startMcpTools(config: McpConfig, options: StartMcpOptions)
       }
       if (offered) {
         taken.add(exposedAs);
-        tools.push(createMcpTool({ server: { name: server.name, call: (tool, args, signal) => connection.call(tool, args, signal) }, tool: description, trusted }));
+        tools.push(
+          createMcpTool({
+            server: { name: server.name, call: (tool, args, signal) => connection.call(tool, args, signal) },
+            tool: description,
+            trusted,
+          }),
+        );
       }
       toolStatuses.push({ name: info.name, exposedAs, readOnly, trusted, offered });
     }
-    statuses.push({ name: server.name, source: server.source, transport: describeTransport(server), enabled: true, state: connection.state, failure: null, tools: toolStatuses, pid: connection.pid });
+    statuses.push({
+      name: server.name,
+      source: server.source,
+      transport: describeTransport(server),
+      enabled: true,
+      state: connection.state,
+      failure: null,
+      tools: toolStatuses,
+      pid: connection.pid,
+    });
   }
   if (capped > 0) {
     warnings.push({
@@ -122,5 +147,14 @@ export async function startMcpTools(config: McpConfig, options: StartMcpOptions)
 }
 
 function disabledStatus(server: McpServerConfig): McpServerStatus {
-  return { name: server.name, source: server.source, transport: describeTransport(server), enabled: false, state: 'disabled', failure: null, tools: [], pid: null };
+  return {
+    name: server.name,
+    source: server.source,
+    transport: describeTransport(server),
+    enabled: false,
+    state: 'disabled',
+    failure: null,
+    tools: [],
+    pid: null,
+  };
 }

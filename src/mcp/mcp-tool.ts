@@ -41,7 +41,11 @@ export function mcpToolName(server: string, tool: string): string {
 /** The first paragraph, cut at a word: tool lists are sent with every request. */
 export function shortDescription(server: string, tool: McpToolDescription): string {
   const raw = (tool.description ?? tool.annotations?.title ?? tool.title ?? '').trim();
-  const paragraph = raw.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').trim() ?? '';
+  const paragraph =
+    raw
+      .split(/\n\s*\n/)[0]
+      ?.replace(/\s+/g, ' ')
+      .trim() ?? '';
   let text = paragraph;
   if (text.length > MAX_DESCRIPTION) {
     const cut = text.slice(0, MAX_DESCRIPTION);

@@ -159,9 +159,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     cachedInputTokens:
-      a.cachedInputTokens === null && b.cachedInputTokens === null
-        ? null
-        : (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0),
+      a.cachedInputTokens === null && b.cachedInputTokens === null ? null : (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0),
     outputTokens: a.outputTokens + b.outputTokens,
     reasoningTokens: a.reasoningTokens + b.reasoningTokens,
     totalTokens: a.totalTokens + b.totalTokens,

@@ -200,9 +200,8 @@ export function mapStreamError(error: unknown, context: ErrorContext, yielded: b
   if (error instanceof APIError && !(error instanceof APIConnectionError) && error.status === undefined) {
     return mapSdkError(error, context);
   }
-  return new ModelError(
-    'STREAM_INTERRUPTED',
-    `The stream from ${context.baseURL} broke off: ${describeCause(error)}`,
-    { cause: error, retryable: !yielded },
-  );
+  return new ModelError('STREAM_INTERRUPTED', `The stream from ${context.baseURL} broke off: ${describeCause(error)}`, {
+    cause: error,
+    retryable: !yielded,
+  });
 }

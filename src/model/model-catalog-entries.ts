@@ -30,7 +30,12 @@ interface Spec {
 
 /** Input, cached input and output USD per million tokens, and the cache write rate where there is one. */
 function rates(input: number, cachedInput: number, output: number, cacheWrite?: number): PriceRates {
-  return { inputPerMillion: input, cachedInputPerMillion: cachedInput, outputPerMillion: output, ...(cacheWrite === undefined ? {} : { cacheWritePerMillion: cacheWrite }) };
+  return {
+    inputPerMillion: input,
+    cachedInputPerMillion: cachedInput,
+    outputPerMillion: output,
+    ...(cacheWrite === undefined ? {} : { cacheWritePerMillion: cacheWrite }),
+  };
 }
 
 function tier(aboveInputTokens: number, base: PriceRates): PriceTier {
@@ -64,7 +69,11 @@ function models(group: Group, rows: Array<[name: string, contextWindow: number, 
   return out;
 }
 
-const GLASSBOX: Group = { provider: 'glassbox', source: 'Glassbox: the offline demo is a script, not a model, and costs nothing', asOf: '2026-11' };
+const GLASSBOX: Group = {
+  provider: 'glassbox',
+  source: 'Glassbox: the offline demo is a script, not a model, and costs nothing',
+  asOf: '2026-11',
+};
 
 const OPENAI: Group = {
   provider: 'openai',
@@ -86,9 +95,17 @@ const GOOGLE: Group = {
   note: 'Text input; audio input and context-cache storage (per hour) are billed separately and not included.',
 };
 
-const DEEPSEEK: Group = { provider: 'deepseek', source: 'DeepSeek models & pricing (api-docs.deepseek.com/quick_start/pricing)', asOf: '2026-05' };
+const DEEPSEEK: Group = {
+  provider: 'deepseek',
+  source: 'DeepSeek models & pricing (api-docs.deepseek.com/quick_start/pricing)',
+  asOf: '2026-05',
+};
 
-const XAI: Group = { provider: 'xai', source: 'xAI models (docs.x.ai/developers/models); cross-checked with models.dev before the retirement', asOf: '2026-05' };
+const XAI: Group = {
+  provider: 'xai',
+  source: 'xAI models (docs.x.ai/developers/models); cross-checked with models.dev before the retirement',
+  asOf: '2026-05',
+};
 
 const MISTRAL: Group = {
   provider: 'mistral',
@@ -99,7 +116,8 @@ const MISTRAL: Group = {
 
 const ALIBABA: Group = {
   provider: 'alibaba',
-  source: 'Alibaba Cloud Model Studio pricing, international (alibabacloud.com/help/en/model-studio/model-pricing); cross-checked with models.dev',
+  source:
+    'Alibaba Cloud Model Studio pricing, international (alibabacloud.com/help/en/model-studio/model-pricing); cross-checked with models.dev',
   asOf: '2026-08',
 };
 
@@ -113,7 +131,7 @@ const RETIRED_XAI = 'Retired by xAI on 2026-05-15.';
 const DEEPSEEK_ALIAS =
   'From 2026-04-26 DeepSeek listed this name as an alias of deepseek-v4-flash (1M context, 384K output) at this price, and scheduled ' +
   'its retirement for 2026-07-24; the later page prices deepseek-flash in CNY by time of day, which is not modelled. The window stays at ' +
-  "the 128K the V3 generation, and most hosts serving this name, accept.";
+  'the 128K the V3 generation, and most hosts serving this name, accept.';
 
 export const BUILT_IN_MODELS: readonly ModelEntry[] = [
   ...models(GLASSBOX, [['glassbox-demo', 128_000, 16_384, { reasoning: 'none', caching: 'none', price: rates(0, 0, 0) }]]),
@@ -121,7 +139,12 @@ export const BUILT_IN_MODELS: readonly ModelEntry[] = [
   ...models(OPENAI, [
     ['gpt-5', 400_000, 128_000, { reasoning: 'effort', caching: 'automatic', maxInputTokens: 272_000, price: rates(1.25, 0.125, 10) }],
     ['gpt-5-mini', 400_000, 128_000, { reasoning: 'effort', caching: 'automatic', maxInputTokens: 272_000, price: rates(0.25, 0.025, 2) }],
-    ['gpt-5-nano', 400_000, 128_000, { reasoning: 'effort', caching: 'automatic', maxInputTokens: 272_000, price: rates(0.05, 0.005, 0.4) }],
+    [
+      'gpt-5-nano',
+      400_000,
+      128_000,
+      { reasoning: 'effort', caching: 'automatic', maxInputTokens: 272_000, price: rates(0.05, 0.005, 0.4) },
+    ],
     ['gpt-5-chat', 128_000, 16_384, { reasoning: 'none', caching: 'automatic', price: rates(1.25, 0.125, 10) }],
     ['gpt-5.1', 400_000, 128_000, { reasoning: 'effort', caching: 'automatic', maxInputTokens: 272_000, price: rates(1.25, 0.125, 10) }],
     ['gpt-5.1-chat', 128_000, 16_384, { reasoning: 'none', caching: 'automatic' }],
@@ -153,11 +176,31 @@ export const BUILT_IN_MODELS: readonly ModelEntry[] = [
     ['claude-3-opus', 200_000, 4_096, { reasoning: 'none', caching: 'explicit', price: rates(15, 1.5, 75, 18.75), note: 'Deprecated.' }],
     ['claude-3-5-haiku', 200_000, 8_192, { reasoning: 'none', caching: 'explicit', price: rates(0.8, 0.08, 4, 1) }],
     ['claude-3-5-sonnet', 200_000, 8_192, { reasoning: 'none', caching: 'explicit', note: 'Retired; no longer on the pricing page.' }],
-    ['claude-3-7-sonnet', 200_000, 64_000, { reasoning: 'effort', caching: 'explicit', price: rates(3, 0.3, 15, 3.75), note: 'Deprecated.' }],
-    ['claude-sonnet-4', 200_000, 64_000, { reasoning: 'effort', caching: 'explicit', price: rates(3, 0.3, 15, 3.75), aliases: ['claude-sonnet-4-0'] }],
-    ['claude-sonnet-4-5', 200_000, 64_000, { reasoning: 'effort', caching: 'explicit', price: rates(3, 0.3, 15, 3.75), note: 'Deprecated; Anthropic retires it on 2026-11-30.' }],
+    [
+      'claude-3-7-sonnet',
+      200_000,
+      64_000,
+      { reasoning: 'effort', caching: 'explicit', price: rates(3, 0.3, 15, 3.75), note: 'Deprecated.' },
+    ],
+    [
+      'claude-sonnet-4',
+      200_000,
+      64_000,
+      { reasoning: 'effort', caching: 'explicit', price: rates(3, 0.3, 15, 3.75), aliases: ['claude-sonnet-4-0'] },
+    ],
+    [
+      'claude-sonnet-4-5',
+      200_000,
+      64_000,
+      { reasoning: 'effort', caching: 'explicit', price: rates(3, 0.3, 15, 3.75), note: 'Deprecated; Anthropic retires it on 2026-11-30.' },
+    ],
     ['claude-sonnet-4-6', 1_000_000, 64_000, { reasoning: 'effort', caching: 'explicit', price: rates(3, 0.3, 15, 3.75) }],
-    ['claude-opus-4', 200_000, 32_000, { reasoning: 'effort', caching: 'explicit', price: rates(15, 1.5, 75, 18.75), aliases: ['claude-opus-4-0'] }],
+    [
+      'claude-opus-4',
+      200_000,
+      32_000,
+      { reasoning: 'effort', caching: 'explicit', price: rates(15, 1.5, 75, 18.75), aliases: ['claude-opus-4-0'] },
+    ],
     ['claude-opus-4-1', 200_000, 32_000, { reasoning: 'effort', caching: 'explicit', price: rates(15, 1.5, 75, 18.75) }],
     ['claude-opus-4-5', 200_000, 64_000, { reasoning: 'effort', caching: 'explicit', price: rates(5, 0.5, 25, 6.25) }],
     ['claude-opus-4-6', 1_000_000, 128_000, { reasoning: 'effort', caching: 'explicit', price: rates(5, 0.5, 25, 6.25) }],
@@ -167,17 +210,37 @@ export const BUILT_IN_MODELS: readonly ModelEntry[] = [
     // thinking. Input/output list prices from those pages; cache reads at 0.1× and 5-minute writes
     // at 1.25× of input, Anthropic's standard multipliers. A newer or sibling 5.x model gets the
     // family's limits without a price.
-    ['claude-sonnet-5', 1_000_000, 128_000, { reasoning: 'effort', caching: 'explicit', price: rates(2, 0.2, 10, 2.5), note: 'Legacy since Sonnet 5.5.' }],
-    ['claude-sonnet-5-5', 1_000_000, 128_000, { reasoning: 'effort', caching: 'explicit', price: rates(2, 0.2, 10, 2.5), aliases: ['claude-sonnet-5.5'] }],
+    [
+      'claude-sonnet-5',
+      1_000_000,
+      128_000,
+      { reasoning: 'effort', caching: 'explicit', price: rates(2, 0.2, 10, 2.5), note: 'Legacy since Sonnet 5.5.' },
+    ],
+    [
+      'claude-sonnet-5-5',
+      1_000_000,
+      128_000,
+      { reasoning: 'effort', caching: 'explicit', price: rates(2, 0.2, 10, 2.5), aliases: ['claude-sonnet-5.5'] },
+    ],
     ['claude-opus-5', 1_000_000, 128_000, { reasoning: 'effort', caching: 'explicit' }],
-    ['claude-opus-5-5', 1_000_000, 128_000, { reasoning: 'effort', caching: 'explicit', price: rates(4, 0.4, 20, 5), aliases: ['claude-opus-5.5'] }],
+    [
+      'claude-opus-5-5',
+      1_000_000,
+      128_000,
+      { reasoning: 'effort', caching: 'explicit', price: rates(4, 0.4, 20, 5), aliases: ['claude-opus-5.5'] },
+    ],
   ]),
 
   ...models(GOOGLE, [
     ['gemini-1.5', 1_048_576, 8_192, { reasoning: 'none' }],
     ['gemini-2', 1_048_576, 8_192, { reasoning: 'none' }],
     ['gemini-2.5', 1_048_576, 65_536, { reasoning: 'effort', caching: 'automatic' }],
-    ['gemini-2.5-pro', 1_048_576, 65_536, { reasoning: 'effort', caching: 'automatic', price: tiered(rates(1.25, 0.125, 10), tier(200_000, rates(2.5, 0.25, 15))) }],
+    [
+      'gemini-2.5-pro',
+      1_048_576,
+      65_536,
+      { reasoning: 'effort', caching: 'automatic', price: tiered(rates(1.25, 0.125, 10), tier(200_000, rates(2.5, 0.25, 15))) },
+    ],
     ['gemini-2.5-flash', 1_048_576, 65_536, { reasoning: 'effort', caching: 'automatic', price: rates(0.3, 0.03, 2.5) }],
     ['gemini-2.5-flash-lite', 1_048_576, 65_536, { reasoning: 'effort', caching: 'automatic', price: rates(0.1, 0.01, 0.4) }],
     ['gemini-3', 1_048_576, 65_536, { reasoning: 'effort', caching: 'automatic' }],
@@ -185,7 +248,12 @@ export const BUILT_IN_MODELS: readonly ModelEntry[] = [
       'gemini-3-pro-preview',
       1_048_576,
       65_536,
-      { reasoning: 'effort', caching: 'automatic', price: tiered(rates(2, 0.2, 12), tier(200_000, rates(4, 0.4, 18))), note: 'Superseded by gemini-3.1-pro-preview.' },
+      {
+        reasoning: 'effort',
+        caching: 'automatic',
+        price: tiered(rates(2, 0.2, 12), tier(200_000, rates(4, 0.4, 18))),
+        note: 'Superseded by gemini-3.1-pro-preview.',
+      },
     ],
     ['gemini-3-flash-preview', 1_048_576, 65_536, { reasoning: 'effort', caching: 'automatic', price: rates(0.5, 0.05, 3) }],
   ]),
@@ -221,12 +289,22 @@ export const BUILT_IN_MODELS: readonly ModelEntry[] = [
   ...models(DEEPSEEK, [
     ['deepseek', 131_072, 8_192, { caching: 'automatic' }],
     ['deepseek-chat', 131_072, 8_192, { reasoning: 'none', caching: 'automatic', price: rates(0.14, 0.0028, 0.28), note: DEEPSEEK_ALIAS }],
-    ['deepseek-reasoner', 131_072, 65_536, { reasoning: 'always', caching: 'automatic', price: rates(0.14, 0.0028, 0.28), note: DEEPSEEK_ALIAS }],
+    [
+      'deepseek-reasoner',
+      131_072,
+      65_536,
+      { reasoning: 'always', caching: 'automatic', price: rates(0.14, 0.0028, 0.28), note: DEEPSEEK_ALIAS },
+    ],
   ]),
 
   ...models(XAI, [
     // Requests over 128K were billed at a higher tier whose cached rate could not be confirmed.
-    ['grok-4', 256_000, 64_000, { reasoning: 'always', caching: 'automatic', note: `${RETIRED_XAI} No price: the long-context tier is unconfirmed.` }],
+    [
+      'grok-4',
+      256_000,
+      64_000,
+      { reasoning: 'always', caching: 'automatic', note: `${RETIRED_XAI} No price: the long-context tier is unconfirmed.` },
+    ],
     ['grok-3', 131_072, 8_192, { reasoning: 'none', caching: 'automatic', price: rates(3, 0.75, 15), note: RETIRED_XAI }],
     ['grok-code-fast', 256_000, 10_000, { reasoning: 'always', caching: 'automatic' }],
     ['grok-code-fast-1', 256_000, 10_000, { reasoning: 'always', caching: 'automatic', price: rates(0.2, 0.02, 1.5), note: RETIRED_XAI }],
@@ -269,16 +347,34 @@ export const BUILT_IN_MODELS: readonly ModelEntry[] = [
       {
         reasoning: 'none',
         caching: 'automatic',
-        price: tiered(rates(1, 0.2, 5, 1.25), tier(32_000, rates(1.8, 0.36, 9, 2.25)), tier(128_000, rates(3, 0.6, 15, 3.75)), tier(256_000, rates(6, 1.2, 60, 7.5))),
+        price: tiered(
+          rates(1, 0.2, 5, 1.25),
+          tier(32_000, rates(1.8, 0.36, 9, 2.25)),
+          tier(128_000, rates(3, 0.6, 15, 3.75)),
+          tier(256_000, rates(6, 1.2, 60, 7.5)),
+        ),
       },
     ],
     [
       'qwen3-max',
       262_144,
       65_536,
-      { reasoning: 'none', caching: 'automatic', price: tiered(rates(1.2, 0.24, 6, 1.5), tier(32_000, rates(2.4, 0.48, 12, 3)), tier(128_000, rates(3, 0.6, 15, 3.75))) },
+      {
+        reasoning: 'none',
+        caching: 'automatic',
+        price: tiered(rates(1.2, 0.24, 6, 1.5), tier(32_000, rates(2.4, 0.48, 12, 3)), tier(128_000, rates(3, 0.6, 15, 3.75))),
+      },
     ],
-    ['qwen-max', 32_768, 8_192, { reasoning: 'none', price: rates(1.6, 1.6, 6.4), note: 'Qwen2.5-Max. No cache discount confirmed: cached tokens are billed as input.' }],
+    [
+      'qwen-max',
+      32_768,
+      8_192,
+      {
+        reasoning: 'none',
+        price: rates(1.6, 1.6, 6.4),
+        note: 'Qwen2.5-Max. No cache discount confirmed: cached tokens are billed as input.',
+      },
+    ],
     [
       'qwen-plus',
       1_000_000,

@@ -57,7 +57,10 @@ function defaultEntry(name: string): ModelEntry {
 }
 
 function copyEntry(entry: ModelEntry): ModelEntry {
-  const pricing = entry.pricing === null ? null : { ...entry.pricing, ...(entry.pricing.tiers ? { tiers: entry.pricing.tiers.map((tier) => ({ ...tier })) } : {}) };
+  const pricing =
+    entry.pricing === null
+      ? null
+      : { ...entry.pricing, ...(entry.pricing.tiers ? { tiers: entry.pricing.tiers.map((tier) => ({ ...tier })) } : {}) };
   return { ...entry, pricing };
 }
 
@@ -125,7 +128,12 @@ export type ModelOverride = z.infer<typeof modelOverrideSchema>;
 
 function pricingFromOverride(value: NonNullable<ModelOverride['pricing']>): ModelPricing {
   // An omitted cached rate means "no discount known": bill cached tokens as input.
-  const rates = (r: { inputPerMillion: number; cachedInputPerMillion?: number; cacheWritePerMillion?: number; outputPerMillion: number }): PriceRates => ({
+  const rates = (r: {
+    inputPerMillion: number;
+    cachedInputPerMillion?: number;
+    cacheWritePerMillion?: number;
+    outputPerMillion: number;
+  }): PriceRates => ({
     inputPerMillion: r.inputPerMillion,
     cachedInputPerMillion: r.cachedInputPerMillion ?? r.inputPerMillion,
     ...(r.cacheWritePerMillion === undefined ? {} : { cacheWritePerMillion: r.cacheWritePerMillion }),
@@ -133,19 +141,25 @@ function pricingFromOverride(value: NonNullable<ModelOverride['pricing']>): Mode
   });
   const pricing: ModelPricing = rates(value);
   if (value.tiers && value.tiers.length > 0) {
-    pricing.tiers = [...value.tiers].sort((a, b) => a.aboveInputTokens - b.aboveInputTokens).map((tier) => ({ aboveInputTokens: tier.aboveInputTokens, ...rates(tier) }));
+    pricing.tiers = [...value.tiers]
+      .sort((a, b) => a.aboveInputTokens - b.aboveInputTokens)
+      .map((tier) => ({ aboveInputTokens: tier.aboveInputTokens, ...rates(tier) }));
   }
   return pricing;
 }
 
 /** The configured override for a model: the exact name, else the longest configured prefix. */
-export function findModelOverride(overrides: Readonly<Record<string, ModelOverride>>, model: string): { key: string; override: ModelOverride } | null {
+export function findModelOverride(
+  overrides: Readonly<Record<string, ModelOverride>>,
+  model: string,
+): { key: string; override: ModelOverride } | null {
   const name = normalizeModelName(model);
   let best: { key: string; normalized: string; override: ModelOverride } | null = null;
   for (const [key, override] of Object.entries(overrides)) {
     const normalizedKey = normalizeModelName(key);
     if (name === normalizedKey || key.trim().toLowerCase() === model.trim().toLowerCase()) return { key, override };
-    if (name.startsWith(normalizedKey) && (best === null || normalizedKey.length > best.normalized.length)) best = { key, normalized: normalizedKey, override };
+    if (name.startsWith(normalizedKey) && (best === null || normalizedKey.length > best.normalized.length))
+      best = { key, normalized: normalizedKey, override };
   }
   return best === null ? null : { key: best.key, override: best.override };
 }

@@ -60,7 +60,9 @@ export function looksLikeContextOverflow(text: string): boolean {
  * The same request fails until someone changes the server, whatever status it came with.
  */
 export function looksLikeServerMisconfiguration(text: string): boolean {
-  return /(^|[\s`'"(])--[a-z][a-z0-9-]{2,}/i.test(text) && /\b(requires?|needs?|enable|start|launch|restart|set|flag|missing)\b/i.test(text);
+  return (
+    /(^|[\s`'"(])--[a-z][a-z0-9-]{2,}/i.test(text) && /\b(requires?|needs?|enable|start|launch|restart|set|flag|missing)\b/i.test(text)
+  );
 }
 
 /** One request bigger than the whole per-minute token limit ("Limit 30000, Requested 30601"). */
@@ -70,7 +72,8 @@ function largerThanRateLimit(text: string): boolean {
   return Number(match[2]!.replace(/,/g, '')) > Number(match[1]!.replace(/,/g, ''));
 }
 
-const AUTH_PATTERN = /incorrect api key|invalid api key|api key not valid|api_key_invalid|invalid_api_key|invalid x-api-key|authentication_error/i;
+const AUTH_PATTERN =
+  /incorrect api key|invalid api key|api key not valid|api_key_invalid|invalid_api_key|invalid x-api-key|authentication_error/i;
 
 /** Labels a provider puts on running out of money or hitting a spend cap, which waiting does not lift. */
 const QUOTA_LABELS = new Set([
@@ -114,11 +117,25 @@ export function parseRetryAfter(headers: HeaderSource | null | undefined, now: n
   return requested === null ? null : Math.min(requested, MAX_RETRY_AFTER_MS);
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, millisecond: 1, milliseconds: 1, s: 1000, sec: 1000, second: 1000, seconds: 1000, m: 60_000, min: 60_000, minute: 60_000, minutes: 60_000 };
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  millisecond: 1,
+  milliseconds: 1,
+  s: 1000,
+  sec: 1000,
+  second: 1000,
+  seconds: 1000,
+  m: 60_000,
+  min: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+};
 
 /** A wait written in the message instead of a header: Azure "Please retry after 9 seconds", Gemini "Please retry in 17.3s". */
 export function retryHintInText(text: string): number | null {
-  const match = /\b(?:retry after|retry in|try again in)\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|seconds?|m|min|minutes?)?\b/i.exec(text);
+  const match = /\b(?:retry after|retry in|try again in)\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|seconds?|m|min|minutes?)?\b/i.exec(
+    text,
+  );
   if (!match) return null;
   const unit = (match[2] ?? 's').toLowerCase();
   return Math.round(Number(match[1]) * (UNIT_MS[unit] ?? 1000));
@@ -171,7 +188,12 @@ function htmlText(html: string): string {
 }
 
 function firstLine(text: string): string {
-  return text.split(/\r?\n/).map((line) => line.trim()).find((line) => line !== '') ?? '';
+  return (
+    text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .find((line) => line !== '') ?? ''
+  );
 }
 
 /** xAI has sent its message URL-encoded ("Incorrect%20API%20key%20provided…"). */

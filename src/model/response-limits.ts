@@ -126,5 +126,5 @@ export function checkResponseSize(
   const guard = new ResponseSizeGuard(limits);
   guard.text(text.length);
   guard.reasoning(reasoningChars);
-  toolCalls.forEach((call, index) => guard.arguments(index, call.name, call.arguments.length));
+  for (const [index, call] of toolCalls.entries()) guard.arguments(index, call.name, call.arguments.length);
 }

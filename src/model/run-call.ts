@@ -102,11 +102,9 @@ export async function* runStream<Chunk>(
     if (scope.cancelled) throw abortedError(settings.signal?.reason);
     if (scope.timedOut) throw errors.stream(new Error('stream timed out'), scope.errorContext(), yielded);
     if (!mapper.complete) {
-      throw new ModelError(
-        'STREAM_INTERRUPTED',
-        `The stream from ${settings.baseURL} ended before the response was complete.`,
-        { retryable: !yielded },
-      );
+      throw new ModelError('STREAM_INTERRUPTED', `The stream from ${settings.baseURL} ended before the response was complete.`, {
+        retryable: !yielded,
+      });
     }
     for (const event of mapper.finish()) {
       yielded = true;

@@ -72,9 +72,7 @@ function adapt(schema: JsonSchema, path: string): JsonSchema {
   for (const [key, value] of Object.entries(schema)) {
     if (DROPPED_KEYWORDS.has(key)) continue;
     if (key === 'allOf' || key === 'not' || key === 'if' || key === 'patternProperties') {
-      throw new StrictSchemaError(
-        `Strict mode cannot express "${key}" (at ${path}). Simplify the schema or mark the tool non-strict.`,
-      );
+      throw new StrictSchemaError(`Strict mode cannot express "${key}" (at ${path}). Simplify the schema or mark the tool non-strict.`);
     }
     if ((SCHEMA_MAP_KEYWORDS as readonly string[]).includes(key) && isSchemaObject(value)) {
       const mapped: JsonSchema = {};
@@ -96,7 +94,6 @@ function adapt(schema: JsonSchema, path: string): JsonSchema {
           'Use an array of entries or mark the tool non-strict.',
       );
     } else if (key === 'propertyNames') {
-      continue;
     } else {
       out[key] = value;
     }

@@ -34,7 +34,12 @@ const OUTPUT_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>']);
 /** Expansion operators that only transform a value (no assignment, indirection, substring or @P). */
 const VALUE_OPERATORS = new Set([':-', '-', ':?', '?', ':+', '+', '#', '##', '%', '%%', '/', '//', '/#', '/%', '^', '^^', ',', ',,']);
 const EXPANDING_WORDS = new Set([
-  'string', 'concatenation', 'simple_expansion', 'expansion', 'command_substitution', 'process_substitution',
+  'string',
+  'concatenation',
+  'simple_expansion',
+  'expansion',
+  'command_substitution',
+  'process_substitution',
   'arithmetic_expansion',
 ]);
 /** Word nodes that stand for one operand of `[ … ]` (besides the expanding ones). */
@@ -90,11 +95,13 @@ class WordBuilder {
     if (braces) {
       const expanded = expandBraces(this.text, this.shape);
       if (expanded === null) return { kind: 'dynamic', text: source, homeRelative: this.homeRelative, unlistedBraces: true };
-      const alternatives = expanded.map(({ text, shape }): ShellWord => ({
-        kind: hasGlobPattern(shape) ? 'glob' : 'static',
-        text,
-        homeRelative: shape.startsWith('~'),
-      }));
+      const alternatives = expanded.map(
+        ({ text, shape }): ShellWord => ({
+          kind: hasGlobPattern(shape) ? 'glob' : 'static',
+          text,
+          homeRelative: shape.startsWith('~'),
+        }),
+      );
       return { kind: 'dynamic', text: source, homeRelative: this.homeRelative, alternatives };
     }
     return { kind: hasGlobPattern(this.shape) ? 'glob' : 'static', text: this.text, homeRelative: this.homeRelative };
@@ -119,7 +126,10 @@ class SyntaxWalker implements RuleContext {
   private readonly directories: string[];
   private depth = 0;
 
-  constructor(private readonly root: string, cwd: string) {
+  constructor(
+    private readonly root: string,
+    cwd: string,
+  ) {
     this.directories = [cwd];
   }
 
@@ -316,7 +326,7 @@ class SyntaxWalker implements RuleContext {
     let offset = node.startIndex;
     for (const child of node.namedChildren) {
       if (child === null || child.type === 'heredoc_content') continue;
-      uncovered += text.slice(offset - node.startIndex, child.startIndex - node.startIndex) + ' ';
+      uncovered += `${text.slice(offset - node.startIndex, child.startIndex - node.startIndex)} `;
       offset = child.endIndex;
       // Inside the body, as inside double quotes, single quotes are plain characters.
       this.wordPart(child, new WordBuilder(), true);
@@ -333,7 +343,9 @@ class SyntaxWalker implements RuleContext {
   private leafText(node: Node, text: string, quoting: 'unquoted' | 'double' | 'heredoc'): void {
     const found = hiddenEvaluation(text, quoting);
     if (found !== null) {
-      this.structural(`${JSON.stringify(node.text.slice(0, 80))} holds ${found} that the parser did not separate out, so what it runs cannot be classified`);
+      this.structural(
+        `${JSON.stringify(node.text.slice(0, 80))} holds ${found} that the parser did not separate out, so what it runs cannot be classified`,
+      );
     }
   }
 
@@ -463,7 +475,10 @@ class SyntaxWalker implements RuleContext {
     // match one; `cat *` matching `.env` is a documented limit (the sandbox masks it).
     const paths =
       word.kind === 'glob'
-        ? [{ path: globBaseDirectory(word.text), secret: false }, { path: globAsPath(word.text), secret: contents }]
+        ? [
+            { path: globBaseDirectory(word.text), secret: false },
+            { path: globAsPath(word.text), secret: contents },
+          ]
         : [{ path: word.text, secret: contents }];
     for (const directory of this.directories) {
       for (const { path, secret } of paths) {

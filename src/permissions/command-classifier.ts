@@ -43,7 +43,8 @@ export class CommandClassifier {
     const cwd = options.cwd ?? options.root;
     if (!isAbsolute(cwd)) throw new TypeError(`classify: cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
     if (command.trim() === '') return unsafe('the command is empty');
-    if (command.length > MAX_CLASSIFIED_COMMAND_LENGTH) return unsafe(`the command is longer than ${MAX_CLASSIFIED_COMMAND_LENGTH} characters`);
+    if (command.length > MAX_CLASSIFIED_COMMAND_LENGTH)
+      return unsafe(`the command is longer than ${MAX_CLASSIFIED_COMMAND_LENGTH} characters`);
     if (command.includes('\0')) return unsafe('the command contains a NUL byte');
     const tree = this.parser.parse(command);
     if (tree === null) return unsafe('the command could not be parsed');

@@ -11,7 +11,6 @@ import type { CommandRule } from './command-rule.js';
 
 export type { CommandRule, RuleContext } from './command-rule.js';
 
-
 interface ForbiddenOptions {
   flags: readonly string[];
   reason: string;
@@ -71,9 +70,7 @@ export function flagRule(spec: FlagRuleSpec): CommandRule {
     // a file, it is one the command reads.
     let files = parsed.flatMap((argument) => (argument.kind === 'operand' || argument.kind === 'unknown' ? [argument.word] : []));
     if (spec.patternUnless !== undefined) {
-      const patternGiven = parsed.some(
-        (argument) => argument.kind === 'option' && optionIs(argument.name, spec.patternUnless ?? []),
-      );
+      const patternGiven = parsed.some((argument) => argument.kind === 'option' && optionIs(argument.name, spec.patternUnless ?? []));
       if (!patternGiven) files = files.slice(1);
     }
     if (spec.maxOperands !== undefined && files.length > spec.maxOperands.count) return spec.maxOperands.reason;
@@ -220,9 +217,21 @@ const grepSpec: FlagRuleSpec = {
   dynamic: 'allow',
   shortWithValue: 'efmABCdD',
   longWithValue: [
-    '--regexp', '--file', '--max-count', '--after-context', '--before-context', '--context', '--label',
-    '--include', '--exclude', '--exclude-dir', '--exclude-from', '--binary-files', '--devices',
-    '--directories', '--group-separator',
+    '--regexp',
+    '--file',
+    '--max-count',
+    '--after-context',
+    '--before-context',
+    '--context',
+    '--label',
+    '--include',
+    '--exclude',
+    '--exclude-dir',
+    '--exclude-from',
+    '--binary-files',
+    '--devices',
+    '--directories',
+    '--group-separator',
   ],
   readOptions: ['-f', '--file', '--exclude-from'],
   patternUnless: ['-e', '-f', '--regexp', '--file'],
@@ -233,11 +242,38 @@ const rgRule = flagRule({
   dynamic: 'refuse',
   shortWithValue: 'ABCdEefgjmMrtT',
   longWithValue: [
-    '--after-context', '--before-context', '--context', '--max-depth', '--encoding', '--regexp', '--file',
-    '--glob', '--iglob', '--threads', '--max-count', '--max-columns', '--replace', '--type', '--type-not',
-    '--type-add', '--type-clear', '--ignore-file', '--pre', '--pre-glob', '--hostname-bin', '--colors',
-    '--sort', '--sortr', '--max-filesize', '--path-separator', '--engine', '--context-separator',
-    '--field-context-separator', '--field-match-separator', '--hyperlink-format', '--dfa-size-limit',
+    '--after-context',
+    '--before-context',
+    '--context',
+    '--max-depth',
+    '--encoding',
+    '--regexp',
+    '--file',
+    '--glob',
+    '--iglob',
+    '--threads',
+    '--max-count',
+    '--max-columns',
+    '--replace',
+    '--type',
+    '--type-not',
+    '--type-add',
+    '--type-clear',
+    '--ignore-file',
+    '--pre',
+    '--pre-glob',
+    '--hostname-bin',
+    '--colors',
+    '--sort',
+    '--sortr',
+    '--max-filesize',
+    '--path-separator',
+    '--engine',
+    '--context-separator',
+    '--field-context-separator',
+    '--field-match-separator',
+    '--hyperlink-format',
+    '--dfa-size-limit',
     '--regex-size-limit',
   ],
   forbidden: [
@@ -273,101 +309,160 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
   ['cat', flagRule({ dynamic: 'allow', operands: 'read' })],
   ['tac', flagRule({ dynamic: 'allow', shortWithValue: 's', longWithValue: ['--separator'], operands: 'read' })],
   // GNU base64 only prints; BSD base64 (macOS) also has -o/--output and -i/--input <file>.
-  ['base64', flagRule({
-    dynamic: 'refuse',
-    shortWithValue: 'wo',
-    longWithValue: ['--wrap', '--output', '--input'],
-    forbidden: [{ flags: ['-o', '--output'], reason: 'writes to a file' }],
-    readOptions: ['--input'],
-    operands: 'read',
-  })],
+  [
+    'base64',
+    flagRule({
+      dynamic: 'refuse',
+      shortWithValue: 'wo',
+      longWithValue: ['--wrap', '--output', '--input'],
+      forbidden: [{ flags: ['-o', '--output'], reason: 'writes to a file' }],
+      readOptions: ['--input'],
+      operands: 'read',
+    }),
+  ],
   ['head', flagRule({ dynamic: 'allow', shortWithValue: 'nc', longWithValue: ['--lines', '--bytes'], operands: 'read' })],
   ['wc', flagRule({ dynamic: 'allow', longWithValue: ['--files0-from'], readOptions: ['--files0-from'], operands: 'read' })],
   ['nl', flagRule({ dynamic: 'allow', shortWithValue: 'bdfhilnsvw', operands: 'read' })],
-  ['cut', flagRule({
-    dynamic: 'allow',
-    shortWithValue: 'bcdf',
-    longWithValue: ['--bytes', '--characters', '--delimiter', '--fields', '--output-delimiter'],
-    operands: 'read',
-  })],
+  [
+    'cut',
+    flagRule({
+      dynamic: 'allow',
+      shortWithValue: 'bcdf',
+      longWithValue: ['--bytes', '--characters', '--delimiter', '--fields', '--output-delimiter'],
+      operands: 'read',
+    }),
+  ],
   ['cmp', flagRule({ dynamic: 'allow', shortWithValue: 'in', longWithValue: ['--ignore-initial', '--bytes'], operands: 'read' })],
   ['comm', flagRule({ dynamic: 'allow', longWithValue: ['--output-delimiter'], operands: 'read' })],
-  ['diff', flagRule({
-    dynamic: 'allow',
-    shortWithValue: 'CUFIxXSLW',
-    longWithValue: [
-      '--label', '--from-file', '--to-file', '--exclude', '--exclude-from', '--ignore-matching-lines',
-      '--show-function-line', '--starting-file', '--width', '--tabsize', '--horizon-lines', '--context', '--unified',
-    ],
-    forbidden: [{ flags: ['--output'], reason: 'writes to a file' }],
-    readOptions: ['-X', '--exclude-from', '--from-file', '--to-file'],
-    operands: 'read',
-  })],
-  ['ls', flagRule({
-    dynamic: 'allow',
-    shortWithValue: 'ITw',
-    longWithValue: [
-      '--block-size', '--format', '--hide', '--ignore', '--indicator-style', '--quoting-style', '--sort',
-      '--tabsize', '--time', '--time-style', '--width',
-    ],
-    operands: 'metadata',
-  })],
+  [
+    'diff',
+    flagRule({
+      dynamic: 'allow',
+      shortWithValue: 'CUFIxXSLW',
+      longWithValue: [
+        '--label',
+        '--from-file',
+        '--to-file',
+        '--exclude',
+        '--exclude-from',
+        '--ignore-matching-lines',
+        '--show-function-line',
+        '--starting-file',
+        '--width',
+        '--tabsize',
+        '--horizon-lines',
+        '--context',
+        '--unified',
+      ],
+      forbidden: [{ flags: ['--output'], reason: 'writes to a file' }],
+      readOptions: ['-X', '--exclude-from', '--from-file', '--to-file'],
+      operands: 'read',
+    }),
+  ],
+  [
+    'ls',
+    flagRule({
+      dynamic: 'allow',
+      shortWithValue: 'ITw',
+      longWithValue: [
+        '--block-size',
+        '--format',
+        '--hide',
+        '--ignore',
+        '--indicator-style',
+        '--quoting-style',
+        '--sort',
+        '--tabsize',
+        '--time',
+        '--time-style',
+        '--width',
+      ],
+      operands: 'metadata',
+    }),
+  ],
   ['stat', flagRule({ dynamic: 'allow', shortWithValue: 'c', longWithValue: ['--format', '--printf'], operands: 'metadata' })],
-  ['du', flagRule({
-    dynamic: 'allow',
-    shortWithValue: 'BdtX',
-    longWithValue: ['--block-size', '--max-depth', '--threshold', '--exclude', '--exclude-from', '--files0-from', '--time-style'],
-    readOptions: ['-X', '--exclude-from', '--files0-from'],
-    operands: 'metadata',
-  })],
-  ['file', flagRule({
-    dynamic: 'refuse',
-    shortWithValue: 'efmFP',
-    longWithValue: ['--exclude', '--exclude-quiet', '--files-from', '--magic-file', '--separator', '--parameter'],
-    forbidden: [{ flags: ['-C', '--compile'], reason: 'writes a compiled magic file' }],
-    readOptions: ['-f', '--files-from', '-m', '--magic-file'],
-    operands: 'metadata',
-  })],
+  [
+    'du',
+    flagRule({
+      dynamic: 'allow',
+      shortWithValue: 'BdtX',
+      longWithValue: ['--block-size', '--max-depth', '--threshold', '--exclude', '--exclude-from', '--files0-from', '--time-style'],
+      readOptions: ['-X', '--exclude-from', '--files0-from'],
+      operands: 'metadata',
+    }),
+  ],
+  [
+    'file',
+    flagRule({
+      dynamic: 'refuse',
+      shortWithValue: 'efmFP',
+      longWithValue: ['--exclude', '--exclude-quiet', '--files-from', '--magic-file', '--separator', '--parameter'],
+      forbidden: [{ flags: ['-C', '--compile'], reason: 'writes a compiled magic file' }],
+      readOptions: ['-f', '--files-from', '-m', '--magic-file'],
+      operands: 'metadata',
+    }),
+  ],
   // tree reads every letter of a cluster as an option, even after one that takes a value.
-  ['tree', flagRule({
-    dynamic: 'refuse',
-    forbidden: [
-      { flags: ['-o'], reason: 'writes the listing to a file' },
-      { flags: ['-R'], reason: 'writes an index file into every directory (with -H)' },
-      // The operands become files whose lines are printed as the tree: a way to show any file.
-      { flags: ['--fromfile', '--fromtabfile'], reason: 'prints the contents of the files it is given' },
-    ],
-    operands: 'metadata',
-  })],
-  ['tail', flagRule({
-    dynamic: 'refuse',
-    shortWithValue: 'ncs',
-    longWithValue: ['--lines', '--bytes', '--pid', '--sleep-interval', '--max-unchanged-stats'],
-    forbidden: [{ flags: ['-f', '-F', '--follow'], reason: 'follows the file and never ends' }],
-    operands: 'read',
-  })],
-  ['sort', flagRule({
-    dynamic: 'refuse',
-    shortWithValue: 'kotTS',
-    longWithValue: [
-      '--key', '--output', '--field-separator', '--temporary-directory', '--buffer-size', '--parallel',
-      '--batch-size', '--compress-program', '--random-source', '--files0-from', '--sort',
-    ],
-    forbidden: [
-      { flags: ['-o', '--output'], reason: 'writes the result to a file' },
-      { flags: ['--compress-program'], reason: 'runs a program to compress temporary files' },
-      { flags: ['-T', '--temporary-directory'], reason: 'writes temporary files to a chosen directory' },
-    ],
-    readOptions: ['--random-source', '--files0-from'],
-    operands: 'read',
-  })],
-  ['uniq', flagRule({
-    dynamic: 'refuse',
-    shortWithValue: 'fsw',
-    longWithValue: ['--skip-fields', '--skip-chars', '--check-chars'],
-    operands: 'read',
-    maxOperands: { count: 1, reason: 'a second operand is an output file that uniq writes' },
-  })],
+  [
+    'tree',
+    flagRule({
+      dynamic: 'refuse',
+      forbidden: [
+        { flags: ['-o'], reason: 'writes the listing to a file' },
+        { flags: ['-R'], reason: 'writes an index file into every directory (with -H)' },
+        // The operands become files whose lines are printed as the tree: a way to show any file.
+        { flags: ['--fromfile', '--fromtabfile'], reason: 'prints the contents of the files it is given' },
+      ],
+      operands: 'metadata',
+    }),
+  ],
+  [
+    'tail',
+    flagRule({
+      dynamic: 'refuse',
+      shortWithValue: 'ncs',
+      longWithValue: ['--lines', '--bytes', '--pid', '--sleep-interval', '--max-unchanged-stats'],
+      forbidden: [{ flags: ['-f', '-F', '--follow'], reason: 'follows the file and never ends' }],
+      operands: 'read',
+    }),
+  ],
+  [
+    'sort',
+    flagRule({
+      dynamic: 'refuse',
+      shortWithValue: 'kotTS',
+      longWithValue: [
+        '--key',
+        '--output',
+        '--field-separator',
+        '--temporary-directory',
+        '--buffer-size',
+        '--parallel',
+        '--batch-size',
+        '--compress-program',
+        '--random-source',
+        '--files0-from',
+        '--sort',
+      ],
+      forbidden: [
+        { flags: ['-o', '--output'], reason: 'writes the result to a file' },
+        { flags: ['--compress-program'], reason: 'runs a program to compress temporary files' },
+        { flags: ['-T', '--temporary-directory'], reason: 'writes temporary files to a chosen directory' },
+      ],
+      readOptions: ['--random-source', '--files0-from'],
+      operands: 'read',
+    }),
+  ],
+  [
+    'uniq',
+    flagRule({
+      dynamic: 'refuse',
+      shortWithValue: 'fsw',
+      longWithValue: ['--skip-fields', '--skip-chars', '--check-chars'],
+      operands: 'read',
+      maxOperands: { count: 1, reason: 'a second operand is an output file that uniq writes' },
+    }),
+  ],
   ['grep', flagRule(grepSpec)],
   ['egrep', flagRule(grepSpec)],
   ['fgrep', flagRule(grepSpec)],

@@ -4,14 +4,13 @@
 
 import { isAbsolute, relative } from 'node:path';
 import type { ToolAccess } from '../agent/index.js';
-import { type ExecutionPolicy } from '../workspace/index.js';
+import type { ExecutionPolicy } from '../workspace/index.js';
 import { isInside } from '../workspace/index.js';
 import type { ApprovalPolicy, PermissionDecision, PermissionInput, PermissionRule, PermissionSettings } from './permission-types.js';
 import { describeProtectedWrite, protectedWriteReason } from './protected-write-reason.js';
 import { isSecretPath } from '../workspace/index.js';
 
-export const SANDBOX_UNAVAILABLE_HINT =
-  'install bubblewrap (apt-get install bubblewrap) or run with --sandbox danger-full-access';
+export const SANDBOX_UNAVAILABLE_HINT = 'install bubblewrap (apt-get install bubblewrap) or run with --sandbox danger-full-access';
 
 /** Tools known to run shell commands, for callers that cannot say so themselves. */
 export const COMMAND_TOOL_NAMES: ReadonlySet<string> = new Set(['shell']);
@@ -23,12 +22,7 @@ function execution(settings: PermissionSettings, sandboxed: boolean): ExecutionP
   return { mode: settings.sandbox, sandboxed, network: sandboxed ? settings.network : true, secretsApproved: false };
 }
 
-function decision(
-  kind: PermissionDecision['decision'],
-  rule: PermissionRule,
-  reason: string,
-  policy: ExecutionPolicy,
-): PermissionDecision {
+function decision(kind: PermissionDecision['decision'], rule: PermissionRule, reason: string, policy: ExecutionPolicy): PermissionDecision {
   return { decision: kind, rule, reason, execution: policy };
 }
 
@@ -125,7 +119,8 @@ function decideExec(access: ExecAccess, input: PermissionInput, settings: Permis
 
   if (settings.sandbox === 'danger-full-access') {
     if (safe) return decision('allow', 'known-safe', why, unsandboxed);
-    if (policy === 'untrusted') return decision('ask', 'policy-untrusted', `${why}; the 'untrusted' policy asks before it runs.`, unsandboxed);
+    if (policy === 'untrusted')
+      return decision('ask', 'policy-untrusted', `${why}; the 'untrusted' policy asks before it runs.`, unsandboxed);
     return decision('allow', 'danger-full-access', `runs without a sandbox in danger-full-access mode (${why})`, unsandboxed);
   }
 
@@ -179,7 +174,8 @@ function decideMcp(access: McpAccess, settings: PermissionSettings): PermissionD
   if (access.trusted) return decision('allow', 'mcp-trusted', `${what} is trusted in the user's config`, how);
   const policy = settings.approvalPolicy;
   if (access.readOnly && policy !== 'untrusted') return decision('allow', 'mcp-read-only', `${what} is annotated read-only`, how);
-  if (policy === 'untrusted') return decision('ask', 'policy-untrusted', `${what} runs outside the sandbox; the 'untrusted' policy asks before it runs.`, how);
+  if (policy === 'untrusted')
+    return decision('ask', 'policy-untrusted', `${what} runs outside the sandbox; the 'untrusted' policy asks before it runs.`, how);
   return approvalNeeded(
     policy,
     'mcp-tool',

@@ -9,7 +9,16 @@ import { isSecretPath } from '../workspace/index.js';
 import { mayBeOption, type ShellWord } from './shell-word.js';
 
 const READ_ONLY_SUBCOMMANDS = new Set([
-  'status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'describe', 'shortlog',
+  'status',
+  'log',
+  'diff',
+  'show',
+  'branch',
+  'rev-parse',
+  'ls-files',
+  'blame',
+  'describe',
+  'shortlog',
 ]);
 
 /**
@@ -23,8 +32,17 @@ export const GIT_RUNS_CONFIGURED_PROGRAMS =
 
 /** Global options (before the subcommand) that change nothing but output or path matching. */
 const HARMLESS_GLOBAL_OPTIONS = new Set([
-  '--no-pager', '-P', '-p', '--paginate', '--no-replace-objects', '--literal-pathspecs', '--glob-pathspecs',
-  '--noglob-pathspecs', '--icase-pathspecs', '--no-optional-locks', '--no-advice',
+  '--no-pager',
+  '-P',
+  '-p',
+  '--paginate',
+  '--no-replace-objects',
+  '--literal-pathspecs',
+  '--glob-pathspecs',
+  '--noglob-pathspecs',
+  '--icase-pathspecs',
+  '--no-optional-locks',
+  '--no-advice',
 ]);
 
 const GLOBAL_OPTION_REASONS: readonly { flags: readonly string[]; reason: string }[] = [
@@ -63,9 +81,34 @@ function secretOperand(args: readonly ShellWord[]): string | null {
 
 /** `git branch` options that only list, and which of them take a value as the next word. */
 const BRANCH_LISTING_FLAGS = new Set([
-  '-a', '--all', '-r', '--remotes', '-l', '--list', '-v', '-vv', '--verbose', '-q', '--quiet', '--show-current',
-  '--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format', '--color',
-  '--no-color', '--column', '--no-column', '-i', '--ignore-case', '--abbrev', '--no-abbrev', '--omit-empty',
+  '-a',
+  '--all',
+  '-r',
+  '--remotes',
+  '-l',
+  '--list',
+  '-v',
+  '-vv',
+  '--verbose',
+  '-q',
+  '--quiet',
+  '--show-current',
+  '--contains',
+  '--no-contains',
+  '--merged',
+  '--no-merged',
+  '--points-at',
+  '--sort',
+  '--format',
+  '--color',
+  '--no-color',
+  '--column',
+  '--no-column',
+  '-i',
+  '--ignore-case',
+  '--abbrev',
+  '--no-abbrev',
+  '--omit-empty',
 ]);
 const BRANCH_VALUE_FLAGS = ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'];
 
@@ -110,8 +153,21 @@ const HISTORY_OPTIONS: { spec: OptionSpec; readOptions: readonly string[] } = {
     shortWithValue: 'nSGLU',
     shortWithOptionalValue: 'O',
     longWithValue: [
-      '--author', '--committer', '--grep', '--since', '--until', '--after', '--before', '--max-count', '--skip',
-      '--date', '--unified', '--diff-filter', '--relative', '--find-renames', '--orderfile',
+      '--author',
+      '--committer',
+      '--grep',
+      '--since',
+      '--until',
+      '--after',
+      '--before',
+      '--max-count',
+      '--skip',
+      '--date',
+      '--unified',
+      '--diff-filter',
+      '--relative',
+      '--find-renames',
+      '--orderfile',
     ],
   },
   readOptions: ['-O', '--orderfile'],

@@ -2,7 +2,7 @@
 // every cell of the rule matrix (docs/permissions.md) can be tested without running anything.
 
 import type { ToolAccess } from '../agent/index.js';
-import { type ExecutionPolicy, type SandboxMode } from '../workspace/index.js';
+import type { ExecutionPolicy, SandboxMode } from '../workspace/index.js';
 import type { CommandClassification } from './command-classification.js';
 
 /**

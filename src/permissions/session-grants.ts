@@ -31,10 +31,12 @@ function grantKeys(input: PermissionInput, level?: ExecLevel): { key: string; la
   }
   // Without prefixes (not classified, or unsafe for structural reasons) only the exact same
   // command in the same directory is covered.
-  return [{
-    key: `${toolName}\0exec-${where}\0exact\0${access.workdir}\0${access.command}`,
-    label: `${toolName}: exactly \`${access.command}\` in ${access.workdir}${where === 'unsandboxed' ? ' (outside the sandbox)' : ''}`,
-  }];
+  return [
+    {
+      key: `${toolName}\0exec-${where}\0exact\0${access.workdir}\0${access.command}`,
+      label: `${toolName}: exactly \`${access.command}\` in ${access.workdir}${where === 'unsandboxed' ? ' (outside the sandbox)' : ''}`,
+    },
+  ];
 }
 
 export class SessionGrants implements GrantLookup {

@@ -71,7 +71,10 @@ function mayMatchDotDot(component: string): boolean {
         source += '\\[';
         continue;
       }
-      const body = component.slice(index + 1, close).replace(/^[!^]/, '^').replace(/\\/g, '\\\\');
+      const body = component
+        .slice(index + 1, close)
+        .replace(/^[!^]/, '^')
+        .replace(/\\/g, '\\\\');
       source += `[${body}]`;
       index = close;
     } else source += char.replace(/[.+(){}|$\\^]/g, '\\$&');

@@ -3,8 +3,19 @@
 // loop with the session recorder attached, and closes the turn in the file.
 
 import { glassboxVersion } from '../version/index.js';
-import { ToolRuntime, runSamplingLoop, systemMessage, toolDefinition, userMessage, type AnyTool, type ApprovalBroker, type CompactionHooks, type ResponseItem, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
-import { type SandboxMode } from '../workspace/index.js';
+import {
+  ToolRuntime,
+  runSamplingLoop,
+  systemMessage,
+  userMessage,
+  type AnyTool,
+  type ApprovalBroker,
+  type CompactionHooks,
+  type ResponseItem,
+  type RunEvent,
+  type TerminalRunEvent,
+} from '../agent/index.js';
+import type { SandboxMode } from '../workspace/index.js';
 import type { ModelGateway, ReasoningEffort, WireApi } from '../model/index.js';
 import {
   cheapTokenEstimate,
@@ -180,7 +191,14 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
       git: () => gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox }),
     }),
   ]);
-  return { writer, history: [], newItems: [systemMessage(system), userMessage(request.prompt)], turn: 1, resumed: false, compactionDisabled: false };
+  return {
+    writer,
+    history: [],
+    newItems: [systemMessage(system), userMessage(request.prompt)],
+    turn: 1,
+    resumed: false,
+    compactionDisabled: false,
+  };
 }
 
 export async function runTurn(runner: Runner, request: TurnRequest): Promise<TurnResult> {
@@ -196,7 +214,13 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     version: glassboxVersion(),
   });
   // MCP servers start while the session opens; they are stopped however the turn ends.
-  const [opened] = await Promise.all([openSession(runner, request).then((value) => ({ value }), (error: unknown) => ({ error })), extensions.start(request.signal)]);
+  const [opened] = await Promise.all([
+    openSession(runner, request).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    extensions.start(request.signal),
+  ]);
   if ('error' in opened) {
     await extensions.close();
     throw opened.error;
@@ -243,7 +267,9 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       tools,
       signal: request.signal,
       observer,
-      compaction: compaction ? compactionHooks(runner, compaction, session, observer, toolSchemaTokens(tools.definitions())) : (settings.compaction ?? undefined),
+      compaction: compaction
+        ? compactionHooks(runner, compaction, session, observer, toolSchemaTokens(tools.definitions()))
+        : (settings.compaction ?? undefined),
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
       reasoningEffort: settings.reasoningEffort,
@@ -314,7 +340,6 @@ function compactionHooks(
     disabled: session.compactionDisabled,
   });
 }
-
 
 function turnEndRecord(turn: number, runId: string, terminal: TerminalRunEvent): NewSessionRecord {
   const common = { turn, runId, usage: terminal.usage, rounds: terminal.rounds };

@@ -3,7 +3,13 @@
 // an automatic compaction writes, so the next turn (and any replay) starts from the summary.
 
 import { toolDefinition, type RunEvent } from '../agent/index.js';
-import { compactHistory, compactionSettings, historyCompactedEvent, CompactionFailure, type HistoryCompactedEvent } from '../compaction/index.js';
+import {
+  compactHistory,
+  compactionSettings,
+  historyCompactedEvent,
+  CompactionFailure,
+  type HistoryCompactedEvent,
+} from '../compaction/index.js';
 import { resumeSession } from '../sessions/index.js';
 import { toolSchemaTokens, type Runner } from './agent-runner.js';
 import { SessionRecorder } from './session-recorder.js';

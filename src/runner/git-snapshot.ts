@@ -27,7 +27,7 @@ export interface GitSnapshotOptions {
 /** The `git …` lines of the environment block. Never throws. */
 export async function gitSnapshot(options: GitSnapshotOptions): Promise<string> {
   const sandbox = await options.detectSandbox().catch(() => null);
-  if (sandbox !== null && sandbox.available && sandbox.path !== null) {
+  if (sandbox?.available && sandbox.path !== null) {
     const status = await sandboxedStatus(options, sandbox.path);
     if (status !== null) return status;
   }

@@ -37,7 +37,9 @@ const NO_TOOLS: McpToolSet = { tools: [], warnings: [], servers: [], close: asyn
 
 /** Whether either config file mentions MCP at all: without one, the mcp module is never loaded. */
 async function mentionsMcp(home: string, root: string): Promise<boolean> {
-  const texts = await Promise.all([join(home, 'config.json'), join(root, '.glassbox', 'config.json')].map((path) => readFile(path, 'utf8').catch(() => '')));
+  const texts = await Promise.all(
+    [join(home, 'config.json'), join(root, '.glassbox', 'config.json')].map((path) => readFile(path, 'utf8').catch(() => '')),
+  );
   return texts.some((text) => text.includes('mcpServers'));
 }
 
@@ -55,7 +57,9 @@ export async function prepareRunExtensions(settings: RunExtensionSettings): Prom
     async start(signal) {
       const [tools, traced] = await Promise.allSettled([
         mcp ? mcp.startMcpTools(config, { version: settings.version, signal }) : Promise.resolve(NO_TOOLS),
-        settings.telemetry ? import('../telemetry/index.js').then((telemetry) => telemetry.startRunTrace(settings.telemetry!, settings.version)) : Promise.resolve(null),
+        settings.telemetry
+          ? import('../telemetry/index.js').then((telemetry) => telemetry.startRunTrace(settings.telemetry!, settings.version))
+          : Promise.resolve(null),
       ]);
       if (tools.status === 'fulfilled') toolSet = tools.value;
       else warnings.push({ code: 'MCP_UNAVAILABLE', message: `MCP servers could not be started: ${(tools.reason as Error)?.message}` });

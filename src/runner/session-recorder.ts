@@ -4,7 +4,13 @@
 import type { ModelCallRecord, ResponseItem, RunEvent, RunObserver } from '../agent/index.js';
 import type { AuditEvent, NewSessionRecord, SessionWriter } from '../sessions/index.js';
 
-const AUDITED = new Set<RunEvent['type']>(['tool_permission_decided', 'approval_requested', 'approval_resolved', 'tool_started', 'tool_finished']);
+const AUDITED = new Set<RunEvent['type']>([
+  'tool_permission_decided',
+  'approval_requested',
+  'approval_resolved',
+  'tool_started',
+  'tool_finished',
+]);
 
 export function toAuditEvent(event: RunEvent): AuditEvent | null {
   if (!AUDITED.has(event.type)) return null;
@@ -43,7 +49,8 @@ export class SessionRecorder implements RunObserver {
   onEvent(event: RunEvent): void {
     const audit = toAuditEvent(event);
     if (audit) this.append({ type: 'audit', turn: this.turn, event: audit }).catch(() => {});
-    if (event.type === 'warning') this.append({ type: 'warning', turn: this.turn, code: event.code, message: event.message }).catch(() => {});
+    if (event.type === 'warning')
+      this.append({ type: 'warning', turn: this.turn, code: event.code, message: event.message }).catch(() => {});
     this.forward(event);
   }
 

@@ -69,29 +69,31 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
   for (const entry of spec.protectedPaths) assertAbsolute('protected path', entry.path);
 
   const args = [
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
-    '--tmpfs', PRIVATE_TMP,
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    PRIVATE_TMP,
     '--unshare-pid',
     '--die-with-parent',
     // A new session stops the command from pushing keystrokes into our terminal (TIOCSTI).
     '--new-session',
     // When Glassbox runs as root bwrap keeps every capability, and CAP_SYS_ADMIN can simply remount
     // `/` read-write; dropping them all is what makes the read-only binds hold.
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
   ];
   if (!spec.network) args.push('--unshare-net');
 
-  const maskedDirectories = spec.protectedPaths.filter(
-    (entry) => entry.kind === 'directory' && action(entry, spec) === 'mask',
-  );
+  const maskedDirectories = spec.protectedPaths.filter((entry) => entry.kind === 'directory' && action(entry, spec) === 'mask');
   // Anything below a masked directory is already hidden, and binding it would bring it back;
   // except inside the root when the mask is the root's ancestor, since the root bind re-exposes it.
   const hiddenBy = (dir: ProtectedPath, entry: ProtectedPath): boolean =>
-    dir.path !== entry.path &&
-    isInside(dir.path, entry.path) &&
-    !(isInside(dir.path, spec.root) && isInside(spec.root, entry.path));
+    dir.path !== entry.path && isInside(dir.path, entry.path) && !(isInside(dir.path, spec.root) && isInside(spec.root, entry.path));
   const effective = spec.protectedPaths.filter((entry) => !maskedDirectories.some((dir) => hiddenBy(dir, entry)));
   const outside = effective.filter((entry) => !isInside(spec.root, entry.path)).sort(byPath);
   const inside = effective.filter((entry) => isInside(spec.root, entry.path)).sort(byPath);
@@ -121,7 +123,12 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
   // Last, so directories the project bind had to create inside a masked tmpfs could still be made.
   for (const path of remountReadOnly) args.push('--remount-ro', path);
 
-  args.push('--chdir', spec.workdir, 'bash', ...(spec.limits === undefined ? ['-c', spec.command] : limitedShellArgs(spec.command, spec.limits)));
+  args.push(
+    '--chdir',
+    spec.workdir,
+    'bash',
+    ...(spec.limits === undefined ? ['-c', spec.command] : limitedShellArgs(spec.command, spec.limits)),
+  );
   return args;
 }
 
@@ -149,15 +156,21 @@ export const SANDBOX_INSTALL_HINT =
 // The probe uses every namespace and mount kind that real commands use, because bwrap can start
 // and still fail on, say, mounting /proc inside some containers.
 const PROBE_ARGS = [
-  '--ro-bind', '/', '/',
-  '--dev', '/dev',
-  '--proc', '/proc',
-  '--tmpfs', PRIVATE_TMP,
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--tmpfs',
+  PRIVATE_TMP,
   '--unshare-pid',
   '--unshare-net',
   '--die-with-parent',
   '--new-session',
-  '--cap-drop', 'ALL',
+  '--cap-drop',
+  'ALL',
   'true',
 ];
 

@@ -38,10 +38,7 @@ function isAllowed(name: string): boolean {
  * settings, `GLASSBOX_SANDBOX` (`0` unless `extra` says otherwise), then `extra` on top (e.g.
  * `{ PWD: workdir, GLASSBOX_SANDBOX: '1' }`).
  */
-export function buildChildEnvironment(
-  env: NodeJS.ProcessEnv,
-  extra: Readonly<Record<string, string>> = {},
-): Record<string, string> {
+export function buildChildEnvironment(env: NodeJS.ProcessEnv, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined && isAllowed(name)) result[name] = value;

@@ -3,6 +3,7 @@
 // home (config, sessions) and the credential stores people keep under $HOME. Only paths that
 // exist are reported, because bubblewrap cannot mount over something missing on a read-only `/`.
 
+import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
@@ -86,7 +87,7 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
   while (queue.length > 0) {
     const next: { dir: string; depth: number }[] = [];
     for (const { dir, depth } of queue) {
-      let entries;
+      let entries: Dirent[];
       try {
         entries = await readdir(dir, { withFileTypes: true });
       } catch (error) {

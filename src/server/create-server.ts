@@ -144,7 +144,9 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     const known = toHttpError(error);
     if (known !== null) return c.json(known.body(), known.status);
     // Only the message and stack: request bodies and headers (which hold the token) are never logged.
-    log(`internal error on ${c.req.method} ${JSON.stringify(c.req.path)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    log(
+      `internal error on ${c.req.method} ${JSON.stringify(c.req.path)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
     return c.json({ error: 'internal server error; see the server log' }, 500);
   });
 
@@ -158,7 +160,14 @@ export function createServer(settings: ServerSettings): GlassboxServer {
 
   app.get('/api/health', (c) => {
     validate(NO_QUERY, queryObject(c), 'query');
-    return c.json({ ok: true, version: context.version, model: settings.model, wireApi: settings.wireApi, demo: settings.demo, root: settings.root });
+    return c.json({
+      ok: true,
+      version: context.version,
+      model: settings.model,
+      wireApi: settings.wireApi,
+      demo: settings.demo,
+      root: settings.root,
+    });
   });
 
   app.get('/api/models', async (c) => {
@@ -195,7 +204,8 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     if (c.req.path.startsWith('/api/')) throw new HttpError(404, `no route GET ${c.req.path}`);
     const offered = c.req.query('token');
     if (c.req.path === '/' && offered !== undefined) {
-      if (!tokensMatch(token, offered)) return c.text('wrong access token: open the URL glassbox serve printed', 401, PAGE_SECURITY_HEADERS);
+      if (!tokensMatch(token, offered))
+        return c.text('wrong access token: open the URL glassbox serve printed', 401, PAGE_SECURITY_HEADERS);
       // Trade the token for a cookie and drop it from the address bar (and from history).
       return c.body(null, 302, { ...PAGE_SECURITY_HEADERS, location: '/', 'set-cookie': tokenCookie(token), 'cache-control': 'no-store' });
     }

@@ -128,7 +128,8 @@ export function queryObject(c: Context): Record<string, string> {
   const all = c.req.queries();
   const single: Record<string, string> = {};
   for (const [name, values] of Object.entries(all)) {
-    if (values.length !== 1) throw new HttpError(400, `query parameter ${name} is given more than once`, { [name]: ['given more than once'] });
+    if (values.length !== 1)
+      throw new HttpError(400, `query parameter ${name} is given more than once`, { [name]: ['given more than once'] });
     single[name] = values[0]!;
   }
   return single;

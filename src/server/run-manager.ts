@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { isTerminalEvent, type ApprovalBroker, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
-import { type SandboxMode } from '../workspace/index.js';
+import type { SandboxMode } from '../workspace/index.js';
 import { emptyUsage, type WireApi } from '../model/index.js';
 import type { ApprovalPolicy } from '../permissions/index.js';
 import { HttpError } from './http-error.js';

@@ -61,7 +61,10 @@ function parseRunParameters(context: ServerContext, body: z.infer<typeof startRu
     throw new HttpError(403, `sandbox ${sandbox} is more permissive than this server allows (at most ${settings.caps.sandbox})`);
   }
   if (!approvalPolicyWithin(approvalPolicy, settings.caps.approvalPolicy)) {
-    throw new HttpError(403, `approval policy ${approvalPolicy} is more permissive than this server allows (at most ${settings.caps.approvalPolicy})`);
+    throw new HttpError(
+      403,
+      `approval policy ${approvalPolicy} is more permissive than this server allows (at most ${settings.caps.approvalPolicy})`,
+    );
   }
   return {
     prompt: body.prompt,
@@ -83,7 +86,8 @@ function knownRunId(runId: string): string {
 function lastEventId(header: string | undefined, query: string | undefined): number {
   const value = header ?? query;
   if (value === undefined || value.trim() === '') return 0;
-  if (!/^\d{1,15}$/.test(value.trim())) throw new HttpError(400, 'Last-Event-ID must be a whole number', { 'Last-Event-ID': ['must be a whole number'] });
+  if (!/^\d{1,15}$/.test(value.trim()))
+    throw new HttpError(400, 'Last-Event-ID must be a whole number', { 'Last-Event-ID': ['must be a whole number'] });
   return Number(value.trim());
 }
 

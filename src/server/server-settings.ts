@@ -2,7 +2,7 @@
 // most a run may ask for, because the person who started the server decided how far a browser
 // tab may go.
 
-import { type AnyTool, type CompactionHooks } from '../agent/index.js';
+import type { AnyTool, CompactionHooks } from '../agent/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../workspace/index.js';
 import type { ModelGateway, ReasoningEffort, WireApi } from '../model/index.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from '../permissions/index.js';

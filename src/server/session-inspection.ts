@@ -4,7 +4,7 @@
 // send byte-identical history. Tools are listed as this server defines them under the turn's policy.
 
 import { toolDefinition, type AnyTool, type ResponseItem } from '../agent/index.js';
-import { type SandboxMode } from '../workspace/index.js';
+import type { SandboxMode } from '../workspace/index.js';
 import type { ModelToolDefinition, Usage } from '../model/index.js';
 import { historyCompactedEvent, type HistoryCompactedEvent } from '../compaction/index.js';
 import { APPROVAL_POLICIES, isToolVisible, type ApprovalPolicy } from '../permissions/index.js';
@@ -99,7 +99,9 @@ export class ToolDefinitions {
     if (definitions === undefined) {
       const visible =
         policy !== null && isSandboxMode(policy.sandbox) && isApprovalPolicy(policy.approvalPolicy)
-          ? this.tools.filter((tool) => isToolVisible(tool, { sandbox: policy.sandbox as SandboxMode, approvalPolicy: policy.approvalPolicy as ApprovalPolicy }))
+          ? this.tools.filter((tool) =>
+              isToolVisible(tool, { sandbox: policy.sandbox as SandboxMode, approvalPolicy: policy.approvalPolicy as ApprovalPolicy }),
+            )
           : [...this.tools];
       definitions = visible.map(toolDefinition);
       this.cache.set(key, definitions);
@@ -137,7 +139,8 @@ export async function contextChart(
         points.push({ turn: record.turn, round: record.round, callIndex, tokens, estimated: false });
       } else {
         const history = replay.history();
-        if (typeof history !== 'string') points.push({ turn: record.turn, round: record.round, callIndex, tokens: estimate(history), estimated: true });
+        if (typeof history !== 'string')
+          points.push({ turn: record.turn, round: record.round, callIndex, tokens: estimate(history), estimated: true });
       }
     }
     if (record.type === 'compaction') {

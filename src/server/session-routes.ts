@@ -29,7 +29,10 @@ const pageQuerySchema = z.strictObject({
 });
 
 const callsQuerySchema = z.strictObject({
-  cursor: z.string().regex(/^\d{1,9}$/, 'must be a cursor from a previous page').optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a cursor from a previous page')
+    .optional(),
   limit: positiveIntegerParameter(MAX_PAGE).optional(),
   payloads: z.enum(['all', 'none']).optional(),
   query: z.string().max(1000).optional(),
@@ -131,7 +134,7 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
     // Records exactly as read (unknown fields kept); unreadable lines are left out, as everywhere.
     const lines: string[] = [];
     await store.scan(sessionId, (record) => lines.push(JSON.stringify(record)));
-    return c.body(lines.join('\n') + '\n', 200, {
+    return c.body(`${lines.join('\n')}\n`, 200, {
       'content-type': 'application/x-ndjson; charset=utf-8',
       'content-disposition': `attachment; filename="${sessionId}.jsonl"`,
       'cache-control': 'no-store',

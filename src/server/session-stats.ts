@@ -39,7 +39,15 @@ export class SessionStatsCache {
 }
 
 async function scanStats(store: SessionStore, sessionId: string, pricer: CallPricer): Promise<SessionStats> {
-  const stats: SessionStats = { status: 'empty', calls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, costUsd: null, unpricedCalls: 0 };
+  const stats: SessionStats = {
+    status: 'empty',
+    calls: 0,
+    inputTokens: 0,
+    cachedInputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    unpricedCalls: 0,
+  };
   let model = '';
   await store.scan(sessionId, (record) => {
     switch (record.type) {

@@ -253,7 +253,11 @@ export async function traceCalls(
       call.view.requestError = 'compaction calls send a summarisation prompt, not the history; open the call to see it rebuilt';
       return;
     }
-    call.view.request = { model: replay.currentModel, messages: itemsToModelMessages(history), tools: definitions.for(replay.currentPolicy) };
+    call.view.request = {
+      model: replay.currentModel,
+      messages: itemsToModelMessages(history),
+      tools: definitions.for(replay.currentPolicy),
+    };
   });
   const needle = options.query?.trim().toLowerCase() ?? '';
   const selected = needle === '' ? all : all.filter((call) => matches(call, needle));
@@ -273,7 +277,11 @@ export async function traceCallDetail(
   const all = await walk(store, sessionId, tools, pricer, (call, history, replay, definitions) => {
     if (call.view.index !== index || typeof history === 'string') return;
     if (call.view.stage === 'turn') {
-      call.view.request = { model: replay.currentModel, messages: itemsToModelMessages(history), tools: definitions.for(replay.currentPolicy) };
+      call.view.request = {
+        model: replay.currentModel,
+        messages: itemsToModelMessages(history),
+        tools: definitions.for(replay.currentPolicy),
+      };
       return;
     }
     // The summary prompt is not recorded; rebuild it from the history it summarised. The live call
@@ -286,4 +294,3 @@ export async function traceCallDetail(
   const found = all[index];
   return found === undefined ? null : found.view;
 }
-

@@ -93,7 +93,8 @@ export function repairOrphans(
 function answeredInOrder(history: readonly ResponseItem[], first: number, batchEnd: number, runEnd: number): boolean {
   if (runEnd - batchEnd !== batchEnd - first + 1) return false;
   for (let offset = 0; first + offset <= batchEnd; offset += 1) {
-    if ((history[first + offset] as FunctionCallItem).callId !== (history[batchEnd + 1 + offset] as FunctionCallOutputItem).callId) return false;
+    if ((history[first + offset] as FunctionCallItem).callId !== (history[batchEnd + 1 + offset] as FunctionCallOutputItem).callId)
+      return false;
   }
   return true;
 }
@@ -119,7 +120,8 @@ export class RoundPairing {
       const last = this.history[this.history.length - 1];
       if (last?.type !== 'function_call') this.waiting.clear();
       const id = this.ids.claim(item.callId);
-      const call: FunctionCallItem = id === item.callId ? item : { ...item, callId: id, providerCallId: item.providerCallId ?? item.callId };
+      const call: FunctionCallItem =
+        id === item.callId ? item : { ...item, callId: id, providerCallId: item.providerCallId ?? item.callId };
       const queue = this.waiting.get(item.callId);
       if (queue === undefined) this.waiting.set(item.callId, [id]);
       else queue.push(id);

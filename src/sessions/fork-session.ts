@@ -14,7 +14,9 @@ export interface ForkOptions {
 }
 
 /** The records that make up the history, and their turn framing. */
-function isHistoryRecord(record: SessionRecord): record is Exclude<SessionRecord, { type: 'session_meta' | 'model_call' | 'audit' | 'warning' }> {
+function isHistoryRecord(
+  record: SessionRecord,
+): record is Exclude<SessionRecord, { type: 'session_meta' | 'model_call' | 'audit' | 'warning' }> {
   switch (record.type) {
     case 'turn_started':
     case 'response_item':

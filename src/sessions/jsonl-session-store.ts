@@ -179,7 +179,11 @@ export class JsonlSessionStore implements SessionStore {
     return { ...scan, records };
   }
 
-  async scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void, options?: ScanRecordOptions): Promise<SessionScan> {
+  async scan(
+    sessionId: string,
+    onRecord: (record: SessionRecord, line: number) => void,
+    options?: ScanRecordOptions,
+  ): Promise<SessionScan> {
     const scanner = new RecordScanner(sessionId, this.existingPath(sessionId), onRecord, options);
     const result = await this.scanSession(sessionId, ({ line, text }) => scanner.add(line, text));
     return scanner.finish(result.tailBytes > 0 ? { line: result.lastLine + 1, bytes: result.tailBytes } : null);
@@ -198,9 +202,13 @@ export class JsonlSessionStore implements SessionStore {
       throw error;
     }
     if (!startsLine) {
-      throw new SessionError('SESSION_INVALID_ARGUMENT', `record page cursor ${options.cursor} does not point at a line of session ${sessionId}`, {
-        exitCode: 2,
-      });
+      throw new SessionError(
+        'SESSION_INVALID_ARGUMENT',
+        `record page cursor ${options.cursor} does not point at a line of session ${sessionId}`,
+        {
+          exitCode: 2,
+        },
+      );
     }
 
     const entries: RecordPage['entries'] = [];
@@ -251,6 +259,7 @@ export class JsonlSessionStore implements SessionStore {
 
   private async scanSession(
     sessionId: string,
+    // biome-ignore lint/suspicious/noConfusingVoidType: callbacks that return nothing are fine here
     onLine: (line: FileLine) => boolean | void,
     options?: ScanOptions,
   ): Promise<LineScanResult> {

@@ -47,6 +47,7 @@ export interface ScanOptions {
  */
 export async function scanLines(
   path: string,
+  // biome-ignore lint/suspicious/noConfusingVoidType: callbacks that return nothing are fine here
   onLine: (line: FileLine) => boolean | void,
   options: ScanOptions = {},
 ): Promise<LineScanResult> {
@@ -60,6 +61,7 @@ export async function scanLines(
 
 async function scanHandle(
   handle: FileHandle,
+  // biome-ignore lint/suspicious/noConfusingVoidType: callbacks that return nothing are fine here
   onLine: (line: FileLine) => boolean | void,
   options: ScanOptions,
 ): Promise<LineScanResult> {

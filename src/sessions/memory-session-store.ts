@@ -88,9 +88,13 @@ export class MemorySessionStore implements SessionStore {
     return { ...scan, records };
   }
 
-  async scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void, options?: ScanRecordOptions): Promise<SessionScan> {
+  async scan(
+    sessionId: string,
+    onRecord: (record: SessionRecord, line: number) => void,
+    options?: ScanRecordOptions,
+  ): Promise<SessionScan> {
     const scanner = new RecordScanner(sessionId, `memory:${sessionId}`, onRecord, options);
-    this.session(sessionId).lines.forEach((text, index) => scanner.add(index + 1, text));
+    for (const [index, text] of this.session(sessionId).lines.entries()) scanner.add(index + 1, text);
     return scanner.finish(null);
   }
 

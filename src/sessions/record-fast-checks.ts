@@ -69,31 +69,47 @@ const isErrorInfo: Check = (value) => isObject(value) && errorShape(value) === n
 // Lookups by a type read from the file go through Maps, so a record typed `constructor` or
 // `__proto__` cannot reach Object.prototype members.
 const assistantShape = shape({ content: isString, runtimeRole: oneOf('working_message', 'final_response') });
-const itemShapes = new Map<string, ShapeCheck>(Object.entries({
-  message: (value: Fields) => {
-    if (value.role === 'assistant') return assistantShape(value);
-    if (value.role === 'user' || value.role === 'system') return isString(value.content) ? null : 'content';
-    return 'role';
-  },
-  function_call: shape({ callId: isString, name: isString, arguments: isString, providerCallId: optional(isString), providerFields: optional(isProviderFields) }),
-  reasoning: shape({ format: isWireApi, text: isString, state: nullable(isObject) }),
-  function_call_output: shape({ callId: isString, name: isString, output: isString, isError: isBoolean }),
-  compaction_summary: shape({ compactionId: isString, summary: isString }),
-}));
-
-const auditShapes = new Map<string, ShapeCheck>(Object.entries({
-  tool_permission_decided: shape({ callId: isString, name: isString, decision: oneOf('allow', 'ask', 'deny'), reason: isString, rule: isString }),
-  approval_requested: shape({ callId: isString, name: isString, summary: isString, reason: isString, arguments: isString }),
-  approval_resolved: shape({
-    callId: isString,
-    name: isString,
-    decision: oneOf('approve', 'approve_session', 'deny'),
-    by: isString,
-    message: nullable(isString),
+const itemShapes = new Map<string, ShapeCheck>(
+  Object.entries({
+    message: (value: Fields) => {
+      if (value.role === 'assistant') return assistantShape(value);
+      if (value.role === 'user' || value.role === 'system') return isString(value.content) ? null : 'content';
+      return 'role';
+    },
+    function_call: shape({
+      callId: isString,
+      name: isString,
+      arguments: isString,
+      providerCallId: optional(isString),
+      providerFields: optional(isProviderFields),
+    }),
+    reasoning: shape({ format: isWireApi, text: isString, state: nullable(isObject) }),
+    function_call_output: shape({ callId: isString, name: isString, output: isString, isError: isBoolean }),
+    compaction_summary: shape({ compactionId: isString, summary: isString }),
   }),
-  tool_started: shape({ callId: isString, name: isString }),
-  tool_finished: shape({ callId: isString, name: isString, isError: isBoolean, durationMs: isAmount }),
-}));
+);
+
+const auditShapes = new Map<string, ShapeCheck>(
+  Object.entries({
+    tool_permission_decided: shape({
+      callId: isString,
+      name: isString,
+      decision: oneOf('allow', 'ask', 'deny'),
+      reason: isString,
+      rule: isString,
+    }),
+    approval_requested: shape({ callId: isString, name: isString, summary: isString, reason: isString, arguments: isString }),
+    approval_resolved: shape({
+      callId: isString,
+      name: isString,
+      decision: oneOf('approve', 'approve_session', 'deny'),
+      by: isString,
+      message: nullable(isString),
+    }),
+    tool_started: shape({ callId: isString, name: isString }),
+    tool_finished: shape({ callId: isString, name: isString, isError: isBoolean, durationMs: isAmount }),
+  }),
+);
 
 const modelCallShape = shape({
   turn: isTurnNumber,

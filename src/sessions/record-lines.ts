@@ -2,15 +2,18 @@
 // session (whole, paged, summarised, from memory) so they all agree on what a file contains.
 
 import { SessionError } from './session-errors.js';
-import { parseRecordLine, SESSION_FORMAT_VERSION, type SessionMetaRecord, type SessionRecord, type SessionRecordType } from './session-records.js';
+import {
+  parseRecordLine,
+  SESSION_FORMAT_VERSION,
+  type SessionMetaRecord,
+  type SessionRecord,
+  type SessionRecordType,
+} from './session-records.js';
 import type { ScanRecordOptions, SessionProblem, SessionScan } from './session-store.js';
 
 export type { ScanRecordOptions } from './session-store.js';
 
-export type LineOutcome =
-  | { kind: 'record'; record: SessionRecord }
-  | { kind: 'problem'; problem: SessionProblem }
-  | { kind: 'blank' };
+export type LineOutcome = { kind: 'record'; record: SessionRecord } | { kind: 'problem'; problem: SessionProblem } | { kind: 'blank' };
 
 /**
  * Line 1 must be the session's own `session_meta`; without it nothing else can be trusted, so
@@ -39,14 +42,12 @@ export function interpretLine(line: number, text: string, sessionId: string, sou
 function parseMetaLine(text: string, sessionId: string, source: string): SessionMetaRecord {
   const parsed = parseRecordLine(text);
   if (parsed.kind !== 'record' || parsed.record.type !== 'session_meta') {
-    const why = parsed.kind === 'invalid' ? parsed.message : `found a ${parsed.kind === 'record' ? parsed.record.type : parsed.type} record`;
+    const why =
+      parsed.kind === 'invalid' ? parsed.message : `found a ${parsed.kind === 'record' ? parsed.record.type : parsed.type} record`;
     throw new SessionError('SESSION_CORRUPT', `${source}: line 1 is not a valid session_meta record (${why})`);
   }
   if (parsed.record.sessionId !== sessionId) {
-    throw new SessionError(
-      'SESSION_CORRUPT',
-      `${source}: line 1 names session ${parsed.record.sessionId}, not ${sessionId}`,
-    );
+    throw new SessionError('SESSION_CORRUPT', `${source}: line 1 names session ${parsed.record.sessionId}, not ${sessionId}`);
   }
   return parsed.record;
 }

@@ -69,7 +69,12 @@ export const turnStartedSchema = z.object({
 
 export const responseItemSchema = z.union([
   z.object({ type: z.literal('message'), role: z.enum(['system', 'user']), content: z.string() }),
-  z.object({ type: z.literal('message'), role: z.literal('assistant'), content: z.string(), runtimeRole: z.enum(['working_message', 'final_response']) }),
+  z.object({
+    type: z.literal('message'),
+    role: z.literal('assistant'),
+    content: z.string(),
+    runtimeRole: z.enum(['working_message', 'final_response']),
+  }),
   z.object({ type: z.literal('reasoning'), format: wireApiSchema, text: z.string(), state: providerFieldsSchema.nullable() }),
   z.object({
     type: z.literal('function_call'),
@@ -116,7 +121,14 @@ export const auditEventSchema = z.union([
     reason: z.string(),
     rule: z.string(),
   }),
-  z.object({ type: z.literal('approval_requested'), callId: z.string(), name: z.string(), summary: z.string(), reason: z.string(), arguments: z.string() }),
+  z.object({
+    type: z.literal('approval_requested'),
+    callId: z.string(),
+    name: z.string(),
+    summary: z.string(),
+    reason: z.string(),
+    arguments: z.string(),
+  }),
   z.object({
     type: z.literal('approval_resolved'),
     callId: z.string(),

@@ -51,9 +51,7 @@ export function validateLimit(limit: number | undefined, what: string): void {
 }
 
 function matchesQuery(summary: SessionSummary, needle: string): boolean {
-  return [summary.sessionId, summary.title, summary.cwd, summary.model].some((field) =>
-    field.toLowerCase().includes(needle),
-  );
+  return [summary.sessionId, summary.title, summary.cwd, summary.model].some((field) => field.toLowerCase().includes(needle));
 }
 
 /** Sort, filter by query, then cut one page after the cursor. */

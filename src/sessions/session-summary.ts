@@ -43,7 +43,10 @@ export function sessionTitle(prompt: string): string {
   const flat = prompt.replace(/\s+/g, ' ').trim();
   const chars = Array.from(flat);
   if (chars.length <= TITLE_MAX_CHARS) return flat;
-  return `${chars.slice(0, TITLE_MAX_CHARS - 1).join('').trimEnd()}…`;
+  return `${chars
+    .slice(0, TITLE_MAX_CHARS - 1)
+    .join('')
+    .trimEnd()}…`;
 }
 
 export class SessionSummaryBuilder {

@@ -151,9 +151,13 @@ export abstract class SerialSessionWriter implements SessionWriter {
       // Name the original failure: this is often the error a person sees (e.g. the turn-end
       // record after a full disk failed the run), and "disk full" is what they need to read.
       const cause = (this.failure as Error)?.message ?? String(this.failure);
-      throw new SessionError('SESSION_WRITE_FAILED', `session ${this.sessionId} stopped accepting records after a failed write (${cause})`, {
-        cause: this.failure,
-      });
+      throw new SessionError(
+        'SESSION_WRITE_FAILED',
+        `session ${this.sessionId} stopped accepting records after a failed write (${cause})`,
+        {
+          cause: this.failure,
+        },
+      );
     }
   }
 

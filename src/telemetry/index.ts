@@ -15,7 +15,16 @@ export {
   type TelemetryOptions,
   type TelemetrySettings,
 } from './telemetry-settings.js';
-export { TraceBuilder, providerName, type AttributeValue, type Attributes, type ModelCallFacts, type SpanHandle, type SpanSink, type TraceBuilderOptions } from './trace-builder.js';
+export {
+  TraceBuilder,
+  providerName,
+  type AttributeValue,
+  type Attributes,
+  type ModelCallFacts,
+  type SpanHandle,
+  type SpanSink,
+  type TraceBuilderOptions,
+} from './trace-builder.js';
 export { createRedactor } from './redact-secrets.js';
 export type { RunTrace } from './run-trace.js';
 export type { SessionExportResult } from './session-trace.js';

@@ -74,7 +74,11 @@ export function createOtelSink(settings: TelemetrySettings, version: string): Ot
       const context = options.parent instanceof OtelSpan ? trace.setSpan(ROOT_CONTEXT, options.parent.span) : ROOT_CONTEXT;
       const span = tracer.startSpan(
         name,
-        { kind: options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL, startTime: options.startMs, attributes: options.attributes },
+        {
+          kind: options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+          startTime: options.startMs,
+          attributes: options.attributes,
+        },
         context,
       );
       return new OtelSpan(span);

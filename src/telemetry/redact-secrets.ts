@@ -3,7 +3,15 @@
 // exporter's own headers, then common token shapes (OpenAI/Anthropic keys, bearer tokens, AWS
 // key ids, GitHub tokens, private-key blocks). Best effort: a secret of no known shape passes.
 
-const SECRET_VARIABLES = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GLASSBOX_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'];
+const SECRET_VARIABLES = [
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'GLASSBOX_TOKEN',
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+];
 
 const PATTERNS: RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
@@ -21,7 +29,10 @@ export function createRedactor(extraSecrets: readonly string[] = [], env: NodeJS
   return (text) => {
     let result = text;
     for (const literal of literals) result = result.split(literal).join(REDACTED);
-    for (const pattern of PATTERNS) result = result.replace(pattern, (match, scheme?: string) => (typeof scheme === 'string' && /^(bearer|basic)$/i.test(scheme) ? `${scheme} ${REDACTED}` : REDACTED));
+    for (const pattern of PATTERNS)
+      result = result.replace(pattern, (_match, scheme?: string) =>
+        typeof scheme === 'string' && /^(bearer|basic)$/i.test(scheme) ? `${scheme} ${REDACTED}` : REDACTED,
+      );
     return result;
   };
 }

@@ -23,7 +23,8 @@ export function traceSessionRecords(records: readonly SessionRecord[], sink: Spa
   // Outputs are committed after the tool's audit events; their text decides the error code.
   const outputs = new Map<string, string>();
   for (const record of records) {
-    if (record.type === 'response_item' && record.item.type === 'function_call_output') outputs.set(`${record.turn}\0${record.item.callId}`, record.item.output);
+    if (record.type === 'response_item' && record.item.type === 'function_call_output')
+      outputs.set(`${record.turn}\0${record.item.callId}`, record.item.output);
   }
   let builder: TraceBuilder | null = null;
   let turn = 0;
@@ -52,12 +53,16 @@ export function traceSessionRecords(records: readonly SessionRecord[], sink: Spa
     switch (record.type) {
       case 'model_call':
         if (record.stage === 'turn') round = record.round;
-        emit({ type: 'model_requested', round: record.round, stage: record.stage, messageCount: 0, toolCount: 0 }, atMs - record.durationMs);
+        emit(
+          { type: 'model_requested', round: record.round, stage: record.stage, messageCount: 0, toolCount: 0 },
+          atMs - record.durationMs,
+        );
         builder.modelCall(record, atMs);
         break;
       case 'response_item': {
         const { item } = record;
-        if (item.type === 'function_call') emit({ type: 'tool_requested', round, callId: item.callId, name: item.name, arguments: item.arguments }, atMs);
+        if (item.type === 'function_call')
+          emit({ type: 'tool_requested', round, callId: item.callId, name: item.name, arguments: item.arguments }, atMs);
         if (item.type === 'message' && item.role === 'assistant' && item.runtimeRole === 'final_response') answer = item.content;
         break;
       }

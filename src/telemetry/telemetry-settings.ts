@@ -44,7 +44,8 @@ function checkUrl(url: string, what: string): string {
   } catch {
     throw new TelemetryConfigError(`${what} "${url}" is not a URL; expected something like http://localhost:4318`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TelemetryConfigError(`${what} must be http or https, got ${parsed.protocol}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new TelemetryConfigError(`${what} must be http or https, got ${parsed.protocol}`);
   return url;
 }
 
@@ -85,13 +86,17 @@ export function resolveTelemetrySettings(options: TelemetryOptions = {}, env: No
     else if (base !== undefined) endpoint = withTracesPath(checkUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT'));
   }
   if (endpoint === undefined) {
-    if (options.traceContent) throw new TelemetryConfigError('--trace-content needs a trace endpoint: --otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT');
+    if (options.traceContent)
+      throw new TelemetryConfigError('--trace-content needs a trace endpoint: --otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT');
     return null;
   }
   const timeout = Number(value(env, 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT') ?? value(env, 'OTEL_EXPORTER_OTLP_TIMEOUT'));
   return {
     endpoint,
-    headers: { ...parseOtlpHeaders(value(env, 'OTEL_EXPORTER_OTLP_HEADERS')), ...parseOtlpHeaders(value(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS')) },
+    headers: {
+      ...parseOtlpHeaders(value(env, 'OTEL_EXPORTER_OTLP_HEADERS')),
+      ...parseOtlpHeaders(value(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS')),
+    },
     serviceName: value(env, 'OTEL_SERVICE_NAME') ?? 'glassbox',
     traceContent: options.traceContent === true,
     flushTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? Math.min(timeout, 30_000) : DEFAULT_FLUSH_TIMEOUT_MS,

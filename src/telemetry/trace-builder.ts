@@ -26,7 +26,10 @@ export interface SpanHandle {
 }
 
 export interface SpanSink {
-  start(name: string, options: { parent: SpanHandle | null; startMs: number; kind: 'internal' | 'client'; attributes: Attributes }): SpanHandle;
+  start(
+    name: string,
+    options: { parent: SpanHandle | null; startMs: number; kind: 'internal' | 'client'; attributes: Attributes },
+  ): SpanHandle;
 }
 
 /** What the builder needs of a model call; a live `ModelCallRecord` or a session's `model_call` record. */
@@ -50,7 +53,8 @@ export function providerName(wireApi: WireApi | string): string {
 function usageAttributes(usage: Usage | null | undefined): Attributes {
   if (!usage) return {};
   const attributes: Attributes = { 'gen_ai.usage.input_tokens': usage.inputTokens, 'gen_ai.usage.output_tokens': usage.outputTokens };
-  if (usage.cachedInputTokens !== null && usage.cachedInputTokens !== undefined) attributes['gen_ai.usage.cache_read.input_tokens'] = usage.cachedInputTokens;
+  if (usage.cachedInputTokens !== null && usage.cachedInputTokens !== undefined)
+    attributes['gen_ai.usage.cache_read.input_tokens'] = usage.cachedInputTokens;
   if (usage.reasoningTokens) attributes['glassbox.usage.reasoning_tokens'] = usage.reasoningTokens;
   return attributes;
 }
@@ -115,7 +119,11 @@ export class TraceBuilder {
         this.modelRequested(event.round, event.stage, atMs);
         return;
       case 'model_retry':
-        this.modelSpan?.event('retry', atMs, { 'glassbox.retry.attempt': event.attempt, 'glassbox.retry.delay_ms': event.delayMs, 'error.type': event.error.code });
+        this.modelSpan?.event('retry', atMs, {
+          'glassbox.retry.attempt': event.attempt,
+          'glassbox.retry.delay_ms': event.delayMs,
+          'error.type': event.error.code,
+        });
         return;
       case 'assistant_delta':
         this.answer += event.delta;
@@ -159,7 +167,13 @@ export class TraceBuilder {
       }
       case 'tool_started': {
         const tool = this.tools.get(event.callId);
-        if (tool) tool.exec = this.sink.start(`exec ${event.name}`, { parent: tool.span, startMs: atMs, kind: 'internal', attributes: { 'gen_ai.tool.name': event.name } });
+        if (tool)
+          tool.exec = this.sink.start(`exec ${event.name}`, {
+            parent: tool.span,
+            startMs: atMs,
+            kind: 'internal',
+            attributes: { 'gen_ai.tool.name': event.name },
+          });
         return;
       }
       case 'tool_finished': {
@@ -190,7 +204,8 @@ export class TraceBuilder {
         };
         if (this.options.traceContent) attributes['glassbox.compaction.summary'] = this.content(event.summary);
         // A prune calls no model: its span is the instant it happened.
-        const span = this.compaction ?? this.sink.start('compaction', { parent: this.parent(), startMs: atMs, kind: 'internal', attributes: {} });
+        const span =
+          this.compaction ?? this.sink.start('compaction', { parent: this.parent(), startMs: atMs, kind: 'internal', attributes: {} });
         span.set(attributes);
         span.end(atMs);
         this.compaction = null;
@@ -203,7 +218,12 @@ export class TraceBuilder {
       case 'run_failed':
       case 'run_cancelled': {
         this.closeOpen(atMs, event.type === 'run_cancelled' ? 'cancelled' : 'the run ended first');
-        const attributes: Attributes = { ...usageAttributes(event.usage.total), 'glassbox.rounds': event.rounds, 'glassbox.model_calls': event.usage.calls, 'glassbox.outcome': event.type.slice(4) };
+        const attributes: Attributes = {
+          ...usageAttributes(event.usage.total),
+          'glassbox.rounds': event.rounds,
+          'glassbox.model_calls': event.usage.calls,
+          'glassbox.outcome': event.type.slice(4),
+        };
         if (event.type === 'run_failed') attributes['error.type'] = event.error.code;
         if (event.type === 'run_cancelled') attributes['glassbox.cancel_reason'] = event.reason;
         if (event.type === 'run_succeeded' && this.options.traceContent) attributes['glassbox.answer'] = this.content(event.answer);
@@ -224,7 +244,15 @@ export class TraceBuilder {
       this.compaction = null;
       if (this.round?.n !== round) {
         this.round?.span.end(atMs);
-        this.round = { n: round, span: this.sink.start(`round ${round}`, { parent: this.run, startMs: atMs, kind: 'internal', attributes: { 'glassbox.round': round } }) };
+        this.round = {
+          n: round,
+          span: this.sink.start(`round ${round}`, {
+            parent: this.run,
+            startMs: atMs,
+            kind: 'internal',
+            attributes: { 'glassbox.round': round },
+          }),
+        };
       }
     } else {
       this.compaction ??= this.sink.start('compaction', { parent: this.parent(), startMs: atMs, kind: 'internal', attributes: {} });
@@ -255,7 +283,9 @@ export class TraceBuilder {
     if (this.options.traceContent && call.request) {
       attributes['gen_ai.input.messages'] = this.content(JSON.stringify(call.request.messages.map(semconvMessage)));
       if (!call.error && this.answer !== '') {
-        attributes['gen_ai.output.messages'] = this.content(JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: this.answer }] }]));
+        attributes['gen_ai.output.messages'] = this.content(
+          JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: this.answer }] }]),
+        );
       }
     }
     span.set(attributes);

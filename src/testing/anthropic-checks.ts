@@ -50,7 +50,13 @@ function toolPairingProblem(messages: Json[]): string | null {
       }
       if (ids.length === 0) continue;
       const next = messages[i + 1];
-      const answered = new Set(next?.role === 'user' ? blocksOf(next).filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)) : []);
+      const answered = new Set(
+        next?.role === 'user'
+          ? blocksOf(next)
+              .filter((b) => b.type === 'tool_result')
+              .map((b) => String(b.tool_use_id))
+          : [],
+      );
       const missing = ids.filter((id) => !answered.has(id));
       if (missing.length > 0) {
         return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
@@ -99,15 +105,21 @@ export function anthropicRequestProblem(body: Json, headers: Record<string, stri
   const messages = body.messages.filter(isRecord);
   const systemBlocks = Array.isArray(body.system) ? body.system : [];
   const breakpoints =
-    countCacheControl(body.tools ?? []) + countCacheControl(systemBlocks) + messages.reduce((sum, message) => sum + countCacheControl(blocksOf(message)), 0);
-  if (breakpoints > MAX_CACHE_BREAKPOINTS) return `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`;
+    countCacheControl(body.tools ?? []) +
+    countCacheControl(systemBlocks) +
+    messages.reduce((sum, message) => sum + countCacheControl(blocksOf(message)), 0);
+  if (breakpoints > MAX_CACHE_BREAKPOINTS)
+    return `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`;
   for (const message of messages) {
     for (const block of blocksOf(message)) {
       if (block.type === 'text' && block.text === '') return 'messages: text content blocks must be non-empty';
     }
   }
-  const usesTools = messages.some((message) => blocksOf(message).some((block) => block.type === 'tool_use' || block.type === 'tool_result'));
-  if (usesTools && (!Array.isArray(body.tools) || body.tools.length === 0)) return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
+  const usesTools = messages.some((message) =>
+    blocksOf(message).some((block) => block.type === 'tool_use' || block.type === 'tool_result'),
+  );
+  if (usesTools && (!Array.isArray(body.tools) || body.tools.length === 0))
+    return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
   return toolPairingProblem(messages);
 }
 

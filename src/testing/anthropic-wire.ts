@@ -104,7 +104,16 @@ function contentBlocks(turn: ResolvedTurn): Json[] {
 }
 
 function baseMessage(meta: WireMeta, id: string): Json {
-  return { model: meta.model, id, type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, stop_details: null };
+  return {
+    model: meta.model,
+    id,
+    type: 'message',
+    role: 'assistant',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    stop_details: null,
+  };
 }
 
 function failure(turn: ResolvedTurn): { type: string; message: string } | null {
@@ -181,7 +190,10 @@ export function buildAnthropicFrames(turn: ResolvedTurn, meta: WireMeta): SseFra
   if (failed !== null) {
     events.push(anthropicErrorBody(failed.type, failed.message, meta.ids.next('req_fake_')));
   } else {
-    const delta: Json = { type: 'message_delta', delta: { stop_reason: stopReason(turn), stop_sequence: null, stop_details: stopDetails(turn) } };
+    const delta: Json = {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason(turn), stop_sequence: null, stop_details: stopDetails(turn) },
+    };
     delta.usage = turn.usage === null ? { output_tokens: 0 } : anthropicUsage(turn.usage, 'final');
     events.push(delta, { type: 'message_stop' });
   }

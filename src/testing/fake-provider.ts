@@ -199,7 +199,7 @@ function bodyProblem(body: Record<string, unknown>, wireApi: WireApi): string | 
 
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   const script: ScriptStep[] = [];
-  (options.script ?? []).forEach((step, i) => checkStep(step, `script step ${i}`));
+  for (const [i, step] of (options.script ?? []).entries()) checkStep(step, `script step ${i}`);
   script.push(...(options.script ?? []));
   const whenExhausted = options.whenExhausted ?? 'error';
   if (whenExhausted !== 'error') checkStep(whenExhausted, 'whenExhausted step');
@@ -324,7 +324,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     // Errors go out in the envelope of the wire the request came in on.
     const fail = (status: number, message: string, code: string | null = null, param: string | null = null): void =>
       wireApi === 'anthropic'
-        ? sendJson(res, status, anthropicErrorBody(anthropicErrorType(status), message, (res.getHeader('x-request-id') as string | undefined) ?? null))
+        ? sendJson(
+            res,
+            status,
+            anthropicErrorBody(anthropicErrorType(status), message, (res.getHeader('x-request-id') as string | undefined) ?? null),
+          )
         : sendError(res, status, message, code, param);
     const rawBody = await readBody(req);
     if (rawBody === null) return fail(413, 'fake provider: request body too large');
@@ -378,7 +382,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       if (rejection !== null) return sendJson(res, rejection.status, rejection.body);
     }
     if (options.rejectEncryptedReasoning === true && Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content')) {
-      return sendJson(res, 400, { error: { message: 'Encrypted content is not supported with this model.', type: 'invalid_request_error', param: 'include', code: null } });
+      return sendJson(res, 400, {
+        error: {
+          message: 'Encrypted content is not supported with this model.',
+          type: 'invalid_request_error',
+          param: 'include',
+          code: null,
+        },
+      });
     }
 
     let scripted: ScriptedTurn | 'exhausted';
@@ -439,7 +450,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
 
   function answerModels(req: IncomingMessage, res: ServerResponse): void {
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return sendError(res, 401, 'Incorrect API key provided.', 'invalid_api_key');
+      sendError(res, 401, 'Incorrect API key provided.', 'invalid_api_key');
+      return;
     }
     const id = options.model ?? FALLBACK_MODEL;
     sendJson(res, 200, { object: 'list', data: [{ id, object: 'model', created: 0, owned_by: 'glassbox' }] });
@@ -495,7 +507,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       return exchangeFor(index).outcome;
     },
     push(...steps: ScriptStep[]): void {
-      steps.forEach((step, i) => checkStep(step, `pushed step ${i}`));
+      for (const [i, step] of steps.entries()) checkStep(step, `pushed step ${i}`);
       script.push(...steps);
     },
     remaining(): number {

@@ -114,7 +114,9 @@ export class ReasoningLedger {
         const issued = this.byCall.get(item.call_id);
         const reasoning = issued?.wireApi === 'responses' ? issued.reasoning : null;
         if (reasoning !== null && !sentReasoning.has(reasoning.token)) {
-          return openAiStyle(`The reasoning item that produced function call ${item.call_id} was not passed back with its encrypted_content.`);
+          return openAiStyle(
+            `The reasoning item that produced function call ${item.call_id} was not passed back with its encrypted_content.`,
+          );
         }
       }
     }

@@ -228,11 +228,13 @@ export function validateScriptedTurn(turn: unknown): asserts turn is ScriptedTur
     });
   }
   if (turn.reasoning !== undefined) {
-    if (!isRecord(turn.reasoning) || typeof turn.reasoning.text !== 'string') throw new Error('reasoning must be an object with a text string');
+    if (!isRecord(turn.reasoning) || typeof turn.reasoning.text !== 'string')
+      throw new Error('reasoning must be an object with a text string');
     if (turn.reasoning.field !== undefined && turn.reasoning.field !== 'reasoning_content' && turn.reasoning.field !== 'reasoning') {
       throw new Error('reasoning.field must be reasoning_content or reasoning');
     }
-    if (turn.reasoning.redacted !== undefined && typeof turn.reasoning.redacted !== 'boolean') throw new Error('reasoning.redacted must be a boolean');
+    if (turn.reasoning.redacted !== undefined && typeof turn.reasoning.redacted !== 'boolean')
+      throw new Error('reasoning.redacted must be a boolean');
   }
   if (turn.usage !== undefined && turn.usage !== null) {
     if (!isRecord(turn.usage)) throw new Error('usage must be an object, null, or omitted');

@@ -5,12 +5,7 @@ export interface WireErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
-export function wireErrorBody(
-  message: string,
-  type: string,
-  code: string | null = null,
-  param: string | null = null,
-): WireErrorBody {
+export function wireErrorBody(message: string, type: string, code: string | null = null, param: string | null = null): WireErrorBody {
   return { error: { message, type, param, code } };
 }
 

@@ -103,10 +103,7 @@ export async function commitFileChanges(changes: readonly FileChange[], options:
     await discardStaged(staged, createdDirectories);
     const reason = error instanceof Error ? error.message : String(error);
     if (unrestored.length > 0) {
-      throw new ToolError(
-        'WRITE_FAILED',
-        `Writing failed (${reason}) and these files could not be restored: ${unrestored.join(', ')}.`,
-      );
+      throw new ToolError('WRITE_FAILED', `Writing failed (${reason}) and these files could not be restored: ${unrestored.join(', ')}.`);
     }
     throw new ToolError('WRITE_FAILED', `Writing failed (${reason}); no file was changed.`);
   }

@@ -59,7 +59,9 @@ export class IgnoreRules {
    */
   static async load(root: string, directory: string): Promise<LoadedIgnoreRules> {
     if (!isInside(root, directory)) throw new Error(`${directory} is not inside ${root}`);
-    const below = toPosix(relative(root, directory)).split('/').filter((name) => name !== '');
+    const below = toPosix(relative(root, directory))
+      .split('/')
+      .filter((name) => name !== '');
     const rootLayer = await readLayer(root);
     let rules = new IgnoreRules(rootLayer ? [rootLayer] : []);
     let current = root;

@@ -29,7 +29,10 @@ function isToolSessionState(value: unknown): value is ToolSessionState {
 /** The session state a file tool needs; the host must have created it with `createToolSessionState`. */
 export function toolSessionState(context: Pick<ToolContext, 'state'>): ToolSessionState {
   if (!isToolSessionState(context.state)) {
-    throw new FatalToolError('NO_TOOL_STATE', 'The tool runtime was created without the coding tools\' session state (createToolSessionState()).');
+    throw new FatalToolError(
+      'NO_TOOL_STATE',
+      "The tool runtime was created without the coding tools' session state (createToolSessionState()).",
+    );
   }
   return context.state;
 }
@@ -41,7 +44,10 @@ export function toolSessionState(context: Pick<ToolContext, 'state'>): ToolSessi
 export function executionPolicy(context: Pick<ToolContext, 'execution'>): ExecutionPolicy {
   if (context.execution === undefined) return UNRESTRICTED_EXECUTION;
   if (!isExecutionPolicy(context.execution)) {
-    throw new FatalToolError('INVALID_EXECUTION_POLICY', `The permission gate returned an execution policy this tool does not understand: ${JSON.stringify(context.execution)}.`);
+    throw new FatalToolError(
+      'INVALID_EXECUTION_POLICY',
+      `The permission gate returned an execution policy this tool does not understand: ${JSON.stringify(context.execution)}.`,
+    );
   }
   return context.execution;
 }

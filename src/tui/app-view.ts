@@ -118,11 +118,23 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
   };
 
   const approvalKey = (input: string, key: Key): void => {
-    if (key.escape && denyMessage !== null) return setDenyMessage(null);
-    if (key.escape || (key.ctrl && input === 'c')) return controller.cancel();
+    if (key.escape && denyMessage !== null) {
+      setDenyMessage(null);
+      return;
+    }
+    if (key.escape || (key.ctrl && input === 'c')) {
+      controller.cancel();
+      return;
+    }
     if (denyMessage !== null) {
-      if (key.return) return controller.decide('deny', denyMessage.trim() === '' ? null : denyMessage.trim());
-      if (key.backspace || key.delete) return setDenyMessage(denyMessage.slice(0, -1));
+      if (key.return) {
+        controller.decide('deny', denyMessage.trim() === '' ? null : denyMessage.trim());
+        return;
+      }
+      if (key.backspace || key.delete) {
+        setDenyMessage(denyMessage.slice(0, -1));
+        return;
+      }
       if (!key.ctrl && !key.meta && input) setDenyMessage(denyMessage + input.replace(/[\r\n]/g, ' '));
       return;
     }
@@ -150,7 +162,11 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
         return;
       case 'submit':
         // Enter on a half-typed command name completes it first.
-        if (choice !== null && commandCompletions(editorRef.current.text).length > 0 && parseInput(editorRef.current.text).kind === 'unknown') {
+        if (
+          choice !== null &&
+          commandCompletions(editorRef.current.text).length > 0 &&
+          parseInput(editorRef.current.text).kind === 'unknown'
+        ) {
           complete();
           return;
         }
@@ -174,7 +190,8 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
         if (tool === null) return controller.note({ kind: 'notice', tone: 'info', text: 'no tool output yet' });
         const lines = visibleText(tool.output).split('\n');
         const shown = lines.slice(0, MAX_TOOL_OUTPUT_LINES);
-        if (lines.length > shown.length) shown.push(theme.dim(`… ${lines.length - shown.length} more lines (glassbox sessions show has all of it)`));
+        if (lines.length > shown.length)
+          shown.push(theme.dim(`… ${lines.length - shown.length} more lines (glassbox sessions show has all of it)`));
         return controller.note({ kind: 'block', title: `${tool.name} ${tool.summary}`, body: shown.join('\n') });
       }
     }
@@ -191,7 +208,7 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
         : snapshot.busy !== null
           ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
           : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
-  const fixedRows = lines.length + 2 + 3 + (suggestions.length > 0 ? suggestions.length : 0);
+  const fixedRows = lines.length + 2 + 3 + Math.max(suggestions.length, 0);
   const liveBudget = Math.max(3, rows - fixedRows - 2 - snapshot.transcript.live.length);
   const previewBudget = Math.max(3, rows - 12);
 
@@ -201,6 +218,8 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     h(Static<Entry>, {
       key: `static-${snapshot.transcript.epoch}`,
       items: snapshot.transcript.done,
+      // ink's <Static> takes its render function as `children`; createElement has no other way to pass it.
+      // biome-ignore lint/correctness/noChildrenProp: see above
       children: (entry: Entry) => h(EntryView, { key: entry.id, entry, theme, width: columns }),
     }),
     ...snapshot.transcript.live.map((entry) => h(EntryView, { key: entry.id, entry, theme, maxLines: liveBudget, width: columns })),
@@ -211,7 +230,13 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
           { flexDirection: 'column', borderStyle: 'round', paddingX: 1, marginTop: 1 },
           ...lines.map((line, i) => h(Text, { key: i }, `${i === 0 ? theme.tone('accent', '›') : ' '} ${line}`)),
         ),
-    ...suggestions.map((s, i) => h(Text, { key: `s${i}`, wrap: 'truncate-end' }, i === Math.min(selected, suggestions.length - 1) ? theme.inverse(` ${s.label} `) : theme.dim(`  ${s.label}`))),
+    ...suggestions.map((s, i) =>
+      h(
+        Text,
+        { key: `s${i}`, wrap: 'truncate-end' },
+        i === Math.min(selected, suggestions.length - 1) ? theme.inverse(` ${s.label} `) : theme.dim(`  ${s.label}`),
+      ),
+    ),
     h(StatusBar, { snapshot, theme, hint }),
   );
 }

@@ -54,16 +54,25 @@ export async function buildApprovalPreview(toolName: string, rawArguments: strin
     const lines = diffLines(current.text ?? '', args.content.replace(/\r\n/g, '\n'));
     return { kind: 'diff', lines: [header, ...(current.problem ? [`(${current.problem})`] : []), ...lines].map(visibleText) };
   }
-  if (toolName === 'edit_file' && typeof args.path === 'string' && typeof args.old_string === 'string' && typeof args.new_string === 'string') {
+  if (
+    toolName === 'edit_file' &&
+    typeof args.path === 'string' &&
+    typeof args.old_string === 'string' &&
+    typeof args.new_string === 'string'
+  ) {
     const current = await currentText(root, args.path);
     const oldString = args.old_string.replace(/\r\n/g, '\n');
     const newString = args.new_string.replace(/\r\n/g, '\n');
     if (current.text !== null && oldString !== '' && current.text.includes(oldString)) {
-      const next = args.replace_all === true ? current.text.split(oldString).join(newString) : current.text.replace(oldString, () => newString);
+      const next =
+        args.replace_all === true ? current.text.split(oldString).join(newString) : current.text.replace(oldString, () => newString);
       return { kind: 'diff', lines: [`--- ${args.path}`, ...diffLines(current.text, next)].map(visibleText) };
     }
     // The edit will fail (or the file cannot be read): show what it asks for.
-    return { kind: 'diff', lines: [`--- ${args.path} (${current.problem ?? 'text not found as given'})`, ...diffLines(oldString, newString, 0)].map(visibleText) };
+    return {
+      kind: 'diff',
+      lines: [`--- ${args.path} (${current.problem ?? 'text not found as given'})`, ...diffLines(oldString, newString, 0)].map(visibleText),
+    };
   }
   if (toolName === 'apply_patch' && typeof args.patch === 'string') {
     const lines = args.patch
@@ -74,8 +83,19 @@ export async function buildApprovalPreview(toolName: string, rawArguments: strin
   }
   if (typeof args.command === 'string' || Array.isArray(args.command)) {
     const command = Array.isArray(args.command) ? args.command.map(String).join(' ') : (args.command as string);
-    const extra = [typeof args.workdir === 'string' ? `in ${args.workdir}` : '', typeof args.justification === 'string' ? `why: ${args.justification}` : ''];
-    return { kind: 'command', lines: [...visibleText(command).split('\n').map((l) => `$ ${l}`), ...extra.filter(Boolean).map(visibleText)] };
+    const extra = [
+      typeof args.workdir === 'string' ? `in ${args.workdir}` : '',
+      typeof args.justification === 'string' ? `why: ${args.justification}` : '',
+    ];
+    return {
+      kind: 'command',
+      lines: [
+        ...visibleText(command)
+          .split('\n')
+          .map((l) => `$ ${l}`),
+        ...extra.filter(Boolean).map(visibleText),
+      ],
+    };
   }
   return { kind: 'text', lines: visibleText(JSON.stringify(args, null, 2)).split('\n') };
 }

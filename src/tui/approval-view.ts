@@ -25,7 +25,10 @@ export function ApprovalView({ pending, theme, maxPreviewLines, denyMessage }: A
   const body = shown.map((line, i) =>
     h(Text, { key: `p${i}`, wrap: 'truncate-end' }, pending.preview?.kind === 'diff' ? paintDiffLine(line, theme) : line),
   );
-  if (hidden > 0) body.push(h(Text, { key: 'more' }, theme.dim(`… ${hidden} more line${hidden === 1 ? '' : 's'} (the whole call is in the session file)`)));
+  if (hidden > 0)
+    body.push(
+      h(Text, { key: 'more' }, theme.dim(`… ${hidden} more line${hidden === 1 ? '' : 's'} (the whole call is in the session file)`)),
+    );
   const choices =
     denyMessage === null
       ? `${theme.bold('[y]')} approve once  ${theme.bold('[a]')} for this session  ${theme.bold('[n]')} deny  ${theme.dim('[Esc] cancel turn')}`

@@ -34,7 +34,11 @@ export async function runCommand(context: CommandContext, name: SlashCommandName
       return controller.requestExit();
     case 'clear':
       controller.newSession();
-      return controller.note({ kind: 'notice', tone: 'info', text: 'new session: the next prompt starts it (the previous one stays resumable)' });
+      return controller.note({
+        kind: 'notice',
+        tone: 'info',
+        text: 'new session: the next prompt starts it (the previous one stays resumable)',
+      });
     case 'compact':
       return compact(context, args);
     case 'fork':
@@ -66,7 +70,11 @@ async function compact(context: CommandContext, instructions: string): Promise<v
   const { controller } = context;
   const sessionId = needSession(context, 'compact it');
   if (sessionId === null) return;
-  controller.note({ kind: 'notice', tone: 'info', text: instructions ? `compacting (instructions: ${oneLine(instructions, 120)})…` : 'compacting…' });
+  controller.note({
+    kind: 'notice',
+    tone: 'info',
+    text: instructions ? `compacting (instructions: ${oneLine(instructions, 120)})…` : 'compacting…',
+  });
   await controller.track('compact', async (signal) => {
     const runner = await controller.getRunner();
     await compactSession({
@@ -106,7 +114,8 @@ async function resume(context: CommandContext, args: string): Promise<void> {
   if (args === '') return listSessions(context, 'resume one with /resume <n> (or an id, or last)');
   await controller.track('command', async () => {
     const runner = await controller.getRunner();
-    const listed = /^\d+$/.test(args) && Number(args) >= 1 && Number(args) <= context.listed.length ? context.listed[Number(args) - 1]!.sessionId : null;
+    const listed =
+      /^\d+$/.test(args) && Number(args) >= 1 && Number(args) <= context.listed.length ? context.listed[Number(args) - 1]!.sessionId : null;
     const sessionId = listed ?? (await runner.store.resolveId(args));
     await controller.openSession(sessionId);
     controller.note({ kind: 'notice', tone: 'success', text: `resumed ${sessionId}: the next prompt continues it` });
@@ -139,13 +148,21 @@ async function model(context: CommandContext, name: string): Promise<void> {
       .filter((entry) => entry.provider === provider)
       .map((entry) => entry.name)
       .slice(0, 12);
-    const body = [`current: ${theme.bold(current.model)} (${current.wireApi})`, `switch with /model <name>; catalog models for this provider:`, known.join(', ')].join('\n');
+    const body = [
+      `current: ${theme.bold(current.model)} (${current.wireApi})`,
+      `switch with /model <name>; catalog models for this provider:`,
+      known.join(', '),
+    ].join('\n');
     return controller.note({ kind: 'block', title: 'model', body });
   }
   await controller.track('command', async () => {
     await controller.changeSettings({ model: name });
     const known = lookupModel(name).matched !== null;
-    controller.note({ kind: 'notice', tone: 'success', text: `model: ${name}${known ? '' : ' (not in the model catalog: default limits, no price)'}` });
+    controller.note({
+      kind: 'notice',
+      tone: 'success',
+      text: `model: ${name}${known ? '' : ' (not in the model catalog: default limits, no price)'}`,
+    });
   });
 }
 
@@ -159,7 +176,8 @@ async function choose<K extends 'sandbox' | 'approvalPolicy'>(
   const label = key === 'sandbox' ? 'sandbox' : 'approvals';
   const current = controller.getSnapshot()[key];
   if (value === '') return controller.note({ kind: 'notice', tone: 'info', text: `${label}: ${current} (choices: ${choices.join(', ')})` });
-  if (!choices.includes(value)) return controller.note({ kind: 'notice', tone: 'error', text: `unknown ${label} "${oneLine(value, 40)}"; use ${choices.join(', ')}` });
+  if (!choices.includes(value))
+    return controller.note({ kind: 'notice', tone: 'error', text: `unknown ${label} "${oneLine(value, 40)}"; use ${choices.join(', ')}` });
   await controller.track('command', async () => {
     await controller.changeSettings({ [key]: value } as Partial<Record<K, never>>);
     controller.note({ kind: 'notice', tone: 'success', text: `${label}: ${value} (from the next turn on)` });
@@ -175,8 +193,12 @@ function diff(context: CommandContext): void {
     for (const line of file.lines) lines.push(paintDiffLine(visibleText(line), theme));
   }
   if (files.length === 0) lines.push('no file written by the agent in this session yet');
-  if (earlierPaths.length > 0) lines.push(theme.dim(`written in earlier runs of this session (no baseline here): ${earlierPaths.map((p) => visibleText(p)).join(', ')}`));
-  if (untrackedShellCalls > 0) lines.push(theme.dim(`${untrackedShellCalls} shell command(s) ran; files they changed are not tracked (see git status)`));
+  if (earlierPaths.length > 0)
+    lines.push(
+      theme.dim(`written in earlier runs of this session (no baseline here): ${earlierPaths.map((p) => visibleText(p)).join(', ')}`),
+    );
+  if (untrackedShellCalls > 0)
+    lines.push(theme.dim(`${untrackedShellCalls} shell command(s) ran; files they changed are not tracked (see git status)`));
   controller.note({ kind: 'block', title: 'diff', body: lines.join('\n') });
 }
 
@@ -193,9 +215,12 @@ async function debug(context: CommandContext): Promise<void> {
     const file = join(dir, `${sessionId}-last-request.json`);
     const tools = runner.tools.map((tool) => tool.name);
     await writeFile(file, `${JSON.stringify({ model: request.model, messages: request.messages, tools }, null, 2)}\n`);
-    const lines = [`turn ${request.turn}, round ${request.round} · ${request.model} · ${request.messages.length} messages · tools: ${tools.join(', ')}`];
+    const lines = [
+      `turn ${request.turn}, round ${request.round} · ${request.model} · ${request.messages.length} messages · tools: ${tools.join(', ')}`,
+    ];
     for (const message of request.messages) {
-      const calls = message.role === 'assistant' && message.toolCalls.length > 0 ? ` → ${message.toolCalls.map((c) => c.name).join(', ')}` : '';
+      const calls =
+        message.role === 'assistant' && message.toolCalls.length > 0 ? ` → ${message.toolCalls.map((c) => c.name).join(', ')}` : '';
       lines.push(`${theme.bold(message.role.padEnd(9))} ${oneLine(message.content, 60)}${calls}`);
     }
     lines.push(theme.dim(`full request: ${file}`));
@@ -215,7 +240,10 @@ function statusText(context: CommandContext): string {
     ['session', s.sessionId ?? '(new: starts with the next prompt)'],
     ['context', contextText(s.meter, s.limits).replace(/^context /, '')],
     ['compaction', s.limits ? `automatic at ${compactNumber(s.limits.threshold)} tokens` : 'unknown window'],
-    ['usage', `${compactNumber(s.meter.sessionTokens)} tokens in ${s.meter.calls} model call(s) · ${formatCost(s.meter.cost, s.meter.costPartial)}`],
+    [
+      'usage',
+      `${compactNumber(s.meter.sessionTokens)} tokens in ${s.meter.calls} model call(s) · ${formatCost(s.meter.cost, s.meter.costPartial)}`,
+    ],
   ];
   return rows.map(([k, v]) => `${theme.dim(k.padEnd(11))}${visibleText(v)}`).join('\n');
 }

@@ -49,11 +49,7 @@ export function EntryView(props: EntryViewProps): ReactElement | null {
 function entryContent({ entry, theme, maxLines }: EntryViewProps): ReactElement | null {
   switch (entry.kind) {
     case 'user':
-      return h(
-        Box,
-        { marginTop: 1 },
-        h(Text, null, `${theme.bold(theme.tone('accent', '›'))} ${theme.bold(visibleText(entry.text))}`),
-      );
+      return h(Box, { marginTop: 1 }, h(Text, null, `${theme.bold(theme.tone('accent', '›'))} ${theme.bold(visibleText(entry.text))}`));
     case 'assistant': {
       if (entry.text.trim() === '') return null;
       let text = markdownToAnsi(visibleText(entry.text), theme);
@@ -61,7 +57,12 @@ function entryContent({ entry, theme, maxLines }: EntryViewProps): ReactElement 
         const lines = text.split('\n');
         if (lines.length > maxLines) text = [theme.dim(`… ${lines.length - maxLines} lines above`), ...lines.slice(-maxLines)].join('\n');
       }
-      return h(Box, { marginTop: 1, flexDirection: 'row' }, h(Text, null, `${theme.tone('accent', '●')} `), h(Box, { flexGrow: 1, flexShrink: 1 }, h(Text, null, text)));
+      return h(
+        Box,
+        { marginTop: 1, flexDirection: 'row' },
+        h(Text, null, `${theme.tone('accent', '●')} `),
+        h(Box, { flexGrow: 1, flexShrink: 1 }, h(Text, null, text)),
+      );
     }
     case 'reasoning': {
       if (entry.text.trim() === '') return null;
@@ -74,7 +75,8 @@ function entryContent({ entry, theme, maxLines }: EntryViewProps): ReactElement 
       const status = theme.dim(toolStatusText(entry));
       const lines = [h(Text, { key: 'head', wrap: 'truncate-end' }, `${head} ${theme.dim('·')} ${status}`)];
       if (entry.note) lines.push(h(Text, { key: 'note', wrap: 'truncate-end' }, theme.dim(`  └ ${entry.note}`)));
-      if (entry.status === 'error' && entry.output) lines.push(h(Text, { key: 'err', wrap: 'truncate-end' }, theme.tone('error', `  └ ${errorLine(entry.output)}`)));
+      if (entry.status === 'error' && entry.output)
+        lines.push(h(Text, { key: 'err', wrap: 'truncate-end' }, theme.tone('error', `  └ ${errorLine(entry.output)}`)));
       return h(Box, { flexDirection: 'column' }, ...lines);
     }
     case 'notice': {

@@ -9,7 +9,10 @@ import type { Theme } from './theme.js';
 
 export function markdownToAnsi(markdown: string, theme: Theme): string {
   const tokens = new Lexer({ gfm: true }).lex(markdown);
-  return blocks(tokens, theme).join('\n').replace(/\n{3,}/g, '\n\n').trimEnd();
+  return blocks(tokens, theme)
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd();
 }
 
 function blocks(tokens: Token[], theme: Theme): string[] {
@@ -72,7 +75,8 @@ function list(token: Tokens.List, theme: Theme): string[] {
     // A tight list (no blank lines between items in the source) stays tight when it nests.
     const inner = blocks(item.tokens, theme).filter((line) => token.loose || line !== '');
     const pad = ' '.repeat(marker.length + 1);
-    inner.forEach((line, i) => out.push(i === 0 ? `${theme.tone('accent', marker)} ${check}${line}` : line === '' ? '' : `${pad}${line}`));
+    for (const [i, line] of inner.entries())
+      out.push(i === 0 ? `${theme.tone('accent', marker)} ${check}${line}` : line === '' ? '' : `${pad}${line}`);
   });
   return out.filter((line, i) => !(line === '' && (i === 0 || out[i - 1] === '')));
 }

@@ -174,7 +174,8 @@ export class SessionController {
         approvals: this.approvals,
         onEvent: (event) => this.onRunEvent(event),
       });
-      if (result.persistError !== null) this.note({ kind: 'notice', tone: 'warning', text: `the session file could not be finalized: ${result.persistError}` });
+      if (result.persistError !== null)
+        this.note({ kind: 'notice', tone: 'warning', text: `the session file could not be finalized: ${result.persistError}` });
       this.update({ sessionId: result.sessionId });
     });
   }

@@ -40,7 +40,8 @@ export async function loadSession(store: SessionStore, sessionId: string, meter:
   const paths = new Set<string>();
   let model = meta.model;
   const outputs = new Map<string, Extract<ResponseItem, { type: 'function_call_output' }>>();
-  for (const record of records) if (record.type === 'response_item' && record.item.type === 'function_call_output') outputs.set(record.item.callId, record.item);
+  for (const record of records)
+    if (record.type === 'response_item' && record.item.type === 'function_call_output') outputs.set(record.item.callId, record.item);
   meter.reset();
   for (const record of records) {
     if (record.type === 'model_call') meter.addCall(record.usage, record.stage);
@@ -69,11 +70,24 @@ function replayForScreen(
     case 'response_item': {
       const item = record.item;
       if (item.type === 'message' && item.role === 'assistant') {
-        return reduceRunEvent(reduceRunEvent(state, { type: 'assistant_delta', round: 0, delta: item.content }), { type: 'model_completed', round: 0, stage: 'turn', usage: null, finishReason: 'stop', durationMs: 0 });
+        return reduceRunEvent(reduceRunEvent(state, { type: 'assistant_delta', round: 0, delta: item.content }), {
+          type: 'model_completed',
+          round: 0,
+          stage: 'turn',
+          usage: null,
+          finishReason: 'stop',
+          durationMs: 0,
+        });
       }
       if (item.type === 'function_call') {
         const output = outputs.get(item.callId);
-        const requested = reduceRunEvent(state, { type: 'tool_requested', round: 0, callId: item.callId, name: item.name, arguments: item.arguments });
+        const requested = reduceRunEvent(state, {
+          type: 'tool_requested',
+          round: 0,
+          callId: item.callId,
+          name: item.name,
+          arguments: item.arguments,
+        });
         return reduceRunEvent(requested, {
           type: 'tool_finished',
           callId: item.callId,
@@ -88,7 +102,11 @@ function replayForScreen(
     case 'compaction':
       return reduceRunEvent(state, historyCompactedEvent(record));
     case 'turn_failed':
-      return addEntry(state, { kind: 'notice', tone: 'error', text: `turn ${record.turn} failed [${record.error.code}]: ${record.error.message}` });
+      return addEntry(state, {
+        kind: 'notice',
+        tone: 'error',
+        text: `turn ${record.turn} failed [${record.error.code}]: ${record.error.message}`,
+      });
     case 'turn_cancelled':
       return addEntry(state, { kind: 'notice', tone: 'warning', text: `turn ${record.turn} was cancelled` });
     default:

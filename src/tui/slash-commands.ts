@@ -39,7 +39,10 @@ export const SLASH_COMMANDS: readonly SlashCommandInfo[] = [
   { name: 'quit', usage: '/quit', description: 'leave (the session stays resumable)', aliases: ['exit'] },
 ];
 
-export type ParsedInput = { kind: 'prompt'; text: string } | { kind: 'command'; name: SlashCommandName; args: string } | { kind: 'unknown'; name: string };
+export type ParsedInput =
+  | { kind: 'prompt'; text: string }
+  | { kind: 'command'; name: SlashCommandName; args: string }
+  | { kind: 'unknown'; name: string };
 
 /** A line starting with `/word` is a command; `//text` sends `/text` as a prompt. */
 export function parseInput(text: string): ParsedInput {

@@ -9,7 +9,9 @@ import type { Snapshot } from './session-controller.js';
 import { compactNumber, contextText, formatCost } from './session-meter.js';
 import type { Theme } from './theme.js';
 
-export function statusLines(s: Pick<Snapshot, 'model' | 'wireApi' | 'sandbox' | 'approvalPolicy' | 'sessionId' | 'meter' | 'limits'>): [string, string] {
+export function statusLines(
+  s: Pick<Snapshot, 'model' | 'wireApi' | 'sandbox' | 'approvalPolicy' | 'sessionId' | 'meter' | 'limits'>,
+): [string, string] {
   // The id's first 13 characters are its creation time to the millisecond (UUIDv7): enough to tell
   // sessions apart at a glance, and a prefix `--resume` accepts; /status shows it whole.
   const session = s.sessionId === null ? 'new session' : s.sessionId.slice(0, 13);

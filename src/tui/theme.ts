@@ -3,7 +3,21 @@
 // and loses every foreground colour. Styles are raw SGR strings rather than ink colour props
 // because markdown and highlighted code are built as ANSI text before ink lays them out.
 
-export type Tone = 'accent' | 'success' | 'warning' | 'error' | 'muted' | 'added' | 'removed' | 'hunk' | 'keyword' | 'string' | 'comment' | 'number' | 'title' | 'code';
+export type Tone =
+  | 'accent'
+  | 'success'
+  | 'warning'
+  | 'error'
+  | 'muted'
+  | 'added'
+  | 'removed'
+  | 'hunk'
+  | 'keyword'
+  | 'string'
+  | 'comment'
+  | 'number'
+  | 'title'
+  | 'code';
 
 const COLOUR: Record<Tone, string> = {
   accent: '36', // cyan
@@ -56,6 +70,5 @@ export function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /** Length of text as the terminal shows it, escape sequences excluded (for plain-width layouts). */
 export function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\x1b\[[0-9;]*m/g, '');
 }

@@ -114,19 +114,30 @@ export function reduceRunEvent(state: TranscriptState, event: RunEvent): Transcr
         note: null,
       });
     case 'tool_permission_decided':
-      if (event.decision === 'deny') return updateTool(state, event.callId, (t) => ({ ...t, status: 'denied', note: oneLine(event.reason, 200) }));
+      if (event.decision === 'deny')
+        return updateTool(state, event.callId, (t) => ({ ...t, status: 'denied', note: oneLine(event.reason, 200) }));
       return updateTool(state, event.callId, (t) => ({ ...t, status: event.decision === 'ask' ? 'approval' : 'pending' }));
     case 'approval_resolved':
       if (event.decision === 'deny') {
         const why = event.by === 'user' ? 'denied by you' : `denied (${event.by})`;
-        return updateTool(state, event.callId, (t) => ({ ...t, status: 'denied', note: event.message ? `${why}: ${oneLine(event.message, 160)}` : why }));
+        return updateTool(state, event.callId, (t) => ({
+          ...t,
+          status: 'denied',
+          note: event.message ? `${why}: ${oneLine(event.message, 160)}` : why,
+        }));
       }
-      return updateTool(state, event.callId, (t) => ({ ...t, status: 'pending', note: event.decision === 'approve_session' ? 'approved for this session' : 'approved' }));
+      return updateTool(state, event.callId, (t) => ({
+        ...t,
+        status: 'pending',
+        note: event.decision === 'approve_session' ? 'approved for this session' : 'approved',
+      }));
     case 'tool_started':
       return updateTool(state, event.callId, (t) => ({ ...t, status: 'running' }));
     case 'tool_finished':
       return updateTool(state, event.callId, (t) =>
-        t.status === 'denied' ? { ...t, output: event.output } : { ...t, status: event.isError ? 'error' : 'ok', durationMs: event.durationMs, output: event.output },
+        t.status === 'denied'
+          ? { ...t, output: event.output }
+          : { ...t, status: event.isError ? 'error' : 'ok', durationMs: event.durationMs, output: event.output },
       );
     case 'history_compacted':
       return addEntry(state, {
@@ -140,13 +151,24 @@ export function reduceRunEvent(state: TranscriptState, event: RunEvent): Transcr
       const settled = settleStreams(state);
       const answered = [...settled.done, ...settled.live].some((e) => e.kind === 'assistant' && e.text.trim() !== '');
       // A provider that does not stream still has an answer to show.
-      const withAnswer = answered || event.answer.trim() === '' ? settled : addEntry(settled, { kind: 'assistant', text: event.answer, round: -1, settled: true });
+      const withAnswer =
+        answered || event.answer.trim() === ''
+          ? settled
+          : addEntry(settled, { kind: 'assistant', text: event.answer, round: -1, settled: true });
       return finishTools(withAnswer);
     }
     case 'run_failed':
-      return addEntry(finishTools(settleStreams(state)), { kind: 'notice', tone: 'error', text: `run failed [${event.error.code}]: ${oneLine(event.error.message, 400)}` });
+      return addEntry(finishTools(settleStreams(state)), {
+        kind: 'notice',
+        tone: 'error',
+        text: `run failed [${event.error.code}]: ${oneLine(event.error.message, 400)}`,
+      });
     case 'run_cancelled':
-      return addEntry(finishTools(settleStreams(state)), { kind: 'notice', tone: 'warning', text: `cancelled: ${oneLine(event.reason, 200)}` });
+      return addEntry(finishTools(settleStreams(state)), {
+        kind: 'notice',
+        tone: 'warning',
+        text: `cancelled: ${oneLine(event.reason, 200)}`,
+      });
     default:
       return state;
   }

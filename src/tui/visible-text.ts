@@ -3,7 +3,6 @@
 // panel to show a harmless command while another waits for the "y". Newlines and tabs are
 // layout and kept (tabs as spaces); everything else is made visible, as `\e` or `\uXXXX`.
 
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 export function visibleText(text: string): string {

@@ -11,6 +11,9 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
 
 /** True when a file system may resolve `name` (one path component) to a `.git` entry. */
 export function isGitMetadataName(name: string): boolean {
-  const folded = name.replace(HFS_IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
+  const folded = name
+    .replace(HFS_IGNORABLE, '')
+    .toLowerCase()
+    .replace(/[. ]+$/, '');
   return folded === '.git' || folded === 'git~1';
 }

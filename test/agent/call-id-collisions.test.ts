@@ -7,9 +7,25 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ALLOW_ALL_GATE, NO_APPROVER, ToolRuntime, itemsToModelMessages, runSamplingLoop, userMessage, type FunctionCallItem, type ResponseItem } from '../../src/agent/index.js';
+import {
+  ALLOW_ALL_GATE,
+  NO_APPROVER,
+  ToolRuntime,
+  itemsToModelMessages,
+  runSamplingLoop,
+  userMessage,
+  type FunctionCallItem,
+  type ResponseItem,
+} from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
-import { createGateway, type ModelGateway, type ModelRequest, type ModelResponse, type ModelToolCall, type WireApi } from '../../src/model/index.js';
+import {
+  createGateway,
+  type ModelGateway,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelToolCall,
+  type WireApi,
+} from '../../src/model/index.js';
 import { openRunner, runTurn, type TurnResult } from '../../src/runner/index.js';
 import {
   INTERRUPTED_CALL_OUTPUT,
@@ -45,36 +61,66 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const run = await runLoop({
         wireApi,
         tools: [echoTool()],
-        script: [{ toolCalls: [echo('one', 'call_1')] }, { toolCalls: [echo('two', 'call_1')] }, { toolCalls: [echo('three', 'call_1')] }, { text: 'done' }],
+        script: [
+          { toolCalls: [echo('one', 'call_1')] },
+          { toolCalls: [echo('two', 'call_1')] },
+          { toolCalls: [echo('three', 'call_1')] },
+          { text: 'done' },
+        ],
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       const calls = callsOf(run.history);
-      assertUnique(calls.map((call) => call.callId), 'committed calls');
+      assertUnique(
+        calls.map((call) => call.callId),
+        'committed calls',
+      );
       // The first use of an id is kept as is; only a collision is renamed, with the original kept.
       assert.equal(calls[0]!.callId, 'call_1');
       assert.equal(calls[0]!.providerCallId, undefined);
-      assert.deepEqual(calls.slice(1).map((call) => call.providerCallId), ['call_1', 'call_1']);
-      assert.deepEqual(outputIdsOf(run.history), calls.map((call) => call.callId));
+      assert.deepEqual(
+        calls.slice(1).map((call) => call.providerCallId),
+        ['call_1', 'call_1'],
+      );
+      assert.deepEqual(
+        outputIdsOf(run.history),
+        calls.map((call) => call.callId),
+      );
       // Events (and so audit records and approvals) use the same ids as the committed items.
       const requested = run.events.flatMap((event) => (event.type === 'tool_requested' ? [event.callId] : []));
-      assert.deepEqual(requested, calls.map((call) => call.callId));
+      assert.deepEqual(
+        requested,
+        calls.map((call) => call.callId),
+      );
 
       assert.equal(run.provider.requests.length, 4);
       const last = toolItemsSent(run.provider.requests[3]!.body, wireApi);
       assert.deepEqual(assertToolItemsWellFormed(last, `request 4 (${wireApi})`), ['echo: one', 'echo: two', 'echo: three']);
-      assert.deepEqual(last.flatMap((item) => (item.kind === 'call' ? [item.id] : [])), calls.map((call) => call.callId));
+      assert.deepEqual(
+        last.flatMap((item) => (item.kind === 'call' ? [item.id] : [])),
+        calls.map((call) => call.callId),
+      );
     });
 
     test('two calls in one response share an id: each gets its own id and its own output', async () => {
       const run = await runLoop({
         wireApi,
         tools: [echoTool()],
-        script: [{ toolCalls: [echo('a', 'call_1'), echo('b', 'call_1')] }, { toolCalls: [echo('c', 'call_1'), echo('d', 'call_1')] }, { text: 'ok' }],
+        script: [
+          { toolCalls: [echo('a', 'call_1'), echo('b', 'call_1')] },
+          { toolCalls: [echo('c', 'call_1'), echo('d', 'call_1')] },
+          { text: 'ok' },
+        ],
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       const calls = callsOf(run.history);
-      assertUnique(calls.map((call) => call.callId), 'committed calls');
-      assert.deepEqual(outputIdsOf(run.history), calls.map((call) => call.callId));
+      assertUnique(
+        calls.map((call) => call.callId),
+        'committed calls',
+      );
+      assert.deepEqual(
+        outputIdsOf(run.history),
+        calls.map((call) => call.callId),
+      );
       const sent = toolItemsSent(run.provider.requests[2]!.body, wireApi);
       assert.deepEqual(assertToolItemsWellFormed(sent, `request 3 (${wireApi})`), ['echo: a', 'echo: b', 'echo: c', 'echo: d']);
     });
@@ -87,8 +133,14 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       const calls = callsOf(run.history);
-      assertUnique(calls.map((call) => call.callId), 'committed calls');
-      assert.deepEqual(calls.map((call) => call.providerCallId ?? call.callId), ['...', '...', '...']);
+      assertUnique(
+        calls.map((call) => call.callId),
+        'committed calls',
+      );
+      assert.deepEqual(
+        calls.map((call) => call.providerCallId ?? call.callId),
+        ['...', '...', '...'],
+      );
       const sent = toolItemsSent(run.provider.requests[2]!.body, wireApi);
       assert.deepEqual(assertToolItemsWellFormed(sent, `request 3 (${wireApi})`), ['echo: a', 'echo: b', 'echo: c']);
     });
@@ -107,7 +159,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       ];
       await withRunner(wireApi, script, async ({ store, provider, turn }) => {
         let calls = 0;
-        const first = await turn(crashAfter(store, (record) => record.type === 'response_item' && record.item.type === 'function_call' && ++calls === 2), 'first', null);
+        const first = await turn(
+          crashAfter(store, (record) => record.type === 'response_item' && record.item.type === 'function_call' && ++calls === 2),
+          'first',
+          null,
+        );
         assert.equal(first.terminal.type, 'run_succeeded');
         const second = await turn(store, 'second', first.sessionId);
         assert.equal(second.terminal.type, 'run_succeeded');
@@ -118,7 +174,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         const resumedFirst = assertToolItemsWellFormed(toolItemsSent(provider.requests[3]!.body, wireApi), `run 2, request 1 (${wireApi})`);
         assert.deepEqual(resumedFirst, ['echo: one', INTERRUPTED_CALL_OUTPUT]);
         const resumedLast = toolItemsSent(provider.requests[4]!.body, wireApi);
-        assert.deepEqual(assertToolItemsWellFormed(resumedLast, `run 2, request 2 (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT, 'echo: three']);
+        assert.deepEqual(assertToolItemsWellFormed(resumedLast, `run 2, request 2 (${wireApi})`), [
+          'echo: one',
+          INTERRUPTED_CALL_OUTPUT,
+          'echo: three',
+        ]);
         const again = toolItemsSent(provider.requests[5]!.body, wireApi);
         assert.deepEqual(assertToolItemsWellFormed(again, `run 3 (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT, 'echo: three']);
         // Replay gives the same ids every time: run 3 sent exactly what run 2 held.
@@ -126,9 +186,17 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
 
         // The file keeps the provider's id beside ours, and a replay answers every call once.
         const records = (await store.read(first.sessionId)).records;
-        const recorded = records.flatMap((record) => (record.type === 'response_item' && record.item.type === 'function_call' ? [record.item] : []));
-        assert.deepEqual(recorded.map((call) => call.providerCallId ?? call.callId), ['call_1', 'call_1', 'call_1']);
-        assertUnique(recorded.map((call) => call.callId), 'recorded calls');
+        const recorded = records.flatMap((record) =>
+          record.type === 'response_item' && record.item.type === 'function_call' ? [record.item] : [],
+        );
+        assert.deepEqual(
+          recorded.map((call) => call.providerCallId ?? call.callId),
+          ['call_1', 'call_1', 'call_1'],
+        );
+        assertUnique(
+          recorded.map((call) => call.callId),
+          'recorded calls',
+        );
         const repairs = records.filter((record) => record.type === 'response_item' && record.repaired === true);
         assert.equal(repairs.length, 1);
         assert.equal(repairs[0]!.type === 'response_item' && repairs[0].turn, 1);
@@ -142,11 +210,23 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         // What the previous version wrote: the provider's ids as sent, call_1 in both rounds.
         const writer = await store.create({ cwd: '/p', model: 'm', wireApi, glassboxVersion: '0.1.0' });
         const legacy: NewSessionRecord[] = [
-          { type: 'turn_started', turn: 1, runId: 'r1', prompt: 'first', policy: { approvalPolicy: 'on-request', sandbox: 'read-only' }, model: 'm', wireApi },
+          {
+            type: 'turn_started',
+            turn: 1,
+            runId: 'r1',
+            prompt: 'first',
+            policy: { approvalPolicy: 'on-request', sandbox: 'read-only' },
+            model: 'm',
+            wireApi,
+          },
           { type: 'response_item', turn: 1, item: { type: 'message', role: 'system', content: 'You are a test agent.' } },
           { type: 'response_item', turn: 1, item: userMessage('first') },
           { type: 'response_item', turn: 1, item: { type: 'function_call', callId: 'call_1', name: 'echo', arguments: '{"text":"one"}' } },
-          { type: 'response_item', turn: 1, item: { type: 'function_call_output', callId: 'call_1', name: 'echo', output: 'echo: one', isError: false } },
+          {
+            type: 'response_item',
+            turn: 1,
+            item: { type: 'function_call_output', callId: 'call_1', name: 'echo', output: 'echo: one', isError: false },
+          },
           { type: 'response_item', turn: 1, item: { type: 'function_call', callId: 'call_1', name: 'echo', arguments: '{"text":"two"}' } },
         ];
         for (const record of legacy) await writer.append(record);
@@ -159,9 +239,17 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         const first = toolItemsSent(provider.requests[0]!.body, wireApi);
         assert.deepEqual(assertToolItemsWellFormed(first, `resumed request 1 (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT]);
         const last = toolItemsSent(provider.requests[1]!.body, wireApi);
-        assert.deepEqual(assertToolItemsWellFormed(last, `resumed request 2 (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT, 'echo: three']);
+        assert.deepEqual(assertToolItemsWellFormed(last, `resumed request 2 (${wireApi})`), [
+          'echo: one',
+          INTERRUPTED_CALL_OUTPUT,
+          'echo: three',
+        ]);
         const again = toolItemsSent(provider.requests[2]!.body, wireApi);
-        assert.deepEqual(assertToolItemsWellFormed(again, `resumed again (${wireApi})`), ['echo: one', INTERRUPTED_CALL_OUTPUT, 'echo: three']);
+        assert.deepEqual(assertToolItemsWellFormed(again, `resumed again (${wireApi})`), [
+          'echo: one',
+          INTERRUPTED_CALL_OUTPUT,
+          'echo: three',
+        ]);
         assert.deepEqual(sentCallIds(again), sentCallIds(last));
       });
     });
@@ -181,8 +269,22 @@ async function withRunner(wireApi: WireApi, script: ScriptedTurn[], run: (world:
     await mkdir(root);
     const provider = await startFakeProvider({ script });
     try {
-      const gateway = createGateway({ wireApi, baseURL: provider.baseURL, apiKey: 'k', retry: { baseDelayMs: 1, maxDelayMs: 2, random: () => 0.5 } });
-      const settings = { root, home: join(dir, 'home'), model: 'm', wireApi, gateway, sandbox: 'read-only', approvalPolicy: 'on-request', network: false } as const;
+      const gateway = createGateway({
+        wireApi,
+        baseURL: provider.baseURL,
+        apiKey: 'k',
+        retry: { baseDelayMs: 1, maxDelayMs: 2, random: () => 0.5 },
+      });
+      const settings = {
+        root,
+        home: join(dir, 'home'),
+        model: 'm',
+        wireApi,
+        gateway,
+        sandbox: 'read-only',
+        approvalPolicy: 'on-request',
+        network: false,
+      } as const;
       await run({
         store: new MemorySessionStore(),
         provider,
@@ -209,7 +311,10 @@ describe('colliding tool-call ids in the loop (gateway stub)', () => {
   test('an empty call id (within and across rounds) gets an id of our own, sent in the call and its output', async () => {
     const requests: ModelRequest[] = [];
     const script: ModelResponse[] = [
-      toolResponse([{ id: '', name: 'echo', arguments: '{"text":"a"}' }, { id: '', name: 'echo', arguments: '{"text":"b"}' }]),
+      toolResponse([
+        { id: '', name: 'echo', arguments: '{"text":"a"}' },
+        { id: '', name: 'echo', arguments: '{"text":"b"}' },
+      ]),
       toolResponse([{ id: '', name: 'echo', arguments: '{"text":"c"}' }]),
       { text: 'done', toolCalls: [], usage: null, reasoning: [], finishReason: 'stop', responseId: null, model: null },
     ];
@@ -231,13 +336,25 @@ describe('colliding tool-call ids in the loop (gateway stub)', () => {
       resumed: false,
       history,
       newItems: [userMessage('go')],
-      tools: new ToolRuntime({ tools: [echoTool()], root: process.cwd(), state: createToolSessionState(), gate: ALLOW_ALL_GATE, approvals: NO_APPROVER }),
+      tools: new ToolRuntime({
+        tools: [echoTool()],
+        root: process.cwd(),
+        state: createToolSessionState(),
+        gate: ALLOW_ALL_GATE,
+        approvals: NO_APPROVER,
+      }),
       signal: new AbortController().signal,
     });
     assert.equal(terminal.type, 'run_succeeded');
     const calls = callsOf(history);
-    assertUnique(calls.map((call) => call.callId), 'committed calls');
-    assert.deepEqual(calls.map((call) => call.providerCallId), ['', '', '']);
+    assertUnique(
+      calls.map((call) => call.callId),
+      'committed calls',
+    );
+    assert.deepEqual(
+      calls.map((call) => call.providerCallId),
+      ['', '', ''],
+    );
     assert.deepEqual(assertToolItemsWellFormed(toolItemsOfMessages(requests[2]!.messages), 'request 3'), ['echo: a', 'echo: b', 'echo: c']);
   });
 });
@@ -282,5 +399,8 @@ test('a reused short alphanumeric id (Mistral: exactly 9 of [a-zA-Z0-9]) is rena
   assert.equal(new Set(ids).size, 4);
   for (const id of ids) assert.match(id, /^[a-zA-Z0-9]{9}$/);
   // Longer or punctuated ids keep the readable `<id>_gb<n>` form.
-  assert.deepEqual(['call_1', 'call_1'].map((id) => allocator.claim(id)), ['call_1', 'call_1_gb2']);
+  assert.deepEqual(
+    ['call_1', 'call_1'].map((id) => allocator.claim(id)),
+    ['call_1', 'call_1_gb2'],
+  );
 });

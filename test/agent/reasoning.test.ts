@@ -18,12 +18,16 @@ function assistantMessages(body: Record<string, unknown>): Record<string, unknow
 }
 
 describe('reasoning over Chat Completions', () => {
-  test("DeepSeek-style reasoning_content is recorded, streamed live, and sent back on the assistant tool-call message", async () => {
+  test('DeepSeek-style reasoning_content is recorded, streamed live, and sent back on the assistant tool-call message', async () => {
     const run = await runLoop({
       wireApi: 'chat',
       tools: [echoTool()],
       requireReasoningBack: true,
-      script: [toolRound({ text: 'I should echo first.' }), toolRound({ text: 'Once more.' }), { reasoning: { text: 'Done now.' }, text: 'All done.' }],
+      script: [
+        toolRound({ text: 'I should echo first.' }),
+        toolRound({ text: 'Once more.' }),
+        { reasoning: { text: 'Done now.' }, text: 'All done.' },
+      ],
     });
     assert.equal(run.terminal.type, 'run_succeeded', JSON.stringify(run.terminal));
     const reasoning = run.history.filter((item) => item.type === 'reasoning');
@@ -39,8 +43,13 @@ describe('reasoning over Chat Completions', () => {
     const firstReasoning = run.history.findIndex((item) => item.type === 'reasoning');
     assert.equal(run.history[firstReasoning + 1]?.type, 'function_call');
     const third = assistantMessages(run.provider.requests[2]!.body);
-    assert.deepEqual(third.map((message) => message.reasoning_content), ['I should echo first.', 'Once more.']);
-    const live = run.events.filter((event) => event.type === 'reasoning_delta').map((event) => (event.type === 'reasoning_delta' ? event.delta : ''));
+    assert.deepEqual(
+      third.map((message) => message.reasoning_content),
+      ['I should echo first.', 'Once more.'],
+    );
+    const live = run.events
+      .filter((event) => event.type === 'reasoning_delta')
+      .map((event) => (event.type === 'reasoning_delta' ? event.delta : ''));
     assert.equal(live.join(''), 'I should echo first.Once more.Done now.');
   });
 
@@ -68,12 +77,20 @@ describe('reasoning over Chat Completions', () => {
     });
     assert.equal(run.terminal.type, 'run_succeeded', JSON.stringify(run.terminal));
     const calls = run.history.filter((item) => item.type === 'function_call');
-    assert.deepEqual(calls.map((item) => item.type === 'function_call' && item.providerFields), [
-      { format: 'chat', fields: signature },
-      { format: 'chat', fields: signature },
-    ]);
-    const sentCalls = assistantMessages(run.provider.requests[2]!.body).flatMap((message) => message.tool_calls as Record<string, unknown>[]);
-    assert.deepEqual(sentCalls.map((call) => call.extra_content), [signature.extra_content, signature.extra_content]);
+    assert.deepEqual(
+      calls.map((item) => item.type === 'function_call' && item.providerFields),
+      [
+        { format: 'chat', fields: signature },
+        { format: 'chat', fields: signature },
+      ],
+    );
+    const sentCalls = assistantMessages(run.provider.requests[2]!.body).flatMap(
+      (message) => message.tool_calls as Record<string, unknown>[],
+    );
+    assert.deepEqual(
+      sentCalls.map((call) => call.extra_content),
+      [signature.extra_content, signature.extra_content],
+    );
   });
 
   test('the strict fake provider really rejects a dropped reasoning_content (the check is live)', async () => {
@@ -110,7 +127,15 @@ describe('reasoning over Responses', () => {
     }
     const input = run.provider.requests[2]!.body.input as Record<string, unknown>[];
     const kinds = input.map((item) => item.type ?? item.role);
-    assert.deepEqual(kinds, ['message', 'reasoning', 'function_call', 'function_call_output', 'reasoning', 'function_call', 'function_call_output']);
+    assert.deepEqual(kinds, [
+      'message',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+    ]);
     const sent = input.filter((item) => item.type === 'reasoning');
     for (const item of sent) {
       assert.match(String(item.encrypted_content), /^reasoning_state_/);
@@ -118,7 +143,10 @@ describe('reasoning over Responses', () => {
       assert.equal('status' in item, false, 'status is output-only');
     }
     const recorded = run.history.filter((item) => item.type === 'reasoning');
-    assert.deepEqual(recorded.map((item) => item.type === 'reasoning' && item.text), ['Plan: echo.', 'Again.']);
+    assert.deepEqual(
+      recorded.map((item) => item.type === 'reasoning' && item.text),
+      ['Plan: echo.', 'Again.'],
+    );
   });
 
   test('a model that refuses encrypted reasoning is asked again without it, once, and remembered', async () => {
@@ -155,7 +183,12 @@ describe('reasoning over Responses', () => {
 test('reasoning of another dialect is never sent (its state means nothing there)', async () => {
   const history: ResponseItem[] = [
     { type: 'message', role: 'user', content: 'go' },
-    { type: 'reasoning', format: 'responses', text: 'from responses', state: { id: 'rs_1', type: 'reasoning', summary: [], encrypted_content: 'x' } },
+    {
+      type: 'reasoning',
+      format: 'responses',
+      text: 'from responses',
+      state: { id: 'rs_1', type: 'reasoning', summary: [], encrypted_content: 'x' },
+    },
     { type: 'function_call', callId: 'c1', name: 'echo', arguments: '{"text":"a"}' },
     { type: 'function_call_output', callId: 'c1', name: 'echo', output: 'echo: a', isError: false },
   ];

@@ -56,7 +56,9 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.deepEqual(toolOutputsSent(run.provider.requests[1]!.body, wireApi), ['echo: ping']);
-      const kinds = run.history.map((item) => (item.type === 'message' ? `${item.role}:${'runtimeRole' in item ? item.runtimeRole : ''}` : item.type));
+      const kinds = run.history.map((item) =>
+        item.type === 'message' ? `${item.role}:${'runtimeRole' in item ? item.runtimeRole : ''}` : item.type,
+      );
       assert.deepEqual(kinds, ['user:', 'assistant:working_message', 'function_call', 'function_call_output', 'assistant:final_response']);
       // Two commits for the tool round: calls first, then outputs.
       assert.equal(run.commits[1]!.length, 2);
@@ -68,17 +70,20 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const run = await runLoop({
         wireApi,
         tools: [echoTool({ delayMs: 40, tracker })],
-        script: [
-          { toolCalls: [1, 2, 3].map((n) => ({ name: 'echo', arguments: { text: `n${n}` } })) },
-          { text: 'ok' },
-        ],
+        script: [{ toolCalls: [1, 2, 3].map((n) => ({ name: 'echo', arguments: { text: `n${n}` } })) }, { text: 'ok' }],
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(tracker.peak, 3);
       const calls = run.history.filter((i) => i.type === 'function_call');
       const outputs = run.history.filter((i) => i.type === 'function_call_output');
-      assert.deepEqual(outputs.map((o) => o.type === 'function_call_output' && o.output), ['echo: n1', 'echo: n2', 'echo: n3']);
-      assert.deepEqual(outputs.map((o) => o.type === 'function_call_output' && o.callId), calls.map((c) => c.type === 'function_call' && c.callId));
+      assert.deepEqual(
+        outputs.map((o) => o.type === 'function_call_output' && o.output),
+        ['echo: n1', 'echo: n2', 'echo: n3'],
+      );
+      assert.deepEqual(
+        outputs.map((o) => o.type === 'function_call_output' && o.callId),
+        calls.map((c) => c.type === 'function_call' && c.callId),
+      );
     });
 
     test('non-read-only calls run one at a time', async () => {
@@ -102,7 +107,15 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const run = await runLoop({
         wireApi,
         tools: [writer],
-        script: [{ toolCalls: [{ name: 'mutate', arguments: { n: 1 } }, { name: 'mutate', arguments: { n: 2 } }] }, { text: 'ok' }],
+        script: [
+          {
+            toolCalls: [
+              { name: 'mutate', arguments: { n: 1 } },
+              { name: 'mutate', arguments: { n: 2 } },
+            ],
+          },
+          { text: 'ok' },
+        ],
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(peak, 1);
@@ -142,7 +155,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       });
       assert.equal(run.terminal.type, 'run_cancelled');
       assert.equal(terminalCount(run.events), 1);
-      assert.deepEqual(run.history.map((i) => i.type), ['message']);
+      assert.deepEqual(
+        run.history.map((i) => i.type),
+        ['message'],
+      );
       assert.equal(run.commits.length, 1); // only the user message
     });
 
@@ -152,7 +168,14 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         wireApi,
         signal: controller.signal,
         tools: [blockingTool(() => controller.abort())],
-        script: [{ toolCalls: [{ name: 'block', arguments: {} }, { name: 'block', arguments: {} }] }],
+        script: [
+          {
+            toolCalls: [
+              { name: 'block', arguments: {} },
+              { name: 'block', arguments: {} },
+            ],
+          },
+        ],
       });
       assert.equal(run.terminal.type, 'run_cancelled');
       assert.equal(terminalCount(run.events), 1);
@@ -165,10 +188,16 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
     });
 
     test('a failed model call fails the run and commits nothing of that round', async () => {
-      const run = await runLoop({ wireApi, script: [{ text: 'partial text that streams', chunkSize: 3, fault: { kind: 'cut', afterEvents: 7 } }] });
+      const run = await runLoop({
+        wireApi,
+        script: [{ text: 'partial text that streams', chunkSize: 3, fault: { kind: 'cut', afterEvents: 7 } }],
+      });
       assert.equal(run.terminal.type, 'run_failed');
       assert.equal(run.terminal.type === 'run_failed' && run.terminal.error.code, 'STREAM_INTERRUPTED');
-      assert.ok(run.events.some((e) => e.type === 'assistant_delta'), 'the stream had started');
+      assert.ok(
+        run.events.some((e) => e.type === 'assistant_delta'),
+        'the stream had started',
+      );
       assert.equal(run.history.length, 1);
       assert.equal(run.provider.requests.length, 1, 'a stream that broke after it started is not retried');
     });
@@ -177,7 +206,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const cases = [
         { step: { text: 'cut off', finishReason: 'length' as const }, code: 'OUTPUT_TRUNCATED' },
         // Anthropic's classifiers stop a response as a refusal; it has no content-filter ending.
-        { step: { text: 'blocked', finishReason: 'content_filter' as const }, code: wireApi === 'anthropic' ? 'MODEL_REFUSED' : 'CONTENT_FILTERED' },
+        {
+          step: { text: 'blocked', finishReason: 'content_filter' as const },
+          code: wireApi === 'anthropic' ? 'MODEL_REFUSED' : 'CONTENT_FILTERED',
+        },
         { step: { refusal: 'I cannot help with that.' }, code: 'MODEL_REFUSED' },
         { step: { fault: { kind: 'status' as const, status: 401, message: 'bad key' } }, code: 'AUTH_FAILED' },
       ];

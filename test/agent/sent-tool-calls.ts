@@ -17,7 +17,8 @@ export function toolItemsSent(body: Record<string, unknown>, wireApi: WireApi): 
       let other = blocks.length === 0;
       for (const block of blocks) {
         if (block.type === 'tool_use') items.push({ kind: 'call', id: String(block.id), name: String(block.name) });
-        else if (block.type === 'tool_result') items.push({ kind: 'output', id: String(block.tool_use_id), output: String(block.content ?? '') });
+        else if (block.type === 'tool_result')
+          items.push({ kind: 'output', id: String(block.tool_use_id), output: String(block.content ?? '') });
         else other = true;
       }
       // Text after the results (a user prompt in the same turn) is a message of its own.
@@ -65,7 +66,11 @@ export function assertToolItemsWellFormed(items: readonly SentToolItem[], where:
   let index = 0;
   while (index < items.length) {
     const item = items[index]!;
-    assert.notEqual(item.kind, 'output', `${where}: output ${item.kind === 'output' ? item.id : ''} at #${index} does not follow a batch of calls`);
+    assert.notEqual(
+      item.kind,
+      'output',
+      `${where}: output ${item.kind === 'output' ? item.id : ''} at #${index} does not follow a batch of calls`,
+    );
     if (item.kind !== 'call') {
       index += 1;
       continue;
@@ -82,7 +87,10 @@ export function assertToolItemsWellFormed(items: readonly SentToolItem[], where:
     const outputs = new Map<string, string>();
     while (index < items.length && items[index]!.kind === 'output') {
       const output = items[index] as Extract<SentToolItem, { kind: 'output' }>;
-      assert.ok(batch.includes(output.id), `${where}: output for ${JSON.stringify(output.id)} does not belong to the batch ${JSON.stringify(batch)}`);
+      assert.ok(
+        batch.includes(output.id),
+        `${where}: output for ${JSON.stringify(output.id)} does not belong to the batch ${JSON.stringify(batch)}`,
+      );
       assert.ok(!outputs.has(output.id), `${where}: call ${JSON.stringify(output.id)} has two outputs`);
       outputs.set(output.id, output.output);
       index += 1;

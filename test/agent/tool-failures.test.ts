@@ -33,7 +33,9 @@ test('a fatal tool error fails the run, yet every committed call has an output a
   assert.equal(run.terminal.type, 'run_failed');
   assert.equal(run.terminal.type === 'run_failed' && run.terminal.error.code, 'HARNESS_BROKEN');
   const calls = run.history.filter((i) => i.type === 'function_call').map((i) => (i.type === 'function_call' ? i.callId : ''));
-  const outputs = run.history.filter((i) => i.type === 'function_call_output').map((i) => (i.type === 'function_call_output' ? i.callId : ''));
+  const outputs = run.history
+    .filter((i) => i.type === 'function_call_output')
+    .map((i) => (i.type === 'function_call_output' ? i.callId : ''));
   assert.deepEqual(outputs, calls);
   assert.equal(run.events.at(-1)?.type, 'run_failed', 'no event after the terminal one');
 });
@@ -82,7 +84,10 @@ for (const thrownOn of ['tool_requested', 'tool_permission_decided', 'tool_start
     assert.equal(run.terminal.type, 'run_succeeded', JSON.stringify(run.terminal));
     assert.deepEqual(toolOutputsSent(run.provider.requests[1]!.body, 'chat'), ['echo: x']);
     const outputs = run.history.filter((i) => i.type === 'function_call_output');
-    assert.deepEqual(outputs.map((i) => i.type === 'function_call_output' && i.isError), [false]);
+    assert.deepEqual(
+      outputs.map((i) => i.type === 'function_call_output' && i.isError),
+      [false],
+    );
     const warnings = run.events.filter((e) => e.type === 'warning');
     assert.ok(warnings.length > 0, 'the failure is reported, not swallowed silently');
     assert.ok(

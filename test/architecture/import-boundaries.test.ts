@@ -32,7 +32,22 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   runner: ['agent', 'compaction', 'mcp', 'model', 'permissions', 'sandbox', 'sessions', 'telemetry', 'tools', 'version', 'workspace'],
   server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'workspace'],
   tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],
-  cli: ['agent', 'compaction', 'demo', 'mcp', 'model', 'permissions', 'runner', 'sandbox', 'server', 'sessions', 'telemetry', 'tui', 'version', 'workspace'],
+  cli: [
+    'agent',
+    'compaction',
+    'demo',
+    'mcp',
+    'model',
+    'permissions',
+    'runner',
+    'sandbox',
+    'server',
+    'sessions',
+    'telemetry',
+    'tui',
+    'version',
+    'workspace',
+  ],
   // The package entry (src/index.ts, `glassbox`): the runner's layer and what it is built from.
   'index.ts': ['permissions', 'runner', 'sessions', 'tools', 'workspace'],
   // The browser bundle may only borrow types (erased at build time), from any layer's files.
@@ -79,7 +94,11 @@ function importsOf(file: string): ImportEdge[] {
     // `import { type A, type B }` is type-only too, as is `import type`.
     const clause = match[0];
     const named = /\{([^}]*)\}/.exec(clause)?.[1];
-    const allTypes = named !== undefined && named.split(',').filter((part) => part.trim() !== '').every((part) => part.trim().startsWith('type '));
+    const allTypes =
+      named
+        ?.split(',')
+        .filter((part) => part.trim() !== '')
+        .every((part) => part.trim().startsWith('type ')) === true;
     edges.push({ from: file, to: resolveTarget(file, specifier), typeOnly: match[2] !== undefined || allTypes, specifier });
   }
   return edges;
@@ -98,7 +117,10 @@ describe('import boundaries', () => {
 
   test('every folder is in the layer table', () => {
     const folders = new Set(files.map(folderOf).filter((folder) => !folder.includes('.')));
-    assert.deepEqual([...folders].filter((folder) => !(folder in ALLOWED)), []);
+    assert.deepEqual(
+      [...folders].filter((folder) => !(folder in ALLOWED)),
+      [],
+    );
   });
 
   test('imports between folders go one way (downwards)', () => {

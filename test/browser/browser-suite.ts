@@ -9,7 +9,15 @@ import { createRequire } from 'node:module';
 import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { buildWorkbench, launchChromium, openPage, startWorkbench, TOKEN, type Workbench, type WorkbenchOptions } from './workbench-harness.js';
+import {
+  buildWorkbench,
+  launchChromium,
+  openPage,
+  startWorkbench,
+  TOKEN,
+  type Workbench,
+  type WorkbenchOptions,
+} from './workbench-harness.js';
 
 export interface BrowserSuite {
   withWorkbench(
@@ -88,7 +96,11 @@ export async function runThroughApi(workbench: Workbench, prompt: string, extra:
 }
 
 /** Starts a run through the API and returns as soon as its session is known (the run goes on). */
-export async function startThroughApi(workbench: Workbench, prompt: string, extra: Record<string, unknown> = {}): Promise<{ sessionId: string; runId: string }> {
+export async function startThroughApi(
+  workbench: Workbench,
+  prompt: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ sessionId: string; runId: string }> {
   const controller = new AbortController();
   const response = await fetch(`${workbench.origin}/api/runs`, {
     method: 'POST',
@@ -129,9 +141,23 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const injected = await page.evaluate('typeof window.axe');
   if (injected === 'undefined') await page.evaluate(axeSource);
   const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+            options: unknown,
+          ): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }>;
+        };
+      }
+    ).axe;
     const run = await axe.run(document, { resultTypes: ['violations'] });
-    return run.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.slice(0, 5).map((node) => JSON.stringify(node.target)) }));
+    return run.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      nodes: violation.nodes.slice(0, 5).map((node) => JSON.stringify(node.target)),
+    }));
   });
   return result.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }

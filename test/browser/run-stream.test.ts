@@ -117,6 +117,9 @@ describe('RunStream', () => {
       { onRunId: () => undefined, onEvent: () => assert.fail('no events'), onConnection: () => undefined },
       { fetch: serverFetch({ urls: [], lastEventIds: [] }, null) },
     );
-    await assert.rejects(stream.attach('01234567-89ab-4cde-8f01-23456789abcd'), (error: unknown) => error instanceof ApiError && error.status === 404);
+    await assert.rejects(
+      stream.attach('01234567-89ab-4cde-8f01-23456789abcd'),
+      (error: unknown) => error instanceof ApiError && error.status === 404,
+    );
   });
 });

@@ -98,7 +98,14 @@ const events: RunEvent[] = [
   { type: 'tool_started', callId: 'c1', name: 'read_file' },
   { type: 'tool_finished', callId: 'c1', name: 'read_file', isError: false, output: '1 hi', durationMs: 3 },
   { type: 'tool_permission_decided', callId: 'c2', name: 'shell', decision: 'ask', reason: 'rm writes', rule: 'policy:untrusted' },
-  { type: 'approval_requested', callId: 'c2', name: 'shell', summary: 'shell: rm a.txt', reason: 'rm writes', arguments: '{"command":"rm a.txt"}' },
+  {
+    type: 'approval_requested',
+    callId: 'c2',
+    name: 'shell',
+    summary: 'shell: rm a.txt',
+    reason: 'rm writes',
+    arguments: '{"command":"rm a.txt"}',
+  },
   { type: 'approval_resolved', callId: 'c2', name: 'shell', decision: 'deny', by: 'user', message: 'keep it' },
   { type: 'tool_finished', callId: 'c2', name: 'shell', isError: true, output: 'Error [DENIED]: keep it', durationMs: 0 },
   { type: 'model_requested', round: 2, stage: 'turn', messageCount: 5, toolCount: 8 },
@@ -108,20 +115,82 @@ const events: RunEvent[] = [
 ];
 const ts = '2026-01-01T00:00:00.000Z';
 const records: SessionRecord[] = [
-  { type: 'session_meta', ts, formatVersion: 1, sessionId: 's-1', createdAt: ts, cwd: '/p', model: 'm', wireApi: 'chat', parent: null, glassboxVersion: '0' },
-  { type: 'turn_started', ts, turn: 1, runId, prompt: 'Tidy up', policy: { approvalPolicy: 'untrusted', sandbox: 'read-only' }, model: 'm', wireApi: 'chat' },
+  {
+    type: 'session_meta',
+    ts,
+    formatVersion: 1,
+    sessionId: 's-1',
+    createdAt: ts,
+    cwd: '/p',
+    model: 'm',
+    wireApi: 'chat',
+    parent: null,
+    glassboxVersion: '0',
+  },
+  {
+    type: 'turn_started',
+    ts,
+    turn: 1,
+    runId,
+    prompt: 'Tidy up',
+    policy: { approvalPolicy: 'untrusted', sandbox: 'read-only' },
+    model: 'm',
+    wireApi: 'chat',
+  },
   { type: 'response_item', ts, turn: 1, item: { type: 'message', role: 'system', content: 'sys' } },
   { type: 'response_item', ts, turn: 1, item: { type: 'message', role: 'user', content: 'Tidy up' } },
-  { type: 'response_item', ts, turn: 1, item: { type: 'message', role: 'assistant', content: 'Let me look.', runtimeRole: 'working_message' } },
+  {
+    type: 'response_item',
+    ts,
+    turn: 1,
+    item: { type: 'message', role: 'assistant', content: 'Let me look.', runtimeRole: 'working_message' },
+  },
   { type: 'response_item', ts, turn: 1, item: { type: 'function_call', callId: 'c1', name: 'read_file', arguments: '{"path":"a.txt"}' } },
   { type: 'response_item', ts, turn: 1, item: { type: 'function_call', callId: 'c2', name: 'shell', arguments: '{"command":"rm a.txt"}' } },
-  { type: 'audit', ts, turn: 1, event: { type: 'tool_permission_decided', callId: 'c1', name: 'read_file', decision: 'allow', reason: 'inside root', rule: 'read-inside-root' } },
+  {
+    type: 'audit',
+    ts,
+    turn: 1,
+    event: {
+      type: 'tool_permission_decided',
+      callId: 'c1',
+      name: 'read_file',
+      decision: 'allow',
+      reason: 'inside root',
+      rule: 'read-inside-root',
+    },
+  },
   { type: 'audit', ts, turn: 1, event: { type: 'tool_finished', callId: 'c1', name: 'read_file', isError: false, durationMs: 3 } },
-  { type: 'audit', ts, turn: 1, event: { type: 'tool_permission_decided', callId: 'c2', name: 'shell', decision: 'ask', reason: 'rm writes', rule: 'policy:untrusted' } },
-  { type: 'audit', ts, turn: 1, event: { type: 'approval_requested', callId: 'c2', name: 'shell', summary: 'shell: rm a.txt', reason: 'rm writes', arguments: '{}' } },
-  { type: 'audit', ts, turn: 1, event: { type: 'approval_resolved', callId: 'c2', name: 'shell', decision: 'deny', by: 'user', message: 'keep it' } },
-  { type: 'response_item', ts, turn: 1, item: { type: 'function_call_output', callId: 'c1', name: 'read_file', output: '1 hi', isError: false } },
-  { type: 'response_item', ts, turn: 1, item: { type: 'function_call_output', callId: 'c2', name: 'shell', output: 'Error [DENIED]: keep it', isError: true } },
+  {
+    type: 'audit',
+    ts,
+    turn: 1,
+    event: { type: 'tool_permission_decided', callId: 'c2', name: 'shell', decision: 'ask', reason: 'rm writes', rule: 'policy:untrusted' },
+  },
+  {
+    type: 'audit',
+    ts,
+    turn: 1,
+    event: { type: 'approval_requested', callId: 'c2', name: 'shell', summary: 'shell: rm a.txt', reason: 'rm writes', arguments: '{}' },
+  },
+  {
+    type: 'audit',
+    ts,
+    turn: 1,
+    event: { type: 'approval_resolved', callId: 'c2', name: 'shell', decision: 'deny', by: 'user', message: 'keep it' },
+  },
+  {
+    type: 'response_item',
+    ts,
+    turn: 1,
+    item: { type: 'function_call_output', callId: 'c1', name: 'read_file', output: '1 hi', isError: false },
+  },
+  {
+    type: 'response_item',
+    ts,
+    turn: 1,
+    item: { type: 'function_call_output', callId: 'c2', name: 'shell', output: 'Error [DENIED]: keep it', isError: true },
+  },
   { type: 'response_item', ts, turn: 1, item: { type: 'message', role: 'assistant', content: '**Done**', runtimeRole: 'final_response' } },
   { type: 'turn_completed', ts, turn: 1, runId, usage, rounds: 2 },
 ];
@@ -156,7 +225,16 @@ describe('transcript model', () => {
     const shape = (turn: TranscriptTurn) =>
       turn.entries.map((entry) =>
         entry.kind === 'tools'
-          ? { key: entry.key, calls: entry.calls.map(({ callId, status, output, permission, approval }) => ({ callId, status, output, permission, approval })) }
+          ? {
+              key: entry.key,
+              calls: entry.calls.map(({ callId, status, output, permission, approval }) => ({
+                callId,
+                status,
+                output,
+                permission,
+                approval,
+              })),
+            }
           : entry,
       );
     assert.deepEqual(shape(recorded), shape(live));
@@ -211,7 +289,12 @@ describe('transcript model', () => {
     assert.equal(entry.compaction.tokensBefore, 6500);
     const { type: _type, ...payload } = compacted;
     const compactionRecord = { type: 'compaction', ts, turn: 1, ...payload } as SessionRecord;
-    const summaryItem: SessionRecord = { type: 'response_item', ts, turn: 1, item: { type: 'compaction_summary', compactionId: 'cmp_1', summary: 'did things' } };
+    const summaryItem: SessionRecord = {
+      type: 'response_item',
+      ts,
+      turn: 1,
+      item: { type: 'compaction_summary', compactionId: 'cmp_1', summary: 'did things' },
+    };
     const [recorded] = transcriptFromRecords([...records.slice(0, 13), compactionRecord, summaryItem, ...records.slice(13)]);
     assert.ok(recorded);
     const compactions = recorded.entries.filter((item) => item.kind === 'compaction');
@@ -265,12 +348,25 @@ describe('inspector rows', () => {
     const live: RunEvent[] = [
       { type: 'tool_requested', round: 1, callId: 'c9', name: 'shell', arguments: '{"command":"ls"}' },
       { type: 'tool_permission_decided', callId: 'c9', name: 'shell', decision: 'allow', reason: 'safe', rule: 'classifier:safe' },
-      { type: 'tool_permission_decided', callId: 'c1', name: 'read_file', decision: 'allow', reason: 'inside root', rule: 'read-inside-root' },
+      {
+        type: 'tool_permission_decided',
+        callId: 'c1',
+        name: 'read_file',
+        decision: 'allow',
+        reason: 'inside root',
+        rule: 'read-inside-root',
+      },
     ];
     const { rows, calls } = collectAudit(records, live);
     assert.deepEqual(
       rows.map((row) => `${row.turn}:${row.event.type}:${row.event.callId}`),
-      ['1:tool_permission_decided:c1', '1:tool_permission_decided:c2', '1:approval_requested:c2', '1:approval_resolved:c2', 'null:tool_permission_decided:c9'],
+      [
+        '1:tool_permission_decided:c1',
+        '1:tool_permission_decided:c2',
+        '1:approval_requested:c2',
+        '1:approval_resolved:c2',
+        'null:tool_permission_decided:c9',
+      ],
     );
     assert.equal(calls.get('c9')?.name, 'shell');
     assert.equal(calls.get('c2')?.arguments, '{"command":"rm a.txt"}');
@@ -302,7 +398,10 @@ describe('one transcript reducer', () => {
     const streaming = replay(events, 4);
     const cancelled = applyRunEvent(streaming, { type: 'run_cancelled', reason: 'stop', usage, rounds: 1 });
     assert.deepEqual(cancelled.entries[0], { kind: 'assistant', key: 'text-0', text: 'Let me look.', role: 'partial' });
-    const recordedCancel: SessionRecord[] = [...records.slice(0, 4), { type: 'turn_cancelled', ts, turn: 1, runId, usage, rounds: 1, reason: 'stop' }];
+    const recordedCancel: SessionRecord[] = [
+      ...records.slice(0, 4),
+      { type: 'turn_cancelled', ts, turn: 1, runId, usage, rounds: 1, reason: 'stop' },
+    ];
     const merged = mergeLiveTurn(transcriptFromRecords(recordedCancel), cancelled);
     const partial = merged[0]!.entries.filter((entry) => entry.kind === 'assistant' && entry.role === 'partial');
     assert.equal(partial.length, 1);
@@ -313,8 +412,14 @@ describe('one transcript reducer', () => {
     const base = { name: 'write_file', arguments: JSON.stringify({ path: 'notes.md', content: 'x' }), started: false };
     assert.equal(phraseText(callPhrase({ ...base, status: 'denied' })), 'Write notes.md — denied');
     assert.equal(phraseText(callPhrase({ ...base, status: 'succeeded', started: true })), 'Wrote notes.md');
-    assert.equal(phraseText(callPhrase({ name: 'shell', arguments: '{"command":"touch a"}', status: 'awaiting_approval', started: false })), 'Run `touch a` — awaiting approval');
-    assert.equal(phraseText(callPhrase({ name: 'shell', arguments: '{"command":"sleep 9"}', status: 'cancelled', started: false })), 'Run `sleep 9` — not run (cancelled)');
+    assert.equal(
+      phraseText(callPhrase({ name: 'shell', arguments: '{"command":"touch a"}', status: 'awaiting_approval', started: false })),
+      'Run `touch a` — awaiting approval',
+    );
+    assert.equal(
+      phraseText(callPhrase({ name: 'shell', arguments: '{"command":"sleep 9"}', status: 'cancelled', started: false })),
+      'Run `sleep 9` — not run (cancelled)',
+    );
   });
 });
 
@@ -322,7 +427,11 @@ describe('approval previews', () => {
   test('paths relative to the project; edit as a diff; patch hunks; write as new content', () => {
     assert.equal(projectRelative('/work/p/src/a.ts', '/work/p'), 'src/a.ts');
     assert.equal(projectRelative('./a.ts', '/work/p'), 'a.ts');
-    const edit = approvalPreview('edit_file', JSON.stringify({ path: '/work/p/a.txt', old_string: 'one\ntwo\n', new_string: 'one\n2\n' }), '/work/p');
+    const edit = approvalPreview(
+      'edit_file',
+      JSON.stringify({ path: '/work/p/a.txt', old_string: 'one\ntwo\n', new_string: 'one\n2\n' }),
+      '/work/p',
+    );
     assert.deepEqual(edit?.paths, ['a.txt']);
     assert.deepEqual(edit?.lines, [
       { kind: 'ctx', text: 'one' },
@@ -330,10 +439,20 @@ describe('approval previews', () => {
       { kind: 'add', text: '2' },
     ]);
     const write = approvalPreview('write_file', JSON.stringify({ path: 'notes.md', content: '# Notes\nhi\n' }), '/work/p');
-    assert.deepEqual(write?.lines.map((line) => line.kind), ['add', 'add']);
-    const patch = approvalPreview('apply_patch', JSON.stringify({ patch: '*** Begin Patch\n*** Update File: /work/p/b.ts\n@@\n-x\n+y\n*** End Patch' }), '/work/p');
+    assert.deepEqual(
+      write?.lines.map((line) => line.kind),
+      ['add', 'add'],
+    );
+    const patch = approvalPreview(
+      'apply_patch',
+      JSON.stringify({ patch: '*** Begin Patch\n*** Update File: /work/p/b.ts\n@@\n-x\n+y\n*** End Patch' }),
+      '/work/p',
+    );
     assert.deepEqual(patch?.paths, ['b.ts']);
-    assert.deepEqual(patch?.lines.map((line) => line.kind), ['file', 'hunk', 'del', 'add']);
+    assert.deepEqual(
+      patch?.lines.map((line) => line.kind),
+      ['file', 'hunk', 'del', 'add'],
+    );
     assert.equal(approvalPreview('shell', '{"command":"ls"}', '/work/p'), null);
   });
 });
@@ -375,7 +494,11 @@ describe('trace rows', () => {
     newItems: 1,
     droppedItems: 0,
     carriedOutputs: carried.map((callId) => ({ callId, name: 'shell', isError: false })),
-    response: { text: '', reasoningItems: 0, toolCalls: tools.map((callId) => ({ callId, name: callId === 'c2' ? 'shell' : 'read_file', arguments: '{}' })) },
+    response: {
+      text: '',
+      reasoningItems: 0,
+      toolCalls: tools.map((callId) => ({ callId, name: callId === 'c2' ? 'shell' : 'read_file', arguments: '{}' })),
+    },
     request: null,
     requestError: null,
     ...extra,
@@ -383,10 +506,19 @@ describe('trace rows', () => {
   const calls = [call(0, 1, ['c1', 'c2']), call(1, 1, [], ['c1', 'c2']), call(2, 2, [], [], { costUsd: null, priceKnown: false })];
 
   test('a tool call links to the request that carried its output; turns total tokens and price', () => {
-    assert.deepEqual([...carriers(calls)], [['c1', 1], ['c2', 1]]);
+    assert.deepEqual(
+      [...carriers(calls)],
+      [
+        ['c1', 1],
+        ['c2', 1],
+      ],
+    );
     const decisions = toolDecisions(records);
     const rows = traceRows(calls, decisions, NO_FILTERS);
-    assert.deepEqual(rows.map((row) => row.kind), ['turn', 'call', 'tool', 'tool', 'call', 'turn', 'call']);
+    assert.deepEqual(
+      rows.map((row) => row.kind),
+      ['turn', 'call', 'tool', 'tool', 'call', 'turn', 'call'],
+    );
     const first = rows[0]!;
     assert.ok(first.kind === 'turn');
     assert.equal(first.total.inputTokens, 2000);
@@ -411,9 +543,26 @@ describe('trace rows', () => {
 
   test('sessions group by date; prices read at their size', () => {
     const now = Date.parse('2026-03-10T12:00:00');
-    const at = (iso: string) => ({ sessionId: iso, createdAt: iso, updatedAt: iso, title: '', cwd: '', model: '', wireApi: 'chat' as const, turns: 1, totalTokens: 0, parent: null });
-    const groups = groupSessions([at('2026-03-10T09:00:00'), at('2026-03-09T09:00:00'), at('2026-03-06T09:00:00'), at('2026-01-02T09:00:00')], now);
-    assert.deepEqual(groups.map((group) => group.label), ['Today', 'Yesterday', 'This week', 'January 2026']);
+    const at = (iso: string) => ({
+      sessionId: iso,
+      createdAt: iso,
+      updatedAt: iso,
+      title: '',
+      cwd: '',
+      model: '',
+      wireApi: 'chat' as const,
+      turns: 1,
+      totalTokens: 0,
+      parent: null,
+    });
+    const groups = groupSessions(
+      [at('2026-03-10T09:00:00'), at('2026-03-09T09:00:00'), at('2026-03-06T09:00:00'), at('2026-01-02T09:00:00')],
+      now,
+    );
+    assert.deepEqual(
+      groups.map((group) => group.label),
+      ['Today', 'Yesterday', 'This week', 'January 2026'],
+    );
     assert.deepEqual([0.0042, 0.31, 12.4].map(formatUsd), ['$0.0042', '$0.310', '$12.40']);
   });
 });

@@ -34,7 +34,10 @@ for (const scheme of ['light', 'dark'] as const) {
           await assertAccessible(page, 'the empty workbench');
           // The checker itself: a nameless button must be caught.
           await page.evaluate(() => document.body.append(Object.assign(document.createElement('button'), { id: 'axe-probe' })));
-          assert.ok((await seriousViolations(page)).some((violation) => violation.id === 'button-name'), 'axe-core runs and reports');
+          assert.ok(
+            (await seriousViolations(page)).some((violation) => violation.id === 'button-name'),
+            'axe-core runs and reports',
+          );
           await page.evaluate(() => document.getElementById('axe-probe')?.remove());
           await startRun(page, 'Read the readme');
           await page.locator('.message.role-final h2', { hasText: 'Findings' }).waitFor();
@@ -86,7 +89,13 @@ describe('keyboard', () => {
       await waitUntil(() => page.evaluate(() => document.activeElement?.id === 'transcript'), 'the skip link moves the focus');
 
       await page.keyboard.press('n');
-      await waitUntil(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') === null && document.activeElement?.tagName === 'TEXTAREA'), 'n focuses the prompt');
+      await waitUntil(
+        () =>
+          page.evaluate(
+            () => document.activeElement?.getAttribute('aria-label') === null && document.activeElement?.tagName === 'TEXTAREA',
+          ),
+        'n focuses the prompt',
+      );
       await page.keyboard.type('Say it');
       await page.keyboard.press('Control+Enter');
       await page.locator('.message.role-final', { hasText: 'Short.' }).waitFor();
@@ -94,7 +103,10 @@ describe('keyboard', () => {
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 
       await page.keyboard.press('3');
-      await waitUntil(async () => (await page.getByRole('tab', { name: 'Session' }).getAttribute('aria-selected')) === 'true', '3 opens the Session tab');
+      await waitUntil(
+        async () => (await page.getByRole('tab', { name: 'Session' }).getAttribute('aria-selected')) === 'true',
+        '3 opens the Session tab',
+      );
       await page.keyboard.press('?');
       const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
       await help.waitFor();
@@ -102,7 +114,10 @@ describe('keyboard', () => {
       await page.keyboard.press('Escape');
       await waitUntil(async () => !(await help.isVisible()), 'Escape closes the overlay');
       await page.keyboard.press('/');
-      await waitUntil(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type === 'search'), '/ focuses the session search');
+      await waitUntil(
+        () => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type === 'search'),
+        '/ focuses the session search',
+      );
     });
   });
 });

@@ -31,7 +31,10 @@ describe('workbench addresses', () => {
         assert.equal(await page.getByRole('tab', { name: /Audit/ }).getAttribute('aria-selected'), 'true');
 
         await page.goBack();
-        await waitUntil(async () => (await page.getByRole('tab', { name: 'Debug' }).getAttribute('aria-selected')) === 'true', 'Back returns to the Debug tab');
+        await waitUntil(
+          async () => (await page.getByRole('tab', { name: 'Debug' }).getAttribute('aria-selected')) === 'true',
+          'Back returns to the Debug tab',
+        );
         await page.locator('.trace-call').nth(1).click();
         await waitUntil(async () => new URL(page.url()).pathname === `/sessions/${first}/calls/2`, 'the open call is in the address');
         await page.locator('.call-view h2', { hasText: 'Model call #2' }).waitFor();
@@ -97,7 +100,10 @@ describe('workbench approvals', () => {
         await page.goto(`${workbench.origin}/sessions/${quiet}`);
         await page.locator('.message.role-final', { hasText: 'Done here.' }).waitFor();
 
-        const { sessionId: waiting } = await startThroughApi(workbench, 'Write the notes', { sandbox: 'workspace-write', approvalPolicy: 'untrusted' });
+        const { sessionId: waiting } = await startThroughApi(workbench, 'Write the notes', {
+          sandbox: 'workspace-write',
+          approvalPolicy: 'untrusted',
+        });
         const item = page.locator(`.session-item[data-session-id="${waiting}"]`);
         await item.locator('.pill-approval', { hasText: 'needs approval' }).waitFor({ timeout: 15_000 });
         await page.locator('.run-status .pill-approval', { hasText: '1 approval waiting' }).waitFor();
@@ -138,8 +144,13 @@ describe('workbench approvals', () => {
         await page.locator('.message.role-final', { hasText: 'Quick answer.' }).waitFor();
         assert.equal(await page.getByRole('button', { name: 'Cancel run' }).count(), 0, 'no Cancel for the quiet session');
         await page.locator('.run-form', { hasText: 'A run is going in another session' }).waitFor();
-        const runs = (await (await fetch(`${workbench.origin}/api/runs`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { runs: Array<{ status: string }> };
-        assert.ok(runs.runs.some((run) => run.status === 'running'), 'the other run still runs');
+        const runs = (await (await fetch(`${workbench.origin}/api/runs`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+          runs: Array<{ status: string }>;
+        };
+        assert.ok(
+          runs.runs.some((run) => run.status === 'running'),
+          'the other run still runs',
+        );
 
         await page.locator('.run-form').getByRole('button', { name: 'Show it' }).click();
         await waitUntil(async () => new URL(page.url()).pathname === hanging, 'back at the running session');

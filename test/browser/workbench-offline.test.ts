@@ -24,7 +24,12 @@ describe('workbench robustness', () => {
       const banner = page.getByRole('alert').filter({ hasText: 'cannot be reached' });
       await banner.waitFor({ timeout: 10_000 });
       await screenshot(page, '50-offline');
-      second = await startWorkbench({ webRoot: suite.webRoot(), base: first.base, port: first.port, script: [{ text: 'After the restart.' }] });
+      second = await startWorkbench({
+        webRoot: suite.webRoot(),
+        base: first.base,
+        port: first.port,
+        script: [{ text: 'After the restart.' }],
+      });
       await waitUntil(async () => (await banner.count()) === 0, 'the banner goes once the server answers', 15_000);
       await page.locator('.message.role-final', { hasText: 'Before the restart.' }).waitFor();
       await startRun(page, 'Still there?');
@@ -37,7 +42,11 @@ describe('workbench robustness', () => {
 
   test('cancelled while streaming: the partial text stays, marked as not sent, after a reload too', async () => {
     await suite.withWorkbench(
-      { script: [{ text: 'A long answer that streams slowly, word by word, until someone cancels it.'.repeat(4), chunkSize: 3, chunkDelayMs: 60 }] },
+      {
+        script: [
+          { text: 'A long answer that streams slowly, word by word, until someone cancels it.'.repeat(4), chunkSize: 3, chunkDelayMs: 60 },
+        ],
+      },
       async (page, workbench) => {
         await page.goto(workbench.url);
         await startRun(page, 'Write slowly');

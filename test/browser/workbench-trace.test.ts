@@ -20,7 +20,10 @@ function longTurn(rounds: number): ScriptStep[] {
     steps.push((request) =>
       /summar/i.test(request.rawBody) && !request.rawBody.includes('"tools"')
         ? { text: `## Progress\n\nSummary number ${round}.`, usage: { input: 900, output: 40 } }
-        : { toolCalls: [{ name: 'grep', arguments: { pattern: `needle${round}` } }], usage: { input: 2000 + round * 900, output: 30, cached: 1000 } },
+        : {
+            toolCalls: [{ name: 'grep', arguments: { pattern: `needle${round}` } }],
+            usage: { input: 2000 + round * 900, output: 30, cached: 1000 },
+          },
     );
   }
   steps.push({ text: 'Finished the long turn.', usage: { input: 3000, output: 20, cached: 1500 } });
@@ -36,28 +39,51 @@ describe('workbench trace', () => {
         files: { 'a.txt': 'needle1 needle2\n' },
         script: longTurn(14),
         whenExhausted: (request) =>
-          /summar/i.test(request.rawBody) && !request.rawBody.includes('"tools"') ? { text: '## Progress\n\nMore.', usage: { input: 800, output: 30 } } : { text: 'Done.', usage: { input: 3000, output: 20 } },
+          /summar/i.test(request.rawBody) && !request.rawBody.includes('"tools"')
+            ? { text: '## Progress\n\nMore.', usage: { input: 800, output: 30 } }
+            : { text: 'Done.', usage: { input: 3000, output: 20 } },
       },
       async (page, workbench) => {
         // A price for the fake model (USD per million tokens), as a user would configure one.
-        await writeFile(join(workbench.home, 'config.json'), JSON.stringify({ models: { 'fake-model': { pricing: { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 4 } } } }));
+        await writeFile(
+          join(workbench.home, 'config.json'),
+          JSON.stringify({
+            models: { 'fake-model': { pricing: { inputPerMillion: 1, cachedInputPerMillion: 0.1, outputPerMillion: 4 } } },
+          }),
+        );
         const sessionId = await runThroughApi(workbench, 'Search for every needle');
-        const light = (await (await fetch(`${workbench.origin}/api/sessions/${sessionId}/model-calls?payloads=none`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+        const light = (await (
+          await fetch(`${workbench.origin}/api/sessions/${sessionId}/model-calls?payloads=none`, {
+            headers: { authorization: `Bearer ${TOKEN}` },
+          })
+        ).json()) as {
           calls: Array<{ stage: string; request: unknown; costUsd: number | null }>;
         };
         assert.ok(light.calls.length >= 15, `${light.calls.length} calls`);
         assert.ok(light.calls.filter((call) => call.stage === 'compaction').length >= 3, 'at least three summary calls');
-        assert.ok(light.calls.every((call) => call.request === null), 'no payloads in the list');
-        assert.ok(light.calls.every((call) => call.costUsd !== null && call.costUsd > 0), 'every call priced');
+        assert.ok(
+          light.calls.every((call) => call.request === null),
+          'no payloads in the list',
+        );
+        assert.ok(
+          light.calls.every((call) => call.costUsd !== null && call.costUsd > 0),
+          'every call priced',
+        );
 
         await page.goto(workbench.url);
         await page.goto(`${workbench.origin}/sessions/${sessionId}`);
         const totals = page.getByTestId('trace-totals');
         await totals.getByText(/\$0\.\d+/).waitFor();
         assert.match((await totals.textContent()) ?? '', /\d+ % cached/);
-        assert.match((await page.getByTestId('session-cost').textContent()) ?? '', /model calls · .* in \(\d+ % cached\) · .* out · \$0\.\d+/);
+        assert.match(
+          (await page.getByTestId('session-cost').textContent()) ?? '',
+          /model calls · .* in \(\d+ % cached\) · .* out · \$0\.\d+/,
+        );
         assert.match((await page.locator('.session-item').first().textContent()) ?? '', /tok \(\d+ % cached\) · \$0\.\d+/);
-        await page.locator('.trace-turn', { hasText: 'Turn 1' }).getByText(/\$0\.\d+/).waitFor();
+        await page
+          .locator('.trace-turn', { hasText: 'Turn 1' })
+          .getByText(/\$0\.\d+/)
+          .waitFor();
         await screenshot(page, '30-trace');
 
         // Search finds the call whose request first carried needle7's tool output (and the one that asked).
@@ -70,7 +96,10 @@ describe('workbench trace', () => {
         await page.getByLabel('Stage').selectOption('compaction');
         await waitUntil(async () => (await page.locator('.trace-call').count()) >= 3, 'summary calls only');
         await page.locator('.trace-call').first().click();
-        await page.locator('.call-view').getByText(/Rebuilt from the history it summarised/).waitFor();
+        await page
+          .locator('.call-view')
+          .getByText(/Rebuilt from the history it summarised/)
+          .waitFor();
         await page.locator('.call-view .request-message.role-system').first().waitFor();
         await page.locator('.call-view .markdown', { hasText: 'Summary number' }).waitFor();
         await screenshot(page, '31-summary-call');
@@ -89,10 +118,16 @@ describe('workbench trace', () => {
         await screenshot(page, '32-request-diff');
 
         // A request after a compaction says what it no longer sends.
-        const calls = (await (await fetch(`${workbench.origin}/api/sessions/${sessionId}/model-calls?payloads=none`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+        const calls = (await (
+          await fetch(`${workbench.origin}/api/sessions/${sessionId}/model-calls?payloads=none`, {
+            headers: { authorization: `Bearer ${TOKEN}` },
+          })
+        ).json()) as {
           calls: Array<{ index: number; stage: string }>;
         };
-        const afterSummary = calls.calls.find((call, index) => index > 0 && calls.calls[index - 1]!.stage === 'compaction' && call.stage === 'turn');
+        const afterSummary = calls.calls.find(
+          (call, index) => index > 0 && calls.calls[index - 1]!.stage === 'compaction' && call.stage === 'turn',
+        );
         assert.ok(afterSummary);
         await page.goto(`${workbench.origin}/sessions/${sessionId}/calls/${afterSummary.index + 1}`);
         await page.getByRole('button', { name: 'Diff vs previous' }).click();
@@ -111,7 +146,10 @@ describe('workbench trace', () => {
   test('errors filter, unknown price said so, and the context chart opens the call of a point', async () => {
     await withWorkbench(
       {
-        whenExhausted: (request) => (request.rawBody.includes('Break') ? { fault: { kind: 'status', status: 400, message: 'Unsupported parameter: x' } } : { text: 'Fine.', usage: { input: 500, output: 10 } }),
+        whenExhausted: (request) =>
+          request.rawBody.includes('Break')
+            ? { fault: { kind: 'status', status: 400, message: 'Unsupported parameter: x' } }
+            : { text: 'Fine.', usage: { input: 500, output: 10 } },
       },
       async (page, workbench) => {
         await page.goto(workbench.url);

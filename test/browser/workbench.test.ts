@@ -30,7 +30,13 @@ describe('workbench', () => {
       {
         files: { 'README.md': 'hello world\n' },
         script: [
-          { text: 'Let me look around.', toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }, { name: 'grep', arguments: { pattern: 'hello' } }] },
+          {
+            text: 'Let me look around.',
+            toolCalls: [
+              { name: 'read_file', arguments: { path: 'README.md' } },
+              { name: 'grep', arguments: { pattern: 'hello' } },
+            ],
+          },
           { text: answer, chunkSize: 4, chunkDelayMs: 25 },
         ],
       },
@@ -107,7 +113,10 @@ describe('workbench', () => {
 
         const card = page.locator('.approval-card');
         await card.waitFor();
-        assert.match((await page.locator('.tool-call .phrase').first().textContent()) ?? '', /^Run echo approved > approved\.txt — awaiting approval/);
+        assert.match(
+          (await page.locator('.tool-call .phrase').first().textContent()) ?? '',
+          /^Run echo approved > approved\.txt — awaiting approval/,
+        );
         await screenshot(page, '06-approval-card');
         await card.getByRole('button', { name: 'Approve', exact: true }).click();
         await page.getByText(/Done in 2 rounds/).waitFor();
@@ -123,7 +132,10 @@ describe('workbench', () => {
         await card.waitFor();
         await card.getByRole('textbox').fill('keep the file');
         await card.getByRole('button', { name: 'Deny' }).click();
-        await page.locator('.turn[data-turn="2"]').getByText(/Done in 2 rounds/).waitFor();
+        await page
+          .locator('.turn[data-turn="2"]')
+          .getByText(/Done in 2 rounds/)
+          .waitFor();
         assert.ok(existsSync(join(workbench.root, 'approved.txt')), 'the denied command did not run');
         await page.locator('.tool-resolution', { hasText: 'Denied: “keep the file”' }).waitFor();
         const lastRequest = workbench.provider.requests[3]!.rawBody;
@@ -228,7 +240,10 @@ describe('workbench', () => {
 
         await startRun(page, 'And what is in it?');
         await page.locator('.turn[data-turn="2"] .message.role-final', { hasText: 'Turn two answer.' }).waitFor();
-        await page.locator('.turn[data-turn="2"]').getByText(/Done in 1 round/).waitFor();
+        await page
+          .locator('.turn[data-turn="2"]')
+          .getByText(/Done in 1 round/)
+          .waitFor();
         const resumed = workbench.provider.requests[3]!.rawBody;
         assert.match(resumed, /List the files please/);
         assert.match(resumed, /And what is in it\?/);
@@ -277,18 +292,22 @@ describe('workbench', () => {
   });
 
   test('without the token the page says so (401), with it the workbench loads', async () => {
-    await withWorkbench({}, async (page, workbench) => {
-      await page.goto(workbench.origin);
-      await page.getByRole('heading', { name: 'Not signed in' }).waitFor();
-      const status = await page.evaluate(async () => (await fetch('/api/health')).status);
-      assert.equal(status, 401);
-      await screenshot(page, '13-unauthorized');
+    await withWorkbench(
+      {},
+      async (page, workbench) => {
+        await page.goto(workbench.origin);
+        await page.getByRole('heading', { name: 'Not signed in' }).waitFor();
+        const status = await page.evaluate(async () => (await fetch('/api/health')).status);
+        assert.equal(status, 401);
+        await screenshot(page, '13-unauthorized');
 
-      await page.goto(workbench.url);
-      await page.getByRole('heading', { name: 'New session' }).waitFor();
-      assert.equal(new URL(page.url()).search, '', 'the token left the address bar');
-      assert.equal(await page.evaluate(async () => (await fetch('/api/health')).status), 200);
-    }, { expectedErrors: /status of 401/ });
+        await page.goto(workbench.url);
+        await page.getByRole('heading', { name: 'New session' }).waitFor();
+        assert.equal(new URL(page.url()).search, '', 'the token left the address bar');
+        assert.equal(await page.evaluate(async () => (await fetch('/api/health')).status), 200);
+      },
+      { expectedErrors: /status of 401/ },
+    );
   });
 
   test('narrow window in dark mode: one pane at a time, all reachable', async () => {

@@ -39,7 +39,10 @@ describe('glassbox exec: closed output streams', () => {
     // Slow enough that the run is still streaming when stdout goes away, so a later write fails.
     const provider = await startFakeProvider({ script: [{ text: 'streaming slowly '.repeat(200), chunkSize: 3, chunkDelayMs: 25 }] });
     try {
-      const { child, done } = startCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
+      const { child, done } = startCli(
+        ['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'],
+        cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }),
+      );
       let seen = '';
       child.stdout!.on('data', (chunk: Buffer) => {
         seen += chunk.toString();
@@ -63,7 +66,10 @@ describe('glassbox exec: closed output streams', () => {
     const { root, home } = await project();
     const provider = await startFakeProvider({ script: [{ text: 'The answer, which nobody reads.' }] });
     try {
-      const { child, done } = startCli(['exec', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
+      const { child, done } = startCli(
+        ['exec', '--base-url', provider.baseURL, '-C', root, 'hi'],
+        cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }),
+      );
       // Without --json nothing goes to stdout before the answer, so the reader is gone by then.
       child.stdout!.destroy();
       const result = await done;

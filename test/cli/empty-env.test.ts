@@ -56,7 +56,10 @@ describe('empty environment variables mean unset', () => {
     assert.equal(started.model, 'glassbox-demo');
     assert.match(result.stderr, /offline demo model/);
     const sessions = await readdir(join(home, '.glassbox', 'sessions'));
-    assert.ok(sessions.some((name) => name === `${String(started.sessionId)}.jsonl`), sessions.join(', '));
+    assert.ok(
+      sessions.some((name) => name === `${String(started.sessionId)}.jsonl`),
+      sessions.join(', '),
+    );
   });
 
   test('serve with GLASSBOX_TOKEN empty starts with a fresh random token', async () => {
@@ -81,7 +84,9 @@ describe('empty environment variables mean unset', () => {
     process.env.NO_COLOR = '';
     try {
       let written = '';
-      const tty = { isTTY: true, write: (text: string) => ((written += text), true) } as unknown as NodeJS.WritableStream & { isTTY: boolean };
+      const tty = { isTTY: true, write: (text: string) => ((written += text), true) } as unknown as NodeJS.WritableStream & {
+        isTTY: boolean;
+      };
       new ProgressPrinter(tty).handle({ type: 'run_started', sessionId: 's', runId: 'r', model: 'm', wireApi: 'chat', resumed: false });
       assert.match(written, /\x1b\[2m/);
     } finally {

@@ -21,14 +21,35 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
       const { root, home } = await project();
       const provider = await startFakeProvider({
         script: [
-          { text: 'Looking.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }, { name: 'grep', arguments: { pattern: 'answer' } }] },
+          {
+            text: 'Looking.',
+            toolCalls: [
+              { name: 'list_dir', arguments: { path: '.' } },
+              { name: 'grep', arguments: { pattern: 'answer' } },
+            ],
+          },
           { toolCalls: [{ name: 'read_file', arguments: { path: 'src/main.ts' } }] },
           { text: 'The answer is 42.' },
         ],
       });
       try {
         const result = await runCli(
-          ['exec', '--json', '--wire-api', wireApi, '--base-url', provider.baseURL, '-m', 'test-model', '-C', root, 'what', 'is', 'the', 'answer?'],
+          [
+            'exec',
+            '--json',
+            '--wire-api',
+            wireApi,
+            '--base-url',
+            provider.baseURL,
+            '-m',
+            'test-model',
+            '-C',
+            root,
+            'what',
+            'is',
+            'the',
+            'answer?',
+          ],
           cliEnv({ OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test', GLASSBOX_HOME: home }),
         );
         assert.equal(result.code, 0, result.stderr);
@@ -44,7 +65,10 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
         assert.equal(provider.requests.length, 3);
         const finished = events.filter((e) => e.type === 'tool_finished');
         assert.equal(finished.length, 3);
-        assert.ok(finished.every((e) => e.isError === false), JSON.stringify(finished));
+        assert.ok(
+          finished.every((e) => e.isError === false),
+          JSON.stringify(finished),
+        );
         assert.match(JSON.stringify(provider.requests[2]!.body), /export const answer = 42/);
         // The prompt words are joined and sent as the user message.
         assert.match(JSON.stringify(provider.requests[0]!.body), /what is the answer\?/);
@@ -62,7 +86,10 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     const { root, home } = await project();
     const provider = await startFakeProvider({ script: [{ text: 'Hello from the model.' }] });
     try {
-      const result = await runCli(['exec', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: home }));
+      const result = await runCli(
+        ['exec', '--base-url', provider.baseURL, '-C', root, 'hi'],
+        cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: home }),
+      );
       assert.equal(result.code, 0);
       assert.equal(result.stdout, 'Hello from the model.\n');
       assert.match(result.stderr, /session/);
@@ -75,7 +102,10 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     const { root, home } = await project();
     const provider = await startFakeProvider({ apiKey: 'sk-secret-123', script: [{ text: 'ok' }] });
     try {
-      const result = await runCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'sk-secret-123', GLASSBOX_HOME: home }));
+      const result = await runCli(
+        ['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'],
+        cliEnv({ OPENAI_API_KEY: 'sk-secret-123', GLASSBOX_HOME: home }),
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.doesNotMatch(result.stdout + result.stderr, /sk-secret-123/);
     } finally {
@@ -93,9 +123,12 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     assert.match(result.stdout, /A sample project/);
   });
 
-  test('the offline demo model answers on the anthropic wire too, and names Anthropic\'s key', async () => {
+  test("the offline demo model answers on the anthropic wire too, and names Anthropic's key", async () => {
     const { root, home } = await project();
-    const result = await runCli(['exec', '--json', '--wire-api', 'anthropic', '-C', root, 'What is this project?'], cliEnv({ OPENAI_API_KEY: 'sk-openai-only', GLASSBOX_HOME: home }));
+    const result = await runCli(
+      ['exec', '--json', '--wire-api', 'anthropic', '-C', root, 'What is this project?'],
+      cliEnv({ OPENAI_API_KEY: 'sk-openai-only', GLASSBOX_HOME: home }),
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /no ANTHROPIC_API_KEY or --base-url set/);
     const events = jsonLines(result.stdout);
@@ -109,7 +142,13 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     const { root, home } = await project();
     const provider = await startFakeProvider({ apiKey: 'sk-ant-right', script: [{ text: 'Hello from Claude.' }] });
     try {
-      const env = cliEnv({ ANTHROPIC_BASE_URL: provider.baseURL, ANTHROPIC_API_KEY: 'sk-ant-right', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', OPENAI_API_KEY: 'sk-wrong', GLASSBOX_HOME: home });
+      const env = cliEnv({
+        ANTHROPIC_BASE_URL: provider.baseURL,
+        ANTHROPIC_API_KEY: 'sk-ant-right',
+        OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+        OPENAI_API_KEY: 'sk-wrong',
+        GLASSBOX_HOME: home,
+      });
       const result = await runCli(['exec', '--wire-api', 'anthropic', '-C', root, 'hi'], env);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stdout.trim(), 'Hello from Claude.');
@@ -121,7 +160,10 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
   });
 
   test('--wire-api anthropic without a key at Anthropic itself is a usage error naming ANTHROPIC_API_KEY', async () => {
-    const result = await runCli(['exec', '--wire-api', 'anthropic', '--base-url', 'https://api.anthropic.com', 'hi'], cliEnv({ OPENAI_API_KEY: 'x' }));
+    const result = await runCli(
+      ['exec', '--wire-api', 'anthropic', '--base-url', 'https://api.anthropic.com', 'hi'],
+      cliEnv({ OPENAI_API_KEY: 'x' }),
+    );
     assert.equal(result.code, 2);
     assert.match(result.stderr, /ANTHROPIC_API_KEY is not set/);
   });
@@ -154,7 +196,10 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     const { root, home } = await project();
     const provider = await startFakeProvider({ apiKey: 'right-key', script: [] });
     try {
-      const result = await runCli(['exec', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'wrong-key', GLASSBOX_HOME: home }));
+      const result = await runCli(
+        ['exec', '--base-url', provider.baseURL, '-C', root, 'hi'],
+        cliEnv({ OPENAI_API_KEY: 'wrong-key', GLASSBOX_HOME: home }),
+      );
       assert.equal(result.code, 2);
       assert.match(result.stderr, /AUTH_FAILED/);
       assert.match(result.stderr, /OPENAI_API_KEY/);
@@ -177,9 +222,14 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
 
   test('malformed SSE is a clear failure, exit 1', async () => {
     const { root, home } = await project();
-    const provider = await startFakeProvider({ script: [{ text: 'some text to stream', chunkSize: 2, fault: { kind: 'malformed', afterEvents: 4 } }] });
+    const provider = await startFakeProvider({
+      script: [{ text: 'some text to stream', chunkSize: 2, fault: { kind: 'malformed', afterEvents: 4 } }],
+    });
     try {
-      const result = await runCli(['exec', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
+      const result = await runCli(
+        ['exec', '--base-url', provider.baseURL, '-C', root, 'hi'],
+        cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }),
+      );
       assert.equal(result.code, 1);
       assert.match(result.stderr, /MALFORMED_STREAM/);
     } finally {
@@ -187,12 +237,18 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
     }
   });
 
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     test(`${signal} cancels the run cleanly: exit ${code} and run_cancelled last`, async () => {
       const { root, home } = await project();
       const provider = await startFakeProvider({ script: [{ text: 'streaming slowly '.repeat(40), chunkSize: 3, chunkDelayMs: 25 }] });
       try {
-        const { child, done } = startCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }));
+        const { child, done } = startCli(
+          ['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'],
+          cliEnv({ OPENAI_API_KEY: 'x', GLASSBOX_HOME: home }),
+        );
         let sent = false;
         child.stdout!.on('data', (chunk: Buffer) => {
           if (!sent && chunk.toString().includes('assistant_delta')) {

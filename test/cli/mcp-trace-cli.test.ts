@@ -20,14 +20,25 @@ describe('glassbox exec / mcp list / trace (processes)', () => {
     await mkdir(home, { recursive: true });
     const pidFile = join(base, 'pids');
     // Stubborn (ignores EOF and SIGTERM) with a grandchild: the hardest server to clean up after.
-    const server = { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' } };
+    const server = {
+      command: process.execPath,
+      args: [BROKEN_SERVER],
+      env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' },
+    };
     await writeFile(join(home, 'config.json'), JSON.stringify({ mcpServers: { notes: { ...server, trustedTools: ['ok'] } } }));
-    const provider = await startFakeProvider({ script: [{ toolCalls: [{ name: 'mcp__notes__ok', arguments: { text: 'from the model' } }] }, { text: 'The server said ok.' }] });
+    const provider = await startFakeProvider({
+      script: [{ toolCalls: [{ name: 'mcp__notes__ok', arguments: { text: 'from the model' } }] }, { text: 'The server said ok.' }],
+    });
     const receiver = await startOtlpReceiver();
     try {
       const result = await runCli(
         ['exec', '--json', '--base-url', provider.baseURL, '-m', 'gpt-5-mini', '-C', root, 'use', 'the', 'notes', 'server'],
-        cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: home, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'glassbox-cli-test' }),
+        cliEnv({
+          OPENAI_API_KEY: 'sk-test',
+          GLASSBOX_HOME: home,
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_SERVICE_NAME: 'glassbox-cli-test',
+        }),
       );
       assert.equal(result.code, 0, result.stderr);
       const events = jsonLines(result.stdout);
@@ -39,7 +50,15 @@ describe('glassbox exec / mcp list / trace (processes)', () => {
       for (const pid of pids) assert.equal(isAlive(pid), false, `process ${pid} outlived glassbox`);
       const spans = await receiver.waitForSpans(6);
       assert.equal(spans[0]!.resource['service.name'], 'glassbox-cli-test');
-      assert.deepEqual(spanTree(spans), ['invoke_agent glassbox', '  round 1', '    chat gpt-5-mini', '    execute_tool mcp__notes__ok', '      exec mcp__notes__ok', '  round 2', '    chat gpt-5-mini']);
+      assert.deepEqual(spanTree(spans), [
+        'invoke_agent glassbox',
+        '  round 1',
+        '    chat gpt-5-mini',
+        '    execute_tool mcp__notes__ok',
+        '      exec mcp__notes__ok',
+        '  round 2',
+        '    chat gpt-5-mini',
+      ]);
       const tool = spans.find((span) => span.name === 'execute_tool mcp__notes__ok')!;
       assert.equal(tool.attributes['gen_ai.tool.type'], 'extension');
 
@@ -66,7 +85,15 @@ describe('glassbox exec / mcp list / trace (processes)', () => {
     const base = await makeTempDir();
     const home = join(base, 'home');
     await mkdir(home, { recursive: true });
-    await writeFile(join(home, 'config.json'), JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [BROKEN_SERVER], trustedTools: ['ok'] }, dead: { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_MODE: 'exit-on-start' } } } }));
+    await writeFile(
+      join(home, 'config.json'),
+      JSON.stringify({
+        mcpServers: {
+          notes: { command: process.execPath, args: [BROKEN_SERVER], trustedTools: ['ok'] },
+          dead: { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_MODE: 'exit-on-start' } },
+        },
+      }),
+    );
     const result = await runCli(['mcp', 'list', '--home', home, '-C', base], cliEnv({}));
     assert.equal(result.code, 1, 'a server that fails to start fails the listing');
     assert.match(result.stdout, /^notes {2}\[ready\] {2}user config {2}stdio: /m);

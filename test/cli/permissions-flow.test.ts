@@ -53,7 +53,10 @@ describe('permissions through glassbox exec', () => {
       { text: 'Written.' },
     ]);
     try {
-      const result = await runCli(['exec', '--json', '--sandbox', 'workspace-write', '--base-url', provider.baseURL, '-C', root, 'write'], env);
+      const result = await runCli(
+        ['exec', '--json', '--sandbox', 'workspace-write', '--base-url', provider.baseURL, '-C', root, 'write'],
+        env,
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.equal(await readFile(join(root, 'src', 'new.txt'), 'utf8'), 'hello\n');
       const decided = jsonLines(result.stdout).find((e) => e.type === 'tool_permission_decided');
@@ -87,7 +90,10 @@ describe('permissions through glassbox exec', () => {
       { text: 'ok' },
     ]);
     try {
-      const result = await runCli(['exec', '--json', '--sandbox', 'workspace-write', '--base-url', provider.baseURL, '-C', root, 'edit env'], env);
+      const result = await runCli(
+        ['exec', '--json', '--sandbox', 'workspace-write', '--base-url', provider.baseURL, '-C', root, 'edit env'],
+        env,
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.equal(jsonLines(result.stdout).find((e) => e.type === 'tool_permission_decided')?.decision, 'ask');
       assert.equal(await readFile(join(root, '.env'), 'utf8'), 'DATABASE_PASSWORD=hunter2\n');
@@ -108,12 +114,12 @@ describe('permissions through glassbox exec', () => {
   });
 
   test('shell children never see the API key', async () => {
-    const { root, home, provider, env } = await setup([
-      { toolCalls: [{ name: 'shell', arguments: { command: 'env' } }] },
-      { text: 'ok' },
-    ]);
+    const { root, home, provider, env } = await setup([{ toolCalls: [{ name: 'shell', arguments: { command: 'env' } }] }, { text: 'ok' }]);
     try {
-      const result = await runCli(['exec', '--json', '--sandbox', 'danger-full-access', '--base-url', provider.baseURL, '-C', root, 'show env'], env);
+      const result = await runCli(
+        ['exec', '--json', '--sandbox', 'danger-full-access', '--base-url', provider.baseURL, '-C', root, 'show env'],
+        env,
+      );
       assert.equal(result.code, 0, result.stderr);
       const output = toolOutputsSent(provider.requests[1]!.body, 'chat')[0]!;
       assert.match(output, /PATH=/);
@@ -126,13 +132,18 @@ describe('permissions through glassbox exec', () => {
     }
   });
 
-  test('on-request in workspace-write: a shell command runs sandboxed without asking; .env is masked inside', { skip: sandbox.available ? false : `bubblewrap unavailable: ${sandbox.reason}` }, async () => {
+  test('on-request in workspace-write: a shell command runs sandboxed without asking; .env is masked inside', {
+    skip: sandbox.available ? false : `bubblewrap unavailable: ${sandbox.reason}`,
+  }, async () => {
     const { root, provider, env } = await setup([
       { toolCalls: [{ name: 'shell', arguments: { command: 'touch made-by-shell && cat .env; echo done' } }] },
       { text: 'ok' },
     ]);
     try {
-      const result = await runCli(['exec', '--json', '--sandbox', 'workspace-write', '--base-url', provider.baseURL, '-C', root, 'run'], env);
+      const result = await runCli(
+        ['exec', '--json', '--sandbox', 'workspace-write', '--base-url', provider.baseURL, '-C', root, 'run'],
+        env,
+      );
       assert.equal(result.code, 0, result.stderr);
       const events = jsonLines(result.stdout);
       assert.equal(events.find((e) => e.type === 'tool_permission_decided')?.decision, 'allow');

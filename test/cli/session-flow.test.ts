@@ -76,7 +76,10 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
         assert.match(show.stdout, /turn_completed/);
 
         const file = await readFile(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8');
-        const types = file.trim().split('\n').map((line) => (JSON.parse(line) as { type: string }).type);
+        const types = file
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { type: string }).type);
         assert.equal(types[0], 'session_meta');
         assert.equal(types.filter((t) => t === 'turn_started').length, 2);
         assert.ok(!file.includes('assistant_delta'), 'no token deltas are stored');
@@ -100,7 +103,10 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
 describe('sessions: bad references and crashes', () => {
   test('resuming an unknown id is an error, never a silent new session', async () => {
     const { root, home } = await project();
-    const result = await runCli(['exec', '--resume', '01234567-89ab-7def-8123-456789abcdef', '-C', root, 'hi'], cliEnv({ GLASSBOX_HOME: home }));
+    const result = await runCli(
+      ['exec', '--resume', '01234567-89ab-7def-8123-456789abcdef', '-C', root, 'hi'],
+      cliEnv({ GLASSBOX_HOME: home }),
+    );
     assert.equal(result.code, 2);
     assert.match(result.stderr, /no session/);
     const list = await runCli(['sessions', '--json'], cliEnv({ GLASSBOX_HOME: home }));
@@ -117,7 +123,10 @@ describe('sessions: bad references and crashes', () => {
     });
     const env = cliEnv({ OPENAI_API_KEY: 'k', GLASSBOX_HOME: home });
     try {
-      const { child, done } = startCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, '--sandbox', 'danger-full-access', 'run it'], env);
+      const { child, done } = startCli(
+        ['exec', '--json', '--base-url', provider.baseURL, '-C', root, '--sandbox', 'danger-full-access', 'run it'],
+        env,
+      );
       let killed = false;
       child.stdout!.on('data', (chunk: Buffer) => {
         if (!killed && chunk.toString().includes('"tool_started"')) {

@@ -13,7 +13,14 @@ function fakeTty(): { input: NodeJS.ReadStream; output: NodeJS.WriteStream; type
   return { input: typed as unknown as NodeJS.ReadStream, output: out as unknown as NodeJS.WriteStream, typed, shown: () => text };
 }
 
-const request = (callId: string) => ({ runId: 'r', callId, toolName: 'shell', summary: 'shell: rm -rf build', reason: 'not known safe', arguments: '{}' });
+const request = (callId: string) => ({
+  runId: 'r',
+  callId,
+  toolName: 'shell',
+  summary: 'shell: rm -rf build',
+  reason: 'not known safe',
+  arguments: '{}',
+});
 
 for (const [answer, decision, message] of [
   ['y', 'approve', null],

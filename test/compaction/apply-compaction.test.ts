@@ -13,8 +13,19 @@ import {
 } from '../../src/compaction/index.js';
 
 const assistant = (content: string): ResponseItem => ({ type: 'message', role: 'assistant', content, runtimeRole: 'working_message' });
-const call = (callId: string, args = '{"path":"src/a.ts"}', name = 'read_file'): ResponseItem => ({ type: 'function_call', callId, name, arguments: args });
-const output = (callId: string, text: string, name = 'read_file'): ResponseItem => ({ type: 'function_call_output', callId, name, output: text, isError: false });
+const call = (callId: string, args = '{"path":"src/a.ts"}', name = 'read_file'): ResponseItem => ({
+  type: 'function_call',
+  callId,
+  name,
+  arguments: args,
+});
+const output = (callId: string, text: string, name = 'read_file'): ResponseItem => ({
+  type: 'function_call_output',
+  callId,
+  name,
+  output: text,
+  isError: false,
+});
 const summaryOf = (compactionId: string, summary: string) => ({ compactionId, summary });
 const big = (label: string, size = 4000): string => `${label}:`.padEnd(size, 'x');
 
@@ -173,10 +184,16 @@ describe('cheap pass (prune)', () => {
   });
 
   test('an error output says so in its placeholder', () => {
-    const history: ResponseItem[] = [call('e', '{}', 'shell'), { type: 'function_call_output', callId: 'e', name: 'shell', output: 'boom\n'.repeat(200), isError: true }];
+    const history: ResponseItem[] = [
+      call('e', '{}', 'shell'),
+      { type: 'function_call_output', callId: 'e', name: 'shell', output: 'boom\n'.repeat(200), isError: true },
+    ];
     const [, elided] = applyPrune(history, ['e']);
     assert.ok(elided);
-    assert.match(elided.type === 'function_call_output' ? elided.output : '', /shell \{\} returned 1,000 characters \(201 lines\) as an error/);
+    assert.match(
+      elided.type === 'function_call_output' ? elided.output : '',
+      /shell \{\} returned 1,000 characters \(201 lines\) as an error/,
+    );
   });
 });
 

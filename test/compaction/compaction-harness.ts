@@ -50,7 +50,8 @@ export function sentMessages(request: CapturedRequest): Array<{ kind: string; te
     for (const message of messages) {
       if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
         if (typeof message.content === 'string' && message.content !== '') out.push({ kind: 'assistant', text: message.content });
-        for (const call of message.tool_calls as Array<{ function: { arguments: string } }>) out.push({ kind: 'function_call', text: call.function.arguments });
+        for (const call of message.tool_calls as Array<{ function: { arguments: string } }>)
+          out.push({ kind: 'function_call', text: call.function.arguments });
       } else if (message.role === 'tool') {
         out.push({ kind: 'function_call_output', text: String(message.content) });
       } else {
@@ -91,7 +92,10 @@ export function bigOutputTool(size: number): Tool<{ label: string }> {
 }
 
 /** A step answering summary requests with `summary` and every other request from `turns`, in order. */
-export function scriptedWithSummaries(turns: ScriptedTurn[], summary: (request: CapturedRequest, index: number) => ScriptedTurn): (request: CapturedRequest) => ScriptedTurn {
+export function scriptedWithSummaries(
+  turns: ScriptedTurn[],
+  summary: (request: CapturedRequest, index: number) => ScriptedTurn,
+): (request: CapturedRequest) => ScriptedTurn {
   let turn = 0;
   let summaries = 0;
   return (request) => {

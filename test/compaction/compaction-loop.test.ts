@@ -47,7 +47,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       // The request after compaction carries the summary and the user prompt, and nothing else.
       const after = turnRequests(run.provider)[2]!;
       const sent = sentMessages(after);
-      assert.deepEqual(sent.map((message) => message.kind), ['user', 'user']);
+      assert.deepEqual(
+        sent.map((message) => message.kind),
+        ['user', 'user'],
+      );
       assert.ok(sent[0]!.text.startsWith(COMPACTION_SUMMARY_PREFIX));
       assert.ok(sent[0]!.text.includes(SUMMARY));
       assert.equal(sent[1]!.text, 'do the thing');
@@ -68,9 +71,15 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       // The summary call counts in the run's totals under its own stage, and is recorded.
       assert.equal(run.terminal.usage.byStage.compaction?.inputTokens, 700);
       assert.equal(run.terminal.usage.total.inputTokens, 1000 + 4000 + 900 + 700);
-      assert.deepEqual(run.modelCalls.map((call) => call.stage), ['turn', 'turn', 'compaction', 'turn']);
+      assert.deepEqual(
+        run.modelCalls.map((call) => call.stage),
+        ['turn', 'turn', 'compaction', 'turn'],
+      );
       assert.equal(run.entries.length, 1);
-      assert.deepEqual(run.history.map((item) => item.type), ['compaction_summary', 'message', 'message']);
+      assert.deepEqual(
+        run.history.map((item) => item.type),
+        ['compaction_summary', 'message', 'message'],
+      );
     });
 
     test('Counting: a provider that reports no usage still compacts, on an estimate marked as such', async () => {
@@ -78,7 +87,12 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         wireApi,
         settings: testSettings({ threshold: 5000 }),
         whenExhausted: scriptedWithSummaries(
-          [{ toolCalls: [readBig('a')], usage: null }, { toolCalls: [readBig('b')], usage: null }, { toolCalls: [readBig('c')], usage: null }, { text: 'Done.', usage: null }],
+          [
+            { toolCalls: [readBig('a')], usage: null },
+            { toolCalls: [readBig('b')], usage: null },
+            { toolCalls: [readBig('c')], usage: null },
+            { text: 'Done.', usage: null },
+          ],
           () => ({ text: SUMMARY, usage: null }),
         ),
       });
@@ -97,7 +111,9 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         contextWindow: 4000,
         settings: testSettings({ threshold: 1_000_000 }),
         tools: [bigOutputTool(20_000)],
-        whenExhausted: scriptedWithSummaries([{ toolCalls: [readBig('a')] }, { text: 'Done after compaction.' }], () => ({ text: SUMMARY })),
+        whenExhausted: scriptedWithSummaries([{ toolCalls: [readBig('a')] }, { text: 'Done after compaction.' }], () => ({
+          text: SUMMARY,
+        })),
       });
       assert.equal(overflow.terminal.type, 'run_succeeded');
       assert.equal(overflow.terminal.type === 'run_succeeded' && overflow.terminal.answer, 'Done after compaction.');
@@ -109,7 +125,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       // The rejected request, the summary, and the retried round.
       const turns = turnRequests(overflow.provider);
       assert.equal(turns.length, 3);
-      assert.equal(sentMessages(turns[2]!).some((message) => message.kind === 'function_call_output'), false);
+      assert.equal(
+        sentMessages(turns[2]!).some((message) => message.kind === 'function_call_output'),
+        false,
+      );
       assert.deepEqual(
         overflow.modelCalls.map((call) => `${call.stage}:${call.error?.code ?? 'ok'}`),
         ['turn:ok', 'turn:CONTEXT_OVERFLOW', 'compaction:ok', 'turn:ok'],
@@ -167,7 +186,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(event.estimated, true);
       assert.equal(event.itemsRemoved, 1);
       assert.ok(event.tokensAfter < 2500);
-      assert.deepEqual(run.entries.map((entry) => entry.kind === 'prune' && entry.prunedCallIds), [['old']]);
+      assert.deepEqual(
+        run.entries.map((entry) => entry.kind === 'prune' && entry.prunedCallIds),
+        [['old']],
+      );
       const outputs = sentMessages(turnRequests(run.provider)[0]!).filter((message) => message.kind === 'function_call_output');
       assert.equal(outputs.length, 2, 'calls and outputs stay paired');
       assert.ok(outputs[0]!.text.startsWith(`${PRUNED_OUTPUT_MARKER} read_big {"label":"old"} returned 12,000 characters`));
@@ -209,11 +231,16 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         prompt: 'third',
         // The cheap pass alone would not count as meaningful; only the fallback may use it.
         settings: testSettings({ threshold: 500, pruneMinimumTokens: 100_000 }),
-        whenExhausted: scriptedWithSummaries([{ text: 'Answer.', usage: { input: 100, output: 2 } }], () => ({ text: filler('bloated:', 40_000) })),
+        whenExhausted: scriptedWithSummaries([{ text: 'Answer.', usage: { input: 100, output: 2 } }], () => ({
+          text: filler('bloated:', 40_000),
+        })),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(summaryRequests(run.provider).length, 1, 'an inflated summary is not retried');
-      assert.deepEqual(run.entries.map((entry) => entry.kind), ['prune']);
+      assert.deepEqual(
+        run.entries.map((entry) => entry.kind),
+        ['prune'],
+      );
       assert.match(run.entries[0]!.reason, /would not shrink the history/);
       assert.equal(run.history.filter((item) => item.type === 'compaction_summary').length, 0);
       const [warning] = warnings(run.events);
@@ -227,7 +254,14 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const run = await runWithCompaction({
         wireApi,
         settings,
-        whenExhausted: scriptedWithSummaries([{ toolCalls: [readBig('a')], usage: null }, { toolCalls: [readBig('b')], usage: null }, { text: 'Done.', usage: null }], () => ({ text: SUMMARY })),
+        whenExhausted: scriptedWithSummaries(
+          [
+            { toolCalls: [readBig('a')], usage: null },
+            { toolCalls: [readBig('b')], usage: null },
+            { text: 'Done.', usage: null },
+          ],
+          () => ({ text: SUMMARY }),
+        ),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(summaryRequests(run.provider).length, 0);

@@ -12,7 +12,15 @@ import { JsonlSessionStore, replaySession, type SessionRecord } from '../../src/
 import { startFakeProvider, type CapturedRequest, type FakeProvider, type ScriptStep, type ScriptedTurn } from '../../src/testing/index.js';
 import { WIRE_APIS_UNDER_TEST } from '../helpers/loop-harness.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-import { FAST_RETRY, bigOutputTool, isSummaryRequest, scriptedWithSummaries, sentMessages, summaryRequests, turnRequests } from './compaction-harness.js';
+import {
+  FAST_RETRY,
+  bigOutputTool,
+  isSummaryRequest,
+  scriptedWithSummaries,
+  sentMessages,
+  summaryRequests,
+  turnRequests,
+} from './compaction-harness.js';
 
 const readBig = (label: string) => ({ name: 'read_big', arguments: { label } });
 
@@ -76,7 +84,9 @@ async function withWorld(wireApi: WireApi, script: ScriptStep, run: (world: Worl
 }
 
 /** Answers turn requests from a queue that tests fill per turn, and summary requests with `summary`. */
-function queue(summary: (request: CapturedRequest) => ScriptedTurn = () => ({ text: '## Goal\nThe summary.', usage: { input: 400, output: 30 } })) {
+function queue(
+  summary: (request: CapturedRequest) => ScriptedTurn = () => ({ text: '## Goal\nThe summary.', usage: { input: 400, output: 30 } }),
+) {
   const turns: ScriptedTurn[] = [];
   const step = scriptedWithSummaries(turns, summary);
   return { turns, step };
@@ -129,11 +139,22 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         assert.equal(second.sessionId, first.sessionId);
         const resumedRequest = turnRequests(world.provider).at(-1)!;
         const sent = sentMessages(resumedRequest);
-        assert.deepEqual(sent.map((message) => message.kind), ['system', 'user', 'user', 'assistant', 'user']);
+        assert.deepEqual(
+          sent.map((message) => message.kind),
+          ['system', 'user', 'user', 'assistant', 'user'],
+        );
         assert.ok(sent[1]!.text.startsWith(COMPACTION_SUMMARY_PREFIX));
-        assert.equal(sent.some((message) => message.kind === 'function_call_output'), false, 'the discarded transcript does not come back');
+        assert.equal(
+          sent.some((message) => message.kind === 'function_call_output'),
+          false,
+          'the discarded transcript does not come back',
+        );
         // Regression: what the resumed turn sends is what the live run held, plus the new items.
-        assert.deepEqual(sent, [...sentMessages(lastOfTurnOne), { kind: 'assistant', text: 'Done one.' }, { kind: 'user', text: 'second prompt' }]);
+        assert.deepEqual(sent, [
+          ...sentMessages(lastOfTurnOne),
+          { kind: 'assistant', text: 'Done one.' },
+          { kind: 'user', text: 'second prompt' },
+        ]);
         assert.equal(replaySession(await world.records(first.sessionId)).history.length, 6);
       });
     });
@@ -142,7 +163,9 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const script = queue();
       await withWorld(wireApi, script.step, async (world) => {
         const plain = await world.open({ compaction: null });
-        script.turns.push(...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((label) => ({ toolCalls: [readBig(label)] })), { text: 'Big turn done.' });
+        script.turns.push(...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((label) => ({ toolCalls: [readBig(label)] })), {
+          text: 'Big turn done.',
+        });
         const first = await world.turn(plain, 'first prompt', null);
         assert.equal(first.terminal, 'run_succeeded');
         assert.equal(summaryRequests(world.provider).length, 0);
@@ -155,7 +178,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         const newRequests = world.provider.requests.slice(before);
         assert.deepEqual(newRequests.map(isSummaryRequest), [true, false], 'the summary comes before the first request of the turn');
         const sent = sentMessages(newRequests[1]!);
-        assert.deepEqual(sent.map((message) => message.kind), ['system', 'user', 'user', 'user']);
+        assert.deepEqual(
+          sent.map((message) => message.kind),
+          ['system', 'user', 'user', 'user'],
+        );
         const compacted = second.events.find((event) => event.type === 'history_compacted');
         assert.ok(compacted && compacted.type === 'history_compacted');
         assert.equal(compacted.phase, 'pre_turn');
@@ -183,12 +209,18 @@ describe('manual compaction', () => {
       assert.equal(compaction.length, 1);
       assert.equal(compaction[0]!.turn, 1);
       assert.ok(records.some((record) => record.type === 'model_call' && record.stage === 'compaction' && record.round === 0));
-      assert.deepEqual(replaySession(records).history.map((item) => item.type), ['message', 'compaction_summary', 'message']);
+      assert.deepEqual(
+        replaySession(records).history.map((item) => item.type),
+        ['message', 'compaction_summary', 'message'],
+      );
 
       script.turns.push({ text: 'Continuing.' });
       await world.turn(runner, 'next', 'last');
       const sent = sentMessages(turnRequests(world.provider).at(-1)!);
-      assert.deepEqual(sent.map((message) => message.kind), ['system', 'user', 'user', 'user']);
+      assert.deepEqual(
+        sent.map((message) => message.kind),
+        ['system', 'user', 'user', 'user'],
+      );
     });
   });
 
@@ -205,7 +237,23 @@ describe('manual compaction', () => {
       const previousExitCode = process.exitCode;
       try {
         await program.parseAsync(
-          ['compact', 'last', '--home', world.home, '-C', world.root, '--base-url', world.provider.baseURL, '--wire-api', 'responses', '-m', 'gpt-4o', '--instructions', 'Keep ABC-1.', '--json'],
+          [
+            'compact',
+            'last',
+            '--home',
+            world.home,
+            '-C',
+            world.root,
+            '--base-url',
+            world.provider.baseURL,
+            '--wire-api',
+            'responses',
+            '-m',
+            'gpt-4o',
+            '--instructions',
+            'Keep ABC-1.',
+            '--json',
+          ],
           { from: 'user' },
         );
         assert.equal(process.exitCode, 0);
@@ -225,19 +273,24 @@ describe('manual compaction', () => {
 describe('breaker across turns', () => {
   test('a tripped breaker stays tripped when the session is resumed, until a manual compaction re-arms it', async () => {
     let failing = true;
-    const script = queue(() => (failing ? { fault: { kind: 'status', status: 400, message: 'no summaries' } } : { text: '## Goal\nFinally.' }));
+    const script = queue(() =>
+      failing ? { fault: { kind: 'status', status: 400, message: 'no summaries' } } : { text: '## Goal\nFinally.' },
+    );
     await withWorld('chat', script.step, async (world) => {
       const runner = await world.open({ compactAt: '1000' });
-      script.turns.push(
-        ...Array.from({ length: 5 }, (_, n) => ({ toolCalls: [readBig(`r${n}`)], usage: { input: 5000, output: 5 } })),
-        { text: 'Done.', usage: { input: 5000, output: 5 } },
-      );
+      script.turns.push(...Array.from({ length: 5 }, (_, n) => ({ toolCalls: [readBig(`r${n}`)], usage: { input: 5000, output: 5 } })), {
+        text: 'Done.',
+        usage: { input: 5000, output: 5 },
+      });
       const first = await world.turn(runner, 'first', null);
       assert.equal(first.terminal, 'run_succeeded');
       assert.equal(summaryRequests(world.provider).length, 3);
       assert.equal(replaySession(await world.records(first.sessionId)).autoCompactionDisabled, true);
 
-      script.turns.push({ toolCalls: [readBig('again')], usage: { input: 5000, output: 5 } }, { text: 'Done again.', usage: { input: 5000, output: 5 } });
+      script.turns.push(
+        { toolCalls: [readBig('again')], usage: { input: 5000, output: 5 } },
+        { text: 'Done again.', usage: { input: 5000, output: 5 } },
+      );
       const second = await world.turn(runner, 'second', 'last');
       assert.equal(second.terminal, 'run_succeeded');
       assert.equal(summaryRequests(world.provider).length, 3, 'no more attempts in the next turn');
@@ -266,8 +319,12 @@ test('junk --compact-at is a usage error before any model call, and no session i
         tools: [],
         compactAt: 'soonish',
       });
-      const isUsageError = (error: unknown) => error instanceof CompactionConfigError && error.exitCode === 2 && /--compact-at "soonish"/.test(error.message);
-      await assert.rejects(runTurn(runner, { prompt: 'hi', runId: 'r', signal: new AbortController().signal, approvals: NO_APPROVER }), isUsageError);
+      const isUsageError = (error: unknown) =>
+        error instanceof CompactionConfigError && error.exitCode === 2 && /--compact-at "soonish"/.test(error.message);
+      await assert.rejects(
+        runTurn(runner, { prompt: 'hi', runId: 'r', signal: new AbortController().signal, approvals: NO_APPROVER }),
+        isUsageError,
+      );
       await assert.rejects(compactSession({ runner, sessionId: 'last' }), isUsageError);
       assert.equal(provider.requests.length, 0);
       assert.deepEqual((await runner.store.list()).sessions, []);

@@ -83,7 +83,10 @@ describe('compaction settings', () => {
 
   test('a threshold at or beyond the window is allowed but warned about', () => {
     const resolved = resolveCompactionSettings({ model: 'gpt-4o', compactAt: '200k' });
-    assert.deepEqual(resolved.warnings.map((warning) => warning.code), ['COMPACT_AT_BEYOND_WINDOW']);
+    assert.deepEqual(
+      resolved.warnings.map((warning) => warning.code),
+      ['COMPACT_AT_BEYOND_WINDOW'],
+    );
   });
 
   test('bad config values are usage errors naming the file and the setting', () => {
@@ -93,7 +96,10 @@ describe('compaction settings', () => {
     );
     assert.throws(() => parseCompactionConfig({ compaction: { compactAT: '50%' } }, '/h/config.json'), /compaction/);
     const config = parseCompactionConfig({ compaction: { compactAt: 'soon' } }, '/h/config.json');
-    assert.throws(() => resolveCompactionSettings({ model: 'gpt-4o', config }), /\/h\/config.json: compaction.compactAt "soon" is not understood/);
+    assert.throws(
+      () => resolveCompactionSettings({ model: 'gpt-4o', config }),
+      /\/h\/config.json: compaction.compactAt "soon" is not understood/,
+    );
   });
 
   test('reads <home>/config.json; a missing file is empty, broken JSON is an error', async () => {
@@ -103,7 +109,10 @@ describe('compaction settings', () => {
       const config = await readCompactionConfig(home);
       assert.equal(resolveCompactionSettings({ model: 'local-model', config }).limits.contextWindow, 16_000);
       await writeFile(join(home, 'config.json'), '{ nope');
-      await assert.rejects(readCompactionConfig(home), (error: unknown) => error instanceof CompactionConfigError && /is not valid JSON/.test(error.message));
+      await assert.rejects(
+        readCompactionConfig(home),
+        (error: unknown) => error instanceof CompactionConfigError && /is not valid JSON/.test(error.message),
+      );
     });
   });
 });
@@ -113,7 +122,10 @@ describe('model overrides in <home>/config.json', () => {
     await withTempDir(async (home) => {
       // Without the override the catalog's qwen3-coder family (262,144 tokens) would apply.
       assert.equal(resolveCompactionSettings({ model: 'qwen3-coder:30b' }).limits.contextWindow, 262_144);
-      await writeFile(join(home, 'config.json'), JSON.stringify({ models: { 'qwen3-coder:30b': { contextWindow: 32_768, pricing: null } } }));
+      await writeFile(
+        join(home, 'config.json'),
+        JSON.stringify({ models: { 'qwen3-coder:30b': { contextWindow: 32_768, pricing: null } } }),
+      );
       const resolved = resolveCompactionSettings({ model: 'qwen3-coder:30b', config: await readCompactionConfig(home) });
       assert.equal(resolved.limitsSource, 'config');
       assert.equal(resolved.threshold, 27_852); // 85 % of 32,768
@@ -146,7 +158,10 @@ describe('model overrides in <home>/config.json', () => {
     const resolved = resolveCompactionSettings({ model: 'acme-coder', config });
     assert.equal(resolved.limitsSource, 'default');
     assert.equal(resolved.limits.contextWindow, 128_000);
-    assert.deepEqual(resolved.warnings.map((warning) => warning.code), ['UNKNOWN_MODEL_WINDOW']);
+    assert.deepEqual(
+      resolved.warnings.map((warning) => warning.code),
+      ['UNKNOWN_MODEL_WINDOW'],
+    );
     assert.equal(resolved.modelEntry.pricing, null);
   });
 
@@ -155,7 +170,10 @@ describe('model overrides in <home>/config.json', () => {
       [{ models: { 'qwen3-coder:30b': { contextWindw: 32_768 } } }, /: models\.qwen3-coder:30b\.contextWindw: unknown setting$/],
       [{ models: { x: { pricing: { inputPerMillion: -1, outputPerMillion: 1 } } } }, /: models\.x\.pricing\.inputPerMillion: /],
       [{ models: { x: { pricing: { inputPerMillion: 1 } } } }, /: models\.x\.pricing\.outputPerMillion: /],
-      [{ models: { x: { pricing: { inputPerMillion: 1, outputPerMillion: 2, cachedInput: 0.1 } } } }, /: models\.x\.pricing\.cachedInput: unknown setting$/],
+      [
+        { models: { x: { pricing: { inputPerMillion: 1, outputPerMillion: 2, cachedInput: 0.1 } } } },
+        /: models\.x\.pricing\.cachedInput: unknown setting$/,
+      ],
       [{ models: { x: { reasoning: 'sometimes' } } }, /: models\.x\.reasoning: /],
       [{ models: { x: { promptCaching: true } } }, /: models\.x\.promptCaching: /],
     ];
@@ -164,7 +182,11 @@ describe('model overrides in <home>/config.json', () => {
         await writeFile(join(home, 'config.json'), JSON.stringify(value));
         await assert.rejects(
           readCompactionConfig(home),
-          (error: unknown) => error instanceof CompactionConfigError && error.exitCode === 2 && error.message.startsWith(join(home, 'config.json')) && pattern.test(error.message),
+          (error: unknown) =>
+            error instanceof CompactionConfigError &&
+            error.exitCode === 2 &&
+            error.message.startsWith(join(home, 'config.json')) &&
+            pattern.test(error.message),
           JSON.stringify(value),
         );
       }

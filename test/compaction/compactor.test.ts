@@ -48,7 +48,10 @@ function longHistory(exchanges: number, outputChars = 3000): ResponseItem[] {
   return history;
 }
 
-function context(gateway: SummarizerContext['gateway'], sleeps: number[] = []): SummarizerContext & { usages: Array<Usage | null>; events: RunEvent[] } {
+function context(
+  gateway: SummarizerContext['gateway'],
+  sleeps: number[] = [],
+): SummarizerContext & { usages: Array<Usage | null>; events: RunEvent[] } {
   const usages: Array<Usage | null> = [];
   const events: RunEvent[] = [];
   let ids = 0;
@@ -119,7 +122,9 @@ describe('summarizer guards', () => {
     assert.equal(result.summary, '## Goal\nThird time lucky.');
     assert.deepEqual(sleeps, [100, 200]);
     assert.deepEqual(ctx.usages, [null, usage(100, 20), usage(50, 10)]);
-    const stages = ctx.events.filter((event) => event.type === 'model_requested').map((event) => event.type === 'model_requested' && event.stage);
+    const stages = ctx.events
+      .filter((event) => event.type === 'model_requested')
+      .map((event) => event.type === 'model_requested' && event.stage);
     assert.deepEqual(stages, ['compaction', 'compaction', 'compaction']);
   });
 
@@ -142,7 +147,10 @@ describe('summarizer guards', () => {
       },
     ]);
     const ctx = { ...context(gateway), signal: controller.signal };
-    await assert.rejects(summarizeHistory(longHistory(3), summarizer, ctx, []), (error: unknown) => error instanceof ModelError && error.code === 'ABORTED');
+    await assert.rejects(
+      summarizeHistory(longHistory(3), summarizer, ctx, []),
+      (error: unknown) => error instanceof ModelError && error.code === 'ABORTED',
+    );
     assert.equal(gateway.requests.length, 1);
   });
 });
@@ -180,7 +188,10 @@ describe('compaction hooks', () => {
     await hooks.afterRound(state);
     assert.deepEqual(order, [`persist summary (history still ${before} items)`]);
     assert.equal(state.history, history, 'the same array, replaced in place');
-    assert.deepEqual(history.map((item) => item.type), ['message', 'compaction_summary', 'message', 'message', 'message', 'message']);
+    assert.deepEqual(
+      history.map((item) => item.type),
+      ['message', 'compaction_summary', 'message', 'message', 'message', 'message'],
+    );
     assert.equal(state.lastUsage, null);
     assert.equal(state.lastUsageHistoryLength, 0);
     assert.deepEqual(recorded, [['compaction', usage(800, 60)]]);
@@ -225,13 +236,21 @@ describe('compaction hooks', () => {
     await hooks.beforeTurn(state);
     await hooks.afterRound(state);
     assert.equal(await hooks.onContextOverflow(state, new ModelError('CONTEXT_OVERFLOW', 'too long')), false);
-    assert.deepEqual(events.map((event) => event.type === 'warning' && event.code), ['COMPACTION_DISABLED']);
+    assert.deepEqual(
+      events.map((event) => event.type === 'warning' && event.code),
+      ['COMPACTION_DISABLED'],
+    );
     assert.equal(hooks.disabled, true);
   });
 
   test('an ineffective compaction (still over the threshold) counts toward the breaker', async () => {
     const huge = userMessage(filler('paste:', 40_000));
-    const history: ResponseItem[] = [systemMessage('s'), huge, { type: 'message', role: 'assistant', content: 'ok', runtimeRole: 'working_message' }, userMessage(filler('again:', 30_000))];
+    const history: ResponseItem[] = [
+      systemMessage('s'),
+      huge,
+      { type: 'message', role: 'assistant', content: 'ok', runtimeRole: 'working_message' },
+      userMessage(filler('again:', 30_000)),
+    ];
     const { state, events } = loopState(history, null, 0);
     const hooks = createCompactionHooks(testSettings({ threshold: 5_000, userBudgetTokens: 100 }), {
       gateway: scriptedGateway([response('## Goal\nPaste things.')]),
@@ -261,7 +280,10 @@ describe('manual compaction (compactHistory)', () => {
     assert.equal(result.entry.phase, 'manual');
     assert.equal(result.entry.estimated, true);
     assert.match(result.entry.reason, /^Compacted on request with extra instructions/);
-    assert.deepEqual(result.history.map((item) => item.type), ['message', 'compaction_summary', 'message', 'message']);
+    assert.deepEqual(
+      result.history.map((item) => item.type),
+      ['message', 'compaction_summary', 'message', 'message'],
+    );
     assert.deepEqual(result.usage, [usage(100, 20)]);
   });
 

@@ -1,11 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { systemMessage, userMessage, type ResponseItem } from '../../src/agent/index.js';
-import { ITEM_OVERHEAD_TOKENS, TokenCounter, cheapTokenEstimate, countContext, itemsSinceUsage, type CountTokens } from '../../src/compaction/index.js';
+import {
+  ITEM_OVERHEAD_TOKENS,
+  TokenCounter,
+  cheapTokenEstimate,
+  countContext,
+  itemsSinceUsage,
+  type CountTokens,
+} from '../../src/compaction/index.js';
 import type { Usage } from '../../src/model/index.js';
 
 function usage(input: number, output: number, cached: number | null = null): Usage {
-  return { inputTokens: input, cachedInputTokens: cached, outputTokens: output, reasoningTokens: 0, totalTokens: input + output, raw: null };
+  return {
+    inputTokens: input,
+    cachedInputTokens: cached,
+    outputTokens: output,
+    reasoningTokens: 0,
+    totalTokens: input + output,
+    raw: null,
+  };
 }
 
 /** A loader that counts words and remembers whether it was asked to load. */
@@ -37,12 +51,14 @@ describe('Counting', () => {
     const spy = spyLoader();
     const counter = new TokenCounter(spy.load);
     const history = [systemMessage('s'), userMessage('u'), ...roundItems];
-    const count = await countContext(
-      { history, lastUsage: usage(1000, 50, 800), lastUsageHistoryLength: 2 },
-      counter,
-      { threshold: 1_000_000, estimate: true, overheadTokens: 0 },
-    );
-    const appended = cheapTokenEstimate(roundItems[2]!.type === 'function_call_output' ? `read_file\n${roundItems[2]!.output}` : '') + ITEM_OVERHEAD_TOKENS;
+    const count = await countContext({ history, lastUsage: usage(1000, 50, 800), lastUsageHistoryLength: 2 }, counter, {
+      threshold: 1_000_000,
+      estimate: true,
+      overheadTokens: 0,
+    });
+    const appended =
+      cheapTokenEstimate(roundItems[2]!.type === 'function_call_output' ? `read_file\n${roundItems[2]!.output}` : '') +
+      ITEM_OVERHEAD_TOKENS;
     assert.deepEqual(count, { tokens: 1050 + appended, estimated: false, method: 'usage+appended' });
     assert.equal(spy.loads, 0, 'the tokenizer is not loaded when the cheap estimate is far below the threshold');
   });
@@ -72,21 +88,29 @@ describe('Counting', () => {
   });
 
   test('no usage and estimating off: nothing to go on', async () => {
-    const count = await countContext({ history: [userMessage('x')], lastUsage: null, lastUsageHistoryLength: 0 }, new TokenCounter(spyLoader().load), {
-      threshold: 10,
-      estimate: false,
-      overheadTokens: 0,
-    });
+    const count = await countContext(
+      { history: [userMessage('x')], lastUsage: null, lastUsageHistoryLength: 0 },
+      new TokenCounter(spyLoader().load),
+      {
+        threshold: 10,
+        estimate: false,
+        overheadTokens: 0,
+      },
+    );
     assert.deepEqual(count, { tokens: null, estimated: false, method: 'none' });
   });
 
   test('usage measured on a longer history than the current one (before a compaction) is never reused', async () => {
     const history = [userMessage('short now')];
-    const count = await countContext({ history, lastUsage: usage(90_000, 10), lastUsageHistoryLength: 40 }, new TokenCounter(spyLoader().load), {
-      threshold: 50_000,
-      estimate: true,
-      overheadTokens: 0,
-    });
+    const count = await countContext(
+      { history, lastUsage: usage(90_000, 10), lastUsageHistoryLength: 40 },
+      new TokenCounter(spyLoader().load),
+      {
+        threshold: 50_000,
+        estimate: true,
+        overheadTokens: 0,
+      },
+    );
     assert.equal(count.estimated, true);
     assert.ok((count.tokens ?? 0) < 100);
   });

@@ -229,7 +229,9 @@ export function startGlassbox(args: string[], env: NodeJS.ProcessEnv, options: S
   child.stderr!.on('data', (chunk: string) => (stderr += chunk));
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout: options.keepStdout === false ? `(${stdoutChars} chars)` : stdout, stderr }));
+    child.on('close', (code, signal) =>
+      resolve({ code, signal, stdout: options.keepStdout === false ? `(${stdoutChars} chars)` : stdout, stderr }),
+    );
   });
   return { child, done };
 }
@@ -331,7 +333,10 @@ export function assertAppendOnly(before: SessionSnapshot, after: SessionSnapshot
  * without an output gets one (a persisted repair if there is one, else the interrupted output),
  * placed after its batch of calls and the outputs that directly follow that batch.
  */
-export function expectedHistory(items: readonly ResponseItem[], repairs: ReadonlyMap<string, FunctionCallOutputItem> = new Map()): ResponseItem[] {
+export function expectedHistory(
+  items: readonly ResponseItem[],
+  repairs: ReadonlyMap<string, FunctionCallOutputItem> = new Map(),
+): ResponseItem[] {
   const answered = new Set(items.filter((item) => item.type === 'function_call_output').map((item) => item.callId));
   const history: ResponseItem[] = [];
   let index = 0;
@@ -354,7 +359,13 @@ export function expectedHistory(items: readonly ResponseItem[], repairs: Readonl
     for (const call of batch) {
       if (answered.has(call.callId)) continue;
       history.push(
-        repairs.get(call.callId) ?? { type: 'function_call_output', callId: call.callId, name: call.name, output: INTERRUPTED_CALL_OUTPUT, isError: true },
+        repairs.get(call.callId) ?? {
+          type: 'function_call_output',
+          callId: call.callId,
+          name: call.name,
+          output: INTERRUPTED_CALL_OUTPUT,
+          isError: true,
+        },
       );
     }
   }
@@ -364,7 +375,9 @@ export function expectedHistory(items: readonly ResponseItem[], repairs: Readonl
 /** Calls in `items` that have no output. */
 export function orphanCallIds(items: readonly ResponseItem[]): string[] {
   const answered = new Set(items.filter((item) => item.type === 'function_call_output').map((item) => item.callId));
-  return items.filter((item) => item.type === 'function_call' && !answered.has(item.callId)).map((item) => (item as { callId: string }).callId);
+  return items
+    .filter((item) => item.type === 'function_call' && !answered.has(item.callId))
+    .map((item) => (item as { callId: string }).callId);
 }
 
 /** Every call answered exactly once and no item twice: what a provider accepts. */
@@ -430,7 +443,8 @@ export function wireTranscript(request: CapturedRequest): TranscriptEntry[] {
       const text = textOf(message.content);
       const calls = (message.tool_calls as Array<{ id: string; function: { name: string; arguments: string } }> | undefined) ?? [];
       if (text !== '' || calls.length === 0) entries.push({ kind: 'message', role, text });
-      for (const call of calls) entries.push({ kind: 'call', callId: call.id, name: call.function.name, arguments: call.function.arguments });
+      for (const call of calls)
+        entries.push({ kind: 'call', callId: call.id, name: call.function.name, arguments: call.function.arguments });
     }
     return entries;
   }
@@ -452,26 +466,33 @@ export function itemTranscript(items: readonly ResponseItem[]): TranscriptEntry[
 }
 
 function entryOf(item: ResponseItem): TranscriptEntry | null {
-  {
-    switch (item.type) {
-      case 'reasoning':
-        return null;
-      case 'message':
-        return { kind: 'message', role: item.role, text: item.content };
-      case 'function_call':
-        return { kind: 'call', callId: item.callId, name: item.name, arguments: item.arguments };
-      case 'function_call_output':
-        return { kind: 'output', callId: item.callId, text: item.output };
-      case 'compaction_summary':
-        return { kind: 'message', role: 'user', text: COMPACTION_SUMMARY_PREFIX + item.summary + COMPACTION_SUMMARY_SUFFIX };
-    }
+  switch (item.type) {
+    case 'reasoning':
+      return null;
+    case 'message':
+      return { kind: 'message', role: item.role, text: item.content };
+    case 'function_call':
+      return { kind: 'call', callId: item.callId, name: item.name, arguments: item.arguments };
+    case 'function_call_output':
+      return { kind: 'output', callId: item.callId, text: item.output };
+    case 'compaction_summary':
+      return { kind: 'message', role: 'user', text: COMPACTION_SUMMARY_PREFIX + item.summary + COMPACTION_SUMMARY_SUFFIX };
   }
 }
 
 /** The request sent exactly `history` followed by the new prompt: nothing lost, nothing added. */
-export function assertSentHistory(request: CapturedRequest | undefined, history: readonly ResponseItem[], prompt: string, where: string): void {
+export function assertSentHistory(
+  request: CapturedRequest | undefined,
+  history: readonly ResponseItem[],
+  prompt: string,
+  where: string,
+): void {
   assert.ok(request, `${where}: the provider received no request`);
-  assert.deepEqual(wireTranscript(request), itemTranscript([...history, userMessage(prompt)]), `${where}: request #${request.index} did not send the session's history`);
+  assert.deepEqual(
+    wireTranscript(request),
+    itemTranscript([...history, userMessage(prompt)]),
+    `${where}: request #${request.index} did not send the session's history`,
+  );
 }
 
 /**

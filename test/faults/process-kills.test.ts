@@ -46,10 +46,24 @@ const RESUME_PROMPT = 'carry on from where you were stopped';
 function sixRounds(): ScriptStep[] {
   const slow = { chunkSize: 4, chunkDelayMs: 6 };
   return [
-    { ...slow, text: 'Round one: looking around the project.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }, { name: 'read_file', arguments: { path: 'notes.txt' } }] },
+    {
+      ...slow,
+      text: 'Round one: looking around the project.',
+      toolCalls: [
+        { name: 'list_dir', arguments: { path: '.' } },
+        { name: 'read_file', arguments: { path: 'notes.txt' } },
+      ],
+    },
     { ...slow, text: 'Round two: a slow command.', toolCalls: [{ name: 'shell', arguments: { command: 'sleep 0.15; echo slept' } }] },
     { ...slow, toolCalls: [{ name: 'write_file', arguments: { path: 'out/result.txt', content: 'milk\nbread\n' } }] },
-    { ...slow, text: 'Round four: searching.', toolCalls: [{ name: 'grep', arguments: { pattern: 'milk' } }, { name: 'read_file', arguments: { path: 'out/result.txt' } }] },
+    {
+      ...slow,
+      text: 'Round four: searching.',
+      toolCalls: [
+        { name: 'grep', arguments: { pattern: 'milk' } },
+        { name: 'read_file', arguments: { path: 'out/result.txt' } },
+      ],
+    },
     { ...slow, delayMs: 40, toolCalls: [{ name: 'shell', arguments: { command: 'sleep 0.1; cat notes.txt' } }] },
     { ...slow, delayMs: 80, text: 'All done: the notes say milk and bread, and out/result.txt holds both.' },
   ];
@@ -185,9 +199,20 @@ async function resumeRun(project: FaultProject, sessionId: string, point: KillPo
     if (point.resumeWith === 'exec') {
       const env = cliEnv({ OPENAI_API_KEY: 'sk-kill', GLASSBOX_HOME: project.home });
       const result = await startGlassbox([...execArgs(provider, project, point.wireApi), '--resume', sessionId, RESUME_PROMPT], env).done;
-      return { ok: result.code === 0, failure: `exit ${result.code}: ${result.stderr}`, events: parseJsonLines(result.stdout), requests: [...provider.requests] };
+      return {
+        ok: result.code === 0,
+        failure: `exit ${result.code}: ${result.stderr}`,
+        events: parseJsonLines(result.stdout),
+        requests: [...provider.requests],
+      };
     }
-    const turn = await turnInProcess({ project, wireApi: point.wireApi, baseURL: provider.baseURL, prompt: RESUME_PROMPT, resume: sessionId });
+    const turn = await turnInProcess({
+      project,
+      wireApi: point.wireApi,
+      baseURL: provider.baseURL,
+      prompt: RESUME_PROMPT,
+      resume: sessionId,
+    });
     const events = turn.events.map((event) => ({ ...event }) as Record<string, unknown>);
     return { ok: turn.terminal.type === 'run_succeeded', failure: JSON.stringify(turn.terminal), events, requests: [...provider.requests] };
   } finally {
@@ -196,7 +221,9 @@ async function resumeRun(project: FaultProject, sessionId: string, point: KillPo
 }
 
 function lastTurnEnd(records: Array<Record<string, unknown> & { type: string }>): string | null {
-  const ends = records.filter((record) => record.type === 'turn_completed' || record.type === 'turn_failed' || record.type === 'turn_cancelled');
+  const ends = records.filter(
+    (record) => record.type === 'turn_completed' || record.type === 'turn_failed' || record.type === 'turn_cancelled',
+  );
   return ends.at(-1)?.type ?? null;
 }
 
@@ -264,7 +291,9 @@ async function checkKillPoint(project: FaultProject, point: KillPoint, calibrati
 /** Outcome label → how many kill points had it, for the coverage check. */
 const outcomes = new Map<string, number>();
 
-describe(`process kills: SIGKILL/SIGINT of glassbox exec at ${KILL_POINTS} seeded points (seed ${SEED})`, { concurrency: CONCURRENCY }, () => {
+describe(`process kills: SIGKILL/SIGINT of glassbox exec at ${KILL_POINTS} seeded points (seed ${SEED})`, {
+  concurrency: CONCURRENCY,
+}, () => {
   const calibrations = new Map<WireApi, Calibration>();
 
   before(async () => {
@@ -275,12 +304,16 @@ describe(`process kills: SIGKILL/SIGINT of glassbox exec at ${KILL_POINTS} seede
         try {
           let startedAt = 0;
           let endedAt = 0;
-          const run = startGlassbox([...execArgs(provider, project, wireApi), PROMPT], cliEnv({ OPENAI_API_KEY: 'sk-kill', GLASSBOX_HOME: project.home }), {
-            onStdout: (chunk) => {
-              if (startedAt === 0 && chunk.includes('"run_started"')) startedAt = performance.now();
-              if (chunk.includes('"run_succeeded"')) endedAt = performance.now();
+          const run = startGlassbox(
+            [...execArgs(provider, project, wireApi), PROMPT],
+            cliEnv({ OPENAI_API_KEY: 'sk-kill', GLASSBOX_HOME: project.home }),
+            {
+              onStdout: (chunk) => {
+                if (startedAt === 0 && chunk.includes('"run_started"')) startedAt = performance.now();
+                if (chunk.includes('"run_succeeded"')) endedAt = performance.now();
+              },
             },
-          });
+          );
           const result = await run.done;
           assert.equal(result.code, 0, result.stderr);
           const events = parseJsonLines(result.stdout);
@@ -316,7 +349,11 @@ describe('process kills: coverage', () => {
     const summary = [...outcomes].map(([outcome, count]) => `${count}× ${outcome}`).join(', ');
     t.diagnostic(summary);
     const count = (pattern: RegExp) => [...outcomes].filter(([outcome]) => pattern.test(outcome)).reduce((sum, [, n]) => sum + n, 0);
-    assert.equal([...outcomes.values()].reduce((sum, n) => sum + n, 0), KILL_POINTS, `not every kill point passed: ${summary}`);
+    assert.equal(
+      [...outcomes.values()].reduce((sum, n) => sum + n, 0),
+      KILL_POINTS,
+      `not every kill point passed: ${summary}`,
+    );
     assert.ok(count(/^killed/) > 0, `no SIGKILL landed inside a run: ${summary}`);
     assert.ok(count(/^cancelled/) > 0, `no SIGINT landed inside a run: ${summary}`);
     assert.ok(count(/orphan/) > 0, `no kill left an orphan call to repair: ${summary}`);

@@ -205,11 +205,17 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         const from = scenario.provider.requests.length;
         const { terminal, events } = await scenario.turn('try despite rate limits');
         assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
-        assert.deepEqual(retries(events).map((event) => event.error.code), ['RATE_LIMITED', 'RATE_LIMITED']);
+        assert.deepEqual(
+          retries(events).map((event) => event.error.code),
+          ['RATE_LIMITED', 'RATE_LIMITED'],
+        );
         assert.equal(retries(events)[0]!.delayMs, 0, 'Retry-After: 0 is honoured');
         const attempts = scenario.provider.requests.slice(from);
         assert.equal(attempts.length, 3);
-        assert.ok(attempts.every((request) => request.rawBody === attempts[0]!.rawBody), 'every retry sends the same request');
+        assert.ok(
+          attempts.every((request) => request.rawBody === attempts[0]!.rawBody),
+          'every retry sends the same request',
+        );
         assert.equal(itemsOfTurn(scenario, 2).length, 2, 'prompt and answer, nothing twice');
       });
     });
@@ -256,7 +262,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         scenario.provider.push({ fault: { kind: 'hang' } }, { text: 'Answered on the second attempt.' });
         const hung = await scenario.turn('are you awake?', { timeoutMs: HANG_TIMEOUT_MS });
         assert.equal(hung.terminal.type, 'run_succeeded', JSON.stringify(hung.terminal));
-        assert.deepEqual(retries(hung.events).map((event) => event.error.code), ['CONNECTION_FAILED']);
+        assert.deepEqual(
+          retries(hung.events).map((event) => event.error.code),
+          ['CONNECTION_FAILED'],
+        );
 
         scenario.provider.push(...Array.from({ length: 4 }, (): ScriptStep => ({ fault: { kind: 'hang' } })));
         const from = scenario.provider.requests.length;
@@ -280,7 +289,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
           assert.equal(error.code, 'STREAM_INTERRUPTED', error.message);
           assert.match(error.message, /silent/);
           const deltas = stalled.events.filter((event) => event.type === 'assistant_delta');
-          assert.deepEqual(deltas.map((event) => (event as { delta: string }).delta), ['This ans'], 'only what got through was shown');
+          assert.deepEqual(
+            deltas.map((event) => (event as { delta: string }).delta),
+            ['This ans'],
+            'only what got through was shown',
+          );
           assert.equal(scenario.provider.requests.length - from, 1, 'a started stream is not retried');
           assertFailedTurnRecorded(scenario, 'STREAM_INTERRUPTED', 'stall please');
           assert.equal(itemsOfTurn(scenario, 2).length, 1, 'nothing of the broken round');
@@ -296,7 +309,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         const from = scenario.provider.requests.length;
         const { terminal, events } = await scenario.turn('talk to me');
         assert.equal(failed(terminal).code, 'STREAM_INTERRUPTED');
-        assert.ok(events.some((event) => event.type === 'assistant_delta'), 'the cut came after text was streamed');
+        assert.ok(
+          events.some((event) => event.type === 'assistant_delta'),
+          'the cut came after text was streamed',
+        );
         assert.equal(scenario.provider.requests.length - from, 1);
         assertFailedTurnRecorded(scenario, 'STREAM_INTERRUPTED', 'talk to me');
         assert.equal(itemsOfTurn(scenario, 2).length, 1, 'no partial assistant message');
@@ -307,7 +323,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       await withSession(wireApi, 'cut mid-tool-call', async (scenario) => {
         scenario.provider.push(
           { text: 'First a listing.', toolCalls: [{ id: 'call_list', name: 'list_dir', arguments: { path: '.' } }] },
-          { toolCalls: [{ id: 'call_cut', name: 'read_file', arguments: LONG_ARGUMENTS }], chunkSize: 3, fault: { kind: 'cut', afterEvents: 6 } },
+          {
+            toolCalls: [{ id: 'call_cut', name: 'read_file', arguments: LONG_ARGUMENTS }],
+            chunkSize: 3,
+            fault: { kind: 'cut', afterEvents: 6 },
+          },
         );
         const { terminal, events } = await scenario.turn('list then read');
         assert.equal(failed(terminal).code, 'STREAM_INTERRUPTED');
@@ -333,7 +353,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
 
     test('a response that fails in-band fails RESPONSE_FAILED without committing the round', async () => {
       await withSession(wireApi, 'response failed', async (scenario) => {
-        scenario.provider.push({ text: 'Half an answer', fault: { kind: 'response_failed', message: 'the model fell over', code: 'server_error' } });
+        scenario.provider.push({
+          text: 'Half an answer',
+          fault: { kind: 'response_failed', message: 'the model fell over', code: 'server_error' },
+        });
         const { terminal } = await scenario.turn('fail in band');
         assert.equal(failed(terminal).code, 'RESPONSE_FAILED');
         assertFailedTurnRecorded(scenario, 'RESPONSE_FAILED', 'fail in band');
@@ -346,7 +369,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         `context overflow (${wireApi})`,
         async (project) => {
           const roomy = await startFakeProvider({
-            script: [{ ...FIRST_TURN[0], toolCalls: [{ id: 'call_t1', name: 'read_file', arguments: { path: 'notes.txt' } }] }, FIRST_TURN[1]!],
+            script: [
+              { ...FIRST_TURN[0], toolCalls: [{ id: 'call_t1', name: 'read_file', arguments: { path: 'notes.txt' } }] },
+              FIRST_TURN[1]!,
+            ],
           });
           let tight: FakeProvider | null = null;
           try {
@@ -361,13 +387,24 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
               script: [{ toolCalls: [{ id: 'call_big', name: 'read_file', arguments: { path: 'big.txt' } }] }],
               whenExhausted: { text: 'The notes mention milk; big.txt is a large file of repeated lines.' },
             });
-            const second = await turnInProcess({ project, wireApi, baseURL: tight.baseURL, prompt: 'now read big.txt', resume: first.sessionId });
-            t.diagnostic(`turn 2 ended ${second.terminal.type}${second.terminal.type === 'run_failed' ? ` ${second.terminal.error.code}` : ''}`);
+            const second = await turnInProcess({
+              project,
+              wireApi,
+              baseURL: tight.baseURL,
+              prompt: 'now read big.txt',
+              resume: first.sessionId,
+            });
+            t.diagnostic(
+              `turn 2 ended ${second.terminal.type}${second.terminal.type === 'run_failed' ? ` ${second.terminal.error.code}` : ''}`,
+            );
             if (second.terminal.type === 'run_failed') {
               assert.equal(second.terminal.error.code, 'CONTEXT_OVERFLOW', JSON.stringify(second.terminal));
             } else {
               assert.equal(second.terminal.type, 'run_succeeded', JSON.stringify(second.terminal));
-              assert.ok(second.events.some((event) => event.type === 'history_compacted'), 'it can only have fit by compacting');
+              assert.ok(
+                second.events.some((event) => event.type === 'history_compacted'),
+                'it can only have fit by compacting',
+              );
             }
             const afterSecond = snapshotSession(project, first.sessionId);
             assertAppendOnly(afterFirst, afterSecond);
@@ -405,7 +442,14 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
           const first = await turnInProcess({ project, wireApi, baseURL: provider.baseURL, prompt: FIRST_PROMPT, apiKey: 'sk-right' });
           assert.equal(first.terminal.type, 'run_succeeded');
           const from = provider.requests.length;
-          const denied = await turnInProcess({ project, wireApi, baseURL: provider.baseURL, prompt: 'with a bad key', apiKey: 'sk-wrong', resume: first.sessionId });
+          const denied = await turnInProcess({
+            project,
+            wireApi,
+            baseURL: provider.baseURL,
+            prompt: 'with a bad key',
+            apiKey: 'sk-wrong',
+            resume: first.sessionId,
+          });
           assert.equal(failed(denied.terminal).code, 'AUTH_FAILED');
           assert.equal(provider.requests.length - from, 1, 'a 401 is not retried');
           await assertResumes(
@@ -414,7 +458,14 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
             async (prompt) => {
               const at = provider.requests.length;
               provider.push({ text: 'Right key, right answer.' });
-              const resumed = await turnInProcess({ project, wireApi, baseURL: provider.baseURL, prompt, apiKey: 'sk-right', resume: first.sessionId });
+              const resumed = await turnInProcess({
+                project,
+                wireApi,
+                baseURL: provider.baseURL,
+                prompt,
+                apiKey: 'sk-right',
+                resume: first.sessionId,
+              });
               assert.equal(resumed.terminal.type, 'run_succeeded', JSON.stringify(resumed.terminal));
               return provider.requests[at];
             },

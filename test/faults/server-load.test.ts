@@ -63,7 +63,8 @@ function answer(request: CapturedRequest): ScriptedTurn {
   const { prompt, outputs } = lastTurnOf(request);
   const talk = (what: string) => `${what} for "${prompt}". `.repeat(6);
   const slow = { chunkSize: 4, chunkDelayMs: 8 };
-  if (outputs === 0) return { ...slow, text: talk('Reading the notes'), toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] };
+  if (outputs === 0)
+    return { ...slow, text: talk('Reading the notes'), toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] };
   if (outputs === 1) return { ...slow, text: talk('Listing the project'), toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] };
   return { ...slow, text: talk('All done') };
 }
@@ -78,10 +79,13 @@ function openStream(
     const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId);
-    const request = httpRequest({ host: '127.0.0.1', port, method: options.method, path: options.path, headers, agent: false }, (response) => {
-      response.setEncoding('utf8');
-      resolve({ response, frames: readFrames(response) });
-    });
+    const request = httpRequest(
+      { host: '127.0.0.1', port, method: options.method, path: options.path, headers, agent: false },
+      (response) => {
+        response.setEncoding('utf8');
+        resolve({ response, frames: readFrames(response) });
+      },
+    );
     request.setTimeout(STREAM_DEADLINE_MS, () => request.destroy(new Error(`no data on ${options.path} for ${STREAM_DEADLINE_MS} ms`)));
     request.on('error', reject);
     request.end(body);
@@ -131,7 +135,10 @@ function checkClient(frames: readonly Frame[], after: number, reference: Readonl
     assert.ok(expected, `${label}: event ${frame.id} is not in the run's own stream`);
     assert.equal(frame.data, expected.data, `${label}: event ${frame.id} differs from the run's own stream`);
   });
-  assert.ok(TERMINAL.has(frames.at(-1)!.type), `${label}: the stream ended without a terminal event (last: ${frames.at(-1)!.type} #${frames.at(-1)!.id})`);
+  assert.ok(
+    TERMINAL.has(frames.at(-1)!.type),
+    `${label}: the stream ended without a terminal event (last: ${frames.at(-1)!.type} #${frames.at(-1)!.id})`,
+  );
 }
 
 function rssOf(pid: number): number | null {
@@ -221,13 +228,22 @@ async function loadRun(port: number, index: number, wireApi: WireApi, random: Se
         const live = running() && after > 0;
         const stream = await openStream(port, { method: 'GET', path, lastEventId: after });
         assert.equal(stream.response.statusCode, 200);
-        return { label: `run ${index} client ${client} (mid-run after ${after})`, after, frames: await collect(stream.frames, stream.response), live };
+        return {
+          label: `run ${index} client ${client} (mid-run after ${after})`,
+          after,
+          frames: await collect(stream.frames, stream.response),
+          live,
+        };
       })(),
     );
   }
   const reference = new Map((await own).map((frame) => [frame.id, frame]));
   checkClient([...reference.values()], 0, reference, `run ${index} POST stream`);
-  assert.equal(reference.get(reference.size)?.type, 'run_succeeded', `run ${index} did not succeed: ${reference.get(reference.size)?.data}`);
+  assert.equal(
+    reference.get(reference.size)?.type,
+    'run_succeeded',
+    `run ${index} did not succeed: ${reference.get(reference.size)?.data}`,
+  );
   let liveAttaches = 0;
   for (const result of await Promise.all(clients)) {
     checkClient(result.frames, result.after, reference, result.label);
@@ -238,7 +254,9 @@ async function loadRun(port: number, index: number, wireApi: WireApi, random: Se
 
 describe('server load: concurrent SSE clients on concurrent runs', () => {
   const skip = existsSync(SERVER_SOURCE) ? false : `src/server/index.ts does not exist yet, so there is no glassbox serve to load`;
-  test(`${RUNS * CLIENTS_PER_RUN} SSE clients on ${RUNS} concurrent runs lose no event, memory stays bounded, sessions resume (seed ${SEED})`, { skip }, async (t) => {
+  test(`${RUNS * CLIENTS_PER_RUN} SSE clients on ${RUNS} concurrent runs lose no event, memory stays bounded, sessions resume (seed ${SEED})`, {
+    skip,
+  }, async (t) => {
     await inProject(`server load (seed ${SEED})`, async (project) => {
       const provider = await startFakeProvider({ whenExhausted: answer });
       let server: CliChild | null = null;
@@ -256,7 +274,9 @@ describe('server load: concurrent SSE clients on concurrent runs', () => {
         let results: RunResult[];
         try {
           results = await Promise.all(
-            Array.from({ length: RUNS }, (_, index) => loadRun(port, index, index % 2 === 0 ? 'chat' : 'responses', new SeededRandom(SEED + index))),
+            Array.from({ length: RUNS }, (_, index) =>
+              loadRun(port, index, index % 2 === 0 ? 'chat' : 'responses', new SeededRandom(SEED + index)),
+            ),
           );
         } finally {
           clearInterval(sampler);
@@ -265,15 +285,26 @@ describe('server load: concurrent SSE clients on concurrent runs', () => {
           t.diagnostic('no /proc: server memory not measured');
         } else {
           const growth = peak - baseline;
-          t.diagnostic(`server RSS ${(baseline / 2 ** 20).toFixed(0)} MiB warmed up, peak ${(peak / 2 ** 20).toFixed(0)} MiB under load (+${(growth / 2 ** 20).toFixed(0)} MiB)`);
-          assert.ok(growth < RSS_GROWTH_BOUND, `the server grew ${(growth / 2 ** 20).toFixed(0)} MiB under load (bound ${RSS_GROWTH_BOUND / 2 ** 20} MiB)`);
+          t.diagnostic(
+            `server RSS ${(baseline / 2 ** 20).toFixed(0)} MiB warmed up, peak ${(peak / 2 ** 20).toFixed(0)} MiB under load (+${(growth / 2 ** 20).toFixed(0)} MiB)`,
+          );
+          assert.ok(
+            growth < RSS_GROWTH_BOUND,
+            `the server grew ${(growth / 2 ** 20).toFixed(0)} MiB under load (bound ${RSS_GROWTH_BOUND / 2 ** 20} MiB)`,
+          );
         }
         const liveAttaches = results.reduce((sum, result) => sum + result.liveAttaches, 0);
-        t.diagnostic(`events per run: ${results.map((result) => result.reference.size).join(', ')}; ${liveAttaches} clients re-attached or attached with Last-Event-ID while their run was live`);
+        t.diagnostic(
+          `events per run: ${results.map((result) => result.reference.size).join(', ')}; ${liveAttaches} clients re-attached or attached with Last-Event-ID while their run was live`,
+        );
         assert.ok(liveAttaches > 0, 'no client attached mid-run: the runs ended before the load reached them');
 
         // Every session the load wrote replays, and resumes with exactly its history.
-        const ids = sessionIds(project).filter((id) => snapshotSession(project, id).records.some((record) => record.type === 'turn_started' && String(record.prompt).startsWith('load run')));
+        const ids = sessionIds(project).filter((id) =>
+          snapshotSession(project, id).records.some(
+            (record) => record.type === 'turn_started' && String(record.prompt).startsWith('load run'),
+          ),
+        );
         assert.equal(ids.length, RUNS);
         await Promise.all(
           ids.map(async (sessionId) => {

@@ -9,7 +9,14 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userMessage, type ResponseItem } from '../../src/agent/index.js';
-import { HistoryReplay, JsonlSessionStore, newSessionId, parseRecordLine, REPLAY_SKIPPABLE_TYPES, type NewSessionRecord } from '../../src/sessions/index.js';
+import {
+  HistoryReplay,
+  JsonlSessionStore,
+  newSessionId,
+  parseRecordLine,
+  REPLAY_SKIPPABLE_TYPES,
+  type NewSessionRecord,
+} from '../../src/sessions/index.js';
 import { startFakeProvider, type FakeProvider, type ScriptStep } from '../../src/testing/index.js';
 import { cliEnv } from '../helpers/run-cli.js';
 import {
@@ -83,7 +90,10 @@ describe('storage faults: a torn last line', () => {
 
         await assertResumes(project, sessionId, resumeInProcess(project, provider, sessionId), 'torn turn_completed');
         const after = snapshotSession(project, sessionId);
-        assert.ok(after.text.slice(torn.complete.length).startsWith('{"type":"turn_started"'), 'the next record starts where the last whole line ended');
+        assert.ok(
+          after.text.slice(torn.complete.length).startsWith('{"type":"turn_started"'),
+          'the next record starts where the last whole line ended',
+        );
         assert.equal(after.tornTailBytes, 0);
       } finally {
         await provider.close();
@@ -159,7 +169,11 @@ describe('storage faults: the disk fills up under a running turn', () => {
       async (project) => {
         await mkdir(project.home, { recursive: true });
         const mounted = mountTmpfs(project.home, '1m');
-        t.diagnostic(mounted ? 'ENOSPC from a 1 MiB tmpfs mounted on the Glassbox home' : 'no mount permitted: EFBIG from RLIMIT_FSIZE on the child instead');
+        t.diagnostic(
+          mounted
+            ? 'ENOSPC from a 1 MiB tmpfs mounted on the Glassbox home'
+            : 'no mount permitted: EFBIG from RLIMIT_FSIZE on the child instead',
+        );
         const provider = await startFakeProvider({ script: FIRST_TURN });
         let failed = true;
         try {
@@ -184,14 +198,20 @@ describe('storage faults: the disk fills up under a running turn', () => {
           assert.match(error.message, mounted ? /ENOSPC/ : /EFBIG/);
           assert.match(run.stderr, /session/);
           t.diagnostic(`exec said: ${run.stderr.trim().split('\n').at(-1)}`);
-          assert.ok(events.some((event) => event.type === 'tool_finished'), 'the failure came while committing the tool output');
+          assert.ok(
+            events.some((event) => event.type === 'tool_finished'),
+            'the failure came while committing the tool output',
+          );
 
           // Readable as it is: whole records up to the failure, at most a torn tail after them.
           const afterFault = snapshotSession(project, sessionId);
           assertAppendOnly(beforeFault, afterFault);
           t.diagnostic(`torn tail after the failed write: ${afterFault.tornTailBytes} bytes`);
           await assertReplays(project, sessionId);
-          assert.ok(!afterFault.items.some((item) => item.type === 'function_call_output' && item.output.includes('will not fit')), 'the output that did not fit is not committed');
+          assert.ok(
+            !afterFault.items.some((item) => item.type === 'function_call_output' && item.output.includes('will not fit')),
+            'the output that did not fit is not committed',
+          );
 
           if (filler) unlinkSync(filler);
           await assertResumes(project, sessionId, resumeInProcess(project, provider, sessionId), 'disk full');
@@ -250,7 +270,10 @@ describe('storage faults: two writers on one session', () => {
         const turnTwo = after.records.slice(before.records.length);
         const runIds = new Set(turnTwo.filter((record) => 'runId' in record).map((record) => record.runId));
         assert.equal(runIds.size, 1, 'every new record belongs to the one run');
-        assert.deepEqual(turnTwo.map((record) => record.turn), turnTwo.map(() => 2));
+        assert.deepEqual(
+          turnTwo.map((record) => record.turn),
+          turnTwo.map(() => 2),
+        );
         await assertResumes(project, sessionId, resumeInProcess(project, provider, sessionId), 'concurrent writers');
       } finally {
         releaseFirst();
@@ -280,19 +303,53 @@ function turnRecords(turn: number, outputChars: number): NewSessionRecord[] {
   const callId = `call_${turn}`;
   const runId = `run-${turn}`;
   const records: NewSessionRecord[] = [
-    { type: 'turn_started', turn, runId, prompt: `turn ${turn}: read log ${turn}`, policy: { approvalPolicy: 'on-request', sandbox: 'read-only' }, model: 'test-model', wireApi: 'chat' },
+    {
+      type: 'turn_started',
+      turn,
+      runId,
+      prompt: `turn ${turn}: read log ${turn}`,
+      policy: { approvalPolicy: 'on-request', sandbox: 'read-only' },
+      model: 'test-model',
+      wireApi: 'chat',
+    },
   ];
-  if (turn === 1) records.push({ type: 'response_item', turn, item: { type: 'message', role: 'system', content: 'You are a test agent.' } });
+  if (turn === 1)
+    records.push({ type: 'response_item', turn, item: { type: 'message', role: 'system', content: 'You are a test agent.' } });
   records.push(
     { type: 'response_item', turn, item: userMessage(`turn ${turn}: read log ${turn}`) },
     { type: 'model_call', turn, round: 1, stage: 'turn', usage: usage(900, 30), durationMs: 120, finishReason: 'tool_calls', error: null },
     { type: 'response_item', turn, item: { type: 'function_call', callId, name: 'read_file', arguments: `{"path":"logs/${turn}.log"}` } },
-    { type: 'audit', turn, event: { type: 'tool_permission_decided', callId, name: 'read_file', decision: 'allow', reason: 'reads inside the project root', rule: 'read-inside-root' } },
+    {
+      type: 'audit',
+      turn,
+      event: {
+        type: 'tool_permission_decided',
+        callId,
+        name: 'read_file',
+        decision: 'allow',
+        reason: 'reads inside the project root',
+        rule: 'read-inside-root',
+      },
+    },
     { type: 'audit', turn, event: { type: 'tool_started', callId, name: 'read_file' } },
     { type: 'audit', turn, event: { type: 'tool_finished', callId, name: 'read_file', isError: false, durationMs: 3 } },
-    { type: 'response_item', turn, item: { type: 'function_call_output', callId, name: 'read_file', output: `log ${turn}: ${'0123456789abcdef'.repeat(Math.ceil(outputChars / 16))}`, isError: false } },
+    {
+      type: 'response_item',
+      turn,
+      item: {
+        type: 'function_call_output',
+        callId,
+        name: 'read_file',
+        output: `log ${turn}: ${'0123456789abcdef'.repeat(Math.ceil(outputChars / 16))}`,
+        isError: false,
+      },
+    },
     { type: 'model_call', turn, round: 2, stage: 'turn', usage: usage(5000, 20), durationMs: 90, finishReason: 'stop', error: null },
-    { type: 'response_item', turn, item: { type: 'message', role: 'assistant', content: `Log ${turn} looks fine.`, runtimeRole: 'final_response' } },
+    {
+      type: 'response_item',
+      turn,
+      item: { type: 'message', role: 'assistant', content: `Log ${turn} looks fine.`, runtimeRole: 'final_response' },
+    },
     { type: 'turn_completed', turn, runId, usage: { total: usage(5900, 50), byStage: { turn: usage(5900, 50) }, calls: 2 }, rounds: 2 },
   );
   if (turn % TURNS_PER_COMPACTION === 0) {
@@ -333,7 +390,18 @@ async function writeLargeSession(project: FaultProject, bytes: number): Promise<
   const path = sessionPath(project, sessionId);
   const out = createWriteStream(path, { highWaterMark: 1024 * 1024 });
   const write = (text: string) => (out.write(text) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', resolve)));
-  const meta = { type: 'session_meta', ts: TS, formatVersion: 1, sessionId, createdAt: TS, cwd: project.root, model: 'test-model', wireApi: 'chat', parent: null, glassboxVersion: '0.1.0' };
+  const meta = {
+    type: 'session_meta',
+    ts: TS,
+    formatVersion: 1,
+    sessionId,
+    createdAt: TS,
+    cwd: project.root,
+    model: 'test-model',
+    wireApi: 'chat',
+    parent: null,
+    glassboxVersion: '0.1.0',
+  };
   const metaLine = `${JSON.stringify(meta)}\n`;
   assert.equal(parseRecordLine(metaLine.trim()).kind, 'record');
   // Sample turns are validated record by record; the rest only differ in numbers.
@@ -362,7 +430,10 @@ async function measureCommands(project: FaultProject, sessionId: string, expecte
   const list = await startGlassbox(['sessions', '--json'], env(project), { measureRss: true }).done;
   assert.equal(list.code, 0, plainStderr(list));
   const summaries = JSON.parse(list.stdout) as Array<{ sessionId: string; turns: number }>;
-  assert.deepEqual(summaries.map((summary) => [summary.sessionId, summary.turns]), [[sessionId, expectedTurns]]);
+  assert.deepEqual(
+    summaries.map((summary) => [summary.sessionId, summary.turns]),
+    [[sessionId, expectedTurns]],
+  );
 
   const show = await startGlassbox(['sessions', 'show', sessionId], env(project), { measureRss: true, keepStdout: false }).done;
   assert.equal(show.code, 0, plainStderr(show));
@@ -375,7 +446,8 @@ async function measureCommands(project: FaultProject, sessionId: string, expecte
   const provider = await startFakeProvider({ script: [{ text: 'Still here after all those turns.' }] });
   try {
     const prompt = 'one more turn on a long session';
-    const resume = await startGlassbox([...execArgs(project, provider), '--resume', sessionId, prompt], env(project), { measureRss: true }).done;
+    const resume = await startGlassbox([...execArgs(project, provider), '--resume', sessionId, prompt], env(project), { measureRss: true })
+      .done;
     assert.equal(resume.code, 0, plainStderr(resume));
     assertSentHistory(provider.requests[0], history, prompt, 'resume of the large session');
     return { list: maxRssBytes(list), show: maxRssBytes(show), resume: maxRssBytes(resume) };
@@ -407,7 +479,10 @@ describe(`storage faults: a ${NIGHTLY ? '1 GiB' : '100 MiB'} session is streamed
       // string); streaming costs a working set that does not grow with the file.
       const bound = Math.min(large.size / 2, 64 * MiB);
       for (const [command, bytes] of Object.entries(growth)) {
-        assert.ok(bytes < bound, `${command} grew ${(bytes / MiB).toFixed(0)} MiB over the small session (bound ${(bound / MiB).toFixed(0)} MiB) on a ${(large.size / MiB).toFixed(0)} MiB file`);
+        assert.ok(
+          bytes < bound,
+          `${command} grew ${(bytes / MiB).toFixed(0)} MiB over the small session (bound ${(bound / MiB).toFixed(0)} MiB) on a ${(large.size / MiB).toFixed(0)} MiB file`,
+        );
       }
     });
   });

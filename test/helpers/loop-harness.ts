@@ -2,7 +2,23 @@
 // records what happened. Shared by the loop tests (never copied per file).
 
 import { z } from 'zod';
-import { ALLOW_ALL_GATE, NO_APPROVER, ToolRuntime, runSamplingLoop, userMessage, type AnyTool, type ApprovalBroker, type CompactionHooks, type ModelCallRecord, type PermissionGate, type ResponseItem, type RunEvent, type SamplingLoopOptions, type TerminalRunEvent, type Tool } from '../../src/agent/index.js';
+import {
+  ALLOW_ALL_GATE,
+  NO_APPROVER,
+  ToolRuntime,
+  runSamplingLoop,
+  userMessage,
+  type AnyTool,
+  type ApprovalBroker,
+  type CompactionHooks,
+  type ModelCallRecord,
+  type PermissionGate,
+  type ResponseItem,
+  type RunEvent,
+  type SamplingLoopOptions,
+  type TerminalRunEvent,
+  type Tool,
+} from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
 import { createGateway, type ModelGateway, type RetryPolicy, type WireApi } from '../../src/model/index.js';
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../src/testing/index.js';
@@ -131,10 +147,14 @@ export function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new Error('aborted'));
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new Error('aborted'));
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new Error('aborted'));
+      },
+      { once: true },
+    );
   });
 }
 
@@ -158,5 +178,7 @@ export function toolOutputsSent(body: Record<string, unknown>, wireApi: WireApi)
   if (wireApi === 'chat') {
     return ((body.messages as Array<Record<string, unknown>>) ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
   }
-  return ((body.input as Array<Record<string, unknown>>) ?? []).filter((i) => i.type === 'function_call_output').map((i) => String(i.output));
+  return ((body.input as Array<Record<string, unknown>>) ?? [])
+    .filter((i) => i.type === 'function_call_output')
+    .map((i) => String(i.output));
 }

@@ -122,7 +122,20 @@ function keyValue(buf: Uint8Array, into: Record<string, AnyValue>): void {
 }
 
 function span(buf: Uint8Array, resource: Record<string, AnyValue>): ReceivedSpan {
-  const result: ReceivedSpan = { traceId: '', spanId: '', parentSpanId: '', name: '', kind: 0, startMs: 0, endMs: 0, attributes: {}, events: [], statusCode: 0, statusMessage: '', resource };
+  const result: ReceivedSpan = {
+    traceId: '',
+    spanId: '',
+    parentSpanId: '',
+    name: '',
+    kind: 0,
+    startMs: 0,
+    endMs: 0,
+    attributes: {},
+    events: [],
+    statusCode: 0,
+    statusMessage: '',
+    resource,
+  };
   const reader = new Reader(buf);
   reader.fields((number, wire) => {
     if (number === 1 && wire === 2) result.traceId = hex(reader.bytes());
@@ -198,7 +211,11 @@ export async function startOtlpReceiver(options: { hang?: boolean } = {}): Promi
         hanging.push(response);
         return;
       }
-      if (request.method !== 'POST' || request.url !== '/v1/traces' || !String(request.headers['content-type']).startsWith('application/x-protobuf')) {
+      if (
+        request.method !== 'POST' ||
+        request.url !== '/v1/traces' ||
+        !String(request.headers['content-type']).startsWith('application/x-protobuf')
+      ) {
         response.writeHead(404).end();
         return;
       }

@@ -103,12 +103,19 @@ export function loadReplayProfiles(dir: URL = STREAM_DIR): ReplayProfile[] {
   return readdirSync(dir)
     .filter((file) => file.endsWith('.json'))
     .sort()
-    .map((file) => ({ ...(JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Omit<ReplayProfile, 'name'>), name: file.replace(/\.json$/, '') }));
+    .map((file) => ({
+      ...(JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Omit<ReplayProfile, 'name'>),
+      name: file.replace(/\.json$/, ''),
+    }));
 }
 
 // ---- path selection -------------------------------------------------------------------------
 
-type Step = { kind: 'key'; key: string } | { kind: 'index'; index: number } | { kind: 'all' } | { kind: 'filter'; key: string; value: string };
+type Step =
+  | { kind: 'key'; key: string }
+  | { kind: 'index'; index: number }
+  | { kind: 'all' }
+  | { kind: 'filter'; key: string; value: string };
 
 function parsePath(path: string): Step[] {
   const steps: Step[] = [];
@@ -141,7 +148,6 @@ export function selectAll(root: unknown, path: string): unknown[] {
       if (step.kind === 'key') {
         if (isRecord(value) && step.key in value) next.push(value[step.key]);
       } else if (!Array.isArray(value)) {
-        continue;
       } else if (step.kind === 'index') {
         if (step.index < value.length) next.push(value[step.index]);
       } else if (step.kind === 'all') {
@@ -172,7 +178,12 @@ function deepEqual(a: unknown, b: unknown): boolean {
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (isRecord(value)) return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key])]));
+  if (isRecord(value))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical(value[key])]),
+    );
   return value;
 }
 
@@ -189,7 +200,9 @@ export function checkRequirement(requirement: Requirement, body: unknown): strin
     if (requirement.count === 0) return null;
   }
   // "Has none of" and "has nothing but" hold for nothing at all; every other check needs a value.
-  const onlyShapeChecks = [requirement.match, requirement.equals, requirement.regex, requirement.includes, requirement.subsequence].every((check) => check === undefined);
+  const onlyShapeChecks = [requirement.match, requirement.equals, requirement.regex, requirement.includes, requirement.subsequence].every(
+    (check) => check === undefined,
+  );
   if (values.length === 0) return onlyShapeChecks ? null : `${requirement.target} is missing`;
   for (const value of values) {
     if (requirement.match !== undefined && !contains(value, requirement.match)) {
@@ -209,7 +222,10 @@ export function checkRequirement(requirement: Requirement, body: unknown): strin
     if (requirement.regex !== undefined && !(typeof value === 'string' && new RegExp(requirement.regex).test(value))) {
       return `${requirement.target} is ${short(value)}, which does not match /${requirement.regex}/`;
     }
-    if (requirement.includes !== undefined && !(Array.isArray(value) && value.some((element) => deepEqual(element, requirement.includes)))) {
+    if (
+      requirement.includes !== undefined &&
+      !(Array.isArray(value) && value.some((element) => deepEqual(element, requirement.includes)))
+    ) {
       return `${requirement.target} is ${short(value)}, expected it to include ${short(requirement.includes)}`;
     }
     if (requirement.subsequence !== undefined) {

@@ -24,7 +24,12 @@ export interface McpWorld {
   approvals: ApprovalRequest[];
   writeUserConfig(config: unknown): Promise<void>;
   writeProjectConfig(config: unknown): Promise<void>;
-  turn(options?: { settings?: Partial<RunnerSettings>; signal?: AbortSignal; approve?: boolean; onEvent?: (event: RunEvent) => void }): Promise<{ result: TurnResult; events: RunEvent[]; records: SessionRecord[] }>;
+  turn(options?: {
+    settings?: Partial<RunnerSettings>;
+    signal?: AbortSignal;
+    approve?: boolean;
+    onEvent?: (event: RunEvent) => void;
+  }): Promise<{ result: TurnResult; events: RunEvent[]; records: SessionRecord[] }>;
 }
 
 /** The tool names in the first request the provider received (Chat Completions body). */
@@ -36,7 +41,8 @@ export function sentToolNames(provider: FakeProvider, index = 0): string[] {
 export function outputs(records: readonly SessionRecord[]): Map<string, { output: string; isError: boolean }> {
   const byName = new Map<string, { output: string; isError: boolean }>();
   for (const record of records) {
-    if (record.type === 'response_item' && record.item.type === 'function_call_output') byName.set(record.item.name, { output: record.item.output, isError: record.item.isError });
+    if (record.type === 'response_item' && record.item.type === 'function_call_output')
+      byName.set(record.item.name, { output: record.item.output, isError: record.item.isError });
   }
   return byName;
 }
@@ -58,7 +64,12 @@ export async function withMcpWorld(turns: ScriptedTurn[], run: (world: McpWorld)
     const provider = await startFakeProvider({ whenExhausted: () => turns[next++] ?? { text: 'Out of script.' } });
     const approvals: ApprovalRequest[] = [];
     try {
-      const gateway = createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k', retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 1, random: () => 0.5 } });
+      const gateway = createGateway({
+        wireApi: 'chat',
+        baseURL: provider.baseURL,
+        apiKey: 'k',
+        retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 1, random: () => 0.5 },
+      });
       const world: McpWorld = {
         root,
         home,
@@ -84,7 +95,9 @@ export async function withMcpWorld(turns: ScriptedTurn[], run: (world: McpWorld)
           const broker: ApprovalBroker = {
             request: async (request) => {
               approvals.push(request);
-              return options.approve === false ? { decision: 'deny', by: 'test', message: null } : { decision: 'approve', by: 'test', message: null };
+              return options.approve === false
+                ? { decision: 'deny', by: 'test', message: null }
+                : { decision: 'approve', by: 'test', message: null };
             },
           };
           const result = await runTurn(runner, {

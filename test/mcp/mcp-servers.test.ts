@@ -4,7 +4,17 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { McpConfigError } from '../../src/mcp/index.js';
-import { BROKEN_SERVER, EVERYTHING_SERVER, FILESYSTEM_SERVER, decisions, isAlive, outputs, readPids, sentToolNames, withMcpWorld } from './mcp-harness.js';
+import {
+  BROKEN_SERVER,
+  EVERYTHING_SERVER,
+  FILESYSTEM_SERVER,
+  decisions,
+  isAlive,
+  outputs,
+  readPids,
+  sentToolNames,
+  withMcpWorld,
+} from './mcp-harness.js';
 
 const call = (name: string, args: Record<string, unknown> = {}) => ({ name, arguments: args });
 
@@ -24,7 +34,13 @@ describe('MCP servers as tools', () => {
     try {
       await withMcpWorld(
         [
-          { toolCalls: [call('mcp__everything__echo', { message: 'hello' }), call('mcp__everything__get-env'), call('mcp__everything__get-structured-content', { location: 'New York' })] },
+          {
+            toolCalls: [
+              call('mcp__everything__echo', { message: 'hello' }),
+              call('mcp__everything__get-env'),
+              call('mcp__everything__get-structured-content', { location: 'New York' }),
+            ],
+          },
           { toolCalls: [call('mcp__everything__toggle-simulated-logging')] },
           { text: 'Done.' },
         ],
@@ -43,16 +59,26 @@ describe('MCP servers as tools', () => {
           assert.match(byName.get('mcp__everything__get-structured-content')!.output, /temperature/);
           // Read-only tools run freely under on-request; the others ask, with what the call does.
           assert.deepEqual(decisions(events), {
-            'mcp__everything__echo': 'allow mcp-read-only',
+            mcp__everything__echo: 'allow mcp-read-only',
             'mcp__everything__get-env': 'allow mcp-read-only',
             'mcp__everything__get-structured-content': 'allow mcp-read-only',
             'mcp__everything__toggle-simulated-logging': 'ask mcp-tool',
           });
           assert.equal(world.approvals.length, 1);
-          assert.equal(world.approvals[0]!.summary, 'mcp__everything__toggle-simulated-logging: MCP server "everything", tool "toggle-simulated-logging", arguments {}');
+          assert.equal(
+            world.approvals[0]!.summary,
+            'mcp__everything__toggle-simulated-logging: MCP server "everything", tool "toggle-simulated-logging", arguments {}',
+          );
           assert.equal(byName.get('mcp__everything__toggle-simulated-logging')?.isError, false);
           // Recorded like any tool call: audit records of the decision and the approval.
-          assert.ok(records.some((record) => record.type === 'audit' && record.event.type === 'approval_resolved' && record.event.name === 'mcp__everything__toggle-simulated-logging'));
+          assert.ok(
+            records.some(
+              (record) =>
+                record.type === 'audit' &&
+                record.event.type === 'approval_resolved' &&
+                record.event.name === 'mcp__everything__toggle-simulated-logging',
+            ),
+          );
         },
       );
     } finally {
@@ -69,14 +95,17 @@ describe('MCP servers as tools', () => {
       const sent = sentToolNames(world.provider);
       assert.ok(sent.includes('mcp__fs__read_text_file'));
       assert.ok(!sent.includes('mcp__fs__write_file'), 'every write would be denied, so it is not offered');
-      assert.deepEqual(decisions(events), { 'mcp__fs__read_text_file': 'allow mcp-read-only' });
+      assert.deepEqual(decisions(events), { mcp__fs__read_text_file: 'allow mcp-read-only' });
       assert.equal(outputs(records).get('mcp__fs__read_text_file')?.output, '# project\n');
     });
   });
 
   test('Streamable HTTP (server-everything): a trusted server runs without asking', async () => {
     const port = await freePort();
-    const server = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const server = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         let text = '';
@@ -86,14 +115,23 @@ describe('MCP servers as tools', () => {
         });
         server.once('exit', () => reject(new Error(`server-everything exited: ${text}`)));
       });
-      await withMcpWorld([{ toolCalls: [call('mcp__remote__toggle-simulated-logging'), call('mcp__remote__get-sum', { a: 2, b: 3 })] }, { text: 'Sum done.' }], async (world) => {
-        await world.writeUserConfig({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, trust: true } } });
-        const { result, events, records } = await world.turn();
-        assert.equal(result.terminal.type, 'run_succeeded');
-        assert.deepEqual(decisions(events), { 'mcp__remote__toggle-simulated-logging': 'allow mcp-trusted', 'mcp__remote__get-sum': 'allow mcp-trusted' });
-        assert.match(outputs(records).get('mcp__remote__get-sum')!.output, /5/);
-        assert.equal(world.approvals.length, 0);
-      });
+      await withMcpWorld(
+        [
+          { toolCalls: [call('mcp__remote__toggle-simulated-logging'), call('mcp__remote__get-sum', { a: 2, b: 3 })] },
+          { text: 'Sum done.' },
+        ],
+        async (world) => {
+          await world.writeUserConfig({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, trust: true } } });
+          const { result, events, records } = await world.turn();
+          assert.equal(result.terminal.type, 'run_succeeded');
+          assert.deepEqual(decisions(events), {
+            'mcp__remote__toggle-simulated-logging': 'allow mcp-trusted',
+            'mcp__remote__get-sum': 'allow mcp-trusted',
+          });
+          assert.match(outputs(records).get('mcp__remote__get-sum')!.output, /5/);
+          assert.equal(world.approvals.length, 0);
+        },
+      );
     } finally {
       server.kill('SIGKILL');
     }
@@ -110,7 +148,13 @@ describe('MCP servers as tools', () => {
       ],
       async (world) => {
         const pidFile = join(world.home, 'pids');
-        const broken = { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_PID_FILE: pidFile }, toolTimeoutSec: 1, trust: true };
+        const broken = {
+          command: process.execPath,
+          args: [BROKEN_SERVER],
+          env: { BROKEN_PID_FILE: pidFile },
+          toolTimeoutSec: 1,
+          trust: true,
+        };
         await world.writeUserConfig({
           mcpServers: {
             broken,
@@ -122,13 +166,25 @@ describe('MCP servers as tools', () => {
         const { result, events, records } = await world.turn();
         assert.equal(result.terminal.type, 'run_succeeded');
         const warnings = events.filter((event) => event.type === 'warning').map((event) => (event.type === 'warning' ? event.message : ''));
-        assert.ok(warnings.some((message) => /"dead" could not start: .*exited with code 7.*refusing to start/.test(message)), warnings.join('\n'));
-        assert.ok(warnings.some((message) => /"missing" could not start: command not found: glassbox-no-such-mcp-server/.test(message)), warnings.join('\n'));
-        assert.ok(events.findIndex((event) => event.type === 'warning') > events.findIndex((event) => event.type === 'run_started'), 'warnings follow run_started');
+        assert.ok(
+          warnings.some((message) => /"dead" could not start: .*exited with code 7.*refusing to start/.test(message)),
+          warnings.join('\n'),
+        );
+        assert.ok(
+          warnings.some((message) => /"missing" could not start: command not found: glassbox-no-such-mcp-server/.test(message)),
+          warnings.join('\n'),
+        );
+        assert.ok(
+          events.findIndex((event) => event.type === 'warning') > events.findIndex((event) => event.type === 'run_started'),
+          'warnings follow run_started',
+        );
         const byName = outputs(records);
         assert.match(byName.get('mcp__broken__malformed')!.output, /^Error \[MCP_BAD_RESULT\]: .*content/);
         assert.equal(byName.get('mcp__broken__noisy')!.output, 'answered after the noise');
-        assert.match(byName.get('mcp__broken__hang')!.output, /^Error \[MCP_TIMEOUT\]: MCP server "broken" did not answer the hang call within 1 s/);
+        assert.match(
+          byName.get('mcp__broken__hang')!.output,
+          /^Error \[MCP_TIMEOUT\]: MCP server "broken" did not answer the hang call within 1 s/,
+        );
         assert.match(byName.get('mcp__broken__crash')!.output, /^Error \[MCP_SERVER_CRASHED\]: .*exited with code 3.*crashing on purpose/);
         assert.match(byName.get('mcp__broken__ok')!.output, /^Error \[MCP_SERVER_UNAVAILABLE\]/);
         assert.equal(byName.get('mcp__stubborn__ok')!.output, 'ok: still here');
@@ -143,7 +199,9 @@ describe('MCP servers as tools', () => {
   test('cancelling the run during an MCP call ends it promptly and stops the server', async () => {
     await withMcpWorld([{ toolCalls: [call('mcp__broken__hang')] }], async (world) => {
       const pidFile = join(world.home, 'pids');
-      await world.writeUserConfig({ mcpServers: { broken: { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_PID_FILE: pidFile }, trust: true } } });
+      await world.writeUserConfig({
+        mcpServers: { broken: { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_PID_FILE: pidFile }, trust: true } },
+      });
       const controller = new AbortController();
       const { result, records } = await world.turn({
         signal: controller.signal,
@@ -168,7 +226,7 @@ describe('MCP servers as tools', () => {
       await world.writeUserConfig({ projectMcpServers: ['proj'] });
       const second = await world.turn();
       assert.ok(second.events.some((event) => event.type === 'warning' && event.code === 'MCP_PROJECT_TRUST_IGNORED'));
-      assert.deepEqual(decisions(second.events), { 'mcp__proj__ok': 'ask mcp-tool' });
+      assert.deepEqual(decisions(second.events), { mcp__proj__ok: 'ask mcp-tool' });
       assert.equal(outputs(second.records).get('mcp__proj__ok')?.output, 'ok: hi');
     });
   });

@@ -4,22 +4,55 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ToolAccess } from '../../src/agent/index.js';
 import { summarizeAccess } from '../../src/agent/index.js';
-import { McpConfigError, createMcpTool, formatMcpResult, mcpParameters, mcpToolName, parseMcpServers, readMcpConfig, shortDescription } from '../../src/mcp/index.js';
-import { SessionGrants, decidePermission, isToolVisible, type ApprovalPolicy, type PermissionSettings } from '../../src/permissions/index.js';
+import {
+  McpConfigError,
+  createMcpTool,
+  formatMcpResult,
+  mcpParameters,
+  mcpToolName,
+  parseMcpServers,
+  readMcpConfig,
+  shortDescription,
+} from '../../src/mcp/index.js';
+import {
+  SessionGrants,
+  decidePermission,
+  isToolVisible,
+  type ApprovalPolicy,
+  type PermissionSettings,
+} from '../../src/permissions/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 
 const ROOT = '/work/project';
 
 function settings(approvalPolicy: ApprovalPolicy, sessionGrants = new SessionGrants()): PermissionSettings {
-  return { root: ROOT, approvalPolicy, sandbox: 'workspace-write', sandboxAvailable: true, network: false, glassboxHome: '/home/me/.glassbox', sessionGrants };
+  return {
+    root: ROOT,
+    approvalPolicy,
+    sandbox: 'workspace-write',
+    sandboxAvailable: true,
+    network: false,
+    glassboxHome: '/home/me/.glassbox',
+    sessionGrants,
+  };
 }
 
-const mcp = (readOnly: boolean, trusted: boolean, tool = 'search'): ToolAccess => ({ kind: 'mcp', server: 'docs', tool, readOnly, trusted });
+const mcp = (readOnly: boolean, trusted: boolean, tool = 'search'): ToolAccess => ({
+  kind: 'mcp',
+  server: 'docs',
+  tool,
+  readOnly,
+  trusted,
+});
 
 describe('MCP permissions (docs/permissions.md, `mcp` rows)', () => {
   const cases: [string, ToolAccess, Record<ApprovalPolicy, string>][] = [
     ['trusted', mcp(false, true), { untrusted: 'allow mcp-trusted', 'on-request': 'allow mcp-trusted', never: 'allow mcp-trusted' }],
-    ['read-only, not trusted', mcp(true, false), { untrusted: 'ask policy-untrusted', 'on-request': 'allow mcp-read-only', never: 'allow mcp-read-only' }],
+    [
+      'read-only, not trusted',
+      mcp(true, false),
+      { untrusted: 'ask policy-untrusted', 'on-request': 'allow mcp-read-only', never: 'allow mcp-read-only' },
+    ],
     ['neither', mcp(false, false), { untrusted: 'ask policy-untrusted', 'on-request': 'ask mcp-tool', never: 'deny mcp-tool' }],
   ];
   for (const [label, access, expected] of cases) {
@@ -39,12 +72,20 @@ describe('MCP permissions (docs/permissions.md, `mcp` rows)', () => {
     const input = { toolName: 'mcp__docs__search', access: mcp(false, false), commandSafety: null };
     assert.deepEqual(grants.add(input), ['mcp__docs__search: any call']);
     assert.equal(decidePermission(input, settings('on-request', grants)).rule, 'session-grant');
-    assert.equal(decidePermission({ ...input, toolName: 'mcp__docs__other', access: mcp(false, false, 'other') }, settings('on-request', grants)).decision, 'ask');
+    assert.equal(
+      decidePermission({ ...input, toolName: 'mcp__docs__other', access: mcp(false, false, 'other') }, settings('on-request', grants))
+        .decision,
+      'ask',
+    );
     assert.equal(decidePermission(input, settings('never', grants)).decision, 'deny');
   });
 
   test('visibility: an MCP tool every call to which is denied is not offered', () => {
-    const tool = (access: ToolAccess) => ({ name: 'mcp__docs__search', readOnly: access.kind === 'mcp' && access.readOnly, fixedAccess: access });
+    const tool = (access: ToolAccess) => ({
+      name: 'mcp__docs__search',
+      readOnly: access.kind === 'mcp' && access.readOnly,
+      fixedAccess: access,
+    });
     assert.equal(isToolVisible(tool(mcp(false, false)), { sandbox: 'workspace-write', approvalPolicy: 'never' }), false);
     assert.equal(isToolVisible(tool(mcp(false, true)), { sandbox: 'read-only', approvalPolicy: 'never' }), true);
     assert.equal(isToolVisible(tool(mcp(true, false)), { sandbox: 'read-only', approvalPolicy: 'never' }), true);
@@ -52,8 +93,14 @@ describe('MCP permissions (docs/permissions.md, `mcp` rows)', () => {
   });
 
   test('the approval summary names server, tool and (clipped) arguments', () => {
-    assert.equal(summarizeAccess('mcp__docs__search', mcp(false, false), '{"q":"x"}'), 'mcp__docs__search: MCP server "docs", tool "search", arguments {"q":"x"}');
-    assert.match(summarizeAccess('mcp__docs__search', mcp(false, false), JSON.stringify({ q: 'x'.repeat(1000) })), /… \(1008 characters\)$/);
+    assert.equal(
+      summarizeAccess('mcp__docs__search', mcp(false, false), '{"q":"x"}'),
+      'mcp__docs__search: MCP server "docs", tool "search", arguments {"q":"x"}',
+    );
+    assert.match(
+      summarizeAccess('mcp__docs__search', mcp(false, false), JSON.stringify({ q: 'x'.repeat(1000) })),
+      /… \(1008 characters\)$/,
+    );
   });
 });
 
@@ -62,12 +109,29 @@ describe('MCP config', () => {
 
   test('stdio and http entries, defaults, relative cwd', () => {
     const [stdio, http] = parse({
-      docs: { command: 'npx', args: ['-y', 'docs-server'], env: { TOKEN: '${DOCS_TOKEN}' }, cwd: 'tools', tools: ['search'], trustedTools: ['search'], toolTimeoutSec: 5 },
+      docs: {
+        command: 'npx',
+        args: ['-y', 'docs-server'],
+        env: { TOKEN: '${DOCS_TOKEN}' },
+        cwd: 'tools',
+        tools: ['search'],
+        trustedTools: ['search'],
+        toolTimeoutSec: 5,
+      },
       remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, trust: true, enabled: false },
     });
     assert.ok(stdio && http);
-    assert.deepEqual(stdio.transport, { kind: 'stdio', command: 'npx', args: ['-y', 'docs-server'], env: { TOKEN: '${DOCS_TOKEN}' }, cwd: `${ROOT}/tools` });
-    assert.deepEqual([stdio.allowedTools, stdio.trustedTools, stdio.trusted, stdio.toolTimeoutMs, stdio.startupTimeoutMs], [['search'], ['search'], false, 5000, 30_000]);
+    assert.deepEqual(stdio.transport, {
+      kind: 'stdio',
+      command: 'npx',
+      args: ['-y', 'docs-server'],
+      env: { TOKEN: '${DOCS_TOKEN}' },
+      cwd: `${ROOT}/tools`,
+    });
+    assert.deepEqual(
+      [stdio.allowedTools, stdio.trustedTools, stdio.trusted, stdio.toolTimeoutMs, stdio.startupTimeoutMs],
+      [['search'], ['search'], false, 5000, 30_000],
+    );
     assert.deepEqual(http.transport, { kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } });
     assert.deepEqual([http.trusted, http.enabled], [true, false]);
   });
@@ -76,13 +140,27 @@ describe('MCP config', () => {
     const cases: [unknown, string][] = [
       [{ docs: { command: 'x', arg: [] } }, '/h/config.json: mcpServers.docs.arg: unknown setting'],
       [{ docs: { args: [] } }, '/h/config.json: mcpServers.docs: needs either command (a stdio server) or url (a Streamable HTTP server)'],
-      [{ docs: { command: 'x', url: 'http://a' } }, '/h/config.json: mcpServers.docs: give either command (stdio) or url (Streamable HTTP), not both'],
+      [
+        { docs: { command: 'x', url: 'http://a' } },
+        '/h/config.json: mcpServers.docs: give either command (stdio) or url (Streamable HTTP), not both',
+      ],
       [{ docs: { url: 'ftp://a' } }, '/h/config.json: mcpServers.docs.url: must be an http:// or https:// URL'],
-      [{ 'my docs': { command: 'x' } }, '/h/config.json: mcpServers.my docs: a server name may use only letters, digits, _ and - (at most 32)'],
-      [{ docs: { command: 'x', toolTimeoutSec: -1 } }, '/h/config.json: mcpServers.docs.toolTimeoutSec: Too small: expected number to be >0'],
+      [
+        { 'my docs': { command: 'x' } },
+        '/h/config.json: mcpServers.my docs: a server name may use only letters, digits, _ and - (at most 32)',
+      ],
+      [
+        { docs: { command: 'x', toolTimeoutSec: -1 } },
+        '/h/config.json: mcpServers.docs.toolTimeoutSec: Too small: expected number to be >0',
+      ],
       [[], '/h/config.json: mcpServers: expected an object of server name → settings'],
     ];
-    for (const [value, message] of cases) assert.throws(() => parse(value), (error: unknown) => error instanceof McpConfigError && error.message === message, message);
+    for (const [value, message] of cases)
+      assert.throws(
+        () => parse(value),
+        (error: unknown) => error instanceof McpConfigError && error.message === message,
+        message,
+      );
   });
 
   test('files: missing is empty, broken JSON is an error, a same-named project server is shadowed', async () => {
@@ -94,11 +172,23 @@ describe('MCP config', () => {
       assert.deepEqual(await readMcpConfig(home, root), { servers: [], warnings: [] });
       await writeFile(join(home, 'config.json'), '{ nope');
       await assert.rejects(readMcpConfig(home, root), /config\.json is not valid JSON/);
-      await writeFile(join(home, 'config.json'), JSON.stringify({ mcpServers: { docs: { command: 'a' } }, projectMcpServers: true, models: {} }));
-      await writeFile(join(root, '.glassbox', 'config.json'), JSON.stringify({ mcpServers: { docs: { command: 'b' }, other: { command: 'c' } } }));
+      await writeFile(
+        join(home, 'config.json'),
+        JSON.stringify({ mcpServers: { docs: { command: 'a' } }, projectMcpServers: true, models: {} }),
+      );
+      await writeFile(
+        join(root, '.glassbox', 'config.json'),
+        JSON.stringify({ mcpServers: { docs: { command: 'b' }, other: { command: 'c' } } }),
+      );
       const config = await readMcpConfig(home, root);
-      assert.deepEqual(config.servers.map((server) => `${server.name}:${server.source}:${server.enabled}`), ['docs:user:true', 'other:project:true']);
-      assert.deepEqual(config.warnings.map((warning) => warning.code), ['MCP_SERVER_SHADOWED']);
+      assert.deepEqual(
+        config.servers.map((server) => `${server.name}:${server.source}:${server.enabled}`),
+        ['docs:user:true', 'other:project:true'],
+      );
+      assert.deepEqual(
+        config.warnings.map((warning) => warning.code),
+        ['MCP_SERVER_SHADOWED'],
+      );
     });
   });
 });
@@ -113,7 +203,11 @@ describe('MCP tools and results', () => {
   });
 
   test('descriptions: first paragraph, clipped, with the server named', () => {
-    const tool = { name: 't', inputSchema: { type: 'object' as const }, description: `First paragraph ${'word '.repeat(100)}\n\nSecond paragraph.` };
+    const tool = {
+      name: 't',
+      inputSchema: { type: 'object' as const },
+      description: `First paragraph ${'word '.repeat(100)}\n\nSecond paragraph.`,
+    };
     const text = shortDescription('docs', tool);
     assert.ok(text.length < 340);
     assert.match(text, /… \(MCP server docs\)$/);
@@ -126,16 +220,29 @@ describe('MCP tools and results', () => {
     assert.equal(mcpParameters({ type: 'object', properties: { filter: { type: 'object' } } }).strict, false);
     assert.equal(mcpParameters({ type: 'object', properties: { q: { type: 'string' } }, additionalProperties: true }).strict, false);
     assert.equal(mcpParameters({ type: 'object', properties: { q: { allOf: [{ type: 'string' }] } } }).strict, false);
-    const tool = createMcpTool({ server: { name: 'docs', call: async () => ({}) }, tool: { name: 'search', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, annotations: { readOnlyHint: true } }, trusted: false });
+    const tool = createMcpTool({
+      server: { name: 'docs', call: async () => ({}) },
+      tool: { name: 'search', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, annotations: { readOnlyHint: true } },
+      trusted: false,
+    });
     assert.deepEqual(tool.access({}, { root: ROOT }), { kind: 'mcp', server: 'docs', tool: 'search', readOnly: true, trusted: false });
     assert.equal(tool.readOnly, true);
   });
 
   test('results: text, images and binary as references, structured content, isError, the size cap', () => {
     assert.deepEqual(formatMcpResult({ content: [{ type: 'text', text: 'hi' }], isError: true }), { output: 'hi', isError: true });
-    assert.equal(formatMcpResult({ content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }] }).output, '[image image/png, 3 bytes: not shown to the model]');
-    assert.equal(formatMcpResult({ content: [{ type: 'resource_link', uri: 'file:///a', name: 'a' }] }).output, '[resource link: file:///a "a"]');
-    assert.equal(formatMcpResult({ content: [{ type: 'resource', resource: { uri: 'file:///b', text: 'body' } }] }).output, '[resource file:///b]\nbody');
+    assert.equal(
+      formatMcpResult({ content: [{ type: 'image', mimeType: 'image/png', data: 'AAAA' }] }).output,
+      '[image image/png, 3 bytes: not shown to the model]',
+    );
+    assert.equal(
+      formatMcpResult({ content: [{ type: 'resource_link', uri: 'file:///a', name: 'a' }] }).output,
+      '[resource link: file:///a "a"]',
+    );
+    assert.equal(
+      formatMcpResult({ content: [{ type: 'resource', resource: { uri: 'file:///b', text: 'body' } }] }).output,
+      '[resource file:///b]\nbody',
+    );
     assert.equal(formatMcpResult({ content: [], structuredContent: { n: 1 } }).output, '{\n  "n": 1\n}');
     assert.equal(formatMcpResult({ content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } }).output, '{"n":1}');
     assert.equal(formatMcpResult({ content: [] }).output, '(the tool returned no content)');

@@ -63,7 +63,15 @@ const readTool = {
 };
 
 function ask(text: string, extra: Partial<ModelRequest> = {}): ModelRequest {
-  return { model: 'claude-sonnet-5-5', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: text }], tools: [readTool], ...extra };
+  return {
+    model: 'claude-sonnet-5-5',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: text },
+    ],
+    tools: [readTool],
+    ...extra,
+  };
 }
 
 /** The conversation after a tool round: the answer's reasoning and calls, then one output per call. */
@@ -71,25 +79,33 @@ function afterTools(request: ModelRequest, response: ModelResponse, outputs: Arr
   const messages: ModelMessage[] = [
     ...request.messages,
     { role: 'assistant', content: response.text, toolCalls: response.toolCalls, reasoning: response.reasoning },
-    ...response.toolCalls.map((call, i): ModelMessage => ({
-      role: 'tool',
-      toolCallId: call.id,
-      toolName: call.name,
-      content: outputs[i]?.content ?? 'ok',
-      isError: outputs[i]?.isError ?? false,
-    })),
+    ...response.toolCalls.map(
+      (call, i): ModelMessage => ({
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: outputs[i]?.content ?? 'ok',
+        isError: outputs[i]?.isError ?? false,
+      }),
+    ),
   ];
   return { ...request, messages };
 }
 
 function blocks(body: Json, index: number): Json[] {
-  return ((body.messages as Array<{ content: Json[] }>)[index])!.content;
+  return (body.messages as Array<{ content: Json[] }>)[index]!.content;
 }
 
 describe('anthropic gateway', () => {
   it('sends thinking blocks back unchanged on the tool turn, and the provider accepts them', async () => {
     await withProvider(
-      { requireReasoningBack: true, script: [{ reasoning: { text: 'I should read it.' }, toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] }, { text: 'Done.' }] },
+      {
+        requireReasoningBack: true,
+        script: [
+          { reasoning: { text: 'I should read it.' }, toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] },
+          { text: 'Done.' },
+        ],
+      },
       async (provider) => {
         const gateway = gatewayFor(provider.baseURL);
         const first = await complete(gateway, ask('read a'));
@@ -114,11 +130,20 @@ describe('anthropic gateway', () => {
 
   it('sends redacted thinking back as received', async () => {
     await withProvider(
-      { requireReasoningBack: true, script: [{ reasoning: { text: 'hidden', redacted: true }, toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] }, { text: 'ok' }] },
+      {
+        requireReasoningBack: true,
+        script: [
+          { reasoning: { text: 'hidden', redacted: true }, toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] },
+          { text: 'ok' },
+        ],
+      },
       async (provider) => {
         const gateway = gatewayFor(provider.baseURL);
         const first = await complete(gateway, ask('x'));
-        assert.deepEqual(first.reasoning.map((r) => [r.text, r.state?.type]), [['', 'redacted_thinking']]);
+        assert.deepEqual(
+          first.reasoning.map((r) => [r.text, r.state?.type]),
+          [['', 'redacted_thinking']],
+        );
         await complete(gateway, afterTools(ask('x'), first, [{ content: 'a' }]));
         assert.deepEqual(blocks(provider.requests[1]!.body, 1)[0], first.reasoning[0]!.state);
       },
@@ -132,87 +157,140 @@ describe('anthropic gateway', () => {
       const first = await complete(gateway, ask('x'));
       const dropped = afterTools(ask('x'), { ...first, reasoning: [] }, [{ content: 'a' }]);
       await rejects(complete(gateway, dropped), 'BAD_REQUEST', /Expected `thinking` or `redacted_thinking`, but found `tool_use`/);
-      const changed = afterTools(ask('x'), { ...first, reasoning: [{ ...first.reasoning[0]!, state: { ...first.reasoning[0]!.state, thinking: 'edited' } }] }, [{ content: 'a' }]);
+      const changed = afterTools(
+        ask('x'),
+        { ...first, reasoning: [{ ...first.reasoning[0]!, state: { ...first.reasoning[0]!.state, thinking: 'edited' } }] },
+        [{ content: 'a' }],
+      );
       await rejects(complete(gateway, changed), 'BAD_REQUEST', /Invalid `signature` in `thinking` block/);
       // Reasoning another dialect produced means nothing here and is not sent.
-      const foreign = afterTools(ask('x'), { ...first, reasoning: [{ format: 'responses', text: 'summary', state: { id: 'rs_1', type: 'reasoning' } }] }, [{ content: 'a' }]);
+      const foreign = afterTools(
+        ask('x'),
+        { ...first, reasoning: [{ format: 'responses', text: 'summary', state: { id: 'rs_1', type: 'reasoning' } }] },
+        [{ content: 'a' }],
+      );
       await rejects(complete(gateway, foreign), 'BAD_REQUEST', /Expected `thinking`/);
-      assert.deepEqual(blocks(provider.requests[3]!.body, 1).map((block) => block.type), ['tool_use']);
+      assert.deepEqual(
+        blocks(provider.requests[3]!.body, 1).map((block) => block.type),
+        ['tool_use'],
+      );
     });
   });
 
-  it('marks the cache breakpoints: tools, system, the previous round\'s tail and the new tail', async () => {
-    await withProvider({ script: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] }, { toolCalls: [{ name: 'read_file', arguments: { path: 'b' } }] }, { text: 'done' }] }, async (provider) => {
-      const gateway = gatewayFor(provider.baseURL);
-      let request = ask('read');
-      const first = await complete(gateway, request);
-      request = afterTools(request, first, [{ content: 'A' }]);
-      const second = await complete(gateway, request);
-      request = afterTools(request, second, [{ content: 'B' }]);
-      const third = await complete(gateway, request);
-      assert.equal(third.text, 'done');
-      const marked = (body: Json): string[] => {
-        const found: string[] = [];
-        (body.tools as Json[]).forEach((tool, i) => tool.cache_control && found.push(`tools.${i}`));
-        (body.system as Json[]).forEach((block, i) => block.cache_control && found.push(`system.${i}`));
-        (body.messages as Array<{ content: Json[] }>).forEach((message, m) =>
-          message.content.forEach((block, b) => block.cache_control && found.push(`messages.${m}.${b}`)),
-        );
-        return found;
-      };
-      const bodies = provider.requests.map((r) => r.body);
-      assert.deepEqual(marked(bodies[0]!), ['tools.0', 'system.0', 'messages.0.0']);
-      assert.deepEqual(marked(bodies[1]!), ['tools.0', 'system.0', 'messages.0.0', 'messages.2.0']);
-      // Round 3 marks where round 2 wrote (messages.2) and its own tail (messages.4).
-      assert.deepEqual(marked(bodies[2]!), ['tools.0', 'system.0', 'messages.2.0', 'messages.4.0']);
-      assert.deepEqual(marked(bodies[2]!).length, 4);
-    });
+  it("marks the cache breakpoints: tools, system, the previous round's tail and the new tail", async () => {
+    await withProvider(
+      {
+        script: [
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] },
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'b' } }] },
+          { text: 'done' },
+        ],
+      },
+      async (provider) => {
+        const gateway = gatewayFor(provider.baseURL);
+        let request = ask('read');
+        const first = await complete(gateway, request);
+        request = afterTools(request, first, [{ content: 'A' }]);
+        const second = await complete(gateway, request);
+        request = afterTools(request, second, [{ content: 'B' }]);
+        const third = await complete(gateway, request);
+        assert.equal(third.text, 'done');
+        const marked = (body: Json): string[] => {
+          const found: string[] = [];
+          (body.tools as Json[]).forEach((tool, i) => tool.cache_control && found.push(`tools.${i}`));
+          (body.system as Json[]).forEach((block, i) => block.cache_control && found.push(`system.${i}`));
+          (body.messages as Array<{ content: Json[] }>).forEach((message, m) =>
+            message.content.forEach((block, b) => block.cache_control && found.push(`messages.${m}.${b}`)),
+          );
+          return found;
+        };
+        const bodies = provider.requests.map((r) => r.body);
+        assert.deepEqual(marked(bodies[0]!), ['tools.0', 'system.0', 'messages.0.0']);
+        assert.deepEqual(marked(bodies[1]!), ['tools.0', 'system.0', 'messages.0.0', 'messages.2.0']);
+        // Round 3 marks where round 2 wrote (messages.2) and its own tail (messages.4).
+        assert.deepEqual(marked(bodies[2]!), ['tools.0', 'system.0', 'messages.2.0', 'messages.4.0']);
+        assert.deepEqual(marked(bodies[2]!).length, 4);
+      },
+    );
   });
 
-  it('reads each round\'s prefix from the cache the round before wrote (derived usage)', async () => {
-    await withProvider({ script: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] }, { toolCalls: [{ name: 'read_file', arguments: { path: 'b' } }] }, { text: 'done' }] }, async (provider) => {
-      const gateway = gatewayFor(provider.baseURL);
-      let request = ask('read');
-      const usages = [];
-      const first = await complete(gateway, request);
-      usages.push(first.usage);
-      request = afterTools(request, first, [{ content: 'A'.repeat(400) }]);
-      const second = await complete(gateway, request);
-      usages.push(second.usage);
-      request = afterTools(request, second, [{ content: 'B'.repeat(400) }]);
-      usages.push((await complete(gateway, request)).usage);
-      const writes = usages.map((usage) => (usage?.raw as Json).cache_creation_input_tokens as number);
-      const reads = usages.map((usage) => usage?.cachedInputTokens ?? 0);
-      assert.equal(reads[0], 0);
-      assert.ok(writes[0]! > 0);
-      // Each round reads at least everything the previous round wrote, and writes only what is new.
-      assert.ok(reads[1]! >= writes[0]!, `round 2 read ${reads[1]}, round 1 wrote ${writes[0]}`);
-      assert.ok(reads[2]! >= reads[1]! + writes[1]!, `round 3 read ${reads[2]}`);
-      for (const usage of usages) assert.ok(usage && usage.inputTokens >= (usage.cachedInputTokens ?? 0) + ((usage.raw as Json).cache_creation_input_tokens as number));
-    });
+  it("reads each round's prefix from the cache the round before wrote (derived usage)", async () => {
+    await withProvider(
+      {
+        script: [
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'a' } }] },
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'b' } }] },
+          { text: 'done' },
+        ],
+      },
+      async (provider) => {
+        const gateway = gatewayFor(provider.baseURL);
+        let request = ask('read');
+        const usages = [];
+        const first = await complete(gateway, request);
+        usages.push(first.usage);
+        request = afterTools(request, first, [{ content: 'A'.repeat(400) }]);
+        const second = await complete(gateway, request);
+        usages.push(second.usage);
+        request = afterTools(request, second, [{ content: 'B'.repeat(400) }]);
+        usages.push((await complete(gateway, request)).usage);
+        const writes = usages.map((usage) => (usage?.raw as Json).cache_creation_input_tokens as number);
+        const reads = usages.map((usage) => usage?.cachedInputTokens ?? 0);
+        assert.equal(reads[0], 0);
+        assert.ok(writes[0]! > 0);
+        // Each round reads at least everything the previous round wrote, and writes only what is new.
+        assert.ok(reads[1]! >= writes[0]!, `round 2 read ${reads[1]}, round 1 wrote ${writes[0]}`);
+        assert.ok(reads[2]! >= reads[1]! + writes[1]!, `round 3 read ${reads[2]}`);
+        for (const usage of usages)
+          assert.ok(
+            usage && usage.inputTokens >= (usage.cachedInputTokens ?? 0) + ((usage.raw as Json).cache_creation_input_tokens as number),
+          );
+      },
+    );
   });
 
   it('maps usage: input counts cache reads and writes too, cached is the read part, written the write part', async () => {
     const usage = { input: 1000, cached: 600, cacheWrite: 300, output: 50, reasoning: 20 };
-    await withProvider({ script: [{ text: 'a', usage }, { text: 'b', usage }] }, async (provider) => {
-      const gateway = gatewayFor(provider.baseURL);
-      for (const response of [await complete(gateway, ask('x')), await gateway.createResponse(ask('y'))]) {
-        assert.ok(response.usage);
-        const { raw, ...counts } = response.usage;
-        assert.deepEqual(counts, { inputTokens: 1000, cachedInputTokens: 600, cacheWriteInputTokens: 300, outputTokens: 50, reasoningTokens: 20, totalTokens: 1050 });
-        const wire = raw as Json;
-        assert.equal(wire.input_tokens, 100);
-        assert.equal(wire.cache_read_input_tokens, 600);
-        assert.equal(wire.cache_creation_input_tokens, 300);
-      }
-    });
+    await withProvider(
+      {
+        script: [
+          { text: 'a', usage },
+          { text: 'b', usage },
+        ],
+      },
+      async (provider) => {
+        const gateway = gatewayFor(provider.baseURL);
+        for (const response of [await complete(gateway, ask('x')), await gateway.createResponse(ask('y'))]) {
+          assert.ok(response.usage);
+          const { raw, ...counts } = response.usage;
+          assert.deepEqual(counts, {
+            inputTokens: 1000,
+            cachedInputTokens: 600,
+            cacheWriteInputTokens: 300,
+            outputTokens: 50,
+            reasoningTokens: 20,
+            totalTokens: 1050,
+          });
+          const wire = raw as Json;
+          assert.equal(wire.input_tokens, 100);
+          assert.equal(wire.cache_read_input_tokens, 600);
+          assert.equal(wire.cache_creation_input_tokens, 300);
+        }
+      },
+    );
   });
 
   it('streams parallel tool calls and sends their results, errors flagged, right after them', async () => {
     await withProvider(
       {
         script: [
-          { text: 'Both.', toolCalls: [{ id: 'toolu_a', name: 'read_file', arguments: { path: 'a' } }, { id: 'toolu_b', name: 'read_file', arguments: { path: 'b' } }] },
+          {
+            text: 'Both.',
+            toolCalls: [
+              { id: 'toolu_a', name: 'read_file', arguments: { path: 'a' } },
+              { id: 'toolu_b', name: 'read_file', arguments: { path: 'b' } },
+            ],
+          },
           { text: 'ok' },
         ],
       },
@@ -225,11 +303,14 @@ describe('anthropic gateway', () => {
         ]);
         await complete(gateway, afterTools(ask('both'), first, [{ content: 'A' }, { content: 'Error [NOT_FOUND]: b', isError: true }]));
         const body = provider.requests[1]!.body;
-        assert.deepEqual(blocks(body, 1).map((block) => [block.type, block.id ?? block.text]), [
-          ['text', 'Both.'],
-          ['tool_use', 'toolu_a'],
-          ['tool_use', 'toolu_b'],
-        ]);
+        assert.deepEqual(
+          blocks(body, 1).map((block) => [block.type, block.id ?? block.text]),
+          [
+            ['text', 'Both.'],
+            ['tool_use', 'toolu_a'],
+            ['tool_use', 'toolu_b'],
+          ],
+        );
         assert.deepEqual(withoutCache(blocks(body, 2)), [
           { type: 'tool_result', tool_use_id: 'toolu_a', content: 'A' },
           { type: 'tool_result', tool_use_id: 'toolu_b', content: 'Error [NOT_FOUND]: b', is_error: true },
@@ -289,7 +370,10 @@ describe('anthropic gateway', () => {
     await withProvider({ script: [{ text: 'summary' }] }, async (provider) => {
       const response = await gatewayFor(provider.baseURL).createResponse({
         model: 'claude-sonnet-5-5',
-        messages: [{ role: 'system', content: 'Summarize.' }, { role: 'user', content: '<transcript>…</transcript>' }],
+        messages: [
+          { role: 'system', content: 'Summarize.' },
+          { role: 'user', content: '<transcript>…</transcript>' },
+        ],
         maxOutputTokens: 8192,
       });
       assert.equal(response.text, 'summary');
@@ -315,10 +399,13 @@ describe('anthropic gateway', () => {
         const notices: RetryNotice[] = [];
         assert.equal((await complete(gateway, ask('x'), (n) => notices.push(n))).text, 'first');
         assert.equal((await complete(gateway, ask('y'), (n) => notices.push(n))).text, 'second');
-        assert.deepEqual(notices.map((n) => [n.error.code, n.error.status]), [
-          ['SERVER_ERROR', 529],
-          ['SERVER_ERROR', null],
-        ]);
+        assert.deepEqual(
+          notices.map((n) => [n.error.code, n.error.status]),
+          [
+            ['SERVER_ERROR', 529],
+            ['SERVER_ERROR', null],
+          ],
+        );
         assert.match(notices[0]!.error.message, /overloaded.*Overloaded/i);
         assert.equal(provider.requests.length, 4);
       },
@@ -326,10 +413,18 @@ describe('anthropic gateway', () => {
   });
 
   it('does not retry an overloaded error event once text has streamed', async () => {
-    await withProvider({ script: [{ text: 'partial answer', fault: { kind: 'response_failed', message: 'Overloaded', code: 'overloaded_error' } }, { text: 'never' }] }, async (provider) => {
-      await rejects(complete(gatewayFor(provider.baseURL), ask('x')), 'SERVER_ERROR', /Overloaded/);
-      assert.equal(provider.requests.length, 1);
-    });
+    await withProvider(
+      {
+        script: [
+          { text: 'partial answer', fault: { kind: 'response_failed', message: 'Overloaded', code: 'overloaded_error' } },
+          { text: 'never' },
+        ],
+      },
+      async (provider) => {
+        await rejects(complete(gatewayFor(provider.baseURL), ask('x')), 'SERVER_ERROR', /Overloaded/);
+        assert.equal(provider.requests.length, 1);
+      },
+    );
   });
 
   it('reports max_tokens as OUTPUT_TRUNCATED and a refusal with its explanation', async () => {
@@ -346,7 +441,10 @@ describe('anthropic gateway', () => {
       assert.equal((await complete(gatewayFor(provider.baseURL), ask('x'))).text, 'ok');
       assert.equal((await complete(gatewayFor(bare), ask('x'))).text, 'ok');
       assert.equal((await complete(gatewayFor(`${bare}/`), ask('x'))).text, 'ok');
-      assert.deepEqual(provider.requests.map((r) => r.path), ['/v1/messages', '/v1/messages', '/v1/messages']);
+      assert.deepEqual(
+        provider.requests.map((r) => r.path),
+        ['/v1/messages', '/v1/messages', '/v1/messages'],
+      );
     });
   });
 });

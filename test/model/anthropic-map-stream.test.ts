@@ -26,7 +26,10 @@ function throwsCode(action: () => unknown, code: ModelErrorCode, pattern?: RegEx
 }
 
 const start = { type: 'message_start', message: { id: 'msg_1', model: 'm', usage: { input_tokens: 5, output_tokens: 1 } } };
-const stop = (reason: string) => [{ type: 'message_delta', delta: { stop_reason: reason }, usage: { output_tokens: 3 } }, { type: 'message_stop' }];
+const stop = (reason: string) => [
+  { type: 'message_delta', delta: { stop_reason: reason }, usage: { output_tokens: 3 } },
+  { type: 'message_stop' },
+];
 
 describe('AnthropicStreamMapper', () => {
   it('turns stop reasons that are not answers into errors', () => {
@@ -47,8 +50,16 @@ describe('AnthropicStreamMapper', () => {
   });
 
   it('refuses a tool_use block without an id and a delta for a block that never started', () => {
-    throwsCode(() => run([start, { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: '', name: 'x', input: {} } }]), 'MALFORMED_STREAM', /an id/);
-    throwsCode(() => run([start, { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '{' } }]), 'MALFORMED_STREAM', /never started/);
+    throwsCode(
+      () => run([start, { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: '', name: 'x', input: {} } }]),
+      'MALFORMED_STREAM',
+      /an id/,
+    );
+    throwsCode(
+      () => run([start, { type: 'content_block_delta', index: 3, delta: { type: 'input_json_delta', partial_json: '{' } }]),
+      'MALFORMED_STREAM',
+      /never started/,
+    );
   });
 
   it('places text and thinking deltas whose block start a compatible server skipped', () => {
@@ -62,13 +73,19 @@ describe('AnthropicStreamMapper', () => {
     const done = events.at(-1);
     assert.ok(done?.type === 'completed');
     assert.equal(done.response.text, 'hi');
-    assert.deepEqual(done.response.reasoning, [{ format: 'anthropic', text: 'hm', state: { type: 'thinking', thinking: 'hm', signature: 'sig' } }]);
+    assert.deepEqual(done.response.reasoning, [
+      { format: 'anthropic', text: 'hm', state: { type: 'thinking', thinking: 'hm', signature: 'sig' } },
+    ]);
   });
 
   it('ignores server tool blocks and unknown deltas, and finishes blocks left open at message_stop', () => {
     const events = run([
       start,
-      { type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } },
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
+      },
       { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"q":1}' } },
       { type: 'content_block_stop', index: 0 },
       { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'read', input: {} } },
@@ -89,30 +106,82 @@ describe('AnthropicStreamMapper', () => {
   it('enforces the size limits on text, arguments and thinking', () => {
     const limits = { maxTextChars: 10, maxArgumentChars: 10, maxResponseChars: 100 };
     const text = { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } };
-    throwsCode(() => run([start, text, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x'.repeat(11) } }], new AnthropicStreamMapper(limits)), 'RESPONSE_TOO_LARGE');
+    throwsCode(
+      () =>
+        run(
+          [start, text, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x'.repeat(11) } }],
+          new AnthropicStreamMapper(limits),
+        ),
+      'RESPONSE_TOO_LARGE',
+    );
     const thinking = { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } };
-    throwsCode(() => run([start, thinking, { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'x'.repeat(11) } }], new AnthropicStreamMapper(limits)), 'RESPONSE_TOO_LARGE');
+    throwsCode(
+      () =>
+        run(
+          [start, thinking, { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'x'.repeat(11) } }],
+          new AnthropicStreamMapper(limits),
+        ),
+      'RESPONSE_TOO_LARGE',
+    );
   });
 
   it('merges message_delta usage over message_start usage', () => {
     const events = run([
-      { type: 'message_start', message: { id: 'm', model: 'x', usage: { input_tokens: 10, cache_read_input_tokens: 90, cache_creation_input_tokens: 5, output_tokens: 1 } } },
-      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: null, output_tokens: 40, output_tokens_details: { thinking_tokens: 30 } } },
+      {
+        type: 'message_start',
+        message: {
+          id: 'm',
+          model: 'x',
+          usage: { input_tokens: 10, cache_read_input_tokens: 90, cache_creation_input_tokens: 5, output_tokens: 1 },
+        },
+      },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn' },
+        usage: { input_tokens: null, output_tokens: 40, output_tokens_details: { thinking_tokens: 30 } },
+      },
       { type: 'message_stop' },
     ]);
     const done = events.at(-1);
     assert.ok(done?.type === 'completed' && done.response.usage);
     const { raw: _raw, ...usage } = done.response.usage;
-    assert.deepEqual(usage, { inputTokens: 105, cachedInputTokens: 90, cacheWriteInputTokens: 5, outputTokens: 40, reasoningTokens: 30, totalTokens: 145 });
+    assert.deepEqual(usage, {
+      inputTokens: 105,
+      cachedInputTokens: 90,
+      cacheWriteInputTokens: 5,
+      outputTokens: 40,
+      reasoningTokens: 30,
+      totalTokens: 145,
+    });
   });
 });
 
 describe('anthropic request conversion', () => {
   it('knows which models take adaptive thinking', () => {
-    for (const model of ['claude-sonnet-5-5', 'claude-opus-5', 'claude-fable-5-1', 'claude-opus-4-6', 'claude-sonnet-4-6', 'anthropic/claude-opus-4-8', 'claude-haiku-5-5']) {
+    for (const model of [
+      'claude-sonnet-5-5',
+      'claude-opus-5',
+      'claude-fable-5-1',
+      'claude-opus-4-6',
+      'claude-sonnet-4-6',
+      'anthropic/claude-opus-4-8',
+      'claude-haiku-5-5',
+    ]) {
       assert.equal(usesAdaptiveThinking(model), true, model);
     }
-    for (const model of ['claude-sonnet-4-5', 'claude-sonnet-4-5-20250929', 'claude-opus-4-1', 'claude-opus-4-20250514', 'claude-sonnet-4-0', 'claude-haiku-4-5', 'claude-3-7-sonnet-latest', 'claude-sonnet-4-5@20250929', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'deepseek-chat', 'glm-4.6']) {
+    for (const model of [
+      'claude-sonnet-4-5',
+      'claude-sonnet-4-5-20250929',
+      'claude-opus-4-1',
+      'claude-opus-4-20250514',
+      'claude-sonnet-4-0',
+      'claude-haiku-4-5',
+      'claude-3-7-sonnet-latest',
+      'claude-sonnet-4-5@20250929',
+      'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+      'deepseek-chat',
+      'glm-4.6',
+    ]) {
       assert.equal(usesAdaptiveThinking(model), false, model);
     }
   });
@@ -141,8 +210,20 @@ describe('anthropic request conversion', () => {
     );
     assert.equal(body.stream, true);
     assert.deepEqual(body.messages, [
-      { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b', cache_control: { type: 'ephemeral' } }] },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'r', signature: 's' }, { type: 'tool_use', id: 't1', name: 'x', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b', cache_control: { type: 'ephemeral' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'r', signature: 's' },
+          { type: 'tool_use', id: 't1', name: 'x', input: {} },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', cache_control: { type: 'ephemeral' } }] },
     ]);
   });

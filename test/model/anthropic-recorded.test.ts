@@ -45,7 +45,9 @@ function fixture<T>(name: string): T {
 
 /** The recorded frames as the API sends them: `event:` line, the data line verbatim, blank line. */
 function sse(events: RecordedEvent[]): string {
-  return events.map((entry) => `event: ${entry.event ?? (JSON.parse(entry.data) as { type: string }).type}\ndata: ${entry.data}\n\n`).join('');
+  return events
+    .map((entry) => `event: ${entry.event ?? (JSON.parse(entry.data) as { type: string }).type}\ndata: ${entry.data}\n\n`)
+    .join('');
 }
 
 interface Replay {
@@ -90,7 +92,11 @@ function gateway(baseURL: string): ModelGateway {
   return createGateway({ wireApi: 'anthropic', baseURL, apiKey: 'sk-ant-replay-key', retry: { maxAttempts: 1 } });
 }
 
-async function streamed(gw: ModelGateway, messages: ModelMessage[], model = 'claude-sonnet-5'): Promise<{ events: ModelStreamEvent[]; response: ModelResponse }> {
+async function streamed(
+  gw: ModelGateway,
+  messages: ModelMessage[],
+  model = 'claude-sonnet-5',
+): Promise<{ events: ModelStreamEvent[]; response: ModelResponse }> {
   const events: ModelStreamEvent[] = [];
   for await (const event of gw.streamResponse({ model, messages })) events.push(event);
   const last = events.at(-1);
@@ -124,7 +130,13 @@ describe('anthropic recordings replayed through the SDK', () => {
         const { events, response } = await streamed(gateway(server.baseURL), ASK);
         const expected = recorded.expect;
         assert.equal(response.text, expected.text);
-        assert.equal(events.filter((e) => e.type === 'text-delta').map((e) => (e.type === 'text-delta' ? e.delta : '')).join(''), expected.text);
+        assert.equal(
+          events
+            .filter((e) => e.type === 'text-delta')
+            .map((e) => (e.type === 'text-delta' ? e.delta : ''))
+            .join(''),
+          expected.text,
+        );
         assert.deepEqual(response.toolCalls, expected.toolCalls);
         assert.deepEqual(response.reasoning, expected.reasoning);
         assert.equal(response.finishReason, (expected.toolCalls ?? []).length > 0 ? 'tool_calls' : 'stop');
@@ -132,7 +144,13 @@ describe('anthropic recordings replayed through the SDK', () => {
         if (expected.responseId) assert.equal(response.responseId, expected.responseId);
         if (expected.model) assert.equal(response.model, expected.model);
         const thinking = (expected.reasoning ?? []).map((entry) => entry.text).join('');
-        assert.equal(events.filter((e) => e.type === 'reasoning-delta').map((e) => (e.type === 'reasoning-delta' ? e.delta : '')).join(''), thinking);
+        assert.equal(
+          events
+            .filter((e) => e.type === 'reasoning-delta')
+            .map((e) => (e.type === 'reasoning-delta' ? e.delta : ''))
+            .join(''),
+          thinking,
+        );
         const done = events.at(-2);
         assert.ok(done?.type === 'message-done');
         assert.deepEqual(done.reasoning, expected.reasoning);
@@ -177,8 +195,14 @@ describe('anthropic recordings replayed through the SDK', () => {
       ];
       await assert.rejects(streamed(gw, history)); // the replay is exhausted; only the request matters
       const sent = withoutCacheControl(server.bodies[2]) as { messages: Array<{ role: string; content: Json[] }> };
-      assert.deepEqual(sent.messages[1]!.content, [...(thinking.expect.reasoning ?? []).map((r) => r.state), { type: 'text', text: first.text }]);
-      assert.deepEqual(sent.messages[3]!.content, [...(redacted.expect.reasoning ?? []).map((r) => r.state), { type: 'text', text: second.text }]);
+      assert.deepEqual(sent.messages[1]!.content, [
+        ...(thinking.expect.reasoning ?? []).map((r) => r.state),
+        { type: 'text', text: first.text },
+      ]);
+      assert.deepEqual(sent.messages[3]!.content, [
+        ...(redacted.expect.reasoning ?? []).map((r) => r.state),
+        { type: 'text', text: second.text },
+      ]);
     } finally {
       await server.close();
     }
@@ -189,7 +213,12 @@ describe('anthropic recordings replayed through the SDK', () => {
     const server = await replay([{ json: exchange.response }, { json: exchange.nextResponse }]);
     try {
       const gw = gateway(server.baseURL);
-      const tool = { name: 'get_user_country', description: '', parameters: { additionalProperties: false, properties: {}, type: 'object' }, strict: false };
+      const tool = {
+        name: 'get_user_country',
+        description: '',
+        parameters: { additionalProperties: false, properties: {}, type: 'object' },
+        strict: false,
+      };
       const question: ModelMessage = { role: 'user', content: 'What is the largest city in the user country?' };
       const first = await gw.createResponse({ model: 'claude-sonnet-4-0', messages: [question], tools: [tool], maxOutputTokens: 4096 });
       const recordedContent = (exchange.response as { content: Json[] }).content;
@@ -197,7 +226,14 @@ describe('anthropic recordings replayed through the SDK', () => {
       assert.equal(first.text, recordedContent[1]!.text);
       assert.deepEqual(first.toolCalls, [{ id: 'toolu_01YGzqpRE16Vricda3Aqcejo', name: 'get_user_country', arguments: '{}' }]);
       assert.deepEqual(first.reasoning, [{ format: 'anthropic', text: recordedContent[0]!.thinking, state: recordedContent[0] }]);
-      assert.deepEqual(numbers(first.usage), { inputTokens: 398, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 155, reasoningTokens: 0, totalTokens: 553 });
+      assert.deepEqual(numbers(first.usage), {
+        inputTokens: 398,
+        cachedInputTokens: 0,
+        cacheWriteInputTokens: 0,
+        outputTokens: 155,
+        reasoningTokens: 0,
+        totalTokens: 553,
+      });
 
       const next = await gw.createResponse({
         model: 'claude-sonnet-4-0',

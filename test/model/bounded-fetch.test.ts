@@ -18,7 +18,11 @@ function responseOf(chunks: string[], init: ResponseInit & { contentType?: strin
 }
 
 function fetchOf(response: Response, maxBytes: number) {
-  return boundedFetch(maxBytes, (unit) => new ModelError('RESPONSE_TOO_LARGE', `too large: ${unit}`), async () => response);
+  return boundedFetch(
+    maxBytes,
+    (unit) => new ModelError('RESPONSE_TOO_LARGE', `too large: ${unit}`),
+    async () => response,
+  );
 }
 
 async function read(response: Response): Promise<string> {

@@ -45,7 +45,9 @@ describe('Chat Completions shapes from real providers', () => {
     );
     const response = done(events);
     assert.equal(response.text, '2 + 2 = 4');
-    assert.deepEqual(response.reasoning, [{ format: 'chat', text: 'The user is asking for 2+2. This is basic arithmetic. 2+2=4.', state: null }]);
+    assert.deepEqual(response.reasoning, [
+      { format: 'chat', text: 'The user is asking for 2+2. This is basic arithmetic. 2+2=4.', state: null },
+    ]);
     // Mistral's schema has no reasoning field (an unknown one is a 422): none goes back.
     const body = buildChatRequest(
       {
@@ -71,7 +73,13 @@ describe('Chat Completions shapes from real providers', () => {
         {
           index: 0,
           finish_reason: 'stop',
-          message: { role: 'assistant', content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Think.' }] }, { type: 'text', text: 'Answer.' }] },
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: [{ type: 'text', text: 'Think.' }] },
+              { type: 'text', text: 'Answer.' },
+            ],
+          },
         },
       ],
     } as unknown as ChatCompletion;
@@ -111,14 +119,33 @@ describe('Chat Completions shapes from real providers', () => {
       chunk(part('b', 1, '"}'), '"finish_reason":"tool_calls",'),
     ]);
     assert.deepEqual(done(events).toolCalls, [
-      { id: 'a', name: 'get_current_weather', arguments: '{"location":"Boston"}', providerFields: { format: 'chat', fields: { extra_content: { google: { thought_signature: 'sig' } } } } },
+      {
+        id: 'a',
+        name: 'get_current_weather',
+        arguments: '{"location":"Boston"}',
+        providerFields: { format: 'chat', fields: { extra_content: { google: { thought_signature: 'sig' } } } },
+      },
       { id: 'b', name: 'get_current_weather', arguments: '{"location":"Delhi"}' },
     ]);
   });
 
   it('still tells apart two calls of one answer that share an id', () => {
     const call = (index: number, id: string | undefined, name: string | undefined, args: string) =>
-      JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { tool_calls: [{ index, ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }] }, finish_reason: null }] });
+      JSON.stringify({
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 0,
+        model: 'm',
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [{ index, ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }],
+            },
+            finish_reason: null,
+          },
+        ],
+      });
     const events = run([
       call(0, 'call_1', 'echo', ''),
       call(0, undefined, undefined, '{"text":"a"}'),
@@ -126,7 +153,10 @@ describe('Chat Completions shapes from real providers', () => {
       call(1, undefined, undefined, '{"text":"b"}'),
       '{"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}',
     ]);
-    assert.deepEqual(done(events).toolCalls.map((call) => call.arguments), ['{"text":"a"}', '{"text":"b"}']);
+    assert.deepEqual(
+      done(events).toolCalls.map((call) => call.arguments),
+      ['{"text":"a"}', '{"text":"b"}'],
+    );
   });
 });
 
@@ -146,8 +176,13 @@ describe('reasoning sent back on the Chat wire', () => {
         ];
 
   it("goes on every assistant message of a turn that called tools, as DeepSeek's thinking mode requires, and on no other", () => {
-    const body = buildChatRequest({ model: 'deepseek-reasoner', messages: [...turn(1, true), ...turn(2, false), { role: 'user', content: 'q3' }] }, true);
-    const sent = (body.messages as unknown as Array<Record<string, unknown>>).filter((message) => message.role === 'assistant').map((message) => message.reasoning_content);
+    const body = buildChatRequest(
+      { model: 'deepseek-reasoner', messages: [...turn(1, true), ...turn(2, false), { role: 'user', content: 'q3' }] },
+      true,
+    );
+    const sent = (body.messages as unknown as Array<Record<string, unknown>>)
+      .filter((message) => message.role === 'assistant')
+      .map((message) => message.reasoning_content);
     assert.deepEqual(sent, ['think 1a', 'think 1b', undefined]);
   });
 
@@ -163,7 +198,12 @@ describe('optional fields a strict provider refuses', () => {
     model: 'm',
     messages: [
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 't', arguments: '{}' }], reasoning: [{ format: 'chat', text: 'think', state: { field: 'reasoning' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'c1', name: 't', arguments: '{}' }],
+        reasoning: [{ format: 'chat', text: 'think', state: { field: 'reasoning' } }],
+      },
       { role: 'tool', toolCallId: 'c1', toolName: 't', content: 'ok', isError: false },
     ],
   };
@@ -184,7 +224,10 @@ describe('optional fields a strict provider refuses', () => {
     expect: { rounds: [] },
   });
 
-  async function stream(server: { baseURL: string }, gateway = createGateway({ wireApi: 'chat', baseURL: server.baseURL, apiKey: 'test-key' })) {
+  async function stream(
+    server: { baseURL: string },
+    gateway = createGateway({ wireApi: 'chat', baseURL: server.baseURL, apiKey: 'test-key' }),
+  ) {
     let text = '';
     for await (const event of gateway.streamResponse(request)) if (event.type === 'text-delta') text += event.delta;
     return { text, gateway };
@@ -199,7 +242,25 @@ describe('optional fields a strict provider refuses', () => {
           absent: ['stream_options'],
           why: 'Mistral',
           source: 'https://github.com/avante-corp/avante.nvim/issues/2347',
-          error: { status: 422, body: { object: 'error', message: { detail: [{ type: 'extra_forbidden', loc: ['body', 'stream_options', 'include_usage'], msg: 'Extra inputs are not permitted', input: true }] }, type: 'invalid_request_error', param: null, code: null } },
+          error: {
+            status: 422,
+            body: {
+              object: 'error',
+              message: {
+                detail: [
+                  {
+                    type: 'extra_forbidden',
+                    loc: ['body', 'stream_options', 'include_usage'],
+                    msg: 'Extra inputs are not permitted',
+                    input: true,
+                  },
+                ],
+              },
+              type: 'invalid_request_error',
+              param: null,
+              code: null,
+            },
+          },
         },
         2,
       ),
@@ -208,7 +269,10 @@ describe('optional fields a strict provider refuses', () => {
       const { text, gateway } = await stream(server);
       assert.equal(text, 'done');
       await stream(server, gateway);
-      assert.deepEqual(server.rejections.map((rejection) => rejection.requirement), ['no-stream-options']);
+      assert.deepEqual(
+        server.rejections.map((rejection) => rejection.requirement),
+        ['no-stream-options'],
+      );
       assert.equal(server.requests.length, 3);
     } finally {
       await server.close();
@@ -223,7 +287,16 @@ describe('optional fields a strict provider refuses', () => {
         absent: ['reasoning'],
         why: 'Groq',
         source: 'https://github.com/karthink/gptel/issues/774',
-        error: { status: 400, body: { error: { message: "'messages.1' : for 'role:assistant' the following must be satisfied[('messages.1' : property 'reasoning' is unsupported, did you mean 'role'?)]", type: 'invalid_request_error' } } },
+        error: {
+          status: 400,
+          body: {
+            error: {
+              message:
+                "'messages.1' : for 'role:assistant' the following must be satisfied[('messages.1' : property 'reasoning' is unsupported, did you mean 'role'?)]",
+              type: 'invalid_request_error',
+            },
+          },
+        },
       }),
     );
     try {
@@ -234,7 +307,7 @@ describe('optional fields a strict provider refuses', () => {
     }
   });
 
-  it("does not drop reasoning when DeepSeek asks for it (the field is named, but wanted)", async () => {
+  it('does not drop reasoning when DeepSeek asks for it (the field is named, but wanted)', async () => {
     const server = await startReplayServer(
       profile({
         id: 'wants-reasoning',
@@ -242,7 +315,17 @@ describe('optional fields a strict provider refuses', () => {
         match: { reasoning_content: 'never sent' },
         why: 'DeepSeek',
         source: 'https://api-docs.deepseek.com/guides/thinking_mode',
-        error: { status: 400, body: { error: { message: 'The `reasoning_content` in the thinking mode must be passed back to the API.', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } } },
+        error: {
+          status: 400,
+          body: {
+            error: {
+              message: 'The `reasoning_content` in the thinking mode must be passed back to the API.',
+              type: 'invalid_request_error',
+              param: null,
+              code: 'invalid_request_error',
+            },
+          },
+        },
       }),
     );
     try {

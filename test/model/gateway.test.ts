@@ -36,7 +36,14 @@ function gatewayFor(wireApi: WireApi, baseURL: string, overrides: Partial<Gatewa
 }
 
 function userAsks(text: string, extra: Partial<ModelRequest> = {}): ModelRequest {
-  return { model: 'fake-model', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: text }], ...extra };
+  return {
+    model: 'fake-model',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: text },
+    ],
+    ...extra,
+  };
 }
 
 async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
@@ -95,7 +102,18 @@ async function withSilentServer(wireApi: WireApi, run: (baseURL: string) => Prom
       ? `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] })}\n\n`
       : wireApi === 'responses'
         ? `event: response.output_text.delta\ndata: ${JSON.stringify({ type: 'response.output_text.delta', delta: 'hi', item_id: 'm1', output_index: 0, content_index: 0, sequence_number: 0 })}\n\n`
-        : anthropicFrame({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } } }) +
+        : anthropicFrame({
+            type: 'message_start',
+            message: {
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              model: 'm',
+              content: [],
+              stop_reason: null,
+              usage: { input_tokens: 1, output_tokens: 1 },
+            },
+          }) +
           anthropicFrame({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
           anthropicFrame({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } });
   const server = createHttpServer((req, res) => {
@@ -149,7 +167,14 @@ for (const wireApi of WIRE_APIS) {
           assert.ok(rest.responseId);
           assert.ok(usage);
           const { raw, ...numbers } = usage;
-          assert.deepEqual(numbers, { inputTokens: 11, cachedInputTokens: 2, ...(wireApi === 'anthropic' ? { cacheWriteInputTokens: 0 } : {}), outputTokens: 3, reasoningTokens: 1, totalTokens: 14 });
+          assert.deepEqual(numbers, {
+            inputTokens: 11,
+            cachedInputTokens: 2,
+            ...(wireApi === 'anthropic' ? { cacheWriteInputTokens: 0 } : {}),
+            outputTokens: 3,
+            reasoningTokens: 1,
+            totalTokens: 14,
+          });
           assert.ok(raw && typeof raw === 'object');
           assert.equal(provider.requests.length, 1);
           assert.equal(provider.requests[0]!.headers.authorization, 'Bearer sk-test');
@@ -210,7 +235,15 @@ for (const wireApi of WIRE_APIS) {
 
     it('answers createResponse without streaming', async () => {
       await withProvider(
-        { script: [{ text: 'Done.', toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a' } }], usage: { input: 5, output: 2, cached: null } }] },
+        {
+          script: [
+            {
+              text: 'Done.',
+              toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a' } }],
+              usage: { input: 5, output: 2, cached: null },
+            },
+          ],
+        },
         async (provider) => {
           const response = await gatewayFor(wireApi, provider.baseURL).createResponse(userAsks('go', { tools: [strictTool] }));
           assert.equal(response.text, 'Done.');
@@ -241,7 +274,9 @@ for (const wireApi of WIRE_APIS) {
         if (wireApi === 'anthropic') {
           assert.equal(plain.max_tokens, 64);
           assert.deepEqual(plain.system, [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }]);
-          assert.deepEqual(plain.messages, [{ role: 'user', content: [{ type: 'text', text: 'no tools', cache_control: { type: 'ephemeral' } }] }]);
+          assert.deepEqual(plain.messages, [
+            { role: 'user', content: [{ type: 'text', text: 'no tools', cache_control: { type: 'ephemeral' } }] },
+          ]);
           // Anthropic takes the schema as written: strict mode's nullable rewrite is an OpenAI thing.
           assert.deepEqual(withTools.tools, [
             { name: 'read_file', description: 'Read a file.', input_schema: strictTool.parameters, cache_control: { type: 'ephemeral' } },
@@ -276,13 +311,21 @@ for (const wireApi of WIRE_APIS) {
     });
 
     it('reports usage as null when the provider sends none', async () => {
-      await withProvider({ script: [{ text: 'x', usage: null }, { text: 'y', usage: null }] }, async (provider) => {
-        const gateway = gatewayFor(wireApi, provider.baseURL);
-        const completed = (await collect(gateway.streamResponse(userAsks('x')))).at(-1);
-        assert.ok(completed?.type === 'completed');
-        assert.equal(completed.response.usage, null);
-        assert.equal((await gateway.createResponse(userAsks('y'))).usage, null);
-      });
+      await withProvider(
+        {
+          script: [
+            { text: 'x', usage: null },
+            { text: 'y', usage: null },
+          ],
+        },
+        async (provider) => {
+          const gateway = gatewayFor(wireApi, provider.baseURL);
+          const completed = (await collect(gateway.streamResponse(userAsks('x')))).at(-1);
+          assert.ok(completed?.type === 'completed');
+          assert.equal(completed.response.usage, null);
+          assert.equal((await gateway.createResponse(userAsks('y'))).usage, null);
+        },
+      );
     });
 
     it('retries a 429 after its Retry-After, then succeeds', async () => {
@@ -307,7 +350,14 @@ for (const wireApi of WIRE_APIS) {
 
     it('retries a 500 with jittered backoff, for both calls', async () => {
       await withProvider(
-        { script: [{ fault: { kind: 'status', status: 500 } }, { text: 'streamed' }, { fault: { kind: 'status', status: 503 } }, { text: 'created' }] },
+        {
+          script: [
+            { fault: { kind: 'status', status: 500 } },
+            { text: 'streamed' },
+            { fault: { kind: 'status', status: 503 } },
+            { text: 'created' },
+          ],
+        },
         async (provider) => {
           const notices: RetryNotice[] = [];
           const gateway = gatewayFor(wireApi, provider.baseURL);
@@ -342,7 +392,11 @@ for (const wireApi of WIRE_APIS) {
       const limited = { fault: { kind: 'status', status: 429, retryAfter: '0' } } as const;
       const broken = { fault: { kind: 'status', status: 502 } } as const;
       await withProvider({ script: [limited, limited, limited, limited, broken, broken, broken] }, async (provider) => {
-        await failingStream(gatewayFor(wireApi, provider.baseURL).streamResponse(userAsks('x')), 'RATE_LIMITED', /gave up after 4 attempts/);
+        await failingStream(
+          gatewayFor(wireApi, provider.baseURL).streamResponse(userAsks('x')),
+          'RATE_LIMITED',
+          /gave up after 4 attempts/,
+        );
         assert.equal(provider.requests.length, 4);
         const gateway = gatewayFor(wireApi, provider.baseURL, { retry: { ...FAST_RETRY, maxAttempts: 3 } });
         await failingCall(gateway.createResponse(userAsks('y')), 'SERVER_ERROR', /502/);
@@ -355,7 +409,11 @@ for (const wireApi of WIRE_APIS) {
       const baseURL = await closedPortURL();
       const notices: RetryNotice[] = [];
       const gateway = gatewayFor(wireApi, baseURL, { retry: { ...FAST_RETRY, maxAttempts: 2 } });
-      await failingStream(gateway.streamResponse(userAsks('x'), { onRetry: (notice) => notices.push(notice) }), 'CONNECTION_FAILED', /--base-url/);
+      await failingStream(
+        gateway.streamResponse(userAsks('x'), { onRetry: (notice) => notices.push(notice) }),
+        'CONNECTION_FAILED',
+        /--base-url/,
+      );
       assert.equal(notices.length, 1);
       assert.equal(notices[0]!.error.code, 'CONNECTION_FAILED');
     });
@@ -372,11 +430,14 @@ for (const wireApi of WIRE_APIS) {
       // created, in_progress, output_item.added and content_part.added; Anthropic sends
       // message_start, content_block_start and a ping.
       const afterEvents = wireApi === 'chat' ? 3 : wireApi === 'responses' ? 6 : 5;
-      await withProvider({ script: [{ text: 'abcdefghijklmnop', chunkSize: 2, fault: { kind: 'cut', afterEvents } }, { text: 'again' }] }, async (provider) => {
-        const events = await failingStream(gatewayFor(wireApi, provider.baseURL).streamResponse(userAsks('x')), 'STREAM_INTERRUPTED');
-        assert.equal(textOf(events), 'abcd');
-        assert.equal(provider.requests.length, 1);
-      });
+      await withProvider(
+        { script: [{ text: 'abcdefghijklmnop', chunkSize: 2, fault: { kind: 'cut', afterEvents } }, { text: 'again' }] },
+        async (provider) => {
+          const events = await failingStream(gatewayFor(wireApi, provider.baseURL).streamResponse(userAsks('x')), 'STREAM_INTERRUPTED');
+          assert.equal(textOf(events), 'abcd');
+          assert.equal(provider.requests.length, 1);
+        },
+      );
     });
 
     it('retries a stream cut before any content reached the caller', async () => {
@@ -386,7 +447,10 @@ for (const wireApi of WIRE_APIS) {
           gatewayFor(wireApi, provider.baseURL).streamResponse(userAsks('x'), { onRetry: (notice) => notices.push(notice) }),
         );
         assert.equal(textOf(events), 'again');
-        assert.deepEqual(notices.map((notice) => notice.error.code), ['STREAM_INTERRUPTED']);
+        assert.deepEqual(
+          notices.map((notice) => notice.error.code),
+          ['STREAM_INTERRUPTED'],
+        );
         assert.equal(provider.requests.length, 2);
       });
     });
@@ -469,20 +533,23 @@ for (const wireApi of WIRE_APIS) {
     });
 
     it('aborts during a backoff sleep with ABORTED, without another request', async () => {
-      await withProvider({ script: [{ fault: { kind: 'status', status: 429, retryAfter: '30' } }, { text: 'never' }] }, async (provider) => {
-        const controller = new AbortController();
-        await failingCall(
-          gatewayFor(wireApi, provider.baseURL).createResponse(userAsks('x'), {
-            signal: controller.signal,
-            onRetry: (notice) => {
-              assert.equal(notice.delayMs, 30_000);
-              setImmediate(() => controller.abort());
-            },
-          }),
-          'ABORTED',
-        );
-        assert.equal(provider.requests.length, 1);
-      });
+      await withProvider(
+        { script: [{ fault: { kind: 'status', status: 429, retryAfter: '30' } }, { text: 'never' }] },
+        async (provider) => {
+          const controller = new AbortController();
+          await failingCall(
+            gatewayFor(wireApi, provider.baseURL).createResponse(userAsks('x'), {
+              signal: controller.signal,
+              onRetry: (notice) => {
+                assert.equal(notice.delayMs, 30_000);
+                setImmediate(() => controller.abort());
+              },
+            }),
+            'ABORTED',
+          );
+          assert.equal(provider.requests.length, 1);
+        },
+      );
     });
 
     it('times out a provider that never answers or sends no content, as a retryable CONNECTION_FAILED', async () => {

@@ -92,13 +92,27 @@ describe('mapSdkError', () => {
   });
 
   it('maps an overflow reported inside a stream, and a misconfiguration there, to their own codes', () => {
-    const overflow = new APIError(undefined, { message: 'the request exceeds the available context size, try increasing it', code: 400 }, undefined, undefined);
+    const overflow = new APIError(
+      undefined,
+      { message: 'the request exceeds the available context size, try increasing it', code: 400 },
+      undefined,
+      undefined,
+    );
     assert.equal(mapSdkError(overflow, context).code, 'CONTEXT_OVERFLOW');
-    const jinja = new APIError(undefined, { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' }, undefined, undefined);
+    const jinja = new APIError(
+      undefined,
+      { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' },
+      undefined,
+      undefined,
+    );
     assert.equal(mapSdkError(jinja, context).code, 'PROVIDER_MISCONFIGURED');
     const openRouter = new APIError(
       undefined,
-      { message: 'Provider returned error', code: 400, metadata: { raw: '{"error":{"message":"This model\'s maximum context length is 8192 tokens."}}', provider_name: 'X' } },
+      {
+        message: 'Provider returned error',
+        code: 400,
+        metadata: { raw: '{"error":{"message":"This model\'s maximum context length is 8192 tokens."}}', provider_name: 'X' },
+      },
       undefined,
       undefined,
     );
@@ -108,7 +122,10 @@ describe('mapSdkError', () => {
   });
 
   it('maps connection problems, timeouts and aborts', () => {
-    const refused = mapSdkError(new APIConnectionError({ cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }), context);
+    const refused = mapSdkError(
+      new APIConnectionError({ cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }),
+      context,
+    );
     assert.equal(refused.code, 'CONNECTION_FAILED');
     assert.equal(refused.retryable, true);
     assert.match(refused.message, /ECONNREFUSED.*--base-url/);

@@ -19,7 +19,14 @@ function chunk(delta: Delta, finishReason: string | null = null): ChatCompletion
 }
 
 function usageChunk(usage: Record<string, unknown>): ChatCompletionChunk {
-  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'm-1', choices: [], usage } as unknown as ChatCompletionChunk;
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'm-1',
+    choices: [],
+    usage,
+  } as unknown as ChatCompletionChunk;
 }
 
 function runChat(chunks: ChatCompletionChunk[]): ModelStreamEvent[] {
@@ -104,16 +111,33 @@ describe('ChatStreamMapper', () => {
   });
 
   it('throws for refusal, length, content_filter, a missing finish and a call without id', () => {
-    throwsCode(() => runChat([chunk({ refusal: "I can't " }), chunk({ refusal: 'help with that.' }), chunk({}, 'stop')]), 'MODEL_REFUSED', /I can't help with that\./);
+    throwsCode(
+      () => runChat([chunk({ refusal: "I can't " }), chunk({ refusal: 'help with that.' }), chunk({}, 'stop')]),
+      'MODEL_REFUSED',
+      /I can't help with that\./,
+    );
     throwsCode(() => runChat([chunk({ content: 'abc' }, 'length')]), 'OUTPUT_TRUNCATED');
     throwsCode(() => runChat([chunk({ content: 'abc' }, 'content_filter')]), 'CONTENT_FILTERED');
     throwsCode(() => runChat([chunk({ content: 'abc' })]), 'STREAM_INTERRUPTED');
-    throwsCode(() => runChat([chunk({ tool_calls: [{ index: 0, function: { name: 'x', arguments: '{}' } }] }), chunk({}, 'tool_calls')]), 'MALFORMED_STREAM', /without an id/);
+    throwsCode(
+      () => runChat([chunk({ tool_calls: [{ index: 0, function: { name: 'x', arguments: '{}' } }] }), chunk({}, 'tool_calls')]),
+      'MALFORMED_STREAM',
+      /without an id/,
+    );
   });
 });
 
 function responseObject(fields: Record<string, unknown>): Record<string, unknown> {
-  return { id: 'resp_1', object: 'response', model: 'm-2', status: 'completed', output: [], error: null, incomplete_details: null, ...fields };
+  return {
+    id: 'resp_1',
+    object: 'response',
+    model: 'm-2',
+    status: 'completed',
+    output: [],
+    error: null,
+    incomplete_details: null,
+    ...fields,
+  };
 }
 
 function runResponses(events: Array<Record<string, unknown>>): ModelStreamEvent[] {
@@ -125,7 +149,13 @@ function runResponses(events: Array<Record<string, unknown>>): ModelStreamEvent[
 describe('ResponsesStreamMapper', () => {
   it('maps text, function-call items and completion with usage', () => {
     const finalCall = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'read', arguments: '{"p":"x"}', status: 'completed' };
-    const usage = { input_tokens: 20, output_tokens: 7, total_tokens: 27, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 2 } };
+    const usage = {
+      input_tokens: 20,
+      output_tokens: 7,
+      total_tokens: 27,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 2 },
+    };
     const events = runResponses([
       { type: 'response.created', response: responseObject({ status: 'in_progress' }) },
       { type: 'response.output_text.delta', delta: 'Look', item_id: 'msg_1', output_index: 0, content_index: 0 },
@@ -138,7 +168,16 @@ describe('ResponsesStreamMapper', () => {
       {
         type: 'response.completed',
         response: responseObject({
-          output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Looking', annotations: [] }] }, finalCall],
+          output: [
+            {
+              type: 'message',
+              id: 'msg_1',
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: 'Looking', annotations: [] }],
+            },
+            finalCall,
+          ],
           usage,
         }),
       },
@@ -173,7 +212,13 @@ describe('ResponsesStreamMapper', () => {
         type: 'response.completed',
         response: responseObject({
           output: [
-            { type: 'message', id: 'm', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hi', annotations: [] }] },
+            {
+              type: 'message',
+              id: 'm',
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: 'Hi', annotations: [] }],
+            },
             { type: 'function_call', id: 'fc', call_id: 'c9', name: 'ls', arguments: '{}' },
           ],
         }),
@@ -191,19 +236,38 @@ describe('ResponsesStreamMapper', () => {
 
   it('throws for failed, incomplete, error events, refusals and a stream without completion', () => {
     throwsCode(
-      () => runResponses([{ type: 'response.failed', response: responseObject({ status: 'failed', error: { code: 'server_error', message: 'It broke' } }) }]),
+      () =>
+        runResponses([
+          { type: 'response.failed', response: responseObject({ status: 'failed', error: { code: 'server_error', message: 'It broke' } }) },
+        ]),
       'RESPONSE_FAILED',
       /It broke/,
     );
     throwsCode(
-      () => runResponses([{ type: 'response.incomplete', response: responseObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }) }]),
+      () =>
+        runResponses([
+          {
+            type: 'response.incomplete',
+            response: responseObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }),
+          },
+        ]),
       'OUTPUT_TRUNCATED',
     );
     throwsCode(
-      () => runResponses([{ type: 'response.incomplete', response: responseObject({ status: 'incomplete', incomplete_details: { reason: 'content_filter' } }) }]),
+      () =>
+        runResponses([
+          {
+            type: 'response.incomplete',
+            response: responseObject({ status: 'incomplete', incomplete_details: { reason: 'content_filter' } }),
+          },
+        ]),
       'CONTENT_FILTERED',
     );
-    throwsCode(() => runResponses([{ type: 'error', code: 'server_error', message: 'Stream exploded', param: null }]), 'RESPONSE_FAILED', /Stream exploded/);
+    throwsCode(
+      () => runResponses([{ type: 'error', code: 'server_error', message: 'Stream exploded', param: null }]),
+      'RESPONSE_FAILED',
+      /Stream exploded/,
+    );
     throwsCode(
       () =>
         runResponses([
@@ -213,7 +277,10 @@ describe('ResponsesStreamMapper', () => {
       'MODEL_REFUSED',
       /No\./,
     );
-    throwsCode(() => runResponses([{ type: 'response.output_text.delta', delta: 'x', item_id: 'm', output_index: 0, content_index: 0 }]), 'STREAM_INTERRUPTED');
+    throwsCode(
+      () => runResponses([{ type: 'response.output_text.delta', delta: 'x', item_id: 'm', output_index: 0, content_index: 0 }]),
+      'STREAM_INTERRUPTED',
+    );
   });
 });
 
@@ -239,17 +306,38 @@ describe('stream mappers: size limits', () => {
       output_index: 0,
       item: { type: 'function_call', id: 'fc', call_id: 'c', name: 'write', arguments: args },
     });
-    throwsCode(() => new ResponsesStreamMapper(limits).push(added('123456789') as unknown as ResponseStreamEvent), 'RESPONSE_TOO_LARGE', /maxArgumentChars/);
-    const done = new ResponsesStreamMapper(limits);
-    done.push(added('') as unknown as ResponseStreamEvent);
     throwsCode(
-      () => done.push({ type: 'response.function_call_arguments.done', item_id: 'fc', output_index: 0, name: 'write', arguments: '123456789' } as unknown as ResponseStreamEvent),
+      () => new ResponsesStreamMapper(limits).push(added('123456789') as unknown as ResponseStreamEvent),
       'RESPONSE_TOO_LARGE',
       /maxArgumentChars/,
     );
-    const message = { type: 'message', id: 'm', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'x'.repeat(11), annotations: [] }] };
+    const done = new ResponsesStreamMapper(limits);
+    done.push(added('') as unknown as ResponseStreamEvent);
     throwsCode(
-      () => new ResponsesStreamMapper(limits).push({ type: 'response.completed', response: responseObject({ output: [message] }) } as unknown as ResponseStreamEvent),
+      () =>
+        done.push({
+          type: 'response.function_call_arguments.done',
+          item_id: 'fc',
+          output_index: 0,
+          name: 'write',
+          arguments: '123456789',
+        } as unknown as ResponseStreamEvent),
+      'RESPONSE_TOO_LARGE',
+      /maxArgumentChars/,
+    );
+    const message = {
+      type: 'message',
+      id: 'm',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'x'.repeat(11), annotations: [] }],
+    };
+    throwsCode(
+      () =>
+        new ResponsesStreamMapper(limits).push({
+          type: 'response.completed',
+          response: responseObject({ output: [message] }),
+        } as unknown as ResponseStreamEvent),
       'RESPONSE_TOO_LARGE',
       /maxTextChars/,
     );
@@ -263,7 +351,11 @@ describe('stream mappers: size limits', () => {
       output_index: i,
       item: { type: 'function_call', id: `fc${i}`, call_id: `c${i}`, name: 'w', arguments: args },
     });
-    push({ type: 'response.output_item.added', output_index: 0, item: { type: 'function_call', id: 'fc0', call_id: 'c0', name: 'w', arguments: '' } });
+    push({
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { type: 'function_call', id: 'fc0', call_id: 'c0', name: 'w', arguments: '' },
+    });
     push({ type: 'response.function_call_arguments.delta', item_id: 'fc0', output_index: 0, delta: '1234' });
     // The finished value replaces the streamed preview: call 0 now holds 8 characters, not 12.
     push({ type: 'response.function_call_arguments.done', item_id: 'fc0', output_index: 0, name: 'w', arguments: '12345678' });

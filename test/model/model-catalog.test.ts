@@ -131,7 +131,8 @@ describe('model catalog lookup', () => {
       assert.equal(entry.name, entry.name.toLowerCase(), entry.name);
       assert.ok(!names.has(entry.name), `duplicate ${entry.name}`);
       names.add(entry.name);
-      for (const value of [entry.contextWindow, entry.maxOutputTokens, entry.maxInputTokens ?? 1]) assert.ok(Number.isSafeInteger(value) && value > 0, entry.name);
+      for (const value of [entry.contextWindow, entry.maxOutputTokens, entry.maxInputTokens ?? 1])
+        assert.ok(Number.isSafeInteger(value) && value > 0, entry.name);
       assert.ok(entry.maxOutputTokens <= entry.contextWindow, entry.name);
       assert.ok(entry.source.length > 0, entry.name);
       assert.match(entry.asOf, /^\d{4}-\d{2}$/, entry.name);
@@ -139,18 +140,28 @@ describe('model catalog lookup', () => {
       if (pricing === null) continue;
       let previous = 0;
       for (const rates of [pricing, ...(pricing.tiers ?? [])]) {
-        for (const value of [rates.inputPerMillion, rates.cachedInputPerMillion, rates.outputPerMillion, rates.cacheWritePerMillion ?? 0]) assert.ok(value >= 0, entry.name);
+        for (const value of [rates.inputPerMillion, rates.cachedInputPerMillion, rates.outputPerMillion, rates.cacheWritePerMillion ?? 0])
+          assert.ok(value >= 0, entry.name);
         assert.ok(rates.cachedInputPerMillion <= rates.inputPerMillion, `${entry.name}: cached input costs more than input`);
       }
       for (const tier of pricing.tiers ?? []) {
-        assert.ok(tier.aboveInputTokens > previous && tier.aboveInputTokens < entry.contextWindow, `${entry.name}: tiers ascend inside the window`);
+        assert.ok(
+          tier.aboveInputTokens > previous && tier.aboveInputTokens < entry.contextWindow,
+          `${entry.name}: tiers ascend inside the window`,
+        );
         previous = tier.aboveInputTokens;
       }
-      if (entry.promptCaching === 'explicit') assert.ok(pricing.cacheWritePerMillion !== undefined, `${entry.name}: explicit caching needs a write rate`);
+      if (entry.promptCaching === 'explicit')
+        assert.ok(pricing.cacheWritePerMillion !== undefined, `${entry.name}: explicit caching needs a write rate`);
     }
     // The providers the catalog promises to cover all have priced entries.
-    const priced = new Set(modelCatalogEntries().filter((entry) => entry.pricing !== null).map((entry) => entry.provider));
-    for (const provider of ['openai', 'anthropic', 'google', 'deepseek', 'xai', 'mistral', 'alibaba']) assert.ok(priced.has(provider as never), provider);
+    const priced = new Set(
+      modelCatalogEntries()
+        .filter((entry) => entry.pricing !== null)
+        .map((entry) => entry.provider),
+    );
+    for (const provider of ['openai', 'anthropic', 'google', 'deepseek', 'xai', 'mistral', 'alibaba'])
+      assert.ok(priced.has(provider as never), provider);
   });
 });
 
@@ -166,7 +177,9 @@ describe('model overrides', () => {
   });
 
   test('an override can define a model the catalog does not know', () => {
-    const resolved = resolveModel('acme/coder-7b', { 'coder-7b': override({ contextWindow: 16_000, maxOutputTokens: 4_000, reasoning: 'none' }) });
+    const resolved = resolveModel('acme/coder-7b', {
+      'coder-7b': override({ contextWindow: 16_000, maxOutputTokens: 4_000, reasoning: 'none' }),
+    });
     assert.equal(resolved.matched, null);
     assert.equal(resolved.entry.name, 'coder-7b');
     assert.equal(resolved.entry.source, 'config');
@@ -233,13 +246,19 @@ describe('estimateCost', () => {
       output: 0.15,
       total: 0.33,
     });
-    close(estimateCost({ inputTokens: 1_000_000, cachedInputTokens: 0, cacheWriteInputTokens: 1_000_000, outputTokens: 0 }, lookupModel('gpt-4o').entry), {
-      input: 0,
-      cachedInput: 0,
-      cacheWrite: 2.5,
-      output: 0,
-      total: 2.5,
-    });
+    close(
+      estimateCost(
+        { inputTokens: 1_000_000, cachedInputTokens: 0, cacheWriteInputTokens: 1_000_000, outputTokens: 0 },
+        lookupModel('gpt-4o').entry,
+      ),
+      {
+        input: 0,
+        cachedInput: 0,
+        cacheWrite: 2.5,
+        output: 0,
+        total: 2.5,
+      },
+    );
   });
 
   test('a long request is billed whole at its tier', () => {
@@ -250,8 +269,20 @@ describe('estimateCost', () => {
 
   test('inconsistent reports cannot produce negative costs', () => {
     const entry = lookupModel('gpt-4o-mini').entry;
-    close(estimateCost({ ...usage(1_000_000, 2_000_000, -5), cacheWriteInputTokens: 7 }, entry), { input: 0, cachedInput: 0.075, cacheWrite: 0, output: 0, total: 0.075 });
-    close(estimateCost(usage(0, 0, 0), lookupModel('glassbox-demo').entry), { input: 0, cachedInput: 0, cacheWrite: 0, output: 0, total: 0 });
+    close(estimateCost({ ...usage(1_000_000, 2_000_000, -5), cacheWriteInputTokens: 7 }, entry), {
+      input: 0,
+      cachedInput: 0.075,
+      cacheWrite: 0,
+      output: 0,
+      total: 0.075,
+    });
+    close(estimateCost(usage(0, 0, 0), lookupModel('glassbox-demo').entry), {
+      input: 0,
+      cachedInput: 0,
+      cacheWrite: 0,
+      output: 0,
+      total: 0,
+    });
   });
 });
 

@@ -5,7 +5,16 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ALLOW_ALL_GATE, NO_APPROVER, ToolRuntime, runSamplingLoop, userMessage, type ModelCallRecord, type RunEvent, type TerminalRunEvent } from '../../src/agent/index.js';
+import {
+  ALLOW_ALL_GATE,
+  NO_APPROVER,
+  ToolRuntime,
+  runSamplingLoop,
+  userMessage,
+  type ModelCallRecord,
+  type RunEvent,
+  type TerminalRunEvent,
+} from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
 import { createCompactionHooks } from '../../src/compaction/index.js';
 import { createGateway, type WireApi } from '../../src/model/index.js';
@@ -46,7 +55,12 @@ async function runWithOverflow(wireApi: WireApi, fixtureName: string): Promise<O
     return null;
   }, originOf(provider.baseURL));
   try {
-    const gateway = createGateway({ wireApi, baseURL: proxy.baseURL, apiKey: 'test-key', retry: { baseDelayMs: 1, maxDelayMs: 2, random: () => 0 } });
+    const gateway = createGateway({
+      wireApi,
+      baseURL: proxy.baseURL,
+      apiKey: 'test-key',
+      retry: { baseDelayMs: 1, maxDelayMs: 2, random: () => 0 },
+    });
     const events: RunEvent[] = [];
     const modelCalls: ModelCallRecord[] = [];
     let ids = 0;

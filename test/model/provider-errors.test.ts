@@ -23,7 +23,12 @@ interface Outcome {
 }
 
 async function call(wireApi: WireApi, baseURL: string, proxy: ErrorProxy): Promise<Outcome> {
-  const gateway = createGateway({ wireApi, baseURL, apiKey: KEY, retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2, random: () => 0 } });
+  const gateway = createGateway({
+    wireApi,
+    baseURL,
+    apiKey: KEY,
+    retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2, random: () => 0 },
+  });
   const controller = new AbortController();
   const notices: RetryNotice[] = [];
   const onRetry = (notice: RetryNotice): void => {
@@ -106,7 +111,10 @@ describe('real provider error bodies through the gateway', () => {
         const notice = outcome.notices[0]!;
         assert.equal(notice.error.code, fixture.expect.code, notice.error.message);
         assert.equal(notice.error.status, fixture.status);
-        assert.ok(notice.error.message.includes(fixture.expect.messageIncludes), `the provider's words are missing from: ${notice.error.message}`);
+        assert.ok(
+          notice.error.message.includes(fixture.expect.messageIncludes),
+          `the provider's words are missing from: ${notice.error.message}`,
+        );
         if (fixture.expect.retryAfterMs !== undefined) assert.equal(notice.delayMs, fixture.expect.retryAfterMs);
         if (notice.delayMs > LONGEST_TEST_WAIT_MS) {
           // Cancelled during the provider-requested wait: one attempt, then ABORTED.
@@ -134,7 +142,12 @@ describe('error bodies the SDK does not understand', () => {
 
   it('reads only the first 64 KiB of a huge error body and still reports its first line', async () => {
     const body = `upstream exploded\n${'x'.repeat(5 * 1024 * 1024)}`;
-    const outcome = await oneShot({ source: 'synthetic', status: 500, body, expect: { code: 'SERVER_ERROR', retryable: true, messageIncludes: '' } });
+    const outcome = await oneShot({
+      source: 'synthetic',
+      status: 500,
+      body,
+      expect: { code: 'SERVER_ERROR', retryable: true, messageIncludes: '' },
+    });
     assert.equal(outcome.notices[0]?.error.code, 'SERVER_ERROR');
     assert.match(outcome.notices[0].error.message, /upstream exploded/);
     assert.ok(outcome.notices[0].error.message.length < 2000, `message of ${outcome.notices[0].error.message.length} characters`);
@@ -142,7 +155,12 @@ describe('error bodies the SDK does not understand', () => {
 
   it('never carries the API key on, whatever shape echoed it', async () => {
     for (const body of [`invalid key ${KEY}`, { detail: `invalid key ${KEY}` }, [{ error: { message: `invalid key ${KEY}` } }]]) {
-      const outcome = await oneShot({ source: 'synthetic', status: 401, body, expect: { code: 'AUTH_FAILED', retryable: false, messageIncludes: '' } });
+      const outcome = await oneShot({
+        source: 'synthetic',
+        status: 401,
+        body,
+        expect: { code: 'AUTH_FAILED', retryable: false, messageIncludes: '' },
+      });
       assert.equal(outcome.error?.code, 'AUTH_FAILED');
       assert.doesNotMatch(outcome.error.message, new RegExp(KEY));
       assert.match(outcome.error.message, /invalid key \[redacted\]/);
@@ -150,7 +168,12 @@ describe('error bodies the SDK does not understand', () => {
   });
 
   it('reports an empty error body by its status, not as a blank', async () => {
-    const outcome = await oneShot({ source: 'synthetic', status: 400, body: '', expect: { code: 'BAD_REQUEST', retryable: false, messageIncludes: '' } });
+    const outcome = await oneShot({
+      source: 'synthetic',
+      status: 400,
+      body: '',
+      expect: { code: 'BAD_REQUEST', retryable: false, messageIncludes: '' },
+    });
     assert.equal(outcome.error?.code, 'BAD_REQUEST');
     assert.match(outcome.error.message, /400/);
   });

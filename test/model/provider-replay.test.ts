@@ -7,7 +7,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { ALLOW_ALL_GATE, NO_APPROVER, ToolRuntime, runSamplingLoop, userMessage, type ResponseItem, type RunEvent, type TerminalRunEvent, type Tool } from '../../src/agent/index.js';
+import {
+  ALLOW_ALL_GATE,
+  NO_APPROVER,
+  ToolRuntime,
+  runSamplingLoop,
+  userMessage,
+  type ResponseItem,
+  type RunEvent,
+  type TerminalRunEvent,
+  type Tool,
+} from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
 import { createGateway, type Usage } from '../../src/model/index.js';
 import {
@@ -120,7 +130,10 @@ describe('provider replay corpus', () => {
       assert.equal(profile.rounds.length, profile.expect.rounds.length, `${profile.name}: one expectation per round`);
       for (const requirement of profile.requirements) {
         assert.ok(requirement.why && requirement.source, `${profile.name}/${requirement.id} says neither why nor where`);
-        assert.ok((requirement.request ?? 1) <= profile.rounds.length, `${profile.name}/${requirement.id} names a request that never comes`);
+        assert.ok(
+          (requirement.request ?? 1) <= profile.rounds.length,
+          `${profile.name}/${requirement.id} names a request that never comes`,
+        );
       }
     }
   });
@@ -136,10 +149,18 @@ describe('provider replay corpus', () => {
       }
       const { terminals, events, history } = conversation;
       for (const terminal of terminals) {
-        assert.equal(terminal.type, 'run_succeeded', `${profile.name}: ${JSON.stringify(terminal)}\nrejected: ${JSON.stringify(server.rejections)}`);
+        assert.equal(
+          terminal.type,
+          'run_succeeded',
+          `${profile.name}: ${JSON.stringify(terminal)}\nrejected: ${JSON.stringify(server.rejections)}`,
+        );
       }
       // Only the learned fallbacks the profile expects: each rule Glassbox may break once, then never again.
-      assert.deepEqual(server.rejections.map((rejection) => rejection.requirement), profile.expect.rejections ?? [], JSON.stringify(server.rejections));
+      assert.deepEqual(
+        server.rejections.map((rejection) => rejection.requirement),
+        profile.expect.rejections ?? [],
+        JSON.stringify(server.rejections),
+      );
 
       const accepted = server.accepted();
       assert.equal(accepted.length, profile.rounds.length);
@@ -151,7 +172,9 @@ describe('provider replay corpus', () => {
       });
 
       const seen = roundsOf(history);
-      const usages = events.filter((event) => event.type === 'model_completed').map((event) => (event.type === 'model_completed' ? usageOf(event.usage) : null));
+      const usages = events
+        .filter((event) => event.type === 'model_completed')
+        .map((event) => (event.type === 'model_completed' ? usageOf(event.usage) : null));
       assert.equal(seen.length, profile.expect.rounds.length);
       profile.expect.rounds.forEach((expected, index) => {
         const round = seen[index]!;
@@ -175,7 +198,10 @@ describe('provider replay server', () => {
   };
 
   /** Round 2's body as Glassbox sent it, changed by `edit`, checked against the profile's rules. */
-  async function brokenRoundTwo(name: string, edit: (body: Record<string, unknown>) => void): Promise<{ ids: string[]; status: number; text: string }> {
+  async function brokenRoundTwo(
+    name: string,
+    edit: (body: Record<string, unknown>) => void,
+  ): Promise<{ ids: string[]; status: number; text: string }> {
     const profile = byName(name);
     const recorder = await startReplayServer(profile);
     let sent: unknown[];
@@ -208,7 +234,7 @@ describe('provider replay server', () => {
     }
   }
 
-  it('answers DeepSeek reasoning_content left out with DeepSeek\'s 400', async () => {
+  it("answers DeepSeek reasoning_content left out with DeepSeek's 400", async () => {
     const result = await brokenRoundTwo('deepseek-reasoner-tool-call', (body) => {
       for (const message of body.messages as Array<Record<string, unknown>>) delete message.reasoning_content;
     });
@@ -217,9 +243,10 @@ describe('provider replay server', () => {
     assert.match(result.text, /Missing `reasoning_content` field in the assistant message/);
   });
 
-  it('answers a Gemini call without its thought signature with Gemini\'s 400', async () => {
+  it("answers a Gemini call without its thought signature with Gemini's 400", async () => {
     const result = await brokenRoundTwo('gemini-3.1-flash-lite-openai-compat-thought-signature', (body) => {
-      for (const call of selectAll(body, 'messages[role=assistant][0].tool_calls[*]') as Array<Record<string, unknown>>) delete call.extra_content;
+      for (const call of selectAll(body, 'messages[role=assistant][0].tool_calls[*]') as Array<Record<string, unknown>>)
+        delete call.extra_content;
     });
     assert.deepEqual(result.ids, ['tool-call-sent-back']);
     assert.match(result.text, /Function call is missing a thought_signature/);
@@ -241,7 +268,7 @@ describe('provider replay server', () => {
     assert.deepEqual(missing.ids, ['reasoning-before-its-call', 'reasoning-carries-encrypted-content']);
   });
 
-  it('answers Mistral extra fields and foreign tool call ids with Mistral\'s errors', async () => {
+  it("answers Mistral extra fields and foreign tool call ids with Mistral's errors", async () => {
     const extra = await brokenRoundTwo('mistral-small-tool-call', (body) => {
       body.stream_options = { include_usage: true };
     });
@@ -249,7 +276,9 @@ describe('provider replay server', () => {
     assert.equal(extra.status, 422);
     assert.match(extra.text, /extra_forbidden/);
     const renamed = await brokenRoundTwo('mistral-small-tool-call', (body) => {
-      const [assistant, tool] = [selectAll(body, 'messages[role=assistant][0]')[0], selectAll(body, 'messages[role=tool][0]')[0]] as Array<Record<string, unknown>>;
+      const [assistant, tool] = [selectAll(body, 'messages[role=assistant][0]')[0], selectAll(body, 'messages[role=tool][0]')[0]] as Array<
+        Record<string, unknown>
+      >;
       assert.ok(assistant && tool);
       (assistant.tool_calls as Array<Record<string, unknown>>)[0]!.id = 'gSIMJiOkT_gb2';
       tool.tool_call_id = 'gSIMJiOkT_gb2';
@@ -258,7 +287,7 @@ describe('provider replay server', () => {
     assert.match(renamed.text, /must be a-z, A-Z, 0-9, with a length of 9/);
   });
 
-  it('fails the run with the provider\'s message when Glassbox breaks a rule it cannot recover from', async () => {
+  it("fails the run with the provider's message when Glassbox breaks a rule it cannot recover from", async () => {
     const profile = byName('deepseek-reasoner-tool-call');
     // The same profile with the rule made impossible to meet: the run must fail with DeepSeek's words.
     const impossible: ReplayProfile = {

@@ -150,7 +150,10 @@ describe('withRetries', () => {
 
   it('rethrows errors that are not ModelErrors untouched (programming errors are not transient)', async () => {
     const bug = new TypeError('bug');
-    await assert.rejects(withRetries(async () => Promise.reject(bug), { policy: half, sleep: async () => {} }), (error) => error === bug);
+    await assert.rejects(
+      withRetries(async () => Promise.reject(bug), { policy: half, sleep: async () => {} }),
+      (error) => error === bug,
+    );
   });
 
   it('aborting during the backoff sleep rejects with ABORTED without another attempt', async () => {

@@ -14,11 +14,19 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
       ],
     });
     try {
-      const gateway = createGateway({ wireApi, baseURL: provider.baseURL, apiKey: KEY, retry: { baseDelayMs: 1, maxDelayMs: 2, random: () => 0 } });
+      const gateway = createGateway({
+        wireApi,
+        baseURL: provider.baseURL,
+        apiKey: KEY,
+        retry: { baseDelayMs: 1, maxDelayMs: 2, random: () => 0 },
+      });
       const notices: RetryNotice[] = [];
       let caught: unknown;
       try {
-        for await (const _event of gateway.streamResponse({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { onRetry: (n) => notices.push(n) })) {
+        for await (const _event of gateway.streamResponse(
+          { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+          { onRetry: (n) => notices.push(n) },
+        )) {
           // drain
         }
       } catch (error) {

@@ -123,7 +123,10 @@ for (const wireApi of WIRE_APIS) {
         const gateway = gatewayFor(wireApi, provider.baseURL, { streamStartTimeoutMs: SHORT_TIMEOUT_MS });
         const events = await collect(gateway.streamResponse(userAsks('x'), { onRetry: (notice) => notices.push(notice) }));
         assert.equal(textOf(events), 'again');
-        assert.deepEqual(notices.map((notice) => notice.error.code), ['CONNECTION_FAILED']);
+        assert.deepEqual(
+          notices.map((notice) => notice.error.code),
+          ['CONNECTION_FAILED'],
+        );
         assert.match(notices[0]!.error.message, /No response from .* within 500 ms.*--stream-idle-timeout/);
         assert.equal(provider.requests.length, 2);
         assert.equal((await provider.exchangeEnded(0)).finished, false, 'the stalled connection was closed');
@@ -170,7 +173,11 @@ for (const wireApi of WIRE_APIS) {
       // first one is refused before the SDK has buffered (or parsed) it whole.
       await withProvider({ script: [{ text: 'w'.repeat(HUGE), chunkSize: 2 * 1024 * 1024, chunkDelayMs: 1 }] }, async (provider) => {
         const gateway = gatewayFor(wireApi, provider.baseURL, { limits: { maxResponseChars: 16_384 } });
-        const events = await failingStream(gateway.streamResponse(userAsks('x')), 'RESPONSE_TOO_LARGE', /single stream event.*maxResponseChars/);
+        const events = await failingStream(
+          gateway.streamResponse(userAsks('x')),
+          'RESPONSE_TOO_LARGE',
+          /single stream event.*maxResponseChars/,
+        );
         assert.equal(textOf(events), '');
         await assertCutShort(provider, 0);
       });
@@ -178,7 +185,10 @@ for (const wireApi of WIRE_APIS) {
 
     it('fails createResponse whose answer passes the limits, with RESPONSE_TOO_LARGE', HANG_GUARD, async () => {
       // Large chunks only spare the fake provider from rendering stream events it will not send.
-      const script = [{ text: 'v'.repeat(50_000), chunkSize: 65_536 }, { text: 'u'.repeat(2 * 1024 * 1024), chunkSize: 1 << 20 }];
+      const script = [
+        { text: 'v'.repeat(50_000), chunkSize: 65_536 },
+        { text: 'u'.repeat(2 * 1024 * 1024), chunkSize: 1 << 20 },
+      ];
       await withProvider({ script }, async (provider) => {
         const small = gatewayFor(wireApi, provider.baseURL, { limits: { maxTextChars: 40_000 } });
         await assert.rejects(small.createResponse(userAsks('x')), (error: unknown) => {
@@ -199,7 +209,9 @@ for (const wireApi of WIRE_APIS) {
     it('passes answers within the limits through unchanged', async () => {
       const call = { id: 'c1', name: 'write_file', arguments: '{"content":"ok"}' };
       await withProvider({ script: [{ text: 'a'.repeat(1_000), toolCalls: [call], chunkSize: 100 }] }, async (provider) => {
-        const gateway = gatewayFor(wireApi, provider.baseURL, { limits: { maxTextChars: 1_000, maxArgumentChars: 16, maxResponseChars: 1_016 } });
+        const gateway = gatewayFor(wireApi, provider.baseURL, {
+          limits: { maxTextChars: 1_000, maxArgumentChars: 16, maxResponseChars: 1_016 },
+        });
         const completed = (await collect(gateway.streamResponse(userAsks('x')))).at(-1);
         assert.ok(completed?.type === 'completed');
         assert.equal(completed.response.text.length, 1_000);
@@ -222,7 +234,11 @@ describe('gateway limits configuration', () => {
     assert.deepEqual(timeouts({ streamIdleTimeoutMs: 10_000 }), [600_000, 300_000, 10_000]);
     assert.deepEqual(timeouts({ streamIdleTimeoutMs: 900_000 }), [600_000, 900_000, 900_000]);
     assert.deepEqual(timeouts({ streamStartTimeoutMs: 50 }), [600_000, 50, 120_000]);
-    assert.deepEqual(resolveClientConfig(base).limits, { maxTextChars: 1_048_576, maxArgumentChars: 1_048_576, maxResponseChars: 4_194_304 });
+    assert.deepEqual(resolveClientConfig(base).limits, {
+      maxTextChars: 1_048_576,
+      maxArgumentChars: 1_048_576,
+      maxResponseChars: 4_194_304,
+    });
   });
 
   it('rejects bad stream timeouts and size limits with the setting named', () => {

@@ -46,10 +46,7 @@ describe('toStrictJsonSchema', () => {
           items: { type: 'object', properties: { x: { type: 'string' }, y: { type: 'boolean' } }, required: ['x'] },
         },
         choice: {
-          anyOf: [
-            { type: 'object', properties: { k: { type: 'string' } } },
-            { type: 'string' },
-          ],
+          anyOf: [{ type: 'object', properties: { k: { type: 'string' } } }, { type: 'string' }],
         },
         ref: { $ref: '#/$defs/Point' },
       },
@@ -88,10 +85,7 @@ describe('toStrictJsonSchema', () => {
         flag: z.boolean().default(false),
         mode: z.enum(['fast', 'slow']).optional(),
         literal: z.literal('only').optional(),
-        shape: z.discriminatedUnion('kind', [
-          z.object({ kind: z.literal('circle'), r: z.number() }),
-          z.object({ kind: z.literal('dot') }),
-        ]),
+        shape: z.discriminatedUnion('kind', [z.object({ kind: z.literal('circle'), r: z.number() }), z.object({ kind: z.literal('dot') })]),
       }),
     );
     const strict = toStrictJsonSchema(original);
@@ -145,7 +139,10 @@ describe('stripStrictNulls', () => {
       note: null,
       flag: null,
       nested: { a: 'x', b: null },
-      list: [{ x: '1', y: null }, { x: '2', y: 'z' }],
+      list: [
+        { x: '1', y: null },
+        { x: '2', y: 'z' },
+      ],
     };
     const stripped = stripStrictNulls(original, value);
     assert.deepEqual(stripped, {

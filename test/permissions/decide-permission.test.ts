@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolAccess } from '../../src/agent/index.js';
-import { type SandboxMode } from '../../src/workspace/index.js';
+import type { SandboxMode } from '../../src/workspace/index.js';
 import {
   APPROVAL_POLICIES,
   SANDBOX_UNAVAILABLE_HINT,
@@ -57,7 +57,7 @@ describe('decidePermission: reads', () => {
     [`${root}/keys/id_ed25519`]: ['ask secret-file', 'ask secret-file', 'deny secret-file'],
     [`${root}/.aws/credentials`]: ['ask secret-file', 'ask secret-file', 'deny secret-file'],
     [`${root}/credentials-prod.json`]: ['ask secret-file', 'ask secret-file', 'deny secret-file'],
-    ['/etc/passwd']: ['deny path-outside-root', 'deny path-outside-root', 'deny path-outside-root'],
+    '/etc/passwd': ['deny path-outside-root', 'deny path-outside-root', 'deny path-outside-root'],
     [`${root}-other/x`]: ['deny path-outside-root', 'deny path-outside-root', 'deny path-outside-root'],
     [`${home}/config.json`]: ['deny path-outside-root', 'deny path-outside-root', 'deny path-outside-root'],
   };
@@ -84,7 +84,10 @@ describe('decidePermission: reads', () => {
   });
 
   it('tells the model what to do instead', () => {
-    const outside = decidePermission({ toolName: 'read_file', access: { kind: 'read', paths: ['/etc/passwd'] }, commandSafety: null }, settings());
+    const outside = decidePermission(
+      { toolName: 'read_file', access: { kind: 'read', paths: ['/etc/passwd'] }, commandSafety: null },
+      settings(),
+    );
     assert.match(outside.reason, /PATH_OUTSIDE_ROOT/);
     assert.match(outside.reason, /inside the root/);
     const secret = decidePermission(
@@ -222,7 +225,11 @@ describe('decidePermission: commands', () => {
       'deny escalation-needs-justification unsandboxed',
       'deny sandbox-unavailable unsandboxed',
     ],
-    'unclassified|none': ['ask sandbox-unavailable unsandboxed', 'deny sandbox-unavailable unsandboxed', 'deny sandbox-unavailable unsandboxed'],
+    'unclassified|none': [
+      'ask sandbox-unavailable unsandboxed',
+      'deny sandbox-unavailable unsandboxed',
+      'deny sandbox-unavailable unsandboxed',
+    ],
   };
   // danger-full-access: the sandbox and escalation play no part.
   const danger: Record<string, readonly [string, string, string]> = {
@@ -244,7 +251,10 @@ describe('decidePermission: commands', () => {
   }
 
   for (const mode of ['read-only', 'workspace-write'] as const) {
-    for (const [available, table] of [[true, withSandbox], [false, withoutSandbox]] as const) {
+    for (const [available, table] of [
+      [true, withSandbox],
+      [false, withoutSandbox],
+    ] as const) {
       for (const [key, expected] of Object.entries(table)) {
         const [kind, escalation] = key.split('|') as [keyof typeof safety, Escalation];
         it(`${mode}, sandbox ${available ? 'available' : 'unavailable'}: ${key}`, () => {

@@ -53,7 +53,10 @@ describe('isSecretPath', () => {
 
   it('agrees with a glob over a real tree using the exported patterns', async () => {
     await withTempDir(async (dir) => {
-      const files = [...SECRET.filter((path) => !path.startsWith('/') && !path.includes('\\')), ...NOT_SECRET.filter((path) => path !== '')];
+      const files = [
+        ...SECRET.filter((path) => !path.startsWith('/') && !path.includes('\\')),
+        ...NOT_SECRET.filter((path) => path !== ''),
+      ];
       for (const file of files) {
         await mkdir(dirname(join(dir, file)), { recursive: true });
         await writeFile(join(dir, file), 'x');

@@ -75,7 +75,11 @@ describe('SessionGrants', () => {
     const unclassified = { ...(await shellInput('make deploy')), commandSafety: null };
     grants.add(unclassified);
     assert.equal(decidePermission(unclassified, settings(grants)).rule, 'session-grant');
-    assert.equal(decidePermission({ ...unclassified, access: { ...unclassified.access, command: 'make clean' } as ToolAccess }, settings(grants)).decision, 'ask');
+    assert.equal(
+      decidePermission({ ...unclassified, access: { ...unclassified.access, command: 'make clean' } as ToolAccess }, settings(grants))
+        .decision,
+      'ask',
+    );
   });
 
   it('keeps sandboxed and unsandboxed approvals apart', async () => {
@@ -101,7 +105,10 @@ describe('SessionGrants', () => {
     assert.equal(decidePermission(input, settings(grants, { approvalPolicy: 'never' })).decision, 'deny');
     const unsandboxed = await shellInput('npm test');
     grants.add(unsandboxed);
-    assert.equal(decidePermission(unsandboxed, settings(grants, { approvalPolicy: 'on-request', sandboxAvailable: false })).decision, 'deny');
+    assert.equal(
+      decidePermission(unsandboxed, settings(grants, { approvalPolicy: 'on-request', sandboxAvailable: false })).decision,
+      'deny',
+    );
     const secret = fileInput('read', `${root}/.env`);
     grants.add(secret);
     assert.equal(decidePermission(secret, settings(grants, { approvalPolicy: 'never' })).decision, 'deny');

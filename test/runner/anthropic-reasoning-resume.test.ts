@@ -81,7 +81,10 @@ describe('anthropic thinking across resume and fork', () => {
         assert.deepEqual(historyPart(resumed).slice(0, liveHistory.length), liveHistory);
         const finalAnswer = historyPart(resumed)[liveHistory.length]!;
         assert.equal(finalAnswer.role, 'assistant');
-        assert.deepEqual(finalAnswer.content.map((block) => block.type), ['thinking', 'text']);
+        assert.deepEqual(
+          finalAnswer.content.map((block) => block.type),
+          ['thinking', 'text'],
+        );
 
         const forkId = await forkSession(store, first.sessionId, { atTurn: 1 });
         const forked = await turn('three', forkId);

@@ -7,7 +7,14 @@ import { createReadFileTool, createWriteFileTool } from '../../src/tools/index.j
 import { withTempDir } from '../helpers/temp-dir.js';
 
 function gateFor(root: string, sandbox: 'read-only' | 'workspace-write' = 'workspace-write') {
-  return createPermissionGate({ root, home: join(root, '..', 'home'), approvalPolicy: 'on-request', sandbox, network: false, detectSandbox: async () => true });
+  return createPermissionGate({
+    root,
+    home: join(root, '..', 'home'),
+    approvalPolicy: 'on-request',
+    sandbox,
+    network: false,
+    detectSandbox: async () => true,
+  });
 }
 
 test('a symlink to .env is a secret read: asked, not allowed', async () => {

@@ -60,12 +60,18 @@ for (const wireApi of ['chat', 'responses'] as const) {
 
           const store = new JsonlSessionStore(join(dir, 'sessions'));
           const replay = replaySession((await store.read(first.sessionId)).records);
-          assert.deepEqual(replay.history.filter((item) => item.type === 'reasoning').map((item) => item.type === 'reasoning' && item.text), ['Look first.', 'Now answer.']);
+          assert.deepEqual(
+            replay.history.filter((item) => item.type === 'reasoning').map((item) => item.type === 'reasoning' && item.text),
+            ['Look first.', 'Now answer.'],
+          );
 
           // Request 3 (turn 2) = everything request 2 sent, plus the final answer, plus the prompt.
           const [, live, resumed] = provider.requests;
           assert.ok(live && resumed);
-          assert.deepEqual(historyPart(resumed).slice(0, historyPart(live).length + 1), [...historyPart(live), ...((live.body.messages ?? live.body.input) as unknown[]).slice(-1)]);
+          assert.deepEqual(historyPart(resumed).slice(0, historyPart(live).length + 1), [
+            ...historyPart(live),
+            ...((live.body.messages ?? live.body.input) as unknown[]).slice(-1),
+          ]);
 
           const forkId = await forkSession(store, first.sessionId, { atTurn: 1 });
           const forked = await turn('three', forkId);

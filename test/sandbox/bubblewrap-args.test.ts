@@ -109,7 +109,10 @@ test('a masked ancestor of the root is masked before the root is bound', () => {
       protectedPaths: [{ path: '/home/me/.glassbox', kind: 'directory', reason: 'glassbox-home' }],
     }),
   );
-  assert.ok(indexOfRun(args, ['--tmpfs', '/home/me/.glassbox']) < indexOfRun(args, ['--bind', '/home/me/.glassbox/work', '/home/me/.glassbox/work']));
+  assert.ok(
+    indexOfRun(args, ['--tmpfs', '/home/me/.glassbox']) <
+      indexOfRun(args, ['--bind', '/home/me/.glassbox/work', '/home/me/.glassbox/work']),
+  );
 });
 
 test('inside a root under a masked directory, .git and secrets are still handled', () => {
@@ -157,8 +160,5 @@ test('bad specs are refused with a clear error', () => {
   assert.throws(() => buildBubblewrapArgs(spec({ root: 'relative' })), /root must be an absolute path/);
   assert.throws(() => buildBubblewrapArgs(spec({ workdir: '/elsewhere' })), /outside the root/);
   assert.throws(() => buildBubblewrapArgs(spec({ command: '  ' })), /command must not be empty/);
-  assert.throws(
-    () => buildBubblewrapArgs(spec({ protectedPaths: [{ path: 'x/.env', kind: 'file', reason: 'secret-file' }] })),
-    /absolute/,
-  );
+  assert.throws(() => buildBubblewrapArgs(spec({ protectedPaths: [{ path: 'x/.env', kind: 'file', reason: 'secret-file' }] })), /absolute/);
 });

@@ -65,9 +65,14 @@ describe('bubblewrap sandbox', { skip }, () => {
   test('runs the command in the workdir with the sandbox environment', async () => {
     await withProject(async (project) => {
       await mkdir(join(project.root, 'sub'));
-      const result = await sandboxed(project, 'pwd; echo "sandbox=$GLASSBOX_SANDBOX key=${OPENAI_API_KEY:-unset}"; exit 4', {}, {
-        workdir: join(project.root, 'sub'),
-      });
+      const result = await sandboxed(
+        project,
+        'pwd; echo "sandbox=$GLASSBOX_SANDBOX key=${OPENAI_API_KEY:-unset}"; exit 4',
+        {},
+        {
+          workdir: join(project.root, 'sub'),
+        },
+      );
       assert.equal(result.exitCode, 4);
       assert.equal(result.output.text, `${join(project.root, 'sub')}\nsandbox=1 key=unset\n`);
       assert.deepEqual(result.sandbox, { mode: 'workspace-write', network: false });
@@ -237,9 +242,14 @@ describe('bubblewrap sandbox', { skip }, () => {
     await withProject(async (project) => {
       // A distinctive sleep argument identifies the sandboxed processes in the host's /proc.
       const marker = `99${randomBytes(3).readUIntBE(0, 3)}.5`;
-      const result = await sandboxed(project, `sleep ${marker} & sleep ${marker} & sleep ${marker}; wait`, {}, {
-        timeoutMs: 500,
-      });
+      const result = await sandboxed(
+        project,
+        `sleep ${marker} & sleep ${marker} & sleep ${marker}; wait`,
+        {},
+        {
+          timeoutMs: 500,
+        },
+      );
       assert.equal(result.timedOut, true);
       assert.deepEqual(await settled(() => processesWithMarker(`sleep ${marker}`)), []);
     });

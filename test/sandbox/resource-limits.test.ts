@@ -14,7 +14,14 @@ const SMALL: ResourceLimits = { dataBytes: 256 * MIB, cpuSeconds: 7 };
 async function sandboxFor(root: string): Promise<SandboxSettings> {
   const availability = await detectSandbox();
   assert.ok(availability.available && availability.path !== null, `bubblewrap must work here (CI installs it): ${availability.reason}`);
-  return { bwrapPath: availability.path, mode: 'workspace-write', network: false, secretsApproved: false, homeDir: root, glassboxHome: `${root}/.glassbox-home` };
+  return {
+    bwrapPath: availability.path,
+    mode: 'workspace-write',
+    network: false,
+    secretsApproved: false,
+    homeDir: root,
+    glassboxHome: `${root}/.glassbox-home`,
+  };
 }
 
 for (const where of ['unsandboxed', 'sandboxed'] as const) {
@@ -32,8 +39,19 @@ for (const where of ['unsandboxed', 'sandboxed'] as const) {
 
     test('the command runs under the limits, soft and hard, and cannot raise them', async () => {
       await withTempDir(async (root) => {
-        const result = await exec(root, 'ulimit -S -d; ulimit -H -d; ulimit -S -t; ulimit -H -t; ulimit -d unlimited || echo refused', SMALL);
-        assert.equal(result.output.text.trim().split('\n').filter((line) => !line.includes('cannot modify')).join(' '), '262144 262144 7 7 refused');
+        const result = await exec(
+          root,
+          'ulimit -S -d; ulimit -H -d; ulimit -S -t; ulimit -H -t; ulimit -d unlimited || echo refused',
+          SMALL,
+        );
+        assert.equal(
+          result.output.text
+            .trim()
+            .split('\n')
+            .filter((line) => !line.includes('cannot modify'))
+            .join(' '),
+          '262144 262144 7 7 refused',
+        );
       });
     });
 
@@ -50,7 +68,10 @@ for (const where of ['unsandboxed', 'sandboxed'] as const) {
       await withTempDir(async (root) => {
         const expected = defaultResourceLimits(60_000);
         const result = await exec(root, 'ulimit -d; ulimit -t');
-        assert.deepEqual(result.output.text.trim().split('\n'), [String(Math.floor(expected.dataBytes / 1024)), String(expected.cpuSeconds)]);
+        assert.deepEqual(result.output.text.trim().split('\n'), [
+          String(Math.floor(expected.dataBytes / 1024)),
+          String(expected.cpuSeconds),
+        ]);
       });
     });
 
@@ -71,7 +92,15 @@ for (const where of ['unsandboxed', 'sandboxed'] as const) {
 test('limits must be positive whole numbers', async () => {
   await withTempDir(async (root) => {
     await assert.rejects(
-      runCommand({ command: 'true', root, workdir: root, env: {}, sandbox: null, timeoutMs: 1000, limits: { dataBytes: 0, cpuSeconds: 1 } }),
+      runCommand({
+        command: 'true',
+        root,
+        workdir: root,
+        env: {},
+        sandbox: null,
+        timeoutMs: 1000,
+        limits: { dataBytes: 0, cpuSeconds: 1 },
+      }),
       /dataBytes must be a positive whole number/,
     );
   });

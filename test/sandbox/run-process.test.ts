@@ -62,13 +62,7 @@ test('stdin is closed: cat and read return at once', async () => {
 
 test('timeout kills the whole process group, even children that ignore SIGTERM', async () => {
   await withTempDir(async (dir) => {
-    const command = [
-      "trap '' TERM",
-      'sleep 100 & echo "child:$!"',
-      'sleep 100 & echo "child:$!"',
-      'echo "shell:$$"',
-      'wait',
-    ].join('\n');
+    const command = ["trap '' TERM", 'sleep 100 & echo "child:$!"', 'sleep 100 & echo "child:$!"', 'echo "shell:$$"', 'wait'].join('\n');
     const result = await bash(command, dir, { timeoutMs: 300 });
     assert.equal(result.timedOut, true);
     assert.equal(result.cancelled, false);
@@ -150,10 +144,7 @@ test('long output keeps head and tail with a marker, without losing the count', 
 
 test('a missing program rejects instead of hanging', async () => {
   await withTempDir(async (dir) => {
-    await assert.rejects(
-      runProcess({ file: join(dir, 'no-such-binary'), args: [], cwd: dir, env, timeoutMs: 1_000 }),
-      /ENOENT/,
-    );
+    await assert.rejects(runProcess({ file: join(dir, 'no-such-binary'), args: [], cwd: dir, env, timeoutMs: 1_000 }), /ENOENT/);
   });
 });
 
@@ -191,7 +182,8 @@ test('children see only the allowlisted environment', async () => {
     assert.equal(variables.get('GLASSBOX_SANDBOX'), '0');
     assert.equal(variables.get('NO_COLOR'), '1');
     assert.equal(variables.get('GIT_PAGER'), 'cat');
-    const allowed = /^(PATH|HOME|LANG|LANGUAGE|LC_\w+|TERM|TZ|TMPDIR|USER|LOGNAME|SHELL|PWD|NO_COLOR|GIT_PAGER|PAGER|GLASSBOX_SANDBOX|SHLVL|_|OLDPWD)$/;
+    const allowed =
+      /^(PATH|HOME|LANG|LANGUAGE|LC_\w+|TERM|TZ|TMPDIR|USER|LOGNAME|SHELL|PWD|NO_COLOR|GIT_PAGER|PAGER|GLASSBOX_SANDBOX|SHLVL|_|OLDPWD)$/;
     for (const name of variables.keys()) assert.match(name, allowed);
   });
 });

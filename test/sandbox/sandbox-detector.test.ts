@@ -35,5 +35,5 @@ test('the process-wide detector gives a consistent, memoized answer', async () =
   const first = await detectSandbox();
   assert.equal(await detectSandbox(), first);
   assert.equal(typeof first.reason, 'string');
-  if (first.available) assert.ok(first.path !== null && first.path.endsWith('bwrap'));
+  if (first.available) assert.ok(first.path?.endsWith('bwrap'));
 });

@@ -218,10 +218,10 @@ const BYPASSES: ReadonlyArray<readonly [string, string]> = [
   ['read', 'file -f /etc/passwd'],
   ['read', 'stat /etc/passwd'],
   ['read', 'ls -la /root'],
-  ['read', "jq -L /tmp 'import \"x\" as x; .' a.json"],
+  ['read', 'jq -L /tmp \'import "x" as x; .\' a.json'],
   // Anything else that writes, runs or reaches out.
   ['other', 'ls | tee out'],
-  ['other', "perl -e 'unlink \"x\"'"],
+  ['other', 'perl -e \'unlink "x"\''],
   ['other', 'python3 -c \'import os; os.remove("x")\''],
   ['other', 'kill -9 1'],
   ['other', 'mount -o remount,rw /'],
@@ -276,7 +276,31 @@ describe('classifier bypass corpus', () => {
     assert.ok(BYPASSES.length >= 60, `only ${BYPASSES.length}`);
     assert.equal(new Set(BYPASSES.map(([, command]) => command)).size, BYPASSES.length, 'no duplicates');
     const categories = new Set(BYPASSES.map(([category]) => category));
-    for (const expected of ['quoting', 'ansi-c', 'brace', 'glob-name', 'wrapper', 'heredoc', 'git', 'rg', 'sed', 'sort', 'tar', 'pager', 'awk', 'redirect', 'newline', 'comment', 'unicode', 'process-substitution', 'arithmetic', 'ifs', 'param-expansion', 'brace-path', 'endless']) {
+    for (const expected of [
+      'quoting',
+      'ansi-c',
+      'brace',
+      'glob-name',
+      'wrapper',
+      'heredoc',
+      'git',
+      'rg',
+      'sed',
+      'sort',
+      'tar',
+      'pager',
+      'awk',
+      'redirect',
+      'newline',
+      'comment',
+      'unicode',
+      'process-substitution',
+      'arithmetic',
+      'ifs',
+      'param-expansion',
+      'brace-path',
+      'endless',
+    ]) {
       assert.ok(categories.has(expected), `no ${expected} entries`);
     }
   });
@@ -297,7 +321,8 @@ describe('classifier bypass corpus', () => {
 
   test('so none runs without a person under untrusted, and none runs at all when there is no sandbox', async () => {
     const classifier = await loadCommandClassifier();
-    const settings = (overrides: Partial<PermissionSettings>): PermissionSettings => permissionSettings({ approvalPolicy: 'untrusted', ...overrides });
+    const settings = (overrides: Partial<PermissionSettings>): PermissionSettings =>
+      permissionSettings({ approvalPolicy: 'untrusted', ...overrides });
     for (const [, command] of BYPASSES) {
       const input = {
         toolName: 'shell',
@@ -313,7 +338,11 @@ describe('classifier bypass corpus', () => {
 
   test('the test -v entries are real: bash runs the command in the subscript (in a temp directory)', async () => {
     await withTempDir(async (dir) => {
-      const attempts = ["test -v 'a[$(touch by-test)]'", "[ -v 'b[$(touch by-bracket)]' ]", 'test "$(echo -v)" "$(echo \'c[$(touch by-substitution)]\')"'];
+      const attempts = [
+        "test -v 'a[$(touch by-test)]'",
+        "[ -v 'b[$(touch by-bracket)]' ]",
+        'test "$(echo -v)" "$(echo \'c[$(touch by-substitution)]\')"',
+      ];
       await run('bash', ['-c', `${attempts.join('; ')}; true`], { cwd: dir, env: { PATH: process.env.PATH } });
       for (const marker of ['by-test', 'by-bracket', 'by-substitution']) assert.ok(existsSync(join(dir, marker)), `${marker} was created`);
     });
@@ -321,15 +350,21 @@ describe('classifier bypass corpus', () => {
 
   test('the substitution entries are real: bash runs the payload (in a temp directory)', async () => {
     await withTempDir(async (dir) => {
-      const live = BYPASSES.filter(([category]) => category === 'param-expansion' || category === 'heredoc').map(([, command]) => command).filter((command) => command.includes('p1'));
+      const live = BYPASSES.filter(([category]) => category === 'param-expansion' || category === 'heredoc')
+        .map(([, command]) => command)
+        .filter((command) => command.includes('p1'));
       assert.ok(live.length >= 15);
       // One bash evaluates them all (`eval` parses a string as `bash -c` does), each with its own
       // marker, with x unset and set, since some operands are expanded only in one of the two cases.
       const marked = live.map((command, index) => command.replaceAll('p1', `p1-${index}`));
-      await run('bash', ['-c', 'for c in "$@"; do (eval "$c") 2>/dev/null; (x=1; eval "$c") 2>/dev/null; done; true', 'bypass', ...marked], {
-        cwd: dir,
-        env: { PATH: process.env.PATH },
-      });
+      await run(
+        'bash',
+        ['-c', 'for c in "$@"; do (eval "$c") 2>/dev/null; (x=1; eval "$c") 2>/dev/null; done; true', 'bypass', ...marked],
+        {
+          cwd: dir,
+          env: { PATH: process.env.PATH },
+        },
+      );
       for (const [index, command] of live.entries()) {
         assert.ok(existsSync(join(dir, `p1-${index}`)), `bash did not run the payload of ${JSON.stringify(command)}`);
       }
@@ -339,11 +374,28 @@ describe('classifier bypass corpus', () => {
   test('ordinary test expressions stay known safe', async () => {
     const classifier = await loadCommandClassifier();
     for (const command of [
-      'test -d src', '[ -f package.json ] && cat package.json', '[ a = b ]', 'test -n x -a -z ""', '[ ! -e missing ]',
-      'git show HEAD:src/index.ts', 'git log -p -- src', 'tree -L 2 src', 'cat {README,AGENTS}.md', 'ls src/{agent,model}',
-      'cat file{1..3}.txt', 'git blame --contents src/a.ts src/a.ts', 'git diff HEAD~1 -- src', 'git log --author "A B" -n 5',
-      'echo ${x:-default}', 'cat <<EOF\nplain $HOME text\nEOF', "cat <<'EOF'\n`not run`\nEOF", 'seq 1 10',
-      'base64 README.md', 'base64 -d README.md', 'tac README.md', 'numfmt --to=iec 1048576',
+      'test -d src',
+      '[ -f package.json ] && cat package.json',
+      '[ a = b ]',
+      'test -n x -a -z ""',
+      '[ ! -e missing ]',
+      'git show HEAD:src/index.ts',
+      'git log -p -- src',
+      'tree -L 2 src',
+      'cat {README,AGENTS}.md',
+      'ls src/{agent,model}',
+      'cat file{1..3}.txt',
+      'git blame --contents src/a.ts src/a.ts',
+      'git diff HEAD~1 -- src',
+      'git log --author "A B" -n 5',
+      'echo ${x:-default}',
+      'cat <<EOF\nplain $HOME text\nEOF',
+      "cat <<'EOF'\n`not run`\nEOF",
+      'seq 1 10',
+      'base64 README.md',
+      'base64 -d README.md',
+      'tac README.md',
+      'numfmt --to=iec 1048576',
     ]) {
       const result = classifier.classify(command, { root });
       assert.equal(result.safe, true, `${command}: ${result.reason}`);

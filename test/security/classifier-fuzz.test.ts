@@ -31,9 +31,28 @@ const PAYLOADS = [
 
 /** Ways to wrap a word where bash expands it; `W` stands for the inner word. */
 const WORD_WRAPPERS = [
-  '${x:-W}', '${x-W}', '${x:+W}', '${x+W}', '${x:?W}', '${x#W}', '${x##W}', '${x%W}', '${x%%W}',
-  '${x/W/}', '${x//W/y}', '${x/y/W}', '${x/#W/z}', '${x/%W/z}', '${x^W}', '${x,,W}',
-  '"W"', 'aWb', '"a W b"', '${x:-"W"}', "'W'", '"${x:-W}"',
+  '${x:-W}',
+  '${x-W}',
+  '${x:+W}',
+  '${x+W}',
+  '${x:?W}',
+  '${x#W}',
+  '${x##W}',
+  '${x%W}',
+  '${x%%W}',
+  '${x/W/}',
+  '${x//W/y}',
+  '${x/y/W}',
+  '${x/#W/z}',
+  '${x/%W/z}',
+  '${x^W}',
+  '${x,,W}',
+  '"W"',
+  'aWb',
+  '"a W b"',
+  '${x:-"W"}',
+  "'W'",
+  '"${x:-W}"',
 ];
 
 /** Commands that take the word somewhere bash expands (or, for quoted delimiters, does not). */

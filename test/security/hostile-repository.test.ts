@@ -17,7 +17,7 @@ import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { NO_APPROVER, type ToolContext } from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
-import { type ExecutionPolicy } from '../../src/workspace/index.js';
+import type { ExecutionPolicy } from '../../src/workspace/index.js';
 import { createGateway } from '../../src/model/index.js';
 import { SessionGrants, loadCommandClassifier, decidePermission } from '../../src/permissions/index.js';
 import { openRunner, runTurn, type RunnerSettings } from '../../src/runner/index.js';
@@ -58,7 +58,11 @@ function markersIn(markers: string): string[] {
   return readdirSync(markers).sort();
 }
 
-const UNAVAILABLE: () => Promise<SandboxAvailability> = async () => ({ available: false, path: null, reason: 'bwrap disabled for this test' });
+const UNAVAILABLE: () => Promise<SandboxAvailability> = async () => ({
+  available: false,
+  path: null,
+  reason: 'bwrap disabled for this test',
+});
 
 async function runOneTurn(
   project: string,
@@ -122,7 +126,12 @@ describe('a hostile repository', () => {
   });
 
   const gitCalls: ScriptedTurn[] = [
-    { toolCalls: [{ name: 'shell', arguments: { command: 'git status' } }, { name: 'shell', arguments: { command: 'git diff' } }] },
+    {
+      toolCalls: [
+        { name: 'shell', arguments: { command: 'git status' } },
+        { name: 'shell', arguments: { command: 'git diff' } },
+      ],
+    },
     { text: 'Done.' },
   ];
 
@@ -139,7 +148,10 @@ describe('a hostile repository', () => {
   test("the model's git status/diff under danger-full-access + untrusted ask first (and nobody approves)", async () => {
     await withTempDir(async (dir) => {
       const { project, markers } = await hostileRepository(dir);
-      const { outputs } = await runOneTurn(project, join(dir, 'home'), gitCalls, { sandbox: 'danger-full-access', approvalPolicy: 'untrusted' });
+      const { outputs } = await runOneTurn(project, join(dir, 'home'), gitCalls, {
+        sandbox: 'danger-full-access',
+        approvalPolicy: 'untrusted',
+      });
       assert.deepEqual(markersIn(markers), []);
       for (const output of outputs) assert.match(output, /denied|not approved|approval/i);
     });
@@ -164,11 +176,22 @@ describe('git is known safe only inside the sandbox', () => {
       const verdict = classifier.classify(command, { root });
       assert.equal(verdict.safe, true, command);
       assert.equal(verdict.outsideSandbox?.safe, false, command);
-      assert.match(verdict.outsideSandbox?.reason ?? '', /^needs approval: git: git runs programs that the repository's configuration names/);
-      const input = { toolName: 'shell', access: { kind: 'exec' as const, command, workdir: root, escalate: false, justification: null }, commandSafety: verdict };
+      assert.match(
+        verdict.outsideSandbox?.reason ?? '',
+        /^needs approval: git: git runs programs that the repository's configuration names/,
+      );
+      const input = {
+        toolName: 'shell',
+        access: { kind: 'exec' as const, command, workdir: root, escalate: false, justification: null },
+        commandSafety: verdict,
+      };
       assert.equal(decidePermission(input, permissionSettings({ approvalPolicy: 'untrusted' })).rule, 'known-safe', command);
       assert.equal(decidePermission(input, permissionSettings({ sandboxAvailable: false })).rule, 'sandbox-unavailable', command);
-      assert.equal(decidePermission(input, permissionSettings({ approvalPolicy: 'untrusted', sandboxAvailable: false })).decision, 'ask', command);
+      assert.equal(
+        decidePermission(input, permissionSettings({ approvalPolicy: 'untrusted', sandboxAvailable: false })).decision,
+        'ask',
+        command,
+      );
       const full = permissionSettings({ sandbox: 'danger-full-access', approvalPolicy: 'untrusted' });
       assert.equal(decidePermission(input, full).decision, 'ask', command);
       assert.equal(decidePermission(input, permissionSettings({ sandbox: 'danger-full-access' })).rule, 'danger-full-access', command);
@@ -225,10 +248,19 @@ describe('a sandboxed command cannot plant a repository for later', () => {
             `git init -q . 2>/dev/null; mkdir -p other && echo x > other/f && echo ok`,
         );
         assert.match(output, /^exit_code: 0/);
-        assert.match(output, new RegExp(`created git metadata at ${join(root, 'vendor/lib/.git')}; it was moved to ${join(root, `vendor/lib/.git${QUARANTINE_SUFFIX}`)}`));
+        assert.match(
+          output,
+          new RegExp(
+            `created git metadata at ${join(root, 'vendor/lib/.git')}; it was moved to ${join(root, `vendor/lib/.git${QUARANTINE_SUFFIX}`)}`,
+          ),
+        );
         assert.match(output, /escalate: true/);
         assert.equal(existsSync(join(root, 'vendor/lib/.git')), false);
-        assert.match(await readFile(join(root, `vendor/lib/.git${QUARANTINE_SUFFIX}`, 'config'), 'utf8'), /fsmonitor/, 'moved, not deleted');
+        assert.match(
+          await readFile(join(root, `vendor/lib/.git${QUARANTINE_SUFFIX}`, 'config'), 'utf8'),
+          /fsmonitor/,
+          'moved, not deleted',
+        );
         // A repository that existed before is left alone (it was frozen read-only meanwhile);
         // one the command created at the root is quarantined like any other.
         assert.equal(existsSync(join(root, '.git')), before);
@@ -246,7 +278,8 @@ describe('a sandboxed command cannot plant a repository for later', () => {
         root,
         'mkdir -p a/.GIT b c/objects c/refs && echo "gitdir: ../c" > b/.git && echo "ref: refs/heads/main" > c/HEAD && echo [core] > c/config',
       );
-      for (const planted of ['a/.GIT', 'b/.git', 'c']) assert.match(output, new RegExp(`created git metadata at ${join(root, planted)};`), planted);
+      for (const planted of ['a/.GIT', 'b/.git', 'c'])
+        assert.match(output, new RegExp(`created git metadata at ${join(root, planted)};`), planted);
       assert.equal(existsSync(join(root, 'a/.GIT')), false);
       assert.equal(existsSync(join(root, 'b/.git')), false);
       assert.equal(existsSync(join(root, 'c/HEAD')), false, 'the bare look-alike lost its HEAD');
@@ -260,7 +293,10 @@ describe('a sandboxed command cannot plant a repository for later', () => {
       await git(root, 'init', '-q');
       await mkdir(join(root, 'node_modules/dep'), { recursive: true });
       await git(join(root, 'node_modules/dep'), 'init', '-q');
-      const output = await sandboxedShell(root, 'git -C node_modules/dep config core.fsmonitor evil; echo "[core]" >> .git/config; echo done');
+      const output = await sandboxedShell(
+        root,
+        'git -C node_modules/dep config core.fsmonitor evil; echo "[core]" >> .git/config; echo done',
+      );
       assert.match(output, /done/);
       assert.doesNotMatch(await readFile(join(root, 'node_modules/dep/.git/config'), 'utf8'), /evil/);
       assert.doesNotMatch(output, /created git metadata/);
@@ -270,7 +306,10 @@ describe('a sandboxed command cannot plant a repository for later', () => {
   test("the project's .glassbox config (it names MCP servers) cannot be planted or changed by a sandboxed command", async () => {
     await withTempDir(async (root) => {
       await git(root, 'init', '-q');
-      const planted = await sandboxedShell(root, 'mkdir .glassbox && echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > .glassbox/config.json && echo done');
+      const planted = await sandboxedShell(
+        root,
+        'mkdir .glassbox && echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > .glassbox/config.json && echo done',
+      );
       assert.match(planted, /created Glassbox's project configuration at .*\.glassbox; it was moved to .*\.glassbox\.glassbox-quarantine/);
       assert.equal(existsSync(join(root, '.glassbox')), false);
     });

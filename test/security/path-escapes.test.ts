@@ -67,12 +67,18 @@ async function escapeFixture(): Promise<Fixture> {
 }
 
 /** Run `fn` on a fresh fixture and check that nothing outside the project changed. */
-async function attack(fn: (fixture: Fixture, tools: RuntimeHarness) => Promise<void>, gate?: (fixture: Fixture) => PermissionGate): Promise<void> {
+async function attack(
+  fn: (fixture: Fixture, tools: RuntimeHarness) => Promise<void>,
+  gate?: (fixture: Fixture) => PermissionGate,
+): Promise<void> {
   const fixture = await escapeFixture();
   try {
     const before = await snapshotTree(fixture.outside);
     const homeBefore = await snapshotTree(fixture.home);
-    await fn(fixture, createRuntime({ root: fixture.root, tools: realTools(fixture.home), gate: gate ? gate(fixture) : allowEverythingGate() }));
+    await fn(
+      fixture,
+      createRuntime({ root: fixture.root, tools: realTools(fixture.home), gate: gate ? gate(fixture) : allowEverythingGate() }),
+    );
     assert.deepEqual(snapshotChanges(before, await snapshotTree(fixture.outside)), [], 'the outside directory is unchanged');
     assert.deepEqual(snapshotChanges(homeBefore, await snapshotTree(fixture.home)), [], 'the Glassbox home is unchanged');
   } finally {
@@ -93,23 +99,55 @@ async function expectCode(tools: RuntimeHarness, name: string, args: Record<stri
 /** Paths (files) that lead out of the root, each in its own way. */
 function fileEscapes(fixture: Fixture): string[] {
   return [
-    '..', '../outside/secret.txt', join(fixture.outside, 'secret.txt'), '/etc/passwd', '/', 'src/../../outside/secret.txt',
-    'file-rel', 'file-abs', 'chain-file', 'dir-rel/secret.txt', 'dir-abs/dir/inner.txt', 'chain-a/secret.txt',
-    'chain-a/dir/inner.txt', `root-link${fixture.outside}/secret.txt`, `${'../'.repeat(30)}etc/passwd`,
-    './../outside/secret.txt', 'src//..//..//outside/secret.txt',
+    '..',
+    '../outside/secret.txt',
+    join(fixture.outside, 'secret.txt'),
+    '/etc/passwd',
+    '/',
+    'src/../../outside/secret.txt',
+    'file-rel',
+    'file-abs',
+    'chain-file',
+    'dir-rel/secret.txt',
+    'dir-abs/dir/inner.txt',
+    'chain-a/secret.txt',
+    'chain-a/dir/inner.txt',
+    `root-link${fixture.outside}/secret.txt`,
+    `${'../'.repeat(30)}etc/passwd`,
+    './../outside/secret.txt',
+    'src//..//..//outside/secret.txt',
   ];
 }
 
 /** Directories outside the root. */
 function directoryEscapes(fixture: Fixture): string[] {
-  return ['..', '../outside', fixture.outside, '/', '/tmp', 'dir-rel', 'dir-abs', 'dir-rel/dir', 'chain-a', 'root-link', `root-link${fixture.outside}`];
+  return [
+    '..',
+    '../outside',
+    fixture.outside,
+    '/',
+    '/tmp',
+    'dir-rel',
+    'dir-abs',
+    'dir-rel/dir',
+    'chain-a',
+    'root-link',
+    `root-link${fixture.outside}`,
+  ];
 }
 
 /** Files that do not exist yet, outside the root. */
 function newFileEscapes(fixture: Fixture): string[] {
   return [
-    '../outside/new.txt', join(fixture.outside, 'new.txt'), 'dir-rel/new.txt', 'dir-abs/dir/new.txt', 'chain-a/new.txt',
-    'chain-a/deeper/new.txt', `root-link${fixture.outside}/new.txt`, 'src/../../outside/new.txt', '../project-sibling.txt',
+    '../outside/new.txt',
+    join(fixture.outside, 'new.txt'),
+    'dir-rel/new.txt',
+    'dir-abs/dir/new.txt',
+    'chain-a/new.txt',
+    'chain-a/deeper/new.txt',
+    `root-link${fixture.outside}/new.txt`,
+    'src/../../outside/new.txt',
+    '../project-sibling.txt',
   ];
 }
 
@@ -144,12 +182,25 @@ describe('read tools refuse every way out of the root', () => {
       for (const pattern of ['../outside/*', `${fixture.outside}/*`, '../**', '/etc/*', 'src/../../outside/*']) {
         await expectCode(tools, 'glob', { pattern }, ['PATH_OUTSIDE_ROOT', 'INVALID_PATTERN']);
       }
-      for (const pattern of ['dir-rel/*', 'dir-abs/**/*', 'dir-abs/dir/*', 'chain-a/*', `root-link${fixture.outside}/*`, 'root-link/etc/*', '**/*', '*']) {
+      for (const pattern of [
+        'dir-rel/*',
+        'dir-abs/**/*',
+        'dir-abs/dir/*',
+        'chain-a/*',
+        `root-link${fixture.outside}/*`,
+        'root-link/etc/*',
+        '**/*',
+        '*',
+      ]) {
         const outcome = await tools.call('glob', { pattern });
         assert.equal(outcome.isError, false, outcome.output);
         const listed = outcome.output.startsWith('No files matched') ? [] : outcome.output.split('\n');
         for (const line of listed) {
-          assert.doesNotMatch(line, /secret\.txt|inner\.txt|passwd|^dir-rel\/|^dir-abs\/|^chain-a\/|^root-link\//, `glob ${pattern}: ${outcome.output}`);
+          assert.doesNotMatch(
+            line,
+            /secret\.txt|inner\.txt|passwd|^dir-rel\/|^dir-abs\/|^chain-a\/|^root-link\//,
+            `glob ${pattern}: ${outcome.output}`,
+          );
         }
       }
     });
@@ -160,7 +211,11 @@ describe('read tools refuse every way out of the root', () => {
     try {
       const tools = createRuntime({ root: fixture.root, tools: [createGrepTool()], gate: allowEverythingGate() });
       // (hard.txt is a hard link to outside/secret.txt, so only the directory's file is searched for.)
-      for (const args of [{ pattern: 'OUTSIDE-INNER|path-escape-secret' }, { pattern: 'OUTSIDE-INNER|TOKEN', glob: '*' }, { pattern: 'TOKEN', path: 'src/up' }]) {
+      for (const args of [
+        { pattern: 'OUTSIDE-INNER|path-escape-secret' },
+        { pattern: 'OUTSIDE-INNER|TOKEN', glob: '*' },
+        { pattern: 'TOKEN', path: 'src/up' },
+      ]) {
         const outcome = await tools.call('grep', args);
         assert.equal(outcome.isError, false, outcome.output);
         assert.equal(outcome.output, 'No matches found.', `${JSON.stringify(args)}: ${outcome.output}`);
@@ -206,15 +261,31 @@ describe('write tools refuse every way out of the root', () => {
       assert.equal((await tools.call('read_file', { path: 'a.txt' })).isError, false);
       for (const path of [...fileEscapes(fixture), ...newFileEscapes(fixture)]) {
         await expectCode(tools, 'write_file', { path, content: 'pwned\n' }, ['PATH_OUTSIDE_ROOT', 'IS_A_DIRECTORY']);
-        await expectCode(tools, 'edit_file', { path, old_string: 'OUTSIDE-ORIGINAL', new_string: 'pwned' }, ['PATH_OUTSIDE_ROOT', 'PATH_NOT_FOUND']);
-        await expectCode(tools, 'apply_patch', { patch: `*** Begin Patch\n*** Add File: ${path}\n+pwned\n*** End Patch` }, ['PATH_OUTSIDE_ROOT', 'PATCH_FILE_EXISTS']);
-        await expectCode(tools, 'apply_patch', { patch: `*** Begin Patch\n*** Delete File: ${path}\n*** End Patch` }, ['PATH_OUTSIDE_ROOT', 'PATCH_FILE_NOT_FOUND']);
-        await expectCode(tools, 'apply_patch', { patch: `*** Begin Patch\n*** Update File: ${path}\n@@\n-OUTSIDE-ORIGINAL\n+pwned\n*** End Patch` }, ['PATH_OUTSIDE_ROOT', 'PATCH_FILE_NOT_FOUND']);
+        await expectCode(tools, 'edit_file', { path, old_string: 'OUTSIDE-ORIGINAL', new_string: 'pwned' }, [
+          'PATH_OUTSIDE_ROOT',
+          'PATH_NOT_FOUND',
+        ]);
+        await expectCode(tools, 'apply_patch', { patch: `*** Begin Patch\n*** Add File: ${path}\n+pwned\n*** End Patch` }, [
+          'PATH_OUTSIDE_ROOT',
+          'PATCH_FILE_EXISTS',
+        ]);
+        await expectCode(tools, 'apply_patch', { patch: `*** Begin Patch\n*** Delete File: ${path}\n*** End Patch` }, [
+          'PATH_OUTSIDE_ROOT',
+          'PATCH_FILE_NOT_FOUND',
+        ]);
+        await expectCode(
+          tools,
+          'apply_patch',
+          { patch: `*** Begin Patch\n*** Update File: ${path}\n@@\n-OUTSIDE-ORIGINAL\n+pwned\n*** End Patch` },
+          ['PATH_OUTSIDE_ROOT', 'PATCH_FILE_NOT_FOUND'],
+        );
         // A move whose destination escapes, after an operation that is fine on its own: all or nothing.
         await expectCode(
           tools,
           'apply_patch',
-          { patch: `*** Begin Patch\n*** Add File: staged.txt\n+ok\n*** Update File: a.txt\n*** Move to: ${path}\n@@\n-hello\n+moved\n*** End Patch` },
+          {
+            patch: `*** Begin Patch\n*** Add File: staged.txt\n+ok\n*** Update File: a.txt\n*** Move to: ${path}\n@@\n-hello\n+moved\n*** End Patch`,
+          },
           ['PATH_OUTSIDE_ROOT', 'PATCH_FILE_EXISTS'],
         );
       }
@@ -282,7 +353,9 @@ describe('write tools refuse every way out of the root', () => {
       assert.equal(edit.isError, false, edit.output);
       await check('edited\n');
       await relink();
-      const patch = await tools.call('apply_patch', { patch: '*** Begin Patch\n*** Update File: hard.txt\n@@\n-OUTSIDE-ORIGINAL\n+patched\n*** End Patch' });
+      const patch = await tools.call('apply_patch', {
+        patch: '*** Begin Patch\n*** Update File: hard.txt\n@@\n-OUTSIDE-ORIGINAL\n+patched\n*** End Patch',
+      });
       assert.equal(patch.isError, false, patch.output);
       await check('patched\n');
       await relink();
@@ -305,7 +378,11 @@ describe('shell workdir', () => {
       await expectCode(tools, 'shell', { command: 'touch pwned', workdir: 'file-rel' }, ['PATH_OUTSIDE_ROOT']);
       await expectCode(tools, 'shell', { command: 'touch pwned', workdir: NUL_PATH }, ['INVALID_PATH']);
       await expectCode(tools, 'shell', { command: 'touch pwned', workdir: 'a.txt' }, ['NOT_A_DIRECTORY']);
-      assert.equal(tools.events.some((event) => event.type === 'tool_finished' && /exit_code/.test(event.output)), false, 'no command ran');
+      assert.equal(
+        tools.events.some((event) => event.type === 'tool_finished' && /exit_code/.test(event.output)),
+        false,
+        'no command ran',
+      );
     });
   });
 });
@@ -324,14 +401,19 @@ function onRequestGate(fixture: Fixture): PermissionGate {
 describe('symlinks do not get past the secret-file and protected-path rules (real permission gate)', () => {
   test('a link to .env is a secret read and a protected write; a link into .git is a protected write', async () => {
     await attack(async (fixture, tools) => {
-      const decisionOf = (callId: string) => tools.events.find((event) => event.type === 'tool_permission_decided' && event.callId === callId);
+      const decisionOf = (callId: string) =>
+        tools.events.find((event) => event.type === 'tool_permission_decided' && event.callId === callId);
       for (const [name, args, rule] of [
         ['read_file', { path: 'notes.txt' }, 'secret-file'],
         ['grep', { pattern: 'TOKEN', path: 'notes.txt' }, 'secret-file'],
         ['write_file', { path: 'notes.txt', content: 'TOKEN=changed\n' }, 'protected-path'],
         ['edit_file', { path: 'notes.txt', old_string: 'TOKEN', new_string: 'X' }, 'protected-path'],
         ['write_file', { path: 'h/pre-commit', content: '#!/bin/sh\ntouch pwned\n' }, 'protected-path'],
-        ['apply_patch', { patch: '*** Begin Patch\n*** Add File: gitlink/hooks/post-checkout\n+#!/bin/sh\n*** End Patch' }, 'protected-path'],
+        [
+          'apply_patch',
+          { patch: '*** Begin Patch\n*** Add File: gitlink/hooks/post-checkout\n+#!/bin/sh\n*** End Patch' },
+          'protected-path',
+        ],
         ['write_file', { path: 'gitlink/config', content: '[core]\n\tfsmonitor = touch pwned\n' }, 'protected-path'],
       ] as const) {
         const outcome = await tools.call(name, args);
@@ -399,8 +481,12 @@ describe('check and use', () => {
         record(...args);
         return original(...args);
       }) as F;
-    fsp.open = wrap(originals.open as (path: string, flags?: string | number) => unknown, (path, flags) => opened.push({ path: String(path), flags: String(flags ?? 'r') }));
-    fsp.rename = wrap(originals.rename as (from: string, to: string) => unknown, (from, to) => renamed.push({ from: String(from), to: String(to) }));
+    fsp.open = wrap(originals.open as (path: string, flags?: string | number) => unknown, (path, flags) =>
+      opened.push({ path: String(path), flags: String(flags ?? 'r') }),
+    );
+    fsp.rename = wrap(originals.rename as (from: string, to: string) => unknown, (from, to) =>
+      renamed.push({ from: String(from), to: String(to) }),
+    );
     fsp.writeFile = wrap(originals.writeFile as (path: unknown) => unknown, (path) => written.push(String(path)));
     fsp.appendFile = wrap(originals.appendFile as (path: unknown) => unknown, (path) => written.push(String(path)));
     syncBuiltinESMExports();
@@ -413,7 +499,11 @@ describe('check and use', () => {
           // Through a symlinked directory inside the root: the temp file sits in the real directory.
           ['write_file', { path: 'inner-link/c.ts', content: 'c\n' }, join(src, 'c.ts')],
           ['edit_file', { path: 'src/b.ts', old_string: 'export {};', new_string: 'export const b = 2;' }, join(src, 'b.ts')],
-          ['apply_patch', { patch: '*** Begin Patch\n*** Update File: inner-link/b.ts\n@@\n-export const b = 2;\n+export const b = 3;\n*** End Patch' }, join(src, 'b.ts')],
+          [
+            'apply_patch',
+            { patch: '*** Begin Patch\n*** Update File: inner-link/b.ts\n@@\n-export const b = 2;\n+export const b = 3;\n*** End Patch' },
+            join(src, 'b.ts'),
+          ],
         ];
         assert.equal((await tools.call('read_file', { path: 'src/b.ts' })).isError, false);
         for (const [name, args, target] of cases) {
@@ -431,8 +521,14 @@ describe('check and use', () => {
           }
           const final = renamed.filter((entry) => entry.to === target);
           assert.equal(final.length, 1, `${name}: one rename onto ${target}: ${JSON.stringify(renamed)}`);
-          assert.ok(writes.some((entry) => entry.path === final[0]!.from), `${name}: the renamed file is the temp file`);
-          assert.ok(!opened.some((entry) => entry.path === target && entry.flags !== 'r'), `${name}: the target is never opened for writing`);
+          assert.ok(
+            writes.some((entry) => entry.path === final[0]!.from),
+            `${name}: the renamed file is the temp file`,
+          );
+          assert.ok(
+            !opened.some((entry) => entry.path === target && entry.flags !== 'r'),
+            `${name}: the target is never opened for writing`,
+          );
           assert.deepEqual(written, [], `${name}: no writeFile/appendFile by path`);
         }
       });
@@ -447,7 +543,9 @@ describe('check and use', () => {
 test('the attacked tools are exactly the built-in tools', async () => {
   const fixture = await makeFixture();
   try {
-    const names = realTools(fixture.home).map((tool: AnyTool) => tool.name).sort();
+    const names = realTools(fixture.home)
+      .map((tool: AnyTool) => tool.name)
+      .sort();
     assert.deepEqual(names, ['apply_patch', 'edit_file', 'glob', 'grep', 'list_dir', 'read_file', 'shell', 'write_file']);
   } finally {
     await fixture.cleanup();

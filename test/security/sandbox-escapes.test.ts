@@ -13,7 +13,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type ExecutionPolicy } from '../../src/workspace/index.js';
+import type { ExecutionPolicy } from '../../src/workspace/index.js';
 import { detectSandbox } from '../../src/sandbox/index.js';
 import { createShellTool } from '../../src/tools/index.js';
 import { allowEverythingGate, createRuntime, makeFixture, snapshotChanges, snapshotTree, type Fixture } from './security-harness.js';
@@ -124,7 +124,8 @@ describe('sandbox escapes (bubblewrap)', { skip }, () => {
       join(userHome, 'new.txt'),
       join(userHome, '.ssh', 'authorized_keys'),
     ];
-    const command = targets.map((target) => `echo pwned > '${target}' && echo "WROTE ${target}"`).join('; ') +
+    const command =
+      targets.map((target) => `echo pwned > '${target}' && echo "WROTE ${target}"`).join('; ') +
       `; cp a.txt '${outside}/' && echo COPIED; mkdir '${outside}/dir' && echo MADE; ln -s x '${outside}/ln' && echo LINKED;` +
       ` mv a.txt '${outside}/moved.txt' && echo MOVED; echo ok > inside.txt && echo INSIDE-OK`;
     const output = await fixture.run(command);
@@ -137,7 +138,10 @@ describe('sandbox escapes (bubblewrap)', { skip }, () => {
   });
 
   test('read-only mode: nothing in the root can be written either', async () => {
-    const output = await fixture.run('echo x > ro.txt && echo WROTE; rm a.txt && echo REMOVED; echo done', { ...WORKSPACE_WRITE, mode: 'read-only' });
+    const output = await fixture.run('echo x > ro.txt && echo WROTE; rm a.txt && echo REMOVED; echo done', {
+      ...WORKSPACE_WRITE,
+      mode: 'read-only',
+    });
     assert.doesNotMatch(output, /WROTE|REMOVED/);
     assert.equal(existsSync(join(fixture.root, 'ro.txt')), false);
     assert.ok(existsSync(join(fixture.root, 'a.txt')));
@@ -185,10 +189,19 @@ describe('sandbox escapes (bubblewrap)', { skip }, () => {
 
   test('secret files stay masked: directly, nested, through a symlink, a descriptor, /proc/self/root, copies and searches', async () => {
     const attempts = [
-      'cat .env', 'cat config/.env.local', 'cat notes.txt', 'exec 3<.env; cat /proc/self/fd/3',
-      `cat /proc/self/root${fixture.root}/.env`, `cat /proc/1/root${fixture.root}/config/.env.local`, 'cp .env copied && cat copied',
-      'grep -r . --include=".env*" .', 'dd if=.env 2>/dev/null | base64', 'tar cf - . 2>/dev/null | grep -a TOKEN',
-      `cat '${fixture.userHome}/.ssh/id_rsa'`, `cat '${fixture.home}/sessions/session.jsonl'`, `ls -la '${fixture.home}'`,
+      'cat .env',
+      'cat config/.env.local',
+      'cat notes.txt',
+      'exec 3<.env; cat /proc/self/fd/3',
+      `cat /proc/self/root${fixture.root}/.env`,
+      `cat /proc/1/root${fixture.root}/config/.env.local`,
+      'cp .env copied && cat copied',
+      'grep -r . --include=".env*" .',
+      'dd if=.env 2>/dev/null | base64',
+      'tar cf - . 2>/dev/null | grep -a TOKEN',
+      `cat '${fixture.userHome}/.ssh/id_rsa'`,
+      `cat '${fixture.home}/sessions/session.jsonl'`,
+      `ls -la '${fixture.home}'`,
     ];
     const output = await fixture.run(`${attempts.map((attempt) => `(${attempt})`).join('; ')}; echo done`);
     assert.match(output, /done/);
@@ -230,7 +243,15 @@ describe('sandbox escapes (bubblewrap)', { skip }, () => {
         `unshare -n true 2>&1 || echo NETNS-REFUSED; cat .env; echo pwned > '${fixture.outside}/after.txt' 2>&1 || echo STILL-READ-ONLY`,
     );
     assert.match(output, /^exit_code: \d+[^\n]*\n[1-9]\d*\n/, `mountinfo shows the project root:\n${output}`);
-    for (const refused of ['REMOUNT-REFUSED', 'GIT-REMOUNT-REFUSED', 'UMOUNT-REFUSED', 'BIND-REFUSED', 'UNSHARE-REFUSED', 'NETNS-REFUSED', 'STILL-READ-ONLY']) {
+    for (const refused of [
+      'REMOUNT-REFUSED',
+      'GIT-REMOUNT-REFUSED',
+      'UMOUNT-REFUSED',
+      'BIND-REFUSED',
+      'UNSHARE-REFUSED',
+      'NETNS-REFUSED',
+      'STILL-READ-ONLY',
+    ]) {
       assert.match(output, new RegExp(refused), `${refused} missing:\n${output}`);
     }
     assertNoSecret(output);

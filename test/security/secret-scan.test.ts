@@ -13,7 +13,13 @@ import { readFile, readdir, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { detectSandbox } from '../../src/sandbox/index.js';
-import { startFakeProvider, type CapturedRequest, type FakeProvider, type ScriptStep, type ScriptedToolCall } from '../../src/testing/index.js';
+import {
+  startFakeProvider,
+  type CapturedRequest,
+  type FakeProvider,
+  type ScriptStep,
+  type ScriptedToolCall,
+} from '../../src/testing/index.js';
 import { cliEnv, jsonLines, startCli, type CliResult } from '../helpers/run-cli.js';
 import { makeFixture, type Fixture } from './security-harness.js';
 
@@ -44,7 +50,9 @@ function attempts(marker: string, parentEnvironment: boolean, asks = true): Scri
   ];
   if (asks) calls.push({ name: 'read_file', arguments: { path: '.env' } }, { name: 'read_file', arguments: { path: 'notes.txt' } });
   if (parentEnvironment) {
-    calls.push(shell("tr '\\0' '\\n' < /proc/$PPID/environ; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; done; echo proc-done"));
+    calls.push(
+      shell("tr '\\0' '\\n' < /proc/$PPID/environ; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; done; echo proc-done"),
+    );
   }
   return calls;
 }
@@ -126,7 +134,11 @@ async function watchProcesses(marker: string, stopAt: number, done: Promise<unkn
 }
 
 function assertAbsent(where: string, text: string, ...secrets: string[]): void {
-  for (const secret of secrets) assert.ok(!text.includes(secret), `${where} contains ${secret.slice(0, 12)}…:\n${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 100)}`);
+  for (const secret of secrets)
+    assert.ok(
+      !text.includes(secret),
+      `${where} contains ${secret.slice(0, 12)}…:\n${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 100)}`,
+    );
 }
 
 function providerBodies(provider: FakeProvider): string {
@@ -145,7 +157,10 @@ describe('the API key never leaks', () => {
       const marker = `0.${400_000 + Math.floor(Math.random() * 500_000)}`;
       // Unsandboxed, the parent's /proc/<pid>/environ shows the key: a documented limit of
       // danger-full-access (see the report); inside the sandbox the pid namespace hides it.
-      const provider = await startFakeProvider({ apiKey: API_KEY, script: [{ toolCalls: attempts(marker, sandboxed) }, echoAuthorization] });
+      const provider = await startFakeProvider({
+        apiKey: API_KEY,
+        script: [{ toolCalls: attempts(marker, sandboxed) }, echoAuthorization],
+      });
       try {
         const { child, done } = startCli(
           ['exec', '--json', '--sandbox', mode, '--base-url', provider.baseURL, '-C', fixture.root, 'find the key'],
@@ -161,13 +176,19 @@ describe('the API key never leaks', () => {
         const failed = events.find((event) => event.type === 'run_failed');
         assert.match(JSON.stringify(failed), /\[redacted\]/, 'the echoed key was redacted, not dropped with the message');
         const outputs = events.filter((event) => event.type === 'tool_finished').map((event) => String(event.output));
-        assert.ok(outputs.some((output) => /PATH=/.test(output)), 'the environment was printed');
+        assert.ok(
+          outputs.some((output) => /PATH=/.test(output)),
+          'the environment was printed',
+        );
 
         assertAbsent('stdout', result.stdout, API_KEY);
         assertAbsent('stderr', result.stderr, API_KEY);
         assertAbsent('requests sent to the model', providerBodies(provider), API_KEY);
         const sessionFiles = await listFiles(join(fixture.home, 'sessions'));
-        assert.ok(sessionFiles.some((file) => file.endsWith('index.jsonl')), `an index was written: ${sessionFiles.join(', ')}`);
+        assert.ok(
+          sessionFiles.some((file) => file.endsWith('index.jsonl')),
+          `an index was written: ${sessionFiles.join(', ')}`,
+        );
         assert.ok(sessionFiles.length >= 2, 'a session file was written');
         assert.deepEqual(await filesContaining(fixture.home, API_KEY), [], 'no file in the Glassbox home');
         assert.deepEqual(await filesContaining(fixture.root, API_KEY), [], 'no file in the project');
@@ -175,11 +196,17 @@ describe('the API key never leaks', () => {
         assert.ok(processes.length > 0, 'the sleeping child was observed');
         for (const observed of processes) assertAbsent(`environment of ${observed.command} (${observed.pid})`, observed.environ, API_KEY);
         if (sandboxed) {
-          assert.ok(processes.some((observed) => observed.command.startsWith('bwrap') || observed.command.includes('/bwrap')), 'bwrap itself was checked');
+          assert.ok(
+            processes.some((observed) => observed.command.startsWith('bwrap') || observed.command.includes('/bwrap')),
+            'bwrap itself was checked',
+          );
           // Inside the sandbox the secret files are masked and approval is never granted (no TTY).
           assertAbsent('stdout', result.stdout, DOTENV_SECRET);
           assertAbsent('requests sent to the model', providerBodies(provider), DOTENV_SECRET);
-          assert.ok(outputs.some((output) => output.includes('proc-done')), 'the /proc reads ran');
+          assert.ok(
+            outputs.some((output) => output.includes('proc-done')),
+            'the /proc reads ran',
+          );
         }
       } finally {
         await provider.close();
@@ -188,7 +215,9 @@ describe('the API key never leaks', () => {
     });
   }
 
-  test('glassbox serve: neither the API key nor the access token reaches events, sessions, logs or children', { skip: serverExists ? false : 'src/server does not exist yet' }, async () => {
+  test('glassbox serve: neither the API key nor the access token reaches events, sessions, logs or children', {
+    skip: serverExists ? false : 'src/server does not exist yet',
+  }, async () => {
     const fixture = await projectFixture();
     const marker = `0.${400_000 + Math.floor(Math.random() * 500_000)}`;
     const provider = await startFakeProvider({
@@ -209,7 +238,9 @@ describe('the API key never leaks', () => {
         const stopped = new Promise<void>((resolve) => (stop = resolve));
         return { processes: watchProcesses(marker, (child as ChildProcess).pid as number, stopped), stop };
       })();
-      const stream = await (await fetch(`${origin}/api/runs`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'find the key' }) })).text();
+      const stream = await (
+        await fetch(`${origin}/api/runs`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'find the key' }) })
+      ).text();
       watched.stop();
       const processes = await watched.processes;
       assert.match(stream, /run_failed/, 'the run ended on the provider error');
@@ -217,11 +248,17 @@ describe('the API key never leaks', () => {
       const sessions = (await (await fetch(`${origin}/api/sessions`, { headers })).json()) as { sessions: Array<{ sessionId: string }> };
       const details = await Promise.all(
         sessions.sessions.flatMap((session) =>
-          ['', '/model-calls', '/context'].map(async (suffix) => (await fetch(`${origin}/api/sessions/${session.sessionId}${suffix}`, { headers })).text()),
+          ['', '/model-calls', '/context'].map(async (suffix) =>
+            (await fetch(`${origin}/api/sessions/${session.sessionId}${suffix}`, { headers })).text(),
+          ),
         ),
       );
       assert.ok(details.length >= 3);
-      for (const [where, text] of [['the SSE stream', stream], ['the session API', details.join('\n')], ['requests sent to the model', providerBodies(provider)]] as const) {
+      for (const [where, text] of [
+        ['the SSE stream', stream],
+        ['the session API', details.join('\n')],
+        ['requests sent to the model', providerBodies(provider)],
+      ] as const) {
         assertAbsent(where, text, API_KEY, SERVER_TOKEN);
       }
       if (sandbox.available) {

@@ -8,9 +8,18 @@ import { realpathSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
-import { NO_APPROVER, ToolRuntime, toolDefinition, type AnyTool, type ApprovalBroker, type PermissionGate, type RunEvent, type ToolCallOutcome } from '../../src/agent/index.js';
+import {
+  NO_APPROVER,
+  ToolRuntime,
+  toolDefinition,
+  type AnyTool,
+  type ApprovalBroker,
+  type PermissionGate,
+  type RunEvent,
+  type ToolCallOutcome,
+} from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
-import { type ExecutionPolicy } from '../../src/workspace/index.js';
+import type { ExecutionPolicy } from '../../src/workspace/index.js';
 import { parseToolArguments } from '../../src/model/index.js';
 import { createEditingTools, createReadOnlyTools, createShellTool } from '../../src/tools/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -70,7 +79,10 @@ export async function snapshotTree(directory: string): Promise<Map<string, strin
       entries.set(relative, `dir ${info.mode.toString(8)}`);
       for (const name of (await readdir(path)).sort()) await visit(join(path, name), `${relative}/${name}`);
     } else if (info.isFile()) {
-      const hash = createHash('sha256').update(await readFile(path)).digest('hex').slice(0, 16);
+      const hash = createHash('sha256')
+        .update(await readFile(path))
+        .digest('hex')
+        .slice(0, 16);
       entries.set(relative, `file ${info.mode.toString(8)} ${info.size} links=${info.nlink} ${hash}`);
     } else {
       entries.set(relative, `other ${info.mode.toString(8)}`);
@@ -104,7 +116,9 @@ export function realTools(home: string, env: NodeJS.ProcessEnv = { PATH: process
  * Allows every call without asking, so the attack reaches the tool itself. Commands still run in
  * the sandbox (the shell tool refuses to run when bubblewrap is missing), never on the host.
  */
-export function allowEverythingGate(execution: ExecutionPolicy = { mode: 'workspace-write', sandboxed: true, network: false, secretsApproved: true }): PermissionGate {
+export function allowEverythingGate(
+  execution: ExecutionPolicy = { mode: 'workspace-write', sandboxed: true, network: false, secretsApproved: true },
+): PermissionGate {
   return {
     decide: () => ({ decision: 'allow', reason: 'security test: allow everything', rule: 'test', execution }),
     grantForSession: () => {},
@@ -119,7 +133,12 @@ export interface RuntimeHarness {
   call(name: string, args: string | Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallOutcome>;
 }
 
-export function createRuntime(options: { root: string; tools: AnyTool[]; gate: PermissionGate; approvals?: ApprovalBroker }): RuntimeHarness {
+export function createRuntime(options: {
+  root: string;
+  tools: AnyTool[];
+  gate: PermissionGate;
+  approvals?: ApprovalBroker;
+}): RuntimeHarness {
   const events: RunEvent[] = [];
   const schemas = new Map(options.tools.map((tool) => [tool, toolDefinition(tool).parameters]));
   const runtime = new ToolRuntime({

@@ -55,25 +55,56 @@ function arbitraries(fixture: Fixture) {
   const path = fc.oneof(
     text,
     fc.constantFrom(
-      'a.txt', 'src', 'src/b.ts', '.', '.env', 'new/dir/file.txt', 'out-link/secret.txt', 'out-link/new.txt',
-      '../outside/secret.txt', '../outside/new.txt', `${fixture.outside}/secret.txt`, `${fixture.outside}/new.txt`,
-      '/etc/passwd', '~/x', '~', `${'../'.repeat(40)}etc/passwd`, 'x'.repeat(5_000), `${'d/'.repeat(2_100)}f`,
-      'src/../../outside/new.txt', '**', '../**', '/**', '{a,../outside}/*', '.git/config',
+      'a.txt',
+      'src',
+      'src/b.ts',
+      '.',
+      '.env',
+      'new/dir/file.txt',
+      'out-link/secret.txt',
+      'out-link/new.txt',
+      '../outside/secret.txt',
+      '../outside/new.txt',
+      `${fixture.outside}/secret.txt`,
+      `${fixture.outside}/new.txt`,
+      '/etc/passwd',
+      '~/x',
+      '~',
+      `${'../'.repeat(40)}etc/passwd`,
+      'x'.repeat(5_000),
+      `${'d/'.repeat(2_100)}f`,
+      'src/../../outside/new.txt',
+      '**',
+      '../**',
+      '/**',
+      '{a,../outside}/*',
+      '.git/config',
     ),
   );
   const patch = fc.oneof(
     text,
-    fc.tuple(fc.constantFrom('Add File', 'Delete File', 'Update File'), path, path).map(([kind, from, to]) =>
-      kind === 'Update File'
-        ? `*** Begin Patch\n*** Update File: ${from}\n*** Move to: ${to}\n@@\n-hello\n+bye\n*** End Patch`
-        : `*** Begin Patch\n*** ${kind}: ${from}\n+pwned\n*** End Patch`,
-    ),
+    fc
+      .tuple(fc.constantFrom('Add File', 'Delete File', 'Update File'), path, path)
+      .map(([kind, from, to]) =>
+        kind === 'Update File'
+          ? `*** Begin Patch\n*** Update File: ${from}\n*** Move to: ${to}\n@@\n-hello\n+bye\n*** End Patch`
+          : `*** Begin Patch\n*** ${kind}: ${from}\n+pwned\n*** End Patch`,
+      ),
   );
   const command = fc.oneof(
     text,
     fc.constantFrom(
-      'echo hi', 'true', 'ls -la', 'cat a.txt', 'touch made-by-fuzz', `touch ${fixture.outside}/pwned`,
-      'echo x > ../outside/pwned', `cat ${fixture.outside}/secret.txt`, 'exit 3', 'cat .env', 'yes | head -c 100000',
+      'echo hi',
+      'true',
+      'ls -la',
+      'cat a.txt',
+      'touch made-by-fuzz',
+      `touch ${fixture.outside}/pwned`,
+      'echo x > ../outside/pwned',
+      `cat ${fixture.outside}/secret.txt`,
+      'exit 3',
+      'cat .env',
+      'yes | head -c 100000',
     ),
   );
   const junk = fc.oneof(
@@ -113,11 +144,21 @@ function arbitraries(fixture: Fixture) {
   const rawArguments = (tool: string): fc.Arbitrary<string> => {
     // Each known field usually present; a hostile key in about a fifth of the objects, so that
     // most calls still validate and reach the tool.
-    const field = (key: string, freq: number) => fc.option(valueFor(key).map((value) => [key, value] as const), { freq });
-    const known = fc.tuple(...TOOL_KEYS[tool]!.required.map((key) => field(key, 12)), ...TOOL_KEYS[tool]!.optional.map((key) => field(key, 2)));
+    const field = (key: string, freq: number) =>
+      fc.option(
+        valueFor(key).map((value) => [key, value] as const),
+        { freq },
+      );
+    const known = fc.tuple(
+      ...TOOL_KEYS[tool]!.required.map((key) => field(key, 12)),
+      ...TOOL_KEYS[tool]!.optional.map((key) => field(key, 2)),
+    );
     const hostile = fc.constantFrom(...HOSTILE_KEYS).chain((key) => valueFor(key).map((value) => [key, value] as const));
     const object = fc
-      .tuple(known, fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(hostile, { minLength: 1, maxLength: 2 }) }))
+      .tuple(
+        known,
+        fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(hostile, { minLength: 1, maxLength: 2 }) }),
+      )
       .map(([fields, extra]) => [...fields.filter((field) => field !== null), ...extra])
       .map((entries) => `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`).join(',')}}`);
     return fc.oneof(
@@ -128,9 +169,17 @@ function arbitraries(fixture: Fixture) {
       {
         weight: 1,
         arbitrary: fc.constantFrom(
-          '', 'null', '[]', '"a.txt"', '{', '{"__proto__": {"polluted": "yes"}}',
-          '{"constructor": {"prototype": {"polluted": "yes"}}}', `{"path": ${DEEP}}`, `{"command": ${DEEP}}`,
-          '{"path": "a.txt", "path": "/etc/passwd"}', '{"path": "a.txt"}{"path": "b"}',
+          '',
+          'null',
+          '[]',
+          '"a.txt"',
+          '{',
+          '{"__proto__": {"polluted": "yes"}}',
+          '{"constructor": {"prototype": {"polluted": "yes"}}}',
+          `{"path": ${DEEP}}`,
+          `{"command": ${DEEP}}`,
+          '{"path": "a.txt", "path": "/etc/passwd"}',
+          '{"path": "a.txt"}{"path": "b"}',
         ),
       },
     );
@@ -174,7 +223,12 @@ describe('fuzzing tool arguments through the ToolRuntime', () => {
   };
 
   before(async () => {
-    fixture = await makeFixture({ 'a.txt': 'hello\n', 'src/b.ts': 'export const b = 1;\n', '.env': 'TOKEN=fuzz-secret\n', '.git/config': '[core]\n' });
+    fixture = await makeFixture({
+      'a.txt': 'hello\n',
+      'src/b.ts': 'export const b = 1;\n',
+      '.env': 'TOKEN=fuzz-secret\n',
+      '.git/config': '[core]\n',
+    });
     await symlink('../outside', join(fixture.root, 'out-link'));
     outsideBefore = await snapshotTree(fixture.outside);
     homeBefore = await snapshotTree(fixture.home);

@@ -28,9 +28,39 @@ const ROUTES: ReadonlyArray<[method: 'GET' | 'POST' | 'HEAD' | 'PUT' | 'DELETE' 
   ['OPTIONS', '/api/runs'],
 ];
 
-const KEYS = ['prompt', 'sessionId', 'model', 'wireApi', 'sandbox', 'approvalPolicy', 'compactAt', 'decision', 'message', 'atTurn', 'instructions', '__proto__', 'constructor'];
+const KEYS = [
+  'prompt',
+  'sessionId',
+  'model',
+  'wireApi',
+  'sandbox',
+  'approvalPolicy',
+  'compactAt',
+  'decision',
+  'message',
+  'atTurn',
+  'instructions',
+  '__proto__',
+  'constructor',
+];
 const QUERY_KEYS = ['limit', 'cursor', 'query', 'runId', 'lastEventId', 'token', 'x'];
-const ENUM_VALUES = ['read-only', 'workspace-write', 'danger-full-access', 'untrusted', 'on-request', 'never', 'chat', 'responses', 'approve', 'deny', 'approve_session', '50%', '0', '-1', '1e400'];
+const ENUM_VALUES = [
+  'read-only',
+  'workspace-write',
+  'danger-full-access',
+  'untrusted',
+  'on-request',
+  'never',
+  'chat',
+  'responses',
+  'approve',
+  'deny',
+  'approve_session',
+  '50%',
+  '0',
+  '-1',
+  '1e400',
+];
 
 describe('fuzzing every endpoint', () => {
   test('random bodies, ids, queries and headers never get a 5xx, and the server stays healthy', async () => {
@@ -43,9 +73,28 @@ describe('fuzzing every endpoint', () => {
       const text = fc.oneof(
         fc.string({ maxLength: 40 }),
         fc.string({ unit: 'binary', maxLength: 40 }),
-        fc.constantFrom(sessionId, runId, '../../etc/passwd', '..', '.', '%2e%2e', 'last', 'null', '', ' ', 'a'.repeat(5000), '\u0000', '%', '%zz', ...ENUM_VALUES),
+        fc.constantFrom(
+          sessionId,
+          runId,
+          '../../etc/passwd',
+          '..',
+          '.',
+          '%2e%2e',
+          'last',
+          'null',
+          '',
+          ' ',
+          'a'.repeat(5000),
+          '\u0000',
+          '%',
+          '%zz',
+          ...ENUM_VALUES,
+        ),
       );
-      const segment = fc.oneof(text.map((value) => encodeURIComponent(value)), fc.constantFrom(sessionId, runId, '..', '%2F', '%ZZ', '%00', 'x%2F..%2F..'));
+      const segment = fc.oneof(
+        text.map((value) => encodeURIComponent(value)),
+        fc.constantFrom(sessionId, runId, '..', '%2F', '%ZZ', '%00', 'x%2F..%2F..'),
+      );
       const jsonValue = fc.oneof(
         fc.jsonValue({ maxDepth: 3 }),
         text,
@@ -58,7 +107,7 @@ describe('fuzzing every endpoint', () => {
         fc.dictionary(fc.constantFrom(...KEYS), jsonValue, { maxKeys: 5 }).map((value) => JSON.stringify(value)),
         fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
         fc.string({ maxLength: 60 }),
-        fc.constantFrom('', '{', '[]', 'null', '{"prompt": "' + 'y'.repeat(300_000) + '"}', '\u0000', '{"a":1}{"b":2}'),
+        fc.constantFrom('', '{', '[]', 'null', `{"prompt": "${'y'.repeat(300_000)}"}`, '\u0000', '{"a":1}{"b":2}'),
       );
       const query = fc.dictionary(fc.constantFrom(...QUERY_KEYS), text, { maxKeys: 3 }).map((entries) => {
         const search = new URLSearchParams(entries).toString();
@@ -71,9 +120,15 @@ describe('fuzzing every endpoint', () => {
         b: segment,
         query,
         body,
-        contentType: fc.oneof(fc.constant('application/json'), fc.constantFrom('text/plain', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'multipart/form-data', 'application/jsonx')),
+        contentType: fc.oneof(
+          fc.constant('application/json'),
+          fc.constantFrom('text/plain', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'multipart/form-data', 'application/jsonx'),
+        ),
         lastEventId: fc.option(printable, { nil: undefined }),
-        cookie: fc.option(printable.map((value) => `glassbox_token=${value}`), { nil: undefined }),
+        cookie: fc.option(
+          printable.map((value) => `glassbox_token=${value}`),
+          { nil: undefined },
+        ),
         authenticated: fc.oneof({ arbitrary: fc.constant(true), weight: 4 }, { arbitrary: fc.constant(false), weight: 1 }),
       });
 
@@ -112,7 +167,10 @@ describe('fuzzing every endpoint', () => {
         { numRuns: 400, seed: Number(process.env.GLASSBOX_FUZZ_SEED ?? 20261129) },
       );
 
-      assert.deepEqual(h.logs.filter((line) => /internal error/.test(line)), []);
+      assert.deepEqual(
+        h.logs.filter((line) => /internal error/.test(line)),
+        [],
+      );
       const health = await h.api('/api/health');
       assert.equal(health.status, 200);
       const again = eventsOf(await readFrames(await h.post('/api/runs', { prompt: 'still alive?', sessionId })));

@@ -19,7 +19,9 @@ function collect(log: RunEventLog, afterId: number): { events: NumberedEvent[]; 
 const runEvents = fc
   .array(
     fc.oneof(
-      fc.record({ round: fc.integer({ min: 1, max: 3 }), delta: fc.string({ unit: 'binary', maxLength: 8 }) }).map((d): RunEvent => ({ type: 'assistant_delta', ...d })),
+      fc
+        .record({ round: fc.integer({ min: 1, max: 3 }), delta: fc.string({ unit: 'binary', maxLength: 8 }) })
+        .map((d): RunEvent => ({ type: 'assistant_delta', ...d })),
       fc.constantFrom<RunEvent>(
         { type: 'model_requested', round: 1, stage: 'turn', messageCount: 2, toolCount: 3 },
         { type: 'warning', code: 'W', message: 'careful' },
@@ -37,13 +39,22 @@ describe('RunEventLog', () => {
         const log = new RunEventLog(cap);
         const live = collect(log, 0);
         events.forEach((event) => log.append(event));
-        assert.deepEqual(live.events.map((e) => e.id), events.map((_, index) => index + 1));
-        assert.deepEqual(live.events.map((e) => e.event), events);
+        assert.deepEqual(
+          live.events.map((e) => e.id),
+          events.map((_, index) => index + 1),
+        );
+        assert.deepEqual(
+          live.events.map((e) => e.event),
+          events,
+        );
         assert.equal(live.ended, true);
         const after = Math.min(cut, events.length);
         const replay = collect(log, after);
         assert.equal(replay.ended, true);
-        assert.deepEqual(replay.events.map((e) => e.id), events.slice(after).map((_, index) => after + index + 1));
+        assert.deepEqual(
+          replay.events.map((e) => e.id),
+          events.slice(after).map((_, index) => after + index + 1),
+        );
         // Within the cap, replay is exact; past it, deltas keep their place but lose their text.
         let kept = 0;
         const expected = events.map((event) => {
@@ -52,7 +63,10 @@ describe('RunEventLog', () => {
           kept += event.delta.length;
           return event;
         });
-        assert.deepEqual(replay.events.map((e) => e.event), expected.slice(after));
+        assert.deepEqual(
+          replay.events.map((e) => e.event),
+          expected.slice(after),
+        );
       }),
       { numRuns: 300, seed: 7 },
     );

@@ -53,7 +53,10 @@ describe('RunManager', () => {
     }, logs);
     const run = await runs.start(parameters());
     await run.done;
-    assert.deepEqual([...run.log.replay(0)].map((entry) => entry.event.type), ['run_started', 'run_failed']);
+    assert.deepEqual(
+      [...run.log.replay(0)].map((entry) => entry.event.type),
+      ['run_started', 'run_failed'],
+    );
     assert.equal(run.status, 'failed');
     assert.match(logs.join('\n'), /disk full/);
   });
@@ -98,18 +101,25 @@ describe('RunManager', () => {
 
   test('only the newest finished runs are kept', async () => {
     let count = 0;
-    const runs = manager(async (_parameters, hooks) => {
-      count += 1;
-      hooks.onEvent(startedEvent(hooks, `01a2293c-35a7-7273-a315-${String(count).padStart(12, '0')}`));
-      return { terminal: { type: 'run_succeeded', answer: 'ok', usage, rounds: 1 } };
-    }, [], 2);
+    const runs = manager(
+      async (_parameters, hooks) => {
+        count += 1;
+        hooks.onEvent(startedEvent(hooks, `01a2293c-35a7-7273-a315-${String(count).padStart(12, '0')}`));
+        return { terminal: { type: 'run_succeeded', answer: 'ok', usage, rounds: 1 } };
+      },
+      [],
+      2,
+    );
     const ids: string[] = [];
     for (let index = 0; index < 4; index += 1) {
       const run = await runs.start(parameters());
       await run.done;
       ids.push(run.runId);
     }
-    assert.deepEqual(runs.list().map((run) => run.runId), ids.slice(2));
+    assert.deepEqual(
+      runs.list().map((run) => run.runId),
+      ids.slice(2),
+    );
     assert.equal(runs.get(ids[0]!), undefined);
   });
 });

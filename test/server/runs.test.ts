@@ -47,7 +47,10 @@ describe('runs over SSE', () => {
       // The session recorded the same audit events the stream carried.
       const sessionId = String(events[0]!.event.sessionId);
       const page = (await (await h.api(`/api/sessions/${sessionId}`)).json()) as { records: Array<{ record: Record<string, unknown> }> };
-      const audited = page.records.map((entry) => entry.record).filter((record) => record.type === 'audit').map((record) => record.event);
+      const audited = page.records
+        .map((entry) => entry.record)
+        .filter((record) => record.type === 'audit')
+        .map((record) => record.event);
       const streamed = events
         .filter((e) => ['tool_permission_decided', 'tool_started', 'tool_finished'].includes(e.type))
         .map((e) => {
@@ -86,7 +89,10 @@ describe('runs over SSE', () => {
       assert.equal(rest.at(-1)!.type, 'run_succeeded');
       const all = eventsOf(await readFrames(await h.api(`/api/runs/${runId}/events`)));
       assert.deepEqual([...seen, ...rest], all);
-      const text = all.filter((e) => e.type === 'assistant_delta').map((e) => e.event.delta).join('');
+      const text = all
+        .filter((e) => e.type === 'assistant_delta')
+        .map((e) => e.event.delta)
+        .join('');
       assert.equal(text, 'A long answer that streams in many small pieces, one by one.');
 
       const query = eventsOf(await readFrames(await h.api(`/api/runs/${runId}/events?lastEventId=${all.length - 1}`)));
@@ -178,7 +184,9 @@ describe('runs over SSE', () => {
       assert.deepEqual(await resolved.json(), { resolved: true });
       assert.equal((await h.post(`/api/approvals/${runId}/${encodeURIComponent(callId)}`, { decision: 'approve' })).status, 404);
 
-      const after = eventsOf(await readFrames(await h.api(`/api/runs/${runId}/events`, { headers: { 'last-event-id': String(requested.id) } })));
+      const after = eventsOf(
+        await readFrames(await h.api(`/api/runs/${runId}/events`, { headers: { 'last-event-id': String(requested.id) } })),
+      );
       assertContiguous(after, requested.id + 1);
       const resolvedEvent = after.find((e) => e.type === 'approval_resolved')!;
       assert.equal(resolvedEvent.event.decision, 'approve');
@@ -203,7 +211,10 @@ describe('runs over SSE', () => {
       const callId = String(before.at(-1)!.event.callId);
       const bad = await h.post(`/api/approvals/${runId}/${encodeURIComponent(callId)}`, { decision: 'maybe' });
       assert.equal(bad.status, 400);
-      const denied = await h.post(`/api/approvals/${runId}/${encodeURIComponent(callId)}`, { decision: 'deny', message: 'Use a scratch directory instead.' });
+      const denied = await h.post(`/api/approvals/${runId}/${encodeURIComponent(callId)}`, {
+        decision: 'deny',
+        message: 'Use a scratch directory instead.',
+      });
       assert.equal(denied.status, 200);
       const after = eventsOf(await readFrames(await h.api(`/api/runs/${runId}/events`)));
       const resolvedEvent = after.find((e) => e.type === 'approval_resolved')!;

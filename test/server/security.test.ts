@@ -56,14 +56,23 @@ describe('server security', () => {
   });
 
   test('a foreign Host header is refused with 403, even with the token', async () => {
-    const evil = await rawRequest(h.port, { path: '/api/health', headers: { host: `evil.example:${h.port}`, authorization: `Bearer ${TEST_TOKEN}` } });
+    const evil = await rawRequest(h.port, {
+      path: '/api/health',
+      headers: { host: `evil.example:${h.port}`, authorization: `Bearer ${TEST_TOKEN}` },
+    });
     assert.equal(evil.status, 403);
     assert.match(JSON.parse(evil.body).error, /Host/);
-    const wrongPort = await rawRequest(h.port, { path: '/api/health', headers: { host: `127.0.0.1:${h.port + 1}`, authorization: `Bearer ${TEST_TOKEN}` } });
+    const wrongPort = await rawRequest(h.port, {
+      path: '/api/health',
+      headers: { host: `127.0.0.1:${h.port + 1}`, authorization: `Bearer ${TEST_TOKEN}` },
+    });
     assert.equal(wrongPort.status, 403);
     const page = await rawRequest(h.port, { path: '/', headers: { host: 'rebound.example' } });
     assert.equal(page.status, 403);
-    const localhost = await rawRequest(h.port, { path: '/api/health', headers: { host: `localhost:${h.port}`, authorization: `Bearer ${TEST_TOKEN}` } });
+    const localhost = await rawRequest(h.port, {
+      path: '/api/health',
+      headers: { host: `localhost:${h.port}`, authorization: `Bearer ${TEST_TOKEN}` },
+    });
     assert.equal(localhost.status, 200);
   });
 
@@ -94,7 +103,12 @@ describe('server security', () => {
     const declared = await rawRequest(h.port, {
       method: 'POST',
       path: '/api/runs',
-      headers: { host: `127.0.0.1:${h.port}`, authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)) },
+      headers: {
+        host: `127.0.0.1:${h.port}`,
+        authorization: `Bearer ${TEST_TOKEN}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(big)),
+      },
       body: big,
     });
     assert.equal(declared.status, 413);
@@ -181,7 +195,13 @@ describe('workbench files', () => {
       assert.match((await fetch(`${h.origin}/assets/style.css`)).headers.get('content-type') ?? '', /^text\/css/);
       assert.equal((await fetch(`${h.origin}/assets/nested/logo.svg`)).headers.get('content-type'), 'image/svg+xml');
       assert.equal((await fetch(`${h.origin}/assets/missing.js`)).status, 404);
-      for (const path of ['/assets/..%2f..%2fsecret.txt', '/assets/%2e%2e/%2e%2e/secret.txt', '/assets/..%5c..%5csecret.txt', '/assets/%00', '/assets/%zz']) {
+      for (const path of [
+        '/assets/..%2f..%2fsecret.txt',
+        '/assets/%2e%2e/%2e%2e/secret.txt',
+        '/assets/..%5c..%5csecret.txt',
+        '/assets/%00',
+        '/assets/%zz',
+      ]) {
         const response = await rawRequest(h.port, { path, headers: { host: `127.0.0.1:${h.port}` } });
         assert.equal(response.status, 404, path);
         assert.doesNotMatch(response.body, /top secret/);

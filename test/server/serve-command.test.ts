@@ -48,7 +48,10 @@ describe('glassbox serve (child process)', () => {
       await mkdir(root);
       const provider = await startFakeProvider({ script: [{ text: 'Served answer.' }] });
       try {
-        const served = serve(['--port', '0', '--base-url', provider.baseURL, '-m', 'served-model', '-C', root, '--home', join(dir, 'home')], cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_TOKEN: 'fixed-token-for-the-test-0001' }));
+        const served = serve(
+          ['--port', '0', '--base-url', provider.baseURL, '-m', 'served-model', '-C', root, '--home', join(dir, 'home')],
+          cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_TOKEN: 'fixed-token-for-the-test-0001' }),
+        );
         const url = await served.firstLine;
         const match = /^http:\/\/127\.0\.0\.1:(\d+)\/\?token=fixed-token-for-the-test-0001$/.exec(url);
         assert.ok(match, `stdout line: ${url}`);
@@ -84,7 +87,6 @@ describe('glassbox serve (child process)', () => {
       }
     });
   });
-
 });
 
 function capture(): { stream: Writable; text: () => string; line: Promise<string> } {
@@ -123,7 +125,11 @@ describe('serveCommand (in process)', () => {
       const models = (await (await fetch(`${origin}/api/models`, { headers })).json()) as Record<string, unknown>;
       assert.deepEqual(models.defaults, { model: 'glassbox-demo', wireApi: 'chat', sandbox: 'read-only', approvalPolicy: 'untrusted' });
       assert.deepEqual(models.caps, { sandbox: 'read-only', approvalPolicy: 'untrusted' });
-      const run = await fetch(`${origin}/api/runs`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'Look around.', wireApi: 'responses' }) });
+      const run = await fetch(`${origin}/api/runs`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'Look around.', wireApi: 'responses' }),
+      });
       const events = eventsOf(await readFrames(run));
       assert.equal(events[0]!.event.wireApi, 'responses');
       assert.equal(events.at(-1)!.type, 'run_succeeded');
@@ -137,7 +143,18 @@ describe('serveCommand (in process)', () => {
   test('bad flags are usage errors (exit code 2) before anything listens', async () => {
     await withTempDir(async (dir) => {
       const base = { cd: dir, home: join(dir, 'home'), demo: true };
-      for (const options of [{ port: 'abc' }, { port: '70000' }, { sandbox: 'everything' }, { approvalPolicy: 'sometimes' }, { token: 'short' }, { compactAt: 'lots' }, { contextWindow: '-5' }, { host: ' ' }, { otlpEndpoint: 'not a url' }, { otlpEndpoint: 'ftp://x' }]) {
+      for (const options of [
+        { port: 'abc' },
+        { port: '70000' },
+        { sandbox: 'everything' },
+        { approvalPolicy: 'sometimes' },
+        { token: 'short' },
+        { compactAt: 'lots' },
+        { contextWindow: '-5' },
+        { host: ' ' },
+        { otlpEndpoint: 'not a url' },
+        { otlpEndpoint: 'ftp://x' },
+      ]) {
         const stdout = capture();
         await assert.rejects(
           serveCommand({ ...base, ...options }, { stdout: stdout.stream, stderr: capture().stream, stopSignal: new Promise(() => {}) }),

@@ -70,7 +70,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     log: (message) => logs.push(message),
     ...options.settings,
   });
-  let address;
+  let address: Awaited<ReturnType<typeof server.listen>>;
   try {
     address = await server.listen();
   } catch (error) {
@@ -182,7 +182,9 @@ export function rawRequest(
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         response.on('error', reject);
       },
     );

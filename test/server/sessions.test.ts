@@ -75,8 +75,15 @@ describe('session routes', () => {
   });
 
   test('list: newest first, with summaries; query and pagination', async () => {
-    const list = (await (await h.api('/api/sessions')).json()) as { sessions: Array<Record<string, unknown>>; nextCursor: string | null; problems: unknown[] };
-    assert.deepEqual(list.sessions.map((s) => s.sessionId), [otherSessionId, sessionId]);
+    const list = (await (await h.api('/api/sessions')).json()) as {
+      sessions: Array<Record<string, unknown>>;
+      nextCursor: string | null;
+      problems: unknown[];
+    };
+    assert.deepEqual(
+      list.sessions.map((s) => s.sessionId),
+      [otherSessionId, sessionId],
+    );
     assert.equal(list.nextCursor, null);
     assert.deepEqual(list.problems, []);
     const summary = list.sessions[1]!;
@@ -93,12 +100,18 @@ describe('session routes', () => {
       sessions: Array<{ sessionId: string }>;
       nextCursor: string | null;
     };
-    assert.deepEqual(page2.sessions.map((s) => s.sessionId), [sessionId]);
+    assert.deepEqual(
+      page2.sessions.map((s) => s.sessionId),
+      [sessionId],
+    );
     assert.equal(page2.nextCursor, null);
     const found = (await (await h.api('/api/sessions?query=which%20files')).json()) as { sessions: unknown[] };
     assert.equal(found.sessions.length, 0);
     const byTitle = (await (await h.api('/api/sessions?query=WHAT%20IS')).json()) as { sessions: Array<{ sessionId: string }> };
-    assert.deepEqual(byTitle.sessions.map((s) => s.sessionId), [sessionId]);
+    assert.deepEqual(
+      byTitle.sessions.map((s) => s.sessionId),
+      [sessionId],
+    );
     assert.equal((await h.api('/api/sessions?cursor=garbage')).status, 400);
     assert.equal((await h.api('/api/sessions?limit=abc')).status, 400);
     assert.equal((await h.api('/api/sessions?limit=2&limit=3')).status, 400);
@@ -106,7 +119,12 @@ describe('session routes', () => {
   });
 
   test('show: records page by page with meta and summary on every page', async () => {
-    const pages: Array<{ summary: Record<string, unknown>; meta: Record<string, unknown>; records: Array<{ line: number; record: { type: string } }>; nextCursor: string | null }> = [];
+    const pages: Array<{
+      summary: Record<string, unknown>;
+      meta: Record<string, unknown>;
+      records: Array<{ line: number; record: { type: string } }>;
+      nextCursor: string | null;
+    }> = [];
     let cursor: string | null = null;
     do {
       const path: string = `/api/sessions/${sessionId}?limit=4${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
@@ -118,7 +136,10 @@ describe('session routes', () => {
     } while (cursor !== null && pages.length < 100);
     assert.ok(pages.length > 2);
     const lines = pages.flatMap((page) => page.records.map((entry) => entry.line));
-    assert.deepEqual(lines, lines.map((_, index) => index + 1));
+    assert.deepEqual(
+      lines,
+      lines.map((_, index) => index + 1),
+    );
     for (const page of pages) {
       assert.ok(page.records.length <= 4);
       assert.equal(page.meta.type, 'session_meta');
@@ -126,7 +147,10 @@ describe('session routes', () => {
       assert.equal(page.summary.sessionId, sessionId);
       assert.equal(page.summary.turns, 2);
     }
-    const all = (await (await h.api(`/api/sessions/${sessionId}?limit=1000`)).json()) as { records: Array<{ record: { type: string } }>; nextCursor: null };
+    const all = (await (await h.api(`/api/sessions/${sessionId}?limit=1000`)).json()) as {
+      records: Array<{ record: { type: string } }>;
+      nextCursor: null;
+    };
     assert.equal(all.nextCursor, null);
     assert.equal(all.records.length, lines.length);
     assert.equal(all.records.filter((entry) => entry.record.type === 'turn_completed').length, 2);
@@ -135,12 +159,29 @@ describe('session routes', () => {
 
   test('model-calls: each request rebuilt by replay equals what the model was sent', async () => {
     const body = (await (await h.api(`/api/sessions/${sessionId}/model-calls`)).json()) as {
-      calls: Array<{ turn: number; round: number; stage: string; request: ModelRequest; contextTokens: number | null; usage: unknown; finishReason: string | null; requestError: string | null }>;
+      calls: Array<{
+        turn: number;
+        round: number;
+        stage: string;
+        request: ModelRequest;
+        contextTokens: number | null;
+        usage: unknown;
+        finishReason: string | null;
+        requestError: string | null;
+      }>;
       nextCursor: string | null;
     };
     assert.equal(body.calls.length, 4);
     assert.equal(body.nextCursor, null);
-    assert.deepEqual(body.calls.map((c) => [c.turn, c.round, c.stage]), [[1, 1, 'turn'], [1, 2, 'turn'], [2, 1, 'turn'], [2, 2, 'turn']]);
+    assert.deepEqual(
+      body.calls.map((c) => [c.turn, c.round, c.stage]),
+      [
+        [1, 1, 'turn'],
+        [1, 2, 'turn'],
+        [2, 1, 'turn'],
+        [2, 2, 'turn'],
+      ],
+    );
     for (let index = 0; index < 4; index += 1) {
       const call = body.calls[index]!;
       assert.equal(call.requestError, null);
@@ -148,11 +189,26 @@ describe('session routes', () => {
       assert.deepEqual(call.request.tools, captured[index]!.tools, `tools of call ${index}`);
       assert.equal(call.request.model, captured[index]!.model);
     }
-    assert.deepEqual(body.calls.map((c) => c.contextTokens), [920, 1010, null, 1308]);
-    assert.deepEqual(body.calls.map((c) => c.finishReason), ['tool_calls', 'stop', 'tool_calls', 'stop']);
+    assert.deepEqual(
+      body.calls.map((c) => c.contextTokens),
+      [920, 1010, null, 1308],
+    );
+    assert.deepEqual(
+      body.calls.map((c) => c.finishReason),
+      ['tool_calls', 'stop', 'tool_calls', 'stop'],
+    );
 
-    const page = (await (await h.api(`/api/sessions/${sessionId}/model-calls?limit=2&cursor=1`)).json()) as { calls: Array<{ turn: number; round: number }>; nextCursor: string | null };
-    assert.deepEqual(page.calls.map((c) => [c.turn, c.round]), [[1, 2], [2, 1]]);
+    const page = (await (await h.api(`/api/sessions/${sessionId}/model-calls?limit=2&cursor=1`)).json()) as {
+      calls: Array<{ turn: number; round: number }>;
+      nextCursor: string | null;
+    };
+    assert.deepEqual(
+      page.calls.map((c) => [c.turn, c.round]),
+      [
+        [1, 2],
+        [2, 1],
+      ],
+    );
     assert.equal(page.nextCursor, '3');
     assert.equal((await h.api(`/api/sessions/${sessionId}/model-calls?cursor=-1`)).status, 400);
   });
@@ -167,7 +223,15 @@ describe('session routes', () => {
     assert.equal(chart.window, 50000);
     assert.equal(chart.threshold, 25000);
     assert.deepEqual(chart.compactions, []);
-    assert.deepEqual(chart.points.map((p) => [p.turn, p.round, p.estimated]), [[1, 1, false], [1, 2, false], [2, 1, true], [2, 2, false]]);
+    assert.deepEqual(
+      chart.points.map((p) => [p.turn, p.round, p.estimated]),
+      [
+        [1, 1, false],
+        [1, 2, false],
+        [2, 1, true],
+        [2, 2, false],
+      ],
+    );
     assert.deepEqual([chart.points[0]!.tokens, chart.points[1]!.tokens, chart.points[3]!.tokens], [920, 1010, 1308]);
     // The estimate counts the history that was sent: more than the first call's, less than the window.
     assert.ok(chart.points[2]!.tokens > 100 && chart.points[2]!.tokens < 50000, String(chart.points[2]!.tokens));
@@ -178,7 +242,10 @@ describe('session routes', () => {
     assert.equal(response.status, 201);
     const { sessionId: forked } = (await response.json()) as { sessionId: string };
     assert.notEqual(forked, sessionId);
-    const page = (await (await h.api(`/api/sessions/${forked}`)).json()) as { summary: { parent: unknown; turns: number }; meta: { parent: unknown } };
+    const page = (await (await h.api(`/api/sessions/${forked}`)).json()) as {
+      summary: { parent: unknown; turns: number };
+      meta: { parent: unknown };
+    };
     assert.deepEqual(page.meta.parent, { sessionId, atTurn: 1 });
     assert.deepEqual(page.summary.parent, { sessionId, atTurn: 1 });
     assert.equal(page.summary.turns, 1);
@@ -202,10 +269,21 @@ describe('session routes', () => {
     assert.equal((await h.post(`/api/sessions/${unknown}/compact`, {})).status, 404);
 
     storeCalls.length = 0;
-    const hostile = ['..%2F..%2Fetc%2Fpasswd', '%2E%2E%2F%2E%2E%2Fetc%2Fpasswd', 'last', '01A2293C-35A7-7273-A315-931E21774C91', '01a2293c', '%00', 'a'.repeat(300)];
+    const hostile = [
+      '..%2F..%2Fetc%2Fpasswd',
+      '%2E%2E%2F%2E%2E%2Fetc%2Fpasswd',
+      'last',
+      '01A2293C-35A7-7273-A315-931E21774C91',
+      '01a2293c',
+      '%00',
+      'a'.repeat(300),
+    ];
     for (const id of hostile) {
       for (const path of ['', '/model-calls', '/context']) {
-        const response = await rawRequest(h.port, { path: `/api/sessions/${id}${path}`, headers: { host: `127.0.0.1:${h.port}`, authorization: `Bearer ${TEST_TOKEN}` } });
+        const response = await rawRequest(h.port, {
+          path: `/api/sessions/${id}${path}`,
+          headers: { host: `127.0.0.1:${h.port}`, authorization: `Bearer ${TEST_TOKEN}` },
+        });
         assert.ok(response.status === 400 || response.status === 404, `${id}${path}: ${response.status} ${response.body.slice(0, 200)}`);
         assert.doesNotMatch(response.body, /root:/);
       }
@@ -214,11 +292,17 @@ describe('session routes', () => {
     }
     // Literal dot segments are resolved by the URL parser before routing (to /etc/passwd, a
     // workbench page route): they never reach a session handler or the file system.
-    const dotted = await rawRequest(h.port, { path: '/api/sessions/../../etc/passwd', headers: { host: `127.0.0.1:${h.port}`, authorization: `Bearer ${TEST_TOKEN}` } });
+    const dotted = await rawRequest(h.port, {
+      path: '/api/sessions/../../etc/passwd',
+      headers: { host: `127.0.0.1:${h.port}`, authorization: `Bearer ${TEST_TOKEN}` },
+    });
     assert.ok(dotted.status < 500, String(dotted.status));
     assert.doesNotMatch(dotted.body, /root:/);
     assert.match(dotted.body, /Glassbox/);
-    assert.deepEqual(storeCalls.filter((id) => !/^[0-9a-f-]{36}$/.test(id) && id !== ''), []);
+    assert.deepEqual(
+      storeCalls.filter((id) => !/^[0-9a-f-]{36}$/.test(id) && id !== ''),
+      [],
+    );
   });
 });
 
@@ -249,7 +333,10 @@ describe('manual compaction over the API', () => {
       assert.match(String(compaction.summary), /SUMMARY: the user asked/);
       assert.match(JSON.stringify(captured[2]!.messages), /Mention the README by name\./);
 
-      const chart = (await (await h.api(`/api/sessions/${sessionId}/context`)).json()) as { compactions: Array<Record<string, unknown>>; points: unknown[] };
+      const chart = (await (await h.api(`/api/sessions/${sessionId}/context`)).json()) as {
+        compactions: Array<Record<string, unknown>>;
+        points: unknown[];
+      };
       assert.equal(chart.compactions.length, 1);
       assert.equal(chart.compactions[0]!.turn, 1);
       assert.equal(chart.compactions[0]!.compactionId, compaction.compactionId);
@@ -261,7 +348,10 @@ describe('manual compaction over the API', () => {
       const calls = (await (await h.api(`/api/sessions/${sessionId}/model-calls`)).json()) as {
         calls: Array<{ stage: string; request: ModelRequest | null; requestError: string | null }>;
       };
-      assert.deepEqual(calls.calls.map((c) => c.stage), ['turn', 'turn', 'compaction', 'turn']);
+      assert.deepEqual(
+        calls.calls.map((c) => c.stage),
+        ['turn', 'turn', 'compaction', 'turn'],
+      );
       assert.equal(calls.calls[2]!.request, null);
       assert.match(String(calls.calls[2]!.requestError), /compaction/);
       assert.deepEqual(calls.calls[3]!.request!.messages, captured[3]!.messages);

@@ -17,7 +17,11 @@ describe('workbench routes', () => {
     h = await startHarness({
       files: { 'README.md': '# Sample\nneedle here\n' },
       script: [
-        { text: 'Looking.', toolCalls: [{ name: 'grep', arguments: { pattern: 'needle' } }], usage: { input: 1000, output: 20, cached: 600 } },
+        {
+          text: 'Looking.',
+          toolCalls: [{ name: 'grep', arguments: { pattern: 'needle' } }],
+          usage: { input: 1000, output: 20, cached: 600 },
+        },
         { text: 'Found the needle.', usage: { input: 1200, output: 10, cached: 1000 } },
       ],
     });
@@ -26,7 +30,10 @@ describe('workbench routes', () => {
     await writeFile(join(web, 'index-AbCd1234.js'), `console.log(${JSON.stringify('x'.repeat(5000))});\n`);
     await writeFile(join(web, 'plain.css'), 'body{}');
     await mkdir(h.home, { recursive: true });
-    await writeFile(join(h.home, 'config.json'), JSON.stringify({ models: { 'test-model': { pricing: { inputPerMillion: 2, cachedInputPerMillion: 0.5, outputPerMillion: 8 } } } }));
+    await writeFile(
+      join(h.home, 'config.json'),
+      JSON.stringify({ models: { 'test-model': { pricing: { inputPerMillion: 2, cachedInputPerMillion: 0.5, outputPerMillion: 8 } } } }),
+    );
     const response = await h.post('/api/runs', { prompt: 'Find the needle' });
     const frames = await readFrames(response);
     sessionId = JSON.parse(frames[0]!.data).sessionId as string;
@@ -51,21 +58,41 @@ describe('workbench routes', () => {
 
   test('model calls: priced, without payloads on request, searchable, one call in full', async () => {
     const light = (await (await h.api(`/api/sessions/${sessionId}/model-calls?payloads=none`)).json()) as {
-      calls: Array<{ index: number; request: unknown; costUsd: number; priceKnown: boolean; carriedOutputs: Array<{ callId: string }>; response: { toolCalls: Array<{ callId: string }> } }>;
+      calls: Array<{
+        index: number;
+        request: unknown;
+        costUsd: number;
+        priceKnown: boolean;
+        carriedOutputs: Array<{ callId: string }>;
+        response: { toolCalls: Array<{ callId: string }> };
+      }>;
       total: number;
     };
     assert.equal(light.total, 2);
     assert.ok(light.calls.every((call) => call.request === null && call.priceKnown));
     // 400 fresh + 600 cached input, 20 output: 400×2 + 600×0.5 + 20×8 per million.
     assert.equal(Number(light.calls[0]!.costUsd.toFixed(9)), (400 * 2 + 600 * 0.5 + 20 * 8) / 1e6);
-    assert.deepEqual(light.calls[1]!.carriedOutputs.map((output) => output.callId), light.calls[0]!.response.toolCalls.map((call) => call.callId));
+    assert.deepEqual(
+      light.calls[1]!.carriedOutputs.map((output) => output.callId),
+      light.calls[0]!.response.toolCalls.map((call) => call.callId),
+    );
 
-    const search = (await (await h.api(`/api/sessions/${sessionId}/model-calls?payloads=none&query=FOUND%20THE`)).json()) as { calls: Array<{ index: number }> };
-    assert.deepEqual(search.calls.map((call) => call.index), [1]);
+    const search = (await (await h.api(`/api/sessions/${sessionId}/model-calls?payloads=none&query=FOUND%20THE`)).json()) as {
+      calls: Array<{ index: number }>;
+    };
+    assert.deepEqual(
+      search.calls.map((call) => call.index),
+      [1],
+    );
 
-    const detail = (await (await h.api(`/api/sessions/${sessionId}/model-calls/1`)).json()) as { call: { request: { messages: unknown[] }; responseItems: Array<{ type: string }> } };
+    const detail = (await (await h.api(`/api/sessions/${sessionId}/model-calls/1`)).json()) as {
+      call: { request: { messages: unknown[] }; responseItems: Array<{ type: string }> };
+    };
     assert.ok(detail.call.request.messages.length >= 4);
-    assert.deepEqual(detail.call.responseItems.map((item) => item.type), ['message']);
+    assert.deepEqual(
+      detail.call.responseItems.map((item) => item.type),
+      ['message'],
+    );
     assert.equal((await h.api(`/api/sessions/${sessionId}/model-calls/9`)).status, 404);
     assert.equal((await h.api(`/api/sessions/${sessionId}/model-calls/x`)).status, 400);
   });
@@ -74,11 +101,16 @@ describe('workbench routes', () => {
     const exported = await h.api(`/api/sessions/${sessionId}/export`);
     assert.equal(exported.status, 200);
     assert.match(exported.headers.get('content-disposition') ?? '', new RegExp(`${sessionId}\\.jsonl`));
-    const lines = (await exported.text()).trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
     assert.equal(lines[0]!.type, 'session_meta');
     assert.ok(lines.some((record) => record.type === 'turn_completed'));
 
-    const list = (await (await h.api('/api/sessions')).json()) as { stats: Record<string, { status: string; inputTokens: number; cachedInputTokens: number; costUsd: number }> };
+    const list = (await (await h.api('/api/sessions')).json()) as {
+      stats: Record<string, { status: string; inputTokens: number; cachedInputTokens: number; costUsd: number }>;
+    };
     const stats = list.stats[sessionId]!;
     assert.equal(stats.status, 'succeeded');
     assert.equal(stats.inputTokens, 2200);

@@ -17,7 +17,19 @@ import {
   type SessionStore,
 } from '../../src/sessions/index.js';
 import { assertToolItemsWellFormed, toolItemsOfMessages } from '../agent/sent-tool-calls.js';
-import { META, appendAll, assistant, call, itemRecord, modelCall, output, toolTurn, turnCompleted, turnStarted, user } from './session-fixtures.js';
+import {
+  META,
+  appendAll,
+  assistant,
+  call,
+  itemRecord,
+  modelCall,
+  output,
+  toolTurn,
+  turnCompleted,
+  turnStarted,
+  user,
+} from './session-fixtures.js';
 
 async function sessionWith(store: SessionStore, records: readonly NewSessionRecord[]): Promise<string> {
   const writer = await store.create(META);
@@ -62,7 +74,9 @@ describe('sessions with colliding call ids', () => {
     // The repair is filed under the call's turn and the new id; replaying the file gives the same history.
     const records = (await store.read(sessionId)).records;
     const repair = records.at(-1);
-    assert.ok(repair?.type === 'response_item' && repair.repaired === true && repair.turn === 1 && repair.item.type === 'function_call_output');
+    assert.ok(
+      repair?.type === 'response_item' && repair.repaired === true && repair.turn === 1 && repair.item.type === 'function_call_output',
+    );
     assert.equal(repair.item.type === 'function_call_output' && repair.item.callId, second.callId);
     assert.equal(JSON.stringify(replaySession(records).history), JSON.stringify(resumed.history));
 
@@ -91,7 +105,12 @@ describe('sessions with colliding call ids', () => {
       turnStarted(1, 'first'),
       itemRecord(1, user('first')),
       itemRecord(1, call('call_1', 'shell', '{"command":"make"}')),
-      { type: 'response_item', turn: 1, item: { type: 'function_call_output', callId: 'call_1', name: 'shell', output: INTERRUPTED_CALL_OUTPUT, isError: true }, repaired: true },
+      {
+        type: 'response_item',
+        turn: 1,
+        item: { type: 'function_call_output', callId: 'call_1', name: 'shell', output: INTERRUPTED_CALL_OUTPUT, isError: true },
+        repaired: true,
+      },
       turnStarted(2, 'second'),
       itemRecord(2, user('second')),
       itemRecord(2, call('call_1', 'read_file')),
@@ -147,7 +166,10 @@ describe('sessions with colliding call ids', () => {
       ]),
     );
     assert.deepEqual(answers(replay.history, 'empty ids'), ['one', 'two', 'three']);
-    assert.deepEqual(calls(replay.history).map((item) => item.providerCallId), ['', '', '']);
+    assert.deepEqual(
+      calls(replay.history).map((item) => item.providerCallId),
+      ['', '', ''],
+    );
   });
 
   it('a session without colliding ids replays item for item as written', () => {
@@ -173,7 +195,12 @@ describe('sessions with colliding call ids', () => {
       turnStarted(1, 'first'),
       itemRecord(1, user('first')),
       itemRecord(1, call('call_1', 'shell', '{"command":"make"}')),
-      { type: 'response_item', turn: 1, item: { type: 'function_call_output', callId: 'call_1', name: 'shell', output: INTERRUPTED_CALL_OUTPUT, isError: true }, repaired: true },
+      {
+        type: 'response_item',
+        turn: 1,
+        item: { type: 'function_call_output', callId: 'call_1', name: 'shell', output: INTERRUPTED_CALL_OUTPUT, isError: true },
+        repaired: true,
+      },
       turnStarted(2, 'second'),
       itemRecord(2, user('second')),
       {

@@ -23,7 +23,9 @@ async function sessionWithTurns(store: SessionStore, turns: number): Promise<str
 }
 
 function historyUpTo(records: readonly SessionRecord[], turn: number): string {
-  return JSON.stringify(replaySession(records.filter((record) => !('turn' in record) || record.turn === null || record.turn <= turn)).history);
+  return JSON.stringify(
+    replaySession(records.filter((record) => !('turn' in record) || record.turn === null || record.turn <= turn)).history,
+  );
 }
 
 describe('forkSession', () => {
@@ -47,10 +49,12 @@ describe('forkSession', () => {
       assert.ok(replaySession(fork.records).history.length < parentHistory.length);
 
       // Only history and its framing are copied; the parent's audit trail stays with it.
-      assert.deepEqual(
-        [...new Set(fork.records.map((record) => record.type))].sort(),
-        ['response_item', 'session_meta', 'turn_completed', 'turn_started'],
-      );
+      assert.deepEqual([...new Set(fork.records.map((record) => record.type))].sort(), [
+        'response_item',
+        'session_meta',
+        'turn_completed',
+        'turn_started',
+      ]);
       assert.equal(replaySession(fork.records).turns, 2);
 
       // The fork lists with its parent and is resumable like any session.

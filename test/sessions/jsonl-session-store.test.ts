@@ -96,7 +96,10 @@ describe('JsonlSessionStore', () => {
       const broken = createSessionIdGenerator()();
       await writeFile(store.sessionPath(broken), 'garbage\n{"type":"turn_started"}\n');
       const listed = await store.list();
-      assert.deepEqual(listed.sessions.map((summary) => summary.sessionId), [good]);
+      assert.deepEqual(
+        listed.sessions.map((summary) => summary.sessionId),
+        [good],
+      );
       assert.equal(listed.problems.length, 1);
       assert.equal(listed.problems[0]!.sessionId, broken);
       assert.match(listed.problems[0]!.message, /line 1 is not a valid session_meta record/);
@@ -120,7 +123,10 @@ describe('JsonlSessionStore', () => {
         pages += 1;
       } while (cursor !== null);
       assert.equal(pages, Math.ceil(all.records.length / 5) + (all.records.length % 5 === 0 ? 1 : 0));
-      assert.deepEqual(seen, all.records.map((record, index) => ({ line: index + 1, type: record.type })));
+      assert.deepEqual(
+        seen,
+        all.records.map((record, index) => ({ line: index + 1, type: record.type })),
+      );
       await assert.rejects(store.readPage(sessionId, { cursor: '2:7' }), /does not point at a line/);
       await assert.rejects(store.readPage(sessionId, { cursor: 'banana' }), /invalid record page cursor/);
       await assert.rejects(store.readPage(sessionId, { limit: 0 }), /page limit must be a positive integer/);
@@ -148,7 +154,10 @@ describe('JsonlSessionStore', () => {
       });
       await assert.rejects(store.resolveId('ffffffff'), isNotFound('ffffffff', location));
       await assert.rejects(store.resolveId('../etc'), isNotFound('../etc', location));
-      await assert.rejects(store.read('0190a4b2-7c3d-7e5f-8a6b-7c8d9e0f1a2b'), isNotFound('0190a4b2-7c3d-7e5f-8a6b-7c8d9e0f1a2b', location));
+      await assert.rejects(
+        store.read('0190a4b2-7c3d-7e5f-8a6b-7c8d9e0f1a2b'),
+        isNotFound('0190a4b2-7c3d-7e5f-8a6b-7c8d9e0f1a2b', location),
+      );
       await assert.rejects(store.openForAppend('nope'), isNotFound('nope', location));
       await assert.rejects(store.readPage('nope'), isNotFound('nope', location));
     });
@@ -163,8 +172,15 @@ describe('JsonlSessionStore', () => {
       await writer.close();
       const { records, problems } = await store.read(writer.sessionId);
       assert.deepEqual(problems, []);
-      const order = records.slice(1).map((record) => (record.type === 'response_item' && record.item.type === 'message' ? Number(record.item.content.split(' ')[0]) : -1));
-      assert.deepEqual(order, Array.from({ length: 100 }, (_, index) => index));
+      const order = records
+        .slice(1)
+        .map((record) =>
+          record.type === 'response_item' && record.item.type === 'message' ? Number(record.item.content.split(' ')[0]) : -1,
+        );
+      assert.deepEqual(
+        order,
+        Array.from({ length: 100 }, (_, index) => index),
+      );
     });
   });
 
@@ -174,7 +190,10 @@ describe('JsonlSessionStore', () => {
       const writer = await store.create(META);
       await writer.append(turnStarted(1, 'x'));
       await Promise.all([writer.close(), writer.close()]);
-      await assert.rejects(writer.append(turnStarted(2, 'y')), (error: unknown) => error instanceof SessionError && error.code === 'SESSION_CLOSED');
+      await assert.rejects(
+        writer.append(turnStarted(2, 'y')),
+        (error: unknown) => error instanceof SessionError && error.code === 'SESSION_CLOSED',
+      );
       await assert.rejects(writer.sync(), (error: unknown) => error instanceof SessionError && error.code === 'SESSION_CLOSED');
       // The lock went with the close: the session can be reopened.
       const again = await store.openForAppend(writer.sessionId);
@@ -202,9 +221,15 @@ describe('JsonlSessionStore', () => {
       const contents = await store.read(sessionId);
       assert.equal(contents.problems[0]!.line, 1);
       assert.match(contents.problems[0]!.message, /session format 2/);
-      await assert.rejects(store.openForAppend(sessionId), (error: unknown) => error instanceof SessionError && error.code === 'SESSION_UNSUPPORTED');
+      await assert.rejects(
+        store.openForAppend(sessionId),
+        (error: unknown) => error instanceof SessionError && error.code === 'SESSION_UNSUPPORTED',
+      );
       // The refused writer released its lock.
-      await assert.rejects(store.openForAppend(sessionId), (error: unknown) => error instanceof SessionError && error.code === 'SESSION_UNSUPPORTED');
+      await assert.rejects(
+        store.openForAppend(sessionId),
+        (error: unknown) => error instanceof SessionError && error.code === 'SESSION_UNSUPPORTED',
+      );
     });
   });
 });

@@ -36,7 +36,9 @@ const extras = fc.dictionary(extraKey, fc.jsonValue({ maxDepth: 2 }), { maxKeys:
 const jsonObject = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
 
 function withExtras<T>(arbitrary: fc.Arbitrary<T>, chance: number): fc.Arbitrary<T> {
-  return fc.tuple(arbitrary, fc.option(extras, { freq: chance })).map(([value, added]) => (added === null ? value : { ...added, ...value }));
+  return fc
+    .tuple(arbitrary, fc.option(extras, { freq: chance }))
+    .map(([value, added]) => (added === null ? value : { ...added, ...value }));
 }
 
 const usage = withExtras(
@@ -58,7 +60,12 @@ const usage = withExtras(
 const item = withExtras(
   fc.oneof(
     fc.record({ type: fc.constant('message'), role: fc.constantFrom('system', 'user'), content: text }),
-    fc.record({ type: fc.constant('message'), role: fc.constant('assistant'), content: text, runtimeRole: fc.constantFrom('working_message', 'final_response') }),
+    fc.record({
+      type: fc.constant('message'),
+      role: fc.constant('assistant'),
+      content: text,
+      runtimeRole: fc.constantFrom('working_message', 'final_response'),
+    }),
     fc.record({ type: fc.constant('reasoning'), format: wireApi, text, state: fc.option(jsonObject) }),
     fc.record(
       {
@@ -79,7 +86,14 @@ const item = withExtras(
 
 const event = withExtras(
   fc.oneof(
-    fc.record({ type: fc.constant('tool_permission_decided'), callId: text, name: text, decision: fc.constantFrom('allow', 'ask', 'deny'), reason: text, rule: text }),
+    fc.record({
+      type: fc.constant('tool_permission_decided'),
+      callId: text,
+      name: text,
+      decision: fc.constantFrom('allow', 'ask', 'deny'),
+      reason: text,
+      rule: text,
+    }),
     fc.record({ type: fc.constant('approval_requested'), callId: text, name: text, summary: text, reason: text, arguments: text }),
     fc.record({
       type: fc.constant('approval_resolved'),
@@ -98,7 +112,10 @@ const event = withExtras(
 const ts = fc.constantFrom('2026-12-01T09:00:00.000Z', '');
 const frequentRecord = withExtras(
   fc.oneof(
-    fc.record({ type: fc.constant('response_item'), ts, turn, item, repaired: fc.constant(true) }, { requiredKeys: ['type', 'ts', 'turn', 'item'] }),
+    fc.record(
+      { type: fc.constant('response_item'), ts, turn, item, repaired: fc.constant(true) },
+      { requiredKeys: ['type', 'ts', 'turn', 'item'] },
+    ),
     fc.record({
       type: fc.constant('model_call'),
       ts,
@@ -138,15 +155,17 @@ const replacement = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
 );
 
-const brokenRecord = fc.tuple(frequentRecord, fc.array(fc.tuple(fc.nat(), replacement), { minLength: 1, maxLength: 3 })).map(([record, edits]) => {
-  const copy = structuredClone(record) as Record<string, unknown>;
-  for (const [pick, value] of edits) {
-    const all = paths(copy);
-    if (all.length === 0) break;
-    replaceAt(copy, all[pick % all.length] as string[], value);
-  }
-  return copy;
-});
+const brokenRecord = fc
+  .tuple(frequentRecord, fc.array(fc.tuple(fc.nat(), replacement), { minLength: 1, maxLength: 3 }))
+  .map(([record, edits]) => {
+    const copy = structuredClone(record) as Record<string, unknown>;
+    for (const [pick, value] of edits) {
+      const all = paths(copy);
+      if (all.length === 0) break;
+      replaceAt(copy, all[pick % all.length] as string[], value);
+    }
+    return copy;
+  });
 
 /** As a session line holds it: JSON.parse gives own `__proto__` keys and no undefined fields. */
 const throughJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
@@ -163,23 +182,32 @@ function agree(value: unknown, seen: Record<string, number>): boolean {
 describe('session record fast checks', () => {
   it('accept exactly what the zod schemas accept, on valid records with added fields', () => {
     const seen: Record<string, number> = {};
-    fc.assert(fc.property(frequentRecord, (record) => agree(record, seen)), { numRuns: 3_000, seed: SEED });
+    fc.assert(
+      fc.property(frequentRecord, (record) => agree(record, seen)),
+      { numRuns: 3_000, seed: SEED },
+    );
     // The empty `ts` and the extras keep every one valid: nothing here should be refused.
     assert.deepEqual(Object.keys(seen), ['record']);
   });
 
   it('accept exactly what the zod schemas accept, on records broken anywhere', () => {
     const seen: Record<string, number> = {};
-    fc.assert(fc.property(brokenRecord, (record) => agree(record, seen)), { numRuns: 10_000, seed: SEED + 1 });
+    fc.assert(
+      fc.property(brokenRecord, (record) => agree(record, seen)),
+      { numRuns: 10_000, seed: SEED + 1 },
+    );
     // Not vacuous: both verdicts occur often.
     assert.ok((seen.record ?? 0) > 500 && (seen.invalid ?? 0) > 3_000, JSON.stringify(seen));
   });
 
   it('accept exactly what the zod schemas accept, on arbitrary JSON given a record type', () => {
-    const typed = fc.tuple(fc.constantFrom(...SESSION_RECORD_TYPES, 'constructor', '__proto__', ''), fc.jsonValue({ maxDepth: 3 })).map(([type, value]) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, type } : value,
+    const typed = fc
+      .tuple(fc.constantFrom(...SESSION_RECORD_TYPES, 'constructor', '__proto__', ''), fc.jsonValue({ maxDepth: 3 }))
+      .map(([type, value]) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value, type } : value));
+    fc.assert(
+      fc.property(typed, (value) => agree(value, {})),
+      { numRuns: 3_000, seed: SEED + 2 },
     );
-    fc.assert(fc.property(typed, (value) => agree(value, {})), { numRuns: 3_000, seed: SEED + 2 });
   });
 
   it('cover every record type of the format', () => {

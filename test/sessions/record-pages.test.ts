@@ -47,7 +47,10 @@ describe('record pages', () => {
     const sessionId = await twoTurnSession(store);
     const pages = await assertPagesMatchRead(store, sessionId, 7);
     assert.equal(pages.flatMap((page) => page.entries).length, 33);
-    assert.deepEqual(pages.flatMap((page) => page.problems), []);
+    assert.deepEqual(
+      pages.flatMap((page) => page.problems),
+      [],
+    );
     await assert.rejects(store.readPage(sessionId, { cursor: '0' }), /invalid record page cursor: 0/);
     await assert.rejects(store.readPage(sessionId, { cursor: '35' }), /invalid record page cursor: 35/);
     await assert.rejects(store.readPage(sessionId, { limit: 0 }), /page limit must be a positive integer/);

@@ -97,7 +97,10 @@ describe('replaySession', () => {
     await writer.close();
     const contents = await store.read(writer.sessionId);
     // Append-only: every original item is still in the file.
-    assert.equal(contents.records.filter((record) => record.type === 'response_item').length, records.slice(1, base).filter((r) => r.type === 'response_item').length + 1);
+    assert.equal(
+      contents.records.filter((record) => record.type === 'response_item').length,
+      records.slice(1, base).filter((r) => r.type === 'response_item').length + 1,
+    );
     assert.deepEqual(replaySession(contents.records).history, [
       { type: 'compaction_summary', compactionId: 'cmp-9', summary: 'Both prompts were handled.' },
       user('prompt 1'),
@@ -174,7 +177,16 @@ describe('repairOrphans', () => {
   it('answers an orphan right after its batch and the outputs that follow it, before the next call', () => {
     const history = [user('go'), call('a'), call('b'), output('a'), call('c'), output('c'), assistant('done', true)];
     const repair = repairOrphans(history);
-    assert.deepEqual(repair.history, [user('go'), call('a'), call('b'), output('a'), synthetic('b'), call('c'), output('c'), assistant('done', true)]);
+    assert.deepEqual(repair.history, [
+      user('go'),
+      call('a'),
+      call('b'),
+      output('a'),
+      synthetic('b'),
+      call('c'),
+      output('c'),
+      assistant('done', true),
+    ]);
     assert.deepEqual(repair.orphans, [{ callId: 'b', name: 'read_file', turn: null }]);
     assert.deepEqual(repair.added, [synthetic('b')]);
     // The input is not modified.
@@ -190,7 +202,10 @@ describe('repairOrphans', () => {
     const repair = repairOrphans([call('a'), user('next prompt')]);
     assert.deepEqual(repair.history, [call('a'), synthetic('a'), user('next prompt')]);
     const messages = itemsToModelMessages(repair.history);
-    assert.deepEqual(messages.map((message) => message.role), ['assistant', 'tool', 'user']);
+    assert.deepEqual(
+      messages.map((message) => message.role),
+      ['assistant', 'tool', 'user'],
+    );
   });
 
   it('reuses persisted repairs instead of inventing new ones', () => {

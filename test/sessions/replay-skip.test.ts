@@ -9,11 +9,27 @@ test('replay that skips audit lines by prefix gives the same history as a full p
   await withTempDir(async (dir) => {
     const store = new JsonlSessionStore(join(dir, 'sessions'));
     const writer = await store.create({ cwd: dir, model: 'm', wireApi: 'chat', glassboxVersion: '0.0.0' });
-    await writer.append({ type: 'turn_started', turn: 1, runId: 'r', prompt: 'p', policy: { approvalPolicy: 'on-request', sandbox: 'read-only' }, model: 'm', wireApi: 'chat' });
+    await writer.append({
+      type: 'turn_started',
+      turn: 1,
+      runId: 'r',
+      prompt: 'p',
+      policy: { approvalPolicy: 'on-request', sandbox: 'read-only' },
+      model: 'm',
+      wireApi: 'chat',
+    });
     await writer.append({ type: 'response_item', turn: 1, item: { type: 'message', role: 'user', content: 'p' } });
-    await writer.append({ type: 'response_item', turn: 1, item: { type: 'function_call', callId: 'c1', name: 'read_file', arguments: '{}' } });
+    await writer.append({
+      type: 'response_item',
+      turn: 1,
+      item: { type: 'function_call', callId: 'c1', name: 'read_file', arguments: '{}' },
+    });
     await writer.append({ type: 'audit', turn: 1, event: { type: 'tool_started', callId: 'c1', name: 'read_file' } });
-    await writer.append({ type: 'response_item', turn: 1, item: { type: 'function_call_output', callId: 'c1', name: 'read_file', output: 'x', isError: false } });
+    await writer.append({
+      type: 'response_item',
+      turn: 1,
+      item: { type: 'function_call_output', callId: 'c1', name: 'read_file', output: 'x', isError: false },
+    });
     await writer.close();
     // A broken audit line: a full parse reports it; the skipping replay never looks inside it.
     await appendFile(store.sessionPath(writer.sessionId), '{"type":"audit", this is not json\n');

@@ -11,7 +11,19 @@ import {
   type SessionStore,
 } from '../../src/sessions/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-import { META, appendAll, assistant, call, itemRecord, modelCall, output, toolTurn, turnCompleted, turnStarted, user } from './session-fixtures.js';
+import {
+  META,
+  appendAll,
+  assistant,
+  call,
+  itemRecord,
+  modelCall,
+  output,
+  toolTurn,
+  turnCompleted,
+  turnStarted,
+  user,
+} from './session-fixtures.js';
 
 /** A session whose second turn died while tools `t2-x` and `t2-y` ran (only `t2-x` answered). */
 async function crashedSession(store: SessionStore): Promise<string> {

@@ -23,7 +23,11 @@ async function createMany(store: JsonlSessionStore, count: number, first = 0): P
       Array.from({ length: Math.min(batch, first + count - start) }, async (_, offset) => {
         const index = start + offset;
         const writer = await store.create({ ...META, cwd: `/work/project-${index % 7}` });
-        await appendAll(writer, [turnStarted(1, `task number ${index}`), itemRecord(1, user(`task number ${index}`)), turnCompleted(1, 100 + index)]);
+        await appendAll(writer, [
+          turnStarted(1, `task number ${index}`),
+          itemRecord(1, user(`task number ${index}`)),
+          turnCompleted(1, 100 + index),
+        ]);
         await writer.close();
         return writer.sessionId;
       }),
@@ -40,9 +44,25 @@ async function writeMany(store: JsonlSessionStore, count: number, first: number)
   const files = Array.from({ length: count }, (_, offset) => {
     const index = first + offset;
     const sessionId = newId();
-    const meta = { type: 'session_meta', ts, formatVersion: 1, sessionId, createdAt: ts, cwd: `/work/project-${index % 7}`, model: 'test-model', wireApi: 'chat', parent: null, glassboxVersion: '0.1.0' };
-    const records = [meta, turnStarted(1, `task number ${index}`), itemRecord(1, user(`task number ${index}`)), turnCompleted(1, 100 + index)];
-    return { path: store.sessionPath(sessionId), text: records.map((record) => JSON.stringify({ ts, ...record })).join('\n') + '\n' };
+    const meta = {
+      type: 'session_meta',
+      ts,
+      formatVersion: 1,
+      sessionId,
+      createdAt: ts,
+      cwd: `/work/project-${index % 7}`,
+      model: 'test-model',
+      wireApi: 'chat',
+      parent: null,
+      glassboxVersion: '0.1.0',
+    };
+    const records = [
+      meta,
+      turnStarted(1, `task number ${index}`),
+      itemRecord(1, user(`task number ${index}`)),
+      turnCompleted(1, 100 + index),
+    ];
+    return { path: store.sessionPath(sessionId), text: `${records.map((record) => JSON.stringify({ ts, ...record })).join('\n')}\n` };
   });
   for (let start = 0; start < files.length; start += 100) {
     await Promise.all(files.slice(start, start + 100).map((file) => writeFile(file.path, file.text)));
@@ -89,29 +109,47 @@ describe('session index', () => {
         paged.push(...page.sessions);
         cursor = page.nextCursor;
       } while (cursor !== null);
-      assert.deepEqual(paged.map((summary) => summary.sessionId), all.sessions.map((summary) => summary.sessionId));
+      assert.deepEqual(
+        paged.map((summary) => summary.sessionId),
+        all.sessions.map((summary) => summary.sessionId),
+      );
 
       const queried = await store.list({ query: 'TASK NUMBER 2999' });
-      assert.deepEqual(queried.sessions.map((summary) => summary.title), ['task number 2999']);
+      assert.deepEqual(
+        queried.sessions.map((summary) => summary.title),
+        ['task number 2999'],
+      );
       assert.equal((await store.list({ query: 'project-3' })).sessions.length, Math.ceil((SESSION_COUNT - 3) / 7));
 
       // Make files disagree with the index (one the store wrote, one it only saw on disk): the
       // listing still shows the indexed summaries, so it came from the index, not the files.
-      const probes = [all.sessions.find((summary) => summaryIndex(summary.title) < WRITTEN_BY_STORE), all.sessions.find((summary) => summaryIndex(summary.title) >= WRITTEN_BY_STORE)].map((summary) => summary?.sessionId ?? '');
+      const probes = [
+        all.sessions.find((summary) => summaryIndex(summary.title) < WRITTEN_BY_STORE),
+        all.sessions.find((summary) => summaryIndex(summary.title) >= WRITTEN_BY_STORE),
+      ].map((summary) => summary?.sessionId ?? '');
       for (const probe of probes) {
         const path = store.sessionPath(probe);
         const [metaLine] = (await readFile(path, 'utf8')).split('\n');
         await writeFile(path, `${metaLine}\n`);
       }
       const fromIndex = (await store.list()).sessions.filter((summary) => probes.includes(summary.sessionId));
-      assert.deepEqual(fromIndex.map((summary) => summary.turns), [1, 1]);
+      assert.deepEqual(
+        fromIndex.map((summary) => summary.turns),
+        [1, 1],
+      );
 
       // Without the index, listing rebuilds it from the files, and then it is right again.
       await unlink(join(dir, 'index.jsonl'));
       const rebuilt = await store.list();
       assert.equal(rebuilt.sessions.length, SESSION_COUNT);
       const reread = rebuilt.sessions.filter((summary) => probes.includes(summary.sessionId));
-      assert.deepEqual(reread.map((summary) => [summary.turns, summary.title]), [[0, ''], [0, '']]);
+      assert.deepEqual(
+        reread.map((summary) => [summary.turns, summary.title]),
+        [
+          [0, ''],
+          [0, ''],
+        ],
+      );
       assert.equal((await indexLines(store)).length, SESSION_COUNT);
     });
   });
@@ -154,10 +192,16 @@ describe('session index', () => {
       const big = listed.sessions.find((summary) => summary.sessionId === writer.sessionId);
       assert.equal(big?.title, 'big first turn');
       // Only a head was read, so this approximate summary is not written to the index.
-      assert.equal((await indexLines(store)).some((line) => line.includes(writer.sessionId)), false);
+      assert.equal(
+        (await indexLines(store)).some((line) => line.includes(writer.sessionId)),
+        false,
+      );
       assert.ok(listed.sessions.some((summary) => summary.sessionId === kept));
       await writer.close();
-      assert.ok((await indexLines(store)).some((line) => line.includes(writer.sessionId)), 'close publishes it');
+      assert.ok(
+        (await indexLines(store)).some((line) => line.includes(writer.sessionId)),
+        'close publishes it',
+      );
     });
   });
 

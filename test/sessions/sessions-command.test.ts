@@ -54,8 +54,14 @@ describe('glassbox sessions / show / fork', () => {
       assert.ok(lines[2]!.startsWith(first));
       assert.equal(table.stderr, '');
 
-      const json = JSON.parse((await glassbox(home, 'sessions', '--json', '--query', 'ALPHA')).stdout) as { sessionId: string; turns: number }[];
-      assert.deepEqual(json.map((summary) => [summary.sessionId, summary.turns]), [[first, 1]]);
+      const json = JSON.parse((await glassbox(home, 'sessions', '--json', '--query', 'ALPHA')).stdout) as {
+        sessionId: string;
+        turns: number;
+      }[];
+      assert.deepEqual(
+        json.map((summary) => [summary.sessionId, summary.turns]),
+        [[first, 1]],
+      );
 
       const limited = await glassbox(home, 'sessions', '--limit', '1');
       assert.equal(limited.stdout.trimEnd().split('\n').length, 2);
@@ -85,8 +91,12 @@ describe('glassbox sessions / show / fork', () => {
       const readable = await glassbox(home, 'sessions', 'show', 'last');
       const shown = readable.stdout.trimEnd().split('\n');
       assert.equal(shown.length, original.split('\n').length - 1);
-      assert.match(shown[0]!, /^\d\d:\d\d:\d\d\.\d{3}  session_meta\s+session [0-9a-f-]{36} · other-model \(chat\) · \/repos\/beta/);
-      assert.ok(shown.some((line) => /turn_started\s+turn 2 · test-model · approval on-request · sandbox workspace-write · "Now add a regression test"/.test(line)));
+      assert.match(shown[0]!, /^\d\d:\d\d:\d\d\.\d{3} {2}session_meta\s+session [0-9a-f-]{36} · other-model \(chat\) · \/repos\/beta/);
+      assert.ok(
+        shown.some((line) =>
+          /turn_started\s+turn 2 · test-model · approval on-request · sandbox workspace-write · "Now add a regression test"/.test(line),
+        ),
+      );
       assert.ok(shown.some((line) => /response_item\s+call list_dir t1-b \{"path":"\."\}/.test(line)));
       assert.ok(shown.some((line) => /audit\s+tool_finished read_file t1-a: finished in 3 ms/.test(line)));
       assert.ok(shown.some((line) => /turn_completed\s+turn 2 completed · 3 rounds · 90 tokens/.test(line)));
@@ -122,7 +132,10 @@ describe('glassbox sessions / show / fork', () => {
   it('fails with exit code 2 and names the folder for unknown ids', async () => {
     await withTempDir(async (home) => {
       await seed(home);
-      for (const args of [['sessions', 'show', 'nope'], ['fork', 'abcdef12']]) {
+      for (const args of [
+        ['sessions', 'show', 'nope'],
+        ['fork', 'abcdef12'],
+      ]) {
         await assert.rejects(glassbox(home, ...args), (error: unknown) => {
           assert.equal((error as { exitCode?: number }).exitCode, 2);
           assert.equal((error as Error).message, `no session ${args[args.length - 1]} in ${join(home, 'sessions')}`);

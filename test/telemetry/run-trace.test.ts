@@ -33,11 +33,19 @@ async function tracedRun(dir: string, telemetry: TelemetrySettings | null, extra
   await mkdir(home, { recursive: true });
   await writeFile(join(root, 'README.md'), '# project\nsk-proj-abcdefghijklmnopqrstuvwxyz0123\n');
   const turns: ScriptedTurn[] = [
-    { toolCalls: [{ name: 'read_big', arguments: { label: 'a' } }, { name: 'read_file', arguments: { path: 'README.md' } }], usage: { input: 1000, output: 10 } },
+    {
+      toolCalls: [
+        { name: 'read_big', arguments: { label: 'a' } },
+        { name: 'read_file', arguments: { path: 'README.md' } },
+      ],
+      usage: { input: 1000, output: 10 },
+    },
     { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'noted' } }], usage: { input: 9000, output: 10 } },
     { text: 'Done.', usage: { input: 700, output: 3 } },
   ];
-  const provider = await startFakeProvider({ whenExhausted: scriptedWithSummaries(turns, () => ({ text: '## Goal\nThe summary.', usage: { input: 400, output: 30 } })) });
+  const provider = await startFakeProvider({
+    whenExhausted: scriptedWithSummaries(turns, () => ({ text: '## Goal\nThe summary.', usage: { input: 400, output: 30 } })),
+  });
   try {
     const gateway = createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k', retry: FAST_RETRY });
     const runner = await openRunner({
@@ -56,7 +64,13 @@ async function tracedRun(dir: string, telemetry: TelemetrySettings | null, extra
       ...extra,
     });
     const events: RunEvent[] = [];
-    const result = await runTurn(runner, { prompt: 'take notes', runId: 'run-1', signal: new AbortController().signal, approvals: APPROVE_ALL, onEvent: (event) => events.push(event) });
+    const result = await runTurn(runner, {
+      prompt: 'take notes',
+      runId: 'run-1',
+      signal: new AbortController().signal,
+      approvals: APPROVE_ALL,
+      onEvent: (event) => events.push(event),
+    });
     assert.equal(result.terminal.type, 'run_succeeded');
     return { events, sessionId: result.sessionId, home };
   } finally {
@@ -111,7 +125,9 @@ describe('OpenTelemetry traces', () => {
         assert.equal(run.attributes['glassbox.outcome'], 'succeeded');
         assert.equal(run.attributes['gen_ai.usage.input_tokens'], 1000 + 9000 + 400 + 700);
         assert.equal(run.attributes['glassbox.rounds'], 3);
-        assert.ok(run.events.some((event) => event.name === 'warning' && event.attributes['glassbox.warning.code'] === 'UNKNOWN_MODEL_WINDOW'));
+        assert.ok(
+          run.events.some((event) => event.name === 'warning' && event.attributes['glassbox.warning.code'] === 'UNKNOWN_MODEL_WINDOW'),
+        );
 
         const chats = spans.filter((span) => span.name === 'chat acme-model');
         assert.equal(chats.length, 4);
@@ -124,18 +140,28 @@ describe('OpenTelemetry traces', () => {
         }
         const summary = one(chats, (span) => span.attributes['glassbox.stage'] === 'compaction', 'summary call');
         assert.equal(summary.attributes['gen_ai.usage.input_tokens'], 400);
-        const firstTurnCall = one(chats, (span) => span.attributes['glassbox.stage'] === 'turn' && span.attributes['glassbox.round'] === 1, 'round 1 call');
+        const firstTurnCall = one(
+          chats,
+          (span) => span.attributes['glassbox.stage'] === 'turn' && span.attributes['glassbox.round'] === 1,
+          'round 1 call',
+        );
         assert.deepEqual(firstTurnCall.attributes['gen_ai.response.finish_reasons'], ['tool_calls']);
 
         const compaction = one(spans, (span) => span.name === 'compaction', 'compaction');
         assert.equal(summary.parentSpanId, compaction.spanId);
         assert.equal(compaction.attributes['glassbox.compaction.kind'], 'summary');
         assert.equal(compaction.attributes['glassbox.compaction.phase'], 'mid_turn');
-        assert.ok((compaction.attributes['glassbox.compaction.tokens_before'] as number) > (compaction.attributes['glassbox.compaction.tokens_after'] as number));
+        assert.ok(
+          (compaction.attributes['glassbox.compaction.tokens_before'] as number) >
+            (compaction.attributes['glassbox.compaction.tokens_after'] as number),
+        );
 
         const write = one(spans, (span) => span.name === 'execute_tool write_file', 'write_file call');
         const calls = events.filter((event) => event.type === 'tool_requested');
-        assert.equal(write.attributes['gen_ai.tool.call.id'], calls.find((event) => event.type === 'tool_requested' && event.name === 'write_file')?.callId);
+        assert.equal(
+          write.attributes['gen_ai.tool.call.id'],
+          calls.find((event) => event.type === 'tool_requested' && event.name === 'write_file')?.callId,
+        );
         assert.equal(write.attributes['gen_ai.tool.name'], 'write_file');
         assert.equal(write.attributes['gen_ai.operation.name'], 'execute_tool');
         assert.equal(write.attributes['glassbox.permission.decision'], 'ask');
@@ -160,7 +186,10 @@ describe('OpenTelemetry traces', () => {
     const receiver = await startOtlpReceiver();
     try {
       await withTempDir(async (dir) => {
-        await tracedRun(dir, settingsFor(receiver.url, { traceContent: true, headers: { authorization: 'Bearer collector-token-123456' } }));
+        await tracedRun(
+          dir,
+          settingsFor(receiver.url, { traceContent: true, headers: { authorization: 'Bearer collector-token-123456' } }),
+        );
         const spans = await receiver.waitForSpans(16);
         const read = spans.find((span) => span.name === 'execute_tool read_file')!;
         assert.equal(read.attributes['gen_ai.tool.call.arguments'], '{"path":"README.md"}');
@@ -173,7 +202,9 @@ describe('OpenTelemetry traces', () => {
         assert.equal(input[0]!.role, 'system');
         assert.ok(input.some((message) => message.role === 'tool' && message.parts[0]!.type === 'tool_call_response'));
         const chat = spans.find((span) => span.name === 'chat acme-model' && span.attributes['glassbox.round'] === 3)!;
-        assert.deepEqual(JSON.parse(String(chat.attributes['gen_ai.output.messages'])), [{ role: 'assistant', parts: [{ type: 'text', content: 'Done.' }] }]);
+        assert.deepEqual(JSON.parse(String(chat.attributes['gen_ai.output.messages'])), [
+          { role: 'assistant', parts: [{ type: 'text', content: 'Done.' }] },
+        ]);
       });
     } finally {
       await receiver.close();
@@ -197,7 +228,10 @@ describe('OpenTelemetry traces', () => {
         for (const key of ['gen_ai.tool.call.id', 'glassbox.permission.rule', 'glassbox.approval.decision']) {
           assert.equal(pick(exported, 'execute_tool write_file')[key], pick(liveSpans, 'execute_tool write_file')[key], key);
         }
-        assert.equal(pick(exported, 'invoke_agent glassbox')['gen_ai.usage.input_tokens'], pick(liveSpans, 'invoke_agent glassbox')['gen_ai.usage.input_tokens']);
+        assert.equal(
+          pick(exported, 'invoke_agent glassbox')['gen_ai.usage.input_tokens'],
+          pick(liveSpans, 'invoke_agent glassbox')['gen_ai.usage.input_tokens'],
+        );
         assert.equal(pick(exported, 'compaction')['glassbox.compaction.id'], pick(liveSpans, 'compaction')['glassbox.compaction.id']);
       });
     } finally {
@@ -227,13 +261,23 @@ describe('OpenTelemetry traces', () => {
   test('settings: the standard variables, the flag, and a bad endpoint', () => {
     assert.equal(resolveTelemetrySettings({}, {}), null);
     assert.equal(resolveTelemetrySettings({}, { OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }), null);
-    const fromEnv = resolveTelemetrySettings({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=a%20b,tenant=t1', OTEL_SERVICE_NAME: 'agents' })!;
+    const fromEnv = resolveTelemetrySettings(
+      {},
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=a%20b,tenant=t1',
+        OTEL_SERVICE_NAME: 'agents',
+      },
+    )!;
     assert.equal(fromEnv.endpoint, 'http://collector:4318/v1/traces');
     assert.deepEqual(fromEnv.headers, { 'x-api-key': 'a b', tenant: 't1' });
     assert.equal(fromEnv.serviceName, 'agents');
     assert.equal(resolveTelemetrySettings({}, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/custom' })!.endpoint, 'http://c/custom');
     assert.equal(resolveTelemetrySettings({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }), null);
-    assert.equal(resolveTelemetrySettings({ otlpEndpoint: 'http://flag:4318' }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env:4318' })!.endpoint, 'http://flag:4318/v1/traces');
+    assert.equal(
+      resolveTelemetrySettings({ otlpEndpoint: 'http://flag:4318' }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env:4318' })!.endpoint,
+      'http://flag:4318/v1/traces',
+    );
     assert.throws(() => resolveTelemetrySettings({ otlpEndpoint: 'localhost:4318' }, {}), /--otlp-endpoint .*not a URL|must be http/);
     assert.throws(() => resolveTelemetrySettings({ traceContent: true }, {}), /--trace-content needs a trace endpoint/);
   });

@@ -7,10 +7,19 @@ import { describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { estimateRequestTokens, startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../src/testing/index.js';
 
-async function withAnthropic(options: FakeProviderOptions, run: (provider: FakeProvider, client: Anthropic) => Promise<void>): Promise<void> {
+async function withAnthropic(
+  options: FakeProviderOptions,
+  run: (provider: FakeProvider, client: Anthropic) => Promise<void>,
+): Promise<void> {
   const provider = await startFakeProvider(options);
   // The SDK joins its base URL and /v1/messages; the fake's base URL ends in /v1.
-  const client = new Anthropic({ baseURL: provider.baseURL.replace(/\/v1$/, ''), apiKey: 'sk-ant-test', maxRetries: 0, logLevel: 'off', openTelemetry: false });
+  const client = new Anthropic({
+    baseURL: provider.baseURL.replace(/\/v1$/, ''),
+    apiKey: 'sk-ant-test',
+    maxRetries: 0,
+    logLevel: 'off',
+    openTelemetry: false,
+  });
   try {
     await run(provider, client);
   } finally {
@@ -29,18 +38,34 @@ async function post(provider: FakeProvider, body: unknown, headers: Record<strin
 const hello = { model: 'claude-test', max_tokens: 100, messages: [{ role: 'user' as const, content: 'hi' }] };
 
 describe('fake provider: anthropic wire', () => {
-  it('streams an event sequence the SDK\'s own accumulator turns into the message', async () => {
+  it("streams an event sequence the SDK's own accumulator turns into the message", async () => {
     await withAnthropic(
-      { script: [{ reasoning: { text: 'Let me look.' }, text: 'Reading both.', toolCalls: [{ id: 'toolu_a', name: 'read', arguments: { p: 'a' } }, { id: 'toolu_b', name: 'read', arguments: {} }], usage: { input: 50, output: 9, cached: 20, cacheWrite: 10, reasoning: 4 } }] },
+      {
+        script: [
+          {
+            reasoning: { text: 'Let me look.' },
+            text: 'Reading both.',
+            toolCalls: [
+              { id: 'toolu_a', name: 'read', arguments: { p: 'a' } },
+              { id: 'toolu_b', name: 'read', arguments: {} },
+            ],
+            usage: { input: 50, output: 9, cached: 20, cacheWrite: 10, reasoning: 4 },
+          },
+        ],
+      },
       async (_provider, client) => {
-        const message = await client.messages.stream({ ...hello, tools: [{ name: 'read', input_schema: { type: 'object' } }] }).finalMessage();
+        const message = await client.messages
+          .stream({ ...hello, tools: [{ name: 'read', input_schema: { type: 'object' } }] })
+          .finalMessage();
         assert.deepEqual(
           message.content.map((block) => block.type),
           ['thinking', 'text', 'tool_use', 'tool_use'],
         );
         const [thinking, text, first, second] = message.content;
         assert.ok(thinking && text && first && second);
-        assert.ok(thinking.type === 'thinking' && thinking.thinking === 'Let me look.' && thinking.signature.startsWith('Glassbox-fake-signature-'));
+        assert.ok(
+          thinking.type === 'thinking' && thinking.thinking === 'Let me look.' && thinking.signature.startsWith('Glassbox-fake-signature-'),
+        );
         assert.ok(text.type === 'text' && text.text === 'Reading both.');
         assert.ok(first.type === 'tool_use' && first.id === 'toolu_a');
         assert.deepEqual(first.input, { p: 'a' });
@@ -60,7 +85,15 @@ describe('fake provider: anthropic wire', () => {
       const response = await post(provider, { ...hello, stream: true });
       const text = await response.text();
       const names = [...text.matchAll(/^event: (\S+)$/gm)].map((match) => match[1]);
-      assert.deepEqual(names, ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+      assert.deepEqual(names, [
+        'message_start',
+        'content_block_start',
+        'ping',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ]);
       for (const frame of text.trim().split('\n\n')) {
         const [event, data] = frame.split('\n');
         assert.ok(event !== undefined && data !== undefined);
@@ -69,13 +102,23 @@ describe('fake provider: anthropic wire', () => {
     });
   });
 
-  it('answers errors in Anthropic\'s envelope, a status fault with its type and an in-stream failure as an error event', async () => {
+  it("answers errors in Anthropic's envelope, a status fault with its type and an in-stream failure as an error event", async () => {
     await withAnthropic(
-      { apiKey: 'sk-right', script: [{ fault: { kind: 'status', status: 529, message: 'Overloaded' } }, { text: 'so far', fault: { kind: 'response_failed', message: 'Overloaded', code: 'overloaded_error' } }] },
+      {
+        apiKey: 'sk-right',
+        script: [
+          { fault: { kind: 'status', status: 529, message: 'Overloaded' } },
+          { text: 'so far', fault: { kind: 'response_failed', message: 'Overloaded', code: 'overloaded_error' } },
+        ],
+      },
       async (provider) => {
         const denied = await post(provider, hello, { 'x-api-key': 'sk-wrong' });
         assert.equal(denied.status, 401);
-        assert.deepEqual(await denied.json(), { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' }, request_id: 'req_fake_0' });
+        assert.deepEqual(await denied.json(), {
+          type: 'error',
+          error: { type: 'authentication_error', message: 'invalid x-api-key' },
+          request_id: 'req_fake_0',
+        });
         const bearer = await post(provider, hello, { authorization: 'Bearer sk-right' });
         assert.equal(bearer.status, 529);
         assert.deepEqual(((await bearer.json()) as { error: unknown }).error, { type: 'overloaded_error', message: 'Overloaded' });
@@ -95,15 +138,34 @@ describe('fake provider: anthropic wire', () => {
         [{ ...hello, thinking: { type: 'enabled', budget_tokens: 100 } }, /budget_tokens: Input should be greater than or equal to 1024/],
         [{ ...hello, thinking: { type: 'enabled', budget_tokens: 2048 } }, /`max_tokens` must be greater than `thinking.budget_tokens`/],
         [
-          { ...hello, tools: [{ name: 't', input_schema: { type: 'object' } }], messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 't', input: {} }] }, { role: 'user', content: 'y' }] },
+          {
+            ...hello,
+            tools: [{ name: 't', input_schema: { type: 'object' } }],
+            messages: [
+              { role: 'user', content: 'x' },
+              { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 't', input: {} }] },
+              { role: 'user', content: 'y' },
+            ],
+          },
           /messages\.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1/,
         ],
         [
-          { ...hello, tools: [{ name: 't', input_schema: { type: 'object' } }], messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'x' }] }] },
+          {
+            ...hello,
+            tools: [{ name: 't', input_schema: { type: 'object' } }],
+            messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'x' }] }],
+          },
           /messages\.0\.content\.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9/,
         ],
         [
-          { ...hello, messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 't', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] }] },
+          {
+            ...hello,
+            messages: [
+              { role: 'user', content: 'x' },
+              { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 't', input: {} }] },
+              { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] },
+            ],
+          },
           /must define tools/,
         ],
         [

@@ -87,10 +87,7 @@ describe('fake provider: faults', () => {
     const client = new OpenAI({ baseURL: provider.baseURL, apiKey: 'k', maxRetries: 0, logLevel: 'off' });
     try {
       const controller = new AbortController();
-      const aborted = client.chat.completions.create(
-        { model: 'm', messages: chatMessages, stream: true },
-        { signal: controller.signal },
-      );
+      const aborted = client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true }, { signal: controller.signal });
       await waitFor(() => provider.requests.length === 1);
       controller.abort();
       await rejectsWith(aborted, (e) => e instanceof OpenAI.APIUserAbortError);
@@ -120,7 +117,10 @@ describe('fake provider: faults', () => {
       },
       async (provider, client) => {
         const controller = new AbortController();
-        const chat = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true }, { signal: controller.signal });
+        const chat = await client.chat.completions.create(
+          { model: 'm', messages: chatMessages, stream: true },
+          { signal: controller.signal },
+        );
         const received: string[] = [];
         // The SDK ends an aborted stream quietly; the stall itself never ends it.
         for await (const chunk of chat) {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { estimateRequestTokens, estimateTokens } from '../../src/testing/index.js';
 import { chatMessages, withProvider } from './fake-provider-client.js';
 
@@ -75,7 +75,7 @@ describe('fake provider: Chat Completions', () => {
         const body = provider.requests[0]!.body;
         const expectedInput = estimateRequestTokens(body, 'chat');
         assert.equal(expectedInput, estimateTokens(JSON.stringify(chatMessages)));
-        const expectedOutput = estimateTokens(text + JSON.stringify(args) + '{"path":"b.txt"}');
+        const expectedOutput = estimateTokens(`${text + JSON.stringify(args)}{"path":"b.txt"}`);
         assert.ok(usageChunk, 'usage chunk missing');
         assert.deepEqual(usageChunk.usage?.prompt_tokens, expectedInput);
         assert.equal(usageChunk.usage?.completion_tokens, expectedOutput);
@@ -267,10 +267,7 @@ describe('fake provider: Responses', () => {
   it('is accepted by the SDK response accumulator, including a reasoning summary and refusal', async () => {
     await withProvider(
       {
-        script: [
-          { text: 'All good.', reasoningSummary: 'Checked the repository layout first.' },
-          { refusal: 'Not going to do that.' },
-        ],
+        script: [{ text: 'All good.', reasoningSummary: 'Checked the repository layout first.' }, { refusal: 'Not going to do that.' }],
       },
       async (_provider, client) => {
         const first = await client.responses.stream({ model: 'm', input: 'hi' }).finalResponse();
@@ -294,9 +291,7 @@ describe('fake provider: Responses', () => {
     await withProvider(
       { script: [{ text: 'Here it is.', toolCalls: [{ name: 'grep', arguments: { pattern: 'x' } }] }] },
       async (provider, client) => {
-        const tools: OpenAI.Responses.Tool[] = [
-          { type: 'function', name: 'grep', parameters: { type: 'object' }, strict: false },
-        ];
+        const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'grep', parameters: { type: 'object' }, strict: false }];
         const response = await client.responses.create({ model: 'm', input: 'find x', instructions: 'sys', tools });
         assert.equal(response.object, 'response');
         assert.match(response.id, /^resp_/);

@@ -130,17 +130,19 @@ describe('fake provider: script and capture', () => {
     );
     await withProvider({ script: [() => ({ usage: { input: -1, output: 0 } })] }, async (provider, client) => {
       assert.throws(() => provider.push({ fault: { kind: 'teleport' } } as never), /invalid pushed step 0: fault must be one of/);
-      const error = await rejectsWith(
-        client.responses.create({ model: 'm', input: 'hi' }),
-        (e) => e instanceof OpenAI.InternalServerError,
-      );
+      const error = await rejectsWith(client.responses.create({ model: 'm', input: 'hi' }), (e) => e instanceof OpenAI.InternalServerError);
       assert.match((error as Error).message, /invalid turn returned for request #0: usage\.input must be a non-negative integer/);
     });
   });
 
   it('waits delayMs before answering and spaces streamed events by chunkDelayMs', async () => {
     await withProvider(
-      { script: [{ text: 'slow but steady', delayMs: 30, chunkDelayMs: 5 }, { fault: { kind: 'hang' }, delayMs: 10_000 }] },
+      {
+        script: [
+          { text: 'slow but steady', delayMs: 30, chunkDelayMs: 5 },
+          { fault: { kind: 'hang' }, delayMs: 10_000 },
+        ],
+      },
       async (provider, client) => {
         const started = Date.now();
         const stream = await client.chat.completions.create({ model: 'm', messages: chatMessages, stream: true });

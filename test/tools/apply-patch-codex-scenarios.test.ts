@@ -124,15 +124,13 @@ async function applyTo(files: Record<string, string>, text: string): Promise<Rec
 
 describe('apply_patch matches Codex beyond the scenario suite', () => {
   it('ends every updated file with a newline, in the file’s own line ending', async () => {
-    assert.deepEqual(
-      await applyTo({ 'a.txt': 'one\ntwo\nthree' }, patch('*** Update File: a.txt', ' one', '-two', '+2')),
-      { 'a.txt': 'one\n2\nthree\n' },
-    );
+    assert.deepEqual(await applyTo({ 'a.txt': 'one\ntwo\nthree' }, patch('*** Update File: a.txt', ' one', '-two', '+2')), {
+      'a.txt': 'one\n2\nthree\n',
+    });
     // The hunk touching the unterminated last line is the usual case.
-    assert.deepEqual(
-      await applyTo({ 'b.txt': 'x\r\ny' }, patch('*** Update File: b.txt', ' x', '-y', '+why')),
-      { 'b.txt': 'x\r\nwhy\r\n' },
-    );
+    assert.deepEqual(await applyTo({ 'b.txt': 'x\r\ny' }, patch('*** Update File: b.txt', ' x', '-y', '+why')), {
+      'b.txt': 'x\r\nwhy\r\n',
+    });
     // Deleting every line leaves an empty file, not a lone newline.
     assert.deepEqual(await applyTo({ 'c.txt': 'gone' }, patch('*** Update File: c.txt', '-gone')), { 'c.txt': '' });
   });
@@ -142,7 +140,21 @@ describe('apply_patch matches Codex beyond the scenario suite', () => {
     const dashes = ['\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212'];
     const singles = ['\u2018', '\u2019', '\u201A', '\u201B'];
     const doubles = ['\u201C', '\u201D', '\u201E', '\u201F'];
-    const spaces = ['\u00A0', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009', '\u200A', '\u202F', '\u205F', '\u3000'];
+    const spaces = [
+      '\u00A0',
+      '\u2002',
+      '\u2003',
+      '\u2004',
+      '\u2005',
+      '\u2006',
+      '\u2007',
+      '\u2008',
+      '\u2009',
+      '\u200A',
+      '\u202F',
+      '\u205F',
+      '\u3000',
+    ];
     const fileLines = [
       ...dashes.map((dash) => `a${dash}b`),
       ...singles.map((quote) => `say ${quote}hi${quote}`),
@@ -163,10 +175,9 @@ describe('apply_patch matches Codex beyond the scenario suite', () => {
     // Context lines keep the file's own characters; only the changed line is rewritten.
     assert.deepEqual(tree, { 'u.txt': `${fileLines.join('\n')}\nLAST\n` });
     // The folding pass is the last resort: an exact match further down wins over a folded one above.
-    assert.deepEqual(
-      await applyTo({ 'v.txt': 'a\u2013b\nmid\na-b\n' }, patch('*** Update File: v.txt', '-a-b', '+A-B')),
-      { 'v.txt': 'a\u2013b\nmid\nA-B\n' },
-    );
+    assert.deepEqual(await applyTo({ 'v.txt': 'a\u2013b\nmid\na-b\n' }, patch('*** Update File: v.txt', '-a-b', '+A-B')), {
+      'v.txt': 'a\u2013b\nmid\nA-B\n',
+    });
   });
 
   it('replaces a line written with ASCII dashes that the file spells with Unicode ones, and finds @@ lines the same way', async () => {
@@ -199,9 +210,8 @@ describe('apply_patch matches Codex beyond the scenario suite', () => {
       { 'p.txt': 'line1\nline2-replacement\nafter-context\nsecond-line\n' },
     );
     // Two appending chunks keep their patch order.
-    assert.deepEqual(
-      await applyTo({ 'q.txt': 'a\nb\n' }, patch('*** Update File: q.txt', '@@', '+c', '@@', '-a', '+A', '@@', '+d')),
-      { 'q.txt': 'A\nb\nc\nd\n' },
-    );
+    assert.deepEqual(await applyTo({ 'q.txt': 'a\nb\n' }, patch('*** Update File: q.txt', '@@', '+c', '@@', '-a', '+A', '@@', '+d')), {
+      'q.txt': 'A\nb\nc\nd\n',
+    });
   });
 });

@@ -150,7 +150,10 @@ describe('apply_patch', () => {
         { patch: patch('*** Update File: g.py', '@@ class B:', '@@     def run(self):', '+        print("B")') },
         makeWriteContext(root),
       );
-      assert.equal(await readFile(join(root, 'g.py'), 'utf8'), nested.replace('B:\n    def run(self):\n', 'B:\n    def run(self):\n        print("B")\n'));
+      assert.equal(
+        await readFile(join(root, 'g.py'), 'utf8'),
+        nested.replace('B:\n    def run(self):\n', 'B:\n    def run(self):\n        print("B")\n'),
+      );
 
       await rejectsWithCode(
         tool.execute({ patch: patch('*** Update File: f.py', '@@ def third():', '-    x = 1', '+    x = 3') }, makeWriteContext(root)),
@@ -257,7 +260,10 @@ describe('apply_patch', () => {
         ['', /^Patch line 1: the patch is empty/],
         ['*** Update File: f.txt\n-a\n+b\n*** End Patch', /^Patch line 1: the patch must start with '\*\*\* Begin Patch'/],
         ['*** Begin Patch\n*** Update File: f.txt\n-a\n+b', /^Patch line 4: the patch must end with '\*\*\* End Patch'/],
-        [patch('*** Update File: f.txt', '-a', 'b'), /^Patch line 4: lines of a hunk must start with ' ' \(context\), '-' \(remove\) or '\+' \(add\); in f\.txt found: "b"/],
+        [
+          patch('*** Update File: f.txt', '-a', 'b'),
+          /^Patch line 4: lines of a hunk must start with ' ' \(context\), '-' \(remove\) or '\+' \(add\); in f\.txt found: "b"/,
+        ],
         [patch('*** Add File: n.txt', '+ok', 'missing plus'), /^Patch line 4: every line of an added file must start with '\+'/],
         [patch('*** Update File: f.txt'), /^Patch line 2: '\*\*\* Update File: f\.txt' has no hunks/],
         [patch('*** Update File: f.txt', '@@ a', '*** Delete File: x'), /^Patch line 3: hunk 1 of f\.txt has no lines/],
@@ -302,9 +308,14 @@ describe('apply_patch', () => {
   });
 
   it('treats blank lines between sections as spacing', () => {
-    const operations = parsePatch(patch('*** Update File: a.txt', '-a', '+b', '*** End of File', '', '*** Update File: c.txt', ' x', '+y', '', ''));
+    const operations = parsePatch(
+      patch('*** Update File: a.txt', '-a', '+b', '*** End of File', '', '*** Update File: c.txt', ' x', '+y', '', ''),
+    );
     assert.equal(operations.length, 2);
-    assert.deepEqual(operations.map((operation) => (operation.kind === 'update' ? operation.hunks[0]!.lines.length : -1)), [2, 2]);
+    assert.deepEqual(
+      operations.map((operation) => (operation.kind === 'update' ? operation.hunks[0]!.lines.length : -1)),
+      [2, 2],
+    );
   });
 
   it('says when hunks are out of file order', async () => {
@@ -366,15 +377,13 @@ describe('apply_patch', () => {
         await writeFile(join(project, 'inside.txt'), 'inside\n');
         await symlink(outside, join(project, 'escape'));
         const before = await snapshot(root);
-        const attempts = [
-          '../evil.txt',
-          join(outside, 'evil.txt'),
-          'escape/evil.txt',
-          'escape/deeper/evil.txt',
-        ];
+        const attempts = ['../evil.txt', join(outside, 'evil.txt'), 'escape/evil.txt', 'escape/deeper/evil.txt'];
         for (const path of attempts) {
           await rejectsWithCode(
-            tool.execute({ patch: patch('*** Update File: inside.txt', '-inside', '+changed', `*** Add File: ${path}`, '+x') }, makeWriteContext(project)),
+            tool.execute(
+              { patch: patch('*** Update File: inside.txt', '-inside', '+changed', `*** Add File: ${path}`, '+x') },
+              makeWriteContext(project),
+            ),
             'PATH_OUTSIDE_ROOT',
           );
         }

@@ -52,7 +52,7 @@ describe('edit_file', () => {
       assert.equal(await readFile(absolute, 'utf8'), SOURCE.replace('a - b;', 'a - b; // difference'));
       assert.equal((await stat(absolute)).mode & 0o7777, 0o755);
       assert.match(result.output, /^Edited math\.js: replaced 1 occurrence at line 6\./);
-      assert.match(result.output, /-  return a - b;\n\+  return a - b; \/\/ difference/);
+      assert.match(result.output, /- {2}return a - b;\n\+ {2}return a - b; \/\/ difference/);
       const stats = await stat(absolute);
       assert.deepEqual(toolSessionState(context).fileStamps.get(absolute), { mtimeMs: stats.mtimeMs, size: stats.size });
       assert.deepEqual(await listTree(root), ['math.js']);
@@ -88,10 +88,7 @@ describe('edit_file', () => {
       await markRead(context, absolute);
       await writeFile(absolute, 'jello world\n');
       await utimes(absolute, new Date(2001, 1, 1), new Date(2001, 1, 1));
-      await rejectsWithCode(
-        tool.execute({ path: 'a.txt', old_string: 'jello', new_string: 'bye' }, context),
-        'FILE_CHANGED_SINCE_READ',
-      );
+      await rejectsWithCode(tool.execute({ path: 'a.txt', old_string: 'jello', new_string: 'bye' }, context), 'FILE_CHANGED_SINCE_READ');
       assert.equal(await readFile(absolute, 'utf8'), 'jello world\n');
     });
   });
@@ -175,14 +172,18 @@ describe('edit_file', () => {
       const crlf = SOURCE.replace(/\n/g, '\r\n');
       const { absolute, context } = await setUp(root, 'win.js', crlf);
       const result = await tool.execute(
-        { path: 'win.js', old_string: 'function add(a, b) {\n  return a + b;\n}', new_string: 'function add(a, b) {\n  // sum\n  return a + b;\n}' },
+        {
+          path: 'win.js',
+          old_string: 'function add(a, b) {\n  return a + b;\n}',
+          new_string: 'function add(a, b) {\n  // sum\n  return a + b;\n}',
+        },
         context,
       );
       const written = await readFile(absolute, 'utf8');
       assert.equal(written, crlf.replace('{\r\n  return a + b;', '{\r\n  // sum\r\n  return a + b;'));
       assert.equal(written.replace(/\r\n/g, '').includes('\n'), false);
       assert.doesNotMatch(result.output, /\r/);
-      assert.match(result.output, /\+  \/\/ sum/);
+      assert.match(result.output, /\+ {2}\/\/ sum/);
     });
   });
 

@@ -203,7 +203,10 @@ describe('grep runs one engine: ripgrep', () => {
       const pending = tool.execute({ pattern: 'x' }, makeContext(root, controller.signal));
       let pid = '';
       while (pid === '') {
-        pid = await readFile(join(root, 'pid'), 'utf8').then((text) => text.trim(), () => '');
+        pid = await readFile(join(root, 'pid'), 'utf8').then(
+          (text) => text.trim(),
+          () => '',
+        );
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       controller.abort();

@@ -94,7 +94,10 @@ describe('read_file', () => {
         }
       }
       assert.ok(calls > 3, `the cap must have split the file (${calls} calls)`);
-      assert.deepEqual([...seen.keys()].sort((a, b) => a - b), lines.map((_, index) => index + 1));
+      assert.deepEqual(
+        [...seen.keys()].sort((a, b) => a - b),
+        lines.map((_, index) => index + 1),
+      );
       for (const [number, text] of seen) {
         const original = lines[number - 1]!;
         if (original.length <= 2000) assert.equal(text, original);
@@ -201,7 +204,10 @@ describe('read_file', () => {
 
   it('is one of the four read-only tools, whose definitions stay small', () => {
     const tools = createReadOnlyTools();
-    assert.deepEqual(tools.map((each) => each.name), ['read_file', 'list_dir', 'glob', 'grep']);
+    assert.deepEqual(
+      tools.map((each) => each.name),
+      ['read_file', 'list_dir', 'glob', 'grep'],
+    );
     assert.ok(tools.every((each) => each.readOnly && !each.strict));
     const definitions = tools.map(toolDefinition);
     assert.deepEqual(definitions[0]!.parameters.required, ['path']);

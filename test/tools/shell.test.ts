@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { ToolError, toolDefinition, type ToolContext } from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
-import { type ExecutionPolicy } from '../../src/workspace/index.js';
+import type { ExecutionPolicy } from '../../src/workspace/index.js';
 import { createShellTool, type ShellArguments } from '../../src/tools/shell/index.js';
 import { createSandboxDetector, detectSandbox } from '../../src/sandbox/index.js';
 
@@ -17,7 +17,11 @@ function context(root: string, execution: ExecutionPolicy = unsandboxed, signal 
 }
 
 function tool(root: string) {
-  return createShellTool({ env: { PATH: process.env.PATH, HOME: root, OPENAI_API_KEY: 'sk-tool-leak-check' }, homeDir: root, killGraceMs: 200 });
+  return createShellTool({
+    env: { PATH: process.env.PATH, HOME: root, OPENAI_API_KEY: 'sk-tool-leak-check' },
+    homeDir: root,
+    killGraceMs: 200,
+  });
 }
 
 function parse(args: unknown): ShellArguments {
@@ -126,14 +130,20 @@ test('a timeout is reported in the header and marked as an error', async () => {
   await withTempDir(async (root) => {
     const result = await tool(root).execute(parse({ command: 'echo started; sleep 30', timeout_ms: 200 }), context(root));
     assert.equal(result.isError, true);
-    assert.match(result.output, /^exit_code: none · signal: SIGTERM · duration: [\d.]+s · timed out after 0\.2s · sandbox: none\nstarted\n$/);
+    assert.match(
+      result.output,
+      /^exit_code: none · signal: SIGTERM · duration: [\d.]+s · timed out after 0\.2s · sandbox: none\nstarted\n$/,
+    );
   });
 });
 
 test('cancellation stops the command', async () => {
   await withTempDir(async (root) => {
     const controller = new AbortController();
-    const running = tool(root).execute(parse({ command: `touch ${join(root, 'started')}; sleep 30` }), context(root, unsandboxed, controller.signal));
+    const running = tool(root).execute(
+      parse({ command: `touch ${join(root, 'started')}; sleep 30` }),
+      context(root, unsandboxed, controller.signal),
+    );
     const { existsSync } = await import('node:fs');
     while (!existsSync(join(root, 'started'))) await new Promise((resolve) => setTimeout(resolve, 10));
     controller.abort();

@@ -6,7 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ToolError, type AnyTool, type ToolContext } from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
-import { type SandboxMode } from '../../src/workspace/index.js';
+import type { SandboxMode } from '../../src/workspace/index.js';
 
 function contextWithMode(mode: SandboxMode, root: string, signal: AbortSignal): ToolContext {
   return {

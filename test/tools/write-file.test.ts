@@ -113,7 +113,7 @@ describe('write_file', () => {
 
   it('caps the diff and says how much was cut', async () => {
     await withTempDir(async (root) => {
-      const content = Array.from({ length: 2000 }, (_, index) => `line number ${index}`).join('\n') + '\n';
+      const content = `${Array.from({ length: 2000 }, (_, index) => `line number ${index}`).join('\n')}\n`;
       const result = await tool.execute({ path: 'big.txt', content }, makeWriteContext(root));
       assert.equal(await readFile(join(root, 'big.txt'), 'utf8'), content);
       assert.ok(result.output.length < 8_300, `output is ${result.output.length} characters`);

@@ -30,7 +30,11 @@ describe('the interactive app (ink, in-process)', () => {
       await writeFile(join(root, 'notes.txt'), 'remember the milk\n');
       const provider = await startFakeProvider({
         script: [
-          { text: 'Writing **it**.', toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'remember the bread\n' } }], usage: { input: 1000, output: 200 } },
+          {
+            text: 'Writing **it**.',
+            toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'remember the bread\n' } }],
+            usage: { input: 1000, output: 200 },
+          },
           { text: 'Done.', usage: { input: 1300, output: 20 } },
         ],
       });

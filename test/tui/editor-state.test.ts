@@ -97,7 +97,10 @@ describe('prompt editor', () => {
     const state = { ...typed('a\x1b[2Jb'), cursor: 0 };
     const [line] = editorLines(state, (c) => `[${c}]`);
     assert.equal(line, '[a]\\e[2Jb');
-    assert.deepEqual(editorLines(typed('ab\n'), (c) => `[${c}]`), ['ab', '[ ]']);
+    assert.deepEqual(
+      editorLines(typed('ab\n'), (c) => `[${c}]`),
+      ['ab', '[ ]'],
+    );
   });
 
   test('the word at the cursor is what @ completion replaces', () => {

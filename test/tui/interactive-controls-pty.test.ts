@@ -12,7 +12,6 @@ import { TmuxScreen, waitUntil } from './tmux-screen.js';
 
 const skip = requireTmux();
 // SGR colour parameters: 30–37, 90–97 and 38;… foregrounds (attributes like bold or inverse are not colour).
-// eslint-disable-next-line no-control-regex
 const COLOUR_SGR = /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|9[0-7]|38)(?:;[0-9;]*)?m/;
 
 describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
@@ -35,7 +34,10 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
       assert.equal(await screen.exitCode(), 0);
       const sessionId = farewellSessionId(await screen.capture({ history: true }));
       const types = (await sessionRecords(home, sessionId)).map((r) => r.type);
-      assert.deepEqual(types.filter((t) => String(t).startsWith('turn_')), ['turn_started', 'turn_cancelled', 'turn_started', 'turn_completed']);
+      assert.deepEqual(
+        types.filter((t) => String(t).startsWith('turn_')),
+        ['turn_started', 'turn_cancelled', 'turn_started', 'turn_completed'],
+      );
     } finally {
       await screen.close();
       await provider.close();
@@ -44,7 +46,9 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
 
   test('/fork 1 branches the session and the next turn sends only turn 1', async () => {
     const { root, home } = await ptyProject();
-    const provider = await startFakeProvider({ script: [{ text: 'First answer.' }, { text: 'Second answer.' }, { text: 'Branch answer.' }] });
+    const provider = await startFakeProvider({
+      script: [{ text: 'First answer.' }, { text: 'Second answer.' }, { text: 'Branch answer.' }],
+    });
     const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
     try {
       await screen.waitFor('new session');
@@ -64,7 +68,10 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
       await screen.submit('/quit');
       await screen.exitCode();
       const records = await sessionRecords(home, forkId);
-      assert.deepEqual((records[0] as { parent: unknown }).parent, { sessionId: (records[0] as { parent: { sessionId: string } }).parent.sessionId, atTurn: 1 });
+      assert.deepEqual((records[0] as { parent: unknown }).parent, {
+        sessionId: (records[0] as { parent: { sessionId: string } }).parent.sessionId,
+        atTurn: 1,
+      });
       assert.equal(records.filter((r) => r.type === 'turn_started').length, 2);
       assert.equal((await readdir(join(home, 'sessions'))).filter((f) => f.endsWith('.jsonl') && f !== 'index.jsonl').length, 2);
     } finally {
@@ -76,7 +83,10 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
   test('a denial with a reason reaches the model as the call output', async () => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({
-      script: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'todo.txt', content: 'buy bread\n' } }] }, { text: 'Understood, no file.' }],
+      script: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'todo.txt', content: 'buy bread\n' } }] },
+        { text: 'Understood, no file.' },
+      ],
     });
     const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
     try {
@@ -102,7 +112,11 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
   test('80×24 with NO_COLOR has no colour; a resize redraws at the new width; colour is on without NO_COLOR', async () => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [{ text: 'Plain **answer** with `code`.' }], whenExhausted: { text: 'again' } });
-    const plain = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home, NO_COLOR: '1' }), cwd: root });
+    const plain = await TmuxScreen.start({
+      args: ['--base-url', provider.baseURL],
+      env: ptyEnv({ GLASSBOX_HOME: home, NO_COLOR: '1' }),
+      cwd: root,
+    });
     try {
       await plain.waitFor('new session');
       await plain.submit('hello');
@@ -110,10 +124,16 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
       const escaped = await plain.capture({ escapes: true });
       assert.doesNotMatch(escaped, COLOUR_SGR, 'NO_COLOR output has no colour sequences');
       const before = await plain.capture({ raw: true });
-      assert.ok(before.split('\n').some((line) => line === `╭${'─'.repeat(78)}╮`), `the editor spans 80 columns:\n${before}`);
+      assert.ok(
+        before.split('\n').some((line) => line === `╭${'─'.repeat(78)}╮`),
+        `the editor spans 80 columns:\n${before}`,
+      );
       assert.ok(before.split('\n').every((line) => [...line].length <= 80));
       await plain.resize(100, 30);
-      await plain.waitUntil((screen) => screen.split('\n').some((line) => line === `╭${'─'.repeat(98)}╮`), 'the editor to span 100 columns');
+      await plain.waitUntil(
+        (screen) => screen.split('\n').some((line) => line === `╭${'─'.repeat(98)}╮`),
+        'the editor to span 100 columns',
+      );
       await plain.waitFor('context ');
     } finally {
       await plain.close();

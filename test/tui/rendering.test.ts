@@ -16,7 +16,14 @@ const plain = createTheme(false);
 const colour = createTheme(true);
 
 function usage(input: number, output: number, cached = 0): Usage {
-  return { inputTokens: input, cachedInputTokens: cached, outputTokens: output, reasoningTokens: 0, totalTokens: input + output, raw: null };
+  return {
+    inputTokens: input,
+    cachedInputTokens: cached,
+    outputTokens: output,
+    reasoningTokens: 0,
+    totalTokens: input + output,
+    raw: null,
+  };
 }
 
 describe('markdown and code', () => {
@@ -41,7 +48,11 @@ describe('markdown and code', () => {
 
 describe('status numbers', () => {
   test('context against the window and the compaction threshold; tokens and cost per call', () => {
-    const meter = new SessionMeter({ window: 400_000, threshold: 229_500, entry: { pricing: { inputPerMillion: 0.25, cachedInputPerMillion: 0.025, outputPerMillion: 2 } } });
+    const meter = new SessionMeter({
+      window: 400_000,
+      threshold: 229_500,
+      entry: { pricing: { inputPerMillion: 0.25, cachedInputPerMillion: 0.025, outputPerMillion: 2 } },
+    });
     meter.addCall(usage(100_000, 1000, 90_000), 'turn');
     meter.addCall(usage(2000, 500), 'compaction');
     const reading = meter.read();
@@ -85,7 +96,11 @@ describe('approval previews and /diff', () => {
       assert.deepEqual(write.lines, ['--- a.txt', '@@ -1,3 +1,3 @@', ' one', '-two', '+2', ' three']);
       const created = await buildApprovalPreview('write_file', JSON.stringify({ path: 'new.txt', content: 'hi\n' }), root);
       assert.deepEqual(created.lines, ['new file new.txt', '@@ -1,0 +1,1 @@', '+hi']);
-      const edit = await buildApprovalPreview('edit_file', JSON.stringify({ path: 'a.txt', old_string: 'three', new_string: 'THREE' }), root);
+      const edit = await buildApprovalPreview(
+        'edit_file',
+        JSON.stringify({ path: 'a.txt', old_string: 'three', new_string: 'THREE' }),
+        root,
+      );
       assert.ok(edit.lines.includes('-three') && edit.lines.includes('+THREE'));
       const shell = await buildApprovalPreview('shell', JSON.stringify({ command: 'rm -rf build\necho \u001b[2Jdone' }), root);
       assert.deepEqual(shell.lines, ['$ rm -rf build', '$ echo \\e[2Jdone']);

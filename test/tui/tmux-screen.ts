@@ -47,7 +47,23 @@ export class TmuxScreen {
       .map(([key, value]) => shellQuote(`${key}=${value}`));
     // The exit status is printed and the pane kept, so a test can read both after the program ends.
     const command = `env -i ${env.join(' ')} ${shellQuote(process.execPath)} ${shellQuote(ENTRY)} ${options.args.map(shellQuote).join(' ')}; echo "[exited $?]"; exec sleep 3600`;
-    await run('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'gb', '-x', String(options.width ?? 80), '-y', String(options.height ?? 24), '-c', options.cwd, command]);
+    await run('tmux', [
+      '-L',
+      socket,
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      'gb',
+      '-x',
+      String(options.width ?? 80),
+      '-y',
+      String(options.height ?? 24),
+      '-c',
+      options.cwd,
+      command,
+    ]);
     return new TmuxScreen(socket, 'gb');
   }
 

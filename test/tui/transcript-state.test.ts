@@ -5,7 +5,11 @@ import { emptyTranscript, lastToolEntry, reduceRunEvent, type TranscriptState } 
 import { commandCompletions, parseInput, SLASH_COMMANDS } from '../../src/tui/slash-commands.js';
 import { toolCallSummary } from '../../src/tui/tool-summary.js';
 
-const usage: StagedUsage = { total: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0, totalTokens: 0, raw: null }, byStage: {}, calls: 0 };
+const usage: StagedUsage = {
+  total: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0, totalTokens: 0, raw: null },
+  byStage: {},
+  calls: 0,
+};
 
 function run(events: RunEvent[], state: TranscriptState = emptyTranscript()): TranscriptState {
   return events.reduce(reduceRunEvent, state);
@@ -18,18 +22,36 @@ describe('transcript', () => {
       { type: 'assistant_delta', round: 1, delta: 'Hel' },
       { type: 'assistant_delta', round: 1, delta: 'lo' },
     ]);
-    assert.deepEqual(streaming.done.map((e) => e.kind), ['reasoning']);
-    assert.deepEqual(streaming.live.map((e) => e.kind), ['assistant']);
+    assert.deepEqual(
+      streaming.done.map((e) => e.kind),
+      ['reasoning'],
+    );
+    assert.deepEqual(
+      streaming.live.map((e) => e.kind),
+      ['assistant'],
+    );
     assert.equal((streaming.live[0] as { text: string }).text, 'Hello');
-    const completed = run([{ type: 'model_completed', round: 1, stage: 'turn', usage: null, finishReason: 'stop', durationMs: 1 }], streaming);
+    const completed = run(
+      [{ type: 'model_completed', round: 1, stage: 'turn', usage: null, finishReason: 'stop', durationMs: 1 }],
+      streaming,
+    );
     assert.deepEqual(completed.live, []);
-    assert.deepEqual(completed.done.map((e) => e.kind), ['reasoning', 'assistant']);
+    assert.deepEqual(
+      completed.done.map((e) => e.kind),
+      ['reasoning', 'assistant'],
+    );
   });
 
   test('a tool call is one entry that goes queued → approval → running → done, with its duration', () => {
     let state = run([
       { type: 'assistant_delta', round: 1, delta: 'Editing.' },
-      { type: 'tool_requested', round: 1, callId: 'c1', name: 'edit_file', arguments: '{"path":"src/a.ts","old_string":"a","new_string":"b"}' },
+      {
+        type: 'tool_requested',
+        round: 1,
+        callId: 'c1',
+        name: 'edit_file',
+        arguments: '{"path":"src/a.ts","old_string":"a","new_string":"b"}',
+      },
       { type: 'tool_permission_decided', callId: 'c1', name: 'edit_file', decision: 'ask', reason: 'read-only', rule: 'sandbox-read-only' },
     ]);
     const tool = state.live.find((e) => e.kind === 'tool');
@@ -73,7 +95,13 @@ describe('transcript', () => {
 
   test('tool lines show what the call touches, never raw control characters', () => {
     assert.equal(toolCallSummary('shell', '{"command":"ls\\n-la"}'), 'ls -la');
-    assert.equal(toolCallSummary('apply_patch', JSON.stringify({ patch: '*** Begin Patch\n*** Update File: a.ts\n*** Add File: b.ts\n*** End Patch' })), 'a.ts, b.ts');
+    assert.equal(
+      toolCallSummary(
+        'apply_patch',
+        JSON.stringify({ patch: '*** Begin Patch\n*** Update File: a.ts\n*** Add File: b.ts\n*** End Patch' }),
+      ),
+      'a.ts, b.ts',
+    );
     assert.equal(toolCallSummary('read_file', '{"path":"x\\u001b[2Jy"}'), 'x\\e[2Jy');
     assert.equal(toolCallSummary('mystery', 'not json'), 'not json');
   });
@@ -90,10 +118,26 @@ describe('slash commands', () => {
   });
 
   test('completion offers commands while only the name is typed, and every issue command exists', () => {
-    assert.deepEqual(commandCompletions('/co').map((c) => c.name), ['compact']);
+    assert.deepEqual(
+      commandCompletions('/co').map((c) => c.name),
+      ['compact'],
+    );
     assert.deepEqual(commandCompletions('/compact x'), []);
     const names = SLASH_COMMANDS.map((c) => c.name);
-    for (const wanted of ['compact', 'status', 'resume', 'fork', 'model', 'sandbox', 'approvals', 'clear', 'sessions', 'diff', 'debug', 'help']) {
+    for (const wanted of [
+      'compact',
+      'status',
+      'resume',
+      'fork',
+      'model',
+      'sandbox',
+      'approvals',
+      'clear',
+      'sessions',
+      'diff',
+      'debug',
+      'help',
+    ]) {
       assert.ok(names.includes(wanted as never), wanted);
     }
   });

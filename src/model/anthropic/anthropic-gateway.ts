@@ -96,10 +96,6 @@ export class AnthropicGateway implements ModelGateway {
   async *streamResponse(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<ModelStreamEvent> {
     const body = buildAnthropicRequest(request, true);
     const client = await this.sdkClient();
-    yield* runStream(
-      this.settings(options),
-      (signal) => client.messages.create(body, { signal }),
-      new AnthropicStreamMapper(this.limits),
-    );
+    yield* runStream(this.settings(options), (signal) => client.messages.create(body, { signal }), new AnthropicStreamMapper(this.limits));
   }
 }

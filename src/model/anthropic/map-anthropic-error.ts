@@ -56,7 +56,9 @@ function fromStatus(error: APIError, status: number, context: ErrorContext): Mod
   const label = type === null ? `${status}` : `${status} ${type}`;
   const base = { status, cause: error, retryAfterMs: facts.retryAfterMs, retryable: facts.retryable };
   const waited =
-    facts.requestedWaitMs === null ? '' : ` The provider asked to wait ${formatDuration(facts.requestedWaitMs)}, longer than a retry waits; not retrying.`;
+    facts.requestedWaitMs === null
+      ? ''
+      : ` The provider asked to wait ${formatDuration(facts.requestedWaitMs)}, longer than a retry waits; not retrying.`;
   const at = context.baseURL;
   switch (facts.code) {
     case 'AUTH_FAILED':
@@ -101,8 +103,10 @@ export function streamErrorEvent(type: string | null, message: string, yielded: 
   const text = message === '' ? '(no message)' : message;
   const suffix = type === null ? '' : ` [${type}]`;
   const kind = classifyStreamFailure(`${type ?? ''} ${text}`);
-  if (kind === 'CONTEXT_OVERFLOW') return new ModelError('CONTEXT_OVERFLOW', `The request does not fit the model's context window: ${text}`, { cause });
-  if (kind === 'PROVIDER_MISCONFIGURED') return new ModelError('PROVIDER_MISCONFIGURED', `The server is not set up for this request: ${text}`, { cause });
+  if (kind === 'CONTEXT_OVERFLOW')
+    return new ModelError('CONTEXT_OVERFLOW', `The request does not fit the model's context window: ${text}`, { cause });
+  if (kind === 'PROVIDER_MISCONFIGURED')
+    return new ModelError('PROVIDER_MISCONFIGURED', `The server is not set up for this request: ${text}`, { cause });
   if (type === 'overloaded_error') {
     return new ModelError('SERVER_ERROR', `The provider is overloaded: ${text}${suffix}`, { retryable: !yielded, cause });
   }
@@ -111,7 +115,8 @@ export function streamErrorEvent(type: string | null, message: string, yielded: 
     return new ModelError('AUTH_FAILED', `Authentication failed: ${text}${suffix}. Check the API key (ANTHROPIC_API_KEY).`, { cause });
   }
   if (type === 'billing_error') return new ModelError('QUOTA_EXCEEDED', `Out of quota or credit: ${text}${suffix}`, { cause });
-  if (type === 'invalid_request_error') return new ModelError('BAD_REQUEST', `The provider rejected the request: ${text}${suffix}`, { cause });
+  if (type === 'invalid_request_error')
+    return new ModelError('BAD_REQUEST', `The provider rejected the request: ${text}${suffix}`, { cause });
   return new ModelError('RESPONSE_FAILED', `The provider failed the response: ${text}${suffix}`, { cause });
 }
 

@@ -105,7 +105,14 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
           const missing = typeof block.id === 'string' && block.id !== '' ? 'a name' : 'an id';
           throw new ModelError('MALFORMED_STREAM', `The provider streamed a tool_use block without ${missing}.`);
         }
-        const slot: ToolCallSlot = { index: this.slots.length, id: block.id, name: block.name, arguments: '', startInput: block.input, ended: false };
+        const slot: ToolCallSlot = {
+          index: this.slots.length,
+          id: block.id,
+          name: block.name,
+          arguments: '',
+          startInput: block.input,
+          ended: false,
+        };
         this.slots.push(slot);
         this.blocks.set(index, { kind: 'tool', slot });
         events.push({ type: 'tool-call-start', index: slot.index, id: slot.id, name: slot.name });
@@ -134,7 +141,11 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
       // A compatible server that skips content_block_start: text and thinking can still be placed.
       if (delta.type === 'text_delta') this.startBlock(index, { type: 'text', text: '' }, events);
       else if (delta.type === 'thinking_delta') this.startBlock(index, { type: 'thinking', thinking: '', signature: '' }, events);
-      else throw new ModelError('MALFORMED_STREAM', `The provider streamed a ${String(delta.type)} for content block ${index}, which it never started.`);
+      else
+        throw new ModelError(
+          'MALFORMED_STREAM',
+          `The provider streamed a ${String(delta.type)} for content block ${index}, which it never started.`,
+        );
       block = this.blocks.get(index) as Block;
     }
     switch (delta.type) {
@@ -152,7 +163,8 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
         break;
       }
       case 'thinking_delta':
-        if (block.kind === 'thinking' && typeof delta.thinking === 'string' && delta.thinking !== '') this.addThinking(index, delta.thinking, events);
+        if (block.kind === 'thinking' && typeof delta.thinking === 'string' && delta.thinking !== '')
+          this.addThinking(index, delta.thinking, events);
         break;
       case 'signature_delta':
         if (block.kind === 'thinking' && typeof delta.signature === 'string') {
@@ -188,7 +200,10 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
     if (block.kind === 'tool') {
       this.endCall(block.slot, events);
     } else if (block.kind === 'thinking') {
-      this.addReasoning(reasoningFromBlock({ ...block.state, type: 'thinking', thinking: block.thinking, signature: block.signature }), block.thinking.length + block.signature.length);
+      this.addReasoning(
+        reasoningFromBlock({ ...block.state, type: 'thinking', thinking: block.thinking, signature: block.signature }),
+        block.thinking.length + block.signature.length,
+      );
     } else if (block.kind === 'redacted') {
       this.addReasoning(reasoningFromBlock(block.state), 0);
     }

@@ -67,7 +67,11 @@ export interface ThinkingSettings {
   max_tokens: number;
 }
 
-export function thinkingSettings(model: string, effort: ReasoningEffort | undefined, maxOutputTokens: number | undefined): ThinkingSettings {
+export function thinkingSettings(
+  model: string,
+  effort: ReasoningEffort | undefined,
+  maxOutputTokens: number | undefined,
+): ThinkingSettings {
   const maxTokens = maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   if (effort === undefined) return { max_tokens: maxTokens };
   if (usesAdaptiveThinking(model)) {

@@ -22,13 +22,13 @@ const FIELD_NAMES: Record<OmittableField, readonly string[]> = {
   reasoning: ['reasoning_content', 'reasoning_details', 'reasoning'],
 };
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** True when the message refuses the wire field `name` as unknown (not when it asks for it). */
 function refusesField(message: string, name: string): boolean {
-  const field = escape(name);
+  const field = escapeRegExp(name);
   return [
     // Groq: "property 'reasoning' is unsupported"
     new RegExp(`property '${field}' is unsupported`, 'i'),

@@ -125,7 +125,10 @@ export function reasoningFieldsFor(reasoning: readonly ModelReasoning[] | undefi
   const fields: ProviderFields = {};
   for (const entry of reasoning ?? []) {
     if (entry.format !== 'chat' || entry.state === null) continue;
-    const field = typeof entry.state?.field === 'string' && (REASONING_FIELDS as readonly string[]).includes(entry.state.field) ? entry.state.field : 'reasoning_content';
+    const field =
+      typeof entry.state?.field === 'string' && (REASONING_FIELDS as readonly string[]).includes(entry.state.field)
+        ? entry.state.field
+        : 'reasoning_content';
     if (entry.text !== '') fields[field] = typeof fields[field] === 'string' ? `${fields[field] as string}${entry.text}` : entry.text;
     const details = entry.state?.reasoning_details;
     if (Array.isArray(details)) fields.reasoning_details = [...((fields.reasoning_details as unknown[] | undefined) ?? []), ...details];

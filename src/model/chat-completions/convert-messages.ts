@@ -21,7 +21,10 @@ export interface ChatRequestOptions {
  * `withReasoning`: send the message's reasoning back (an assistant message of a tool-using turn,
  * see `reasoningFieldsFor`).
  */
-export function toChatMessage(message: ModelMessage, withReasoning = message.role === 'assistant' && message.toolCalls.length > 0): ChatCompletionMessageParam {
+export function toChatMessage(
+  message: ModelMessage,
+  withReasoning = message.role === 'assistant' && message.toolCalls.length > 0,
+): ChatCompletionMessageParam {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: message.content };
@@ -65,9 +68,7 @@ export function toChatTool(tool: ModelToolDefinition): ChatCompletionFunctionToo
   };
 }
 
-type ChatBody<Stream extends boolean> = Stream extends true
-  ? ChatCompletionCreateParamsStreaming
-  : ChatCompletionCreateParamsNonStreaming;
+type ChatBody<Stream extends boolean> = Stream extends true ? ChatCompletionCreateParamsStreaming : ChatCompletionCreateParamsNonStreaming;
 
 /** Indexes of the assistant messages in turns (runs between user messages) where a tool was called. */
 function toolTurnAssistants(messages: readonly ModelMessage[]): Set<number> {
@@ -89,7 +90,11 @@ function toolTurnAssistants(messages: readonly ModelMessage[]): Set<number> {
   return marked;
 }
 
-export function buildChatRequest<Stream extends boolean>(request: ModelRequest, stream: Stream, options: ChatRequestOptions = {}): ChatBody<Stream> {
+export function buildChatRequest<Stream extends boolean>(
+  request: ModelRequest,
+  stream: Stream,
+  options: ChatRequestOptions = {},
+): ChatBody<Stream> {
   const omit = options.omit ?? new Set<OmittableField>();
   const withReasoning = omit.has('reasoning') ? new Set<number>() : toolTurnAssistants(request.messages);
   const body: ChatCompletionCreateParamsNonStreaming = {

@@ -31,7 +31,7 @@ export function checkChatEnding(finishReason: string | null, refusal: string): v
     );
   }
   if (finishReason === 'content_filter') {
-    throw new ModelError('CONTENT_FILTERED', "The provider's content filter stopped the response (finish_reason \"content_filter\").");
+    throw new ModelError('CONTENT_FILTERED', 'The provider\'s content filter stopped the response (finish_reason "content_filter").');
   }
   if (finishReason === 'error') {
     throw new ModelError('RESPONSE_FAILED', 'The provider ended the response with finish_reason "error".');

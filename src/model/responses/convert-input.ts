@@ -64,9 +64,7 @@ export function toResponsesTool(tool: ModelToolDefinition): FunctionTool {
   };
 }
 
-type ResponsesBody<Stream extends boolean> = Stream extends true
-  ? ResponseCreateParamsStreaming
-  : ResponseCreateParamsNonStreaming;
+type ResponsesBody<Stream extends boolean> = Stream extends true ? ResponseCreateParamsStreaming : ResponseCreateParamsNonStreaming;
 
 export interface ResponsesRequestOptions {
   /**

@@ -160,16 +160,12 @@ function notFoundError(
     const ahead = findClosestWindow(texts.slice(searchFrom), expected);
     const anywhere = findClosestWindow(texts, expected);
     const closest =
-      ahead !== null && (anywhere === null || ahead.score >= anywhere.score)
-        ? { ...ahead, start: ahead.start + searchFrom }
-        : anywhere;
+      ahead !== null && (anywhere === null || ahead.score >= anywhere.score) ? { ...ahead, start: ahead.start + searchFrom } : anywhere;
     if (closest !== null && closest.score >= 0.3) {
       const start = closest.start;
       const count = Math.min(closest.count, MAX_QUOTED_LINES);
       const where = count === 1 ? `line ${start + 1}` : `lines ${start + 1}-${start + count}`;
-      parts.push(
-        `Closest match in the file (${where}):\n${formatNumberedLines(texts.slice(start, start + count), start + 1)}`,
-      );
+      parts.push(`Closest match in the file (${where}):\n${formatNumberedLines(texts.slice(start, start + count), start + 1)}`);
     }
   }
   parts.push("Re-read the file and make the context (' ') and removed ('-') lines match it exactly.");

@@ -53,7 +53,10 @@ async function applyPatch(args: ApplyPatchArgs, context: ToolContext): Promise<T
   }
 
   const listing = plan.summary.map(summaryLine).join('\n');
-  const diffs = plan.summary.map(summaryDiff).filter((diff) => diff !== '').join('');
+  const diffs = plan.summary
+    .map(summaryDiff)
+    .filter((diff) => diff !== '')
+    .join('');
   const count = plan.summary.length;
   const header = `Applied patch (${count} ${count === 1 ? 'operation' : 'operations'}):\n${listing}`;
   return { output: diffs === '' ? header : `${header}\n\n${capText(diffs)}` };

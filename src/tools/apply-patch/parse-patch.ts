@@ -63,10 +63,7 @@ export function parsePatch(patch: string): PatchOperation[] {
     } else if (header === END) {
       throw parseError(line.number, `'${END}' must be the last line of the patch.`);
     } else {
-      throw parseError(
-        line.number,
-        `expected a file header ('${ADD} …', '${UPDATE} …' or '${DELETE} …'), found: ${quoteLine(line.text)}`,
-      );
+      throw parseError(line.number, `expected a file header ('${ADD} …', '${UPDATE} …' or '${DELETE} …'), found: ${quoteLine(line.text)}`);
     }
   }
   if (operations.length === 0) throw parseError(lines[0]!.number, 'the patch contains no file operations.');

@@ -5,14 +5,7 @@
 import { ToolError } from '../../agent/index.js';
 import type { FileChange } from '../atomic-write.js';
 import { resolveInsideRoot } from '../path-policy.js';
-import {
-  assertCanCreate,
-  decodeFile,
-  encodeText,
-  isDirectoryError,
-  readExistingFile,
-  statOrNull,
-} from '../text-file/index.js';
+import { assertCanCreate, decodeFile, encodeText, isDirectoryError, readExistingFile, statOrNull } from '../text-file/index.js';
 import { applyHunks } from './apply-hunks.js';
 import type { PatchOperation } from './parse-patch.js';
 

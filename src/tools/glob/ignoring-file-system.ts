@@ -51,10 +51,7 @@ export function createIgnoringFileSystem(base: string, baseRules: IgnoreRules): 
           }
           callback(
             null,
-            entries.filter(
-              (entry) =>
-                !entry.isSymbolicLink() && !rules.ignores(resolve(directory, entry.name), entry.isDirectory()),
-            ),
+            entries.filter((entry) => !entry.isSymbolicLink() && !rules.ignores(resolve(directory, entry.name), entry.isDirectory())),
           );
         });
       },

@@ -87,7 +87,11 @@ function createIncludeFilter(glob: string | undefined, searchDirectory: string):
  * A directory search never shows secret files (`.env`, keys…): reading them needs approval, and
  * the permission check only sees the directory. Naming the file itself goes through that check.
  */
-function skipSecretsUnlessNamed(include: (absolutePath: string) => boolean, root: string, targetIsDirectory: boolean): (absolutePath: string) => boolean {
+function skipSecretsUnlessNamed(
+  include: (absolutePath: string) => boolean,
+  root: string,
+  targetIsDirectory: boolean,
+): (absolutePath: string) => boolean {
   if (!targetIsDirectory) return include;
   return (absolutePath) => !isSecretPath(relative(root, absolutePath).split(sep).join('/')) && include(absolutePath);
 }
@@ -115,7 +119,8 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
       signal.throwIfAborted();
       // ripgrep cannot be given one as an argument, and files holding NUL bytes are skipped as
       // binary anyway, so such a pattern could never match.
-      if (args.pattern.includes('\0')) throw new ToolError('INVALID_PATTERN', 'The pattern contains a NUL byte; binary files are not searched, so it can never match.');
+      if (args.pattern.includes('\0'))
+        throw new ToolError('INVALID_PATTERN', 'The pattern contains a NUL byte; binary files are not searched, so it can never match.');
       const target = await resolveExisting(root, args.path ?? '.');
       const info = await stat(target.absolute);
       const targetIsDirectory = info.isDirectory();
@@ -127,24 +132,25 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
       if (targetIsDirectory) {
         const loaded = await IgnoreRules.load(root, target.absolute);
         // The target's own .gitignore ripgrep reads itself as it enters it.
-        ancestorIgnoreFiles = loaded.explicitlyIgnored
-          ? []
-          : loaded.rules.files.filter((file) => dirname(file) !== target.absolute);
+        ancestorIgnoreFiles = loaded.explicitlyIgnored ? [] : loaded.rules.files.filter((file) => dirname(file) !== target.absolute);
       }
       const ripgrep = await executable();
-      const files = await searchWithRipgrep({
-        root,
-        target: target.absolute,
-        targetIsDirectory,
-        ancestorIgnoreFiles,
-        pattern: args.pattern,
-        literal: args.literal ?? false,
-        ignoreCase: args.ignore_case ?? false,
-        includes: skipSecretsUnlessNamed(createIncludeFilter(args.glob, searchDirectory), root, targetIsDirectory),
-        keepPerFile: limits.maxLinesPerFile,
-        lineWidth: limits.lineWidth,
-        signal,
-      }, ripgrep);
+      const files = await searchWithRipgrep(
+        {
+          root,
+          target: target.absolute,
+          targetIsDirectory,
+          ancestorIgnoreFiles,
+          pattern: args.pattern,
+          literal: args.literal ?? false,
+          ignoreCase: args.ignore_case ?? false,
+          includes: skipSecretsUnlessNamed(createIncludeFilter(args.glob, searchDirectory), root, targetIsDirectory),
+          keepPerFile: limits.maxLinesPerFile,
+          lineWidth: limits.lineWidth,
+          signal,
+        },
+        ripgrep,
+      );
       signal.throwIfAborted();
       return { output: formatGrepReport(files, limits) };
     },

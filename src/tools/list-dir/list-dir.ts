@@ -101,9 +101,7 @@ export function createListDirTool(options: ListDirOptions = DEFAULT_LIST_DIR_OPT
       if (!(await stat(resolved.absolute)).isDirectory()) {
         throw new ToolError('NOT_A_DIRECTORY', `${input} is not a directory. Use read_file to read a file.`);
       }
-      const entries = (await readdir(resolved.absolute, { withFileTypes: true })).filter(
-        (entry) => !HIDDEN_NAMES.has(entry.name),
-      );
+      const entries = (await readdir(resolved.absolute, { withFileTypes: true })).filter((entry) => !HIDDEN_NAMES.has(entry.name));
       const directories = entries.filter((entry) => entry.isDirectory()).sort(byName);
       const others = entries.filter((entry) => !entry.isDirectory()).sort(byName);
       const ordered = [...directories, ...others];
@@ -117,10 +115,7 @@ export function createListDirTool(options: ListDirOptions = DEFAULT_LIST_DIR_OPT
       const label = resolved.relative === '.' ? '. (project root)' : `${resolved.relative}/`;
       if (ordered.length === 0) return { output: `${label}: (empty directory)` };
       const symlinks = others.filter((entry) => entry.isSymbolicLink()).length;
-      const counts = [
-        countOf(directories.length, 'directory', 'directories'),
-        countOf(others.length - symlinks, 'file', 'files'),
-      ];
+      const counts = [countOf(directories.length, 'directory', 'directories'), countOf(others.length - symlinks, 'file', 'files')];
       if (symlinks > 0) counts.push(countOf(symlinks, 'symlink', 'symlinks'));
       const header = `${label}: ${counts.join(', ')}`;
       if (ordered.length > shown.length) {

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { FatalToolError, ToolError, loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
-import { resolveExisting } from '../path-policy.js';
+import { resolveExisting, type ResolvedPath } from '../path-policy.js';
 import {
   detectSandbox,
   runCommand,
@@ -22,22 +22,10 @@ export const MAX_TIMEOUT_MS = 600_000;
 
 const shellArguments = z.strictObject({
   command: z.string().min(1).describe('Run with bash -c.'),
-  workdir: z
-    .string()
-    .optional()
-    .describe('Relative to the project root (default: root).'),
-  timeout_ms: z
-    .number()
-    .optional()
-    .describe(`Default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}.`),
-  escalate: z
-    .boolean()
-    .optional()
-    .describe('Run outside the sandbox (needs approval and a justification).'),
-  justification: z
-    .string()
-    .optional()
-    .describe('Why escalation is needed.'),
+  workdir: z.string().optional().describe('Relative to the project root (default: root).'),
+  timeout_ms: z.number().optional().describe(`Default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}.`),
+  escalate: z.boolean().optional().describe('Run outside the sandbox (needs approval and a justification).'),
+  justification: z.string().optional().describe('Why escalation is needed.'),
 });
 
 export type ShellArguments = z.infer<typeof shellArguments>;
@@ -86,7 +74,7 @@ function checkArguments(args: ShellArguments): CheckedArguments {
 }
 
 async function resolveWorkdir(root: string, workdir: string): Promise<string> {
-  let resolved;
+  let resolved: ResolvedPath;
   try {
     resolved = await resolveExisting(root, workdir);
   } catch (error) {
@@ -113,9 +101,7 @@ function formatResult(result: CommandResult, timeoutMs: number): string {
   if (result.timedOut) parts.push(`timed out after ${formatSeconds(timeoutMs)}`);
   if (result.cancelled) parts.push('cancelled');
   parts.push(
-    result.sandbox === null
-      ? 'sandbox: none'
-      : `sandbox: ${result.sandbox.mode} (network ${result.sandbox.network ? 'on' : 'off'})`,
+    result.sandbox === null ? 'sandbox: none' : `sandbox: ${result.sandbox.mode} (network ${result.sandbox.network ? 'on' : 'off'})`,
   );
   const output = result.output.text === '' ? '(no output)' : result.output.text;
   return `${parts.join(' · ')}\n${output}${gitMetadataNotice(result)}`;
@@ -142,18 +128,14 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
   const detector = options.sandboxDetector ?? detectSandbox;
   const env = options.env ?? process.env;
   const homeDir = options.homeDir ?? homedir();
-  const glassboxHome =
-    options.glassboxHome ?? (env.GLASSBOX_HOME?.trim() ? resolve(env.GLASSBOX_HOME) : join(homeDir, '.glassbox'));
+  const glassboxHome = options.glassboxHome ?? (env.GLASSBOX_HOME?.trim() ? resolve(env.GLASSBOX_HOME) : join(homeDir, '.glassbox'));
 
   async function sandboxFor(context: ToolContext): Promise<SandboxSettings | null> {
     const execution = executionPolicy(context);
     if (!execution.sandboxed) return null;
     if (execution.mode === 'danger-full-access') {
       // The permission layer must never ask for both; guessing which one it meant is not safe.
-      throw new FatalToolError(
-        'INVALID_EXECUTION_POLICY',
-        'Execution policy asks for a sandbox in danger-full-access mode.',
-      );
+      throw new FatalToolError('INVALID_EXECUTION_POLICY', 'Execution policy asks for a sandbox in danger-full-access mode.');
     }
     const availability = await detector();
     if (!availability.available || availability.path === null) {

@@ -3,9 +3,7 @@
 
 export type LineEnding = '\n' | '\r\n';
 
-export type DecodedFile =
-  | { kind: 'text'; text: string; bom: boolean }
-  | { kind: 'binary'; reason: string };
+export type DecodedFile = { kind: 'text'; text: string; bom: boolean } | { kind: 'binary'; reason: string };
 
 const BOM = '\uFEFF';
 

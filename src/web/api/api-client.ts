@@ -135,7 +135,8 @@ export const api = {
     call<SessionPage>('GET', `/api/sessions/${segment(sessionId)}${query(params)}`),
   modelCalls: (sessionId: string, params: { cursor?: Cursor | null; limit?: number; payloads?: 'all' | 'none'; query?: string } = {}) =>
     call<TraceCallPage>('GET', `/api/sessions/${segment(sessionId)}/model-calls${query(params)}`),
-  modelCall: (sessionId: string, index: number) => call<{ call: TraceDetail }>('GET', `/api/sessions/${segment(sessionId)}/model-calls/${index}`),
+  modelCall: (sessionId: string, index: number) =>
+    call<{ call: TraceDetail }>('GET', `/api/sessions/${segment(sessionId)}/model-calls/${index}`),
   exportUrl: (sessionId: string) => `/api/sessions/${segment(sessionId)}/export`,
   context: (sessionId: string) => call<ContextInfo>('GET', `/api/sessions/${segment(sessionId)}/context`),
   fork: (sessionId: string, atTurn?: number) =>

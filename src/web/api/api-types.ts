@@ -1,8 +1,8 @@
 // The shapes of the HTTP API (docs/api.md). Run events, records and summaries are the app's own
 // types, imported as types only so no server code reaches the bundle.
 
-import type { ModelMessage, ModelToolDefinition, Usage, WireApi, FinishReason } from '../../model/ir.js';
-import type { RunErrorInfo, RunEvent, UsageStage } from '../../agent/run-events.js';
+import type { Usage, WireApi } from '../../model/ir.js';
+import type { RunEvent } from '../../agent/run-events.js';
 import type { SessionMetaRecord, SessionRecord } from '../../sessions/session-records.js';
 import type { SessionSummary } from '../../sessions/session-summary.js';
 import type { SessionStats, SessionStatus } from '../../server/session-stats.js';

@@ -169,7 +169,11 @@ export class RunStream {
 
 /** Every event of a finished run the server still remembers (its stream replays and ends). */
 export async function readRunEvents(runId: string, signal?: AbortSignal): Promise<RunEvent[]> {
-  const response = await reachServer(`/api/runs/${encodeURIComponent(runId)}/events`, { credentials: 'same-origin', headers: { accept: 'text/event-stream' }, signal });
+  const response = await reachServer(`/api/runs/${encodeURIComponent(runId)}/events`, {
+    credentials: 'same-origin',
+    headers: { accept: 'text/event-stream' },
+    signal,
+  });
   if (!response.ok) throw await errorFromResponse(response);
   if (response.body === null) return [];
   const events: RunEvent[] = [];

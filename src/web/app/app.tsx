@@ -7,7 +7,11 @@ import { preloadMarkdown } from '../transcript/index.js';
 import { FailurePage, UnauthorizedPage } from './unauthorized-page.js';
 import { Workbench } from './workbench.js';
 
-type Boot = { kind: 'loading' } | { kind: 'unauthorized' } | { kind: 'failed'; message: string } | { kind: 'ready'; health: Health; models: ModelsInfo };
+type Boot =
+  | { kind: 'loading' }
+  | { kind: 'unauthorized' }
+  | { kind: 'failed'; message: string }
+  | { kind: 'ready'; health: Health; models: ModelsInfo };
 
 export function App() {
   const [boot, setBoot] = useState<Boot>({ kind: 'loading' });

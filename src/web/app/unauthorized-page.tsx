@@ -11,7 +11,9 @@ export function UnauthorizedPage() {
           Open the address that <code>glassbox serve</code> printed when it started — it looks like{' '}
           <code>http://127.0.0.1:4100/?token=…</code>. The token is stored in a cookie for this browser and removed from the address bar.
         </p>
-        <p className="muted">If the server was restarted without a fixed <code>--token</code>, it has a new token: use the new address.</p>
+        <p className="muted">
+          If the server was restarted without a fixed <code>--token</code>, it has a new token: use the new address.
+        </p>
       </div>
     </main>
   );

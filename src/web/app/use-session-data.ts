@@ -5,7 +5,15 @@
 
 import { useEffect, useMemo, useState } from 'react';
 import { api, ApiError, describeError, loadAllRecords, readRunEvents, type SessionPage } from '../api/index.js';
-import { partialEntries, reduceTurn, startLiveTurn, transcriptFromRecords, withPartialText, type TranscriptEntry, type TranscriptTurn } from '../transcript/index.js';
+import {
+  partialEntries,
+  reduceTurn,
+  startLiveTurn,
+  transcriptFromRecords,
+  withPartialText,
+  type TranscriptEntry,
+  type TranscriptTurn,
+} from '../transcript/index.js';
 
 export interface SessionData {
   page: SessionPage | null;
@@ -80,7 +88,9 @@ export function useSessionData(sessionId: string | null, version: number): Sessi
     if (current === null) return [];
     const built = transcriptFromRecords(current.records.map((line) => line.record));
     if (recovered === null || recovered.size === 0) return built;
-    return built.map((turn) => (turn.runId !== null && recovered.has(turn.runId) ? withPartialText(turn, recovered.get(turn.runId) ?? []) : turn));
+    return built.map((turn) =>
+      turn.runId !== null && recovered.has(turn.runId) ? withPartialText(turn, recovered.get(turn.runId) ?? []) : turn,
+    );
   }, [current, recovered]);
   return { page: current, turns, loading, error, missing };
 }

@@ -45,7 +45,8 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
   const { run, start, attach, cancel, dismiss } = useLiveRun({
     onSessionKnown: (sessionId, serial) => {
       // A new session gets its address as soon as the server names it; not a place to go back to.
-      if (followed.current === serial && routeRef.current.sessionId === null) navigate({ ...routeRef.current, sessionId, call: null }, { replace: true });
+      if (followed.current === serial && routeRef.current.sessionId === null)
+        navigate({ ...routeRef.current, sessionId, call: null }, { replace: true });
       setListKey((n) => n + 1);
     },
     onEnded: () => refresh(),
@@ -82,16 +83,20 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
     return () => {
       stale = true;
     };
-  }, []); // eslint-disable-line react-hooks/exhaustive-deps
+  }, []);
 
   const pendingBySession = useMemo(() => {
     const counts = new Map<string, number>();
-    for (const approval of activity.approvals) if (approval.sessionId !== null) counts.set(approval.sessionId, (counts.get(approval.sessionId) ?? 0) + 1);
+    for (const approval of activity.approvals)
+      if (approval.sessionId !== null) counts.set(approval.sessionId, (counts.get(approval.sessionId) ?? 0) + 1);
     return counts;
   }, [activity.approvals]);
   const pendingHere = selectedId === null ? 0 : (pendingBySession.get(selectedId) ?? 0);
   // A run elsewhere (another tab, the API) asking here: reload the records so its card shows.
-  const pendingKey = activity.approvals.filter((approval) => approval.sessionId === selectedId).map((approval) => approval.callId).join(',');
+  const pendingKey = activity.approvals
+    .filter((approval) => approval.sessionId === selectedId)
+    .map((approval) => approval.callId)
+    .join(',');
   useEffect(() => {
     if (pendingKey !== '') setSessionVersion((n) => n + 1);
   }, [pendingKey]);
@@ -107,16 +112,21 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
   const liveVisible = run !== null && (run.sessionId !== null ? run.sessionId === selectedId : run.serial === followedSerial);
   const turns = mergeLiveTurn(data.turns, liveVisible ? run.turn : null);
   const lastTurn = data.turns.reduce((max, turn) => Math.max(max, turn.turn ?? 0), 0);
-  const title = data.page?.summary?.title || turns[0]?.prompt.replace(/\s+/g, ' ').trim() || (selectedId === null ? 'New session' : 'Session');
+  const title =
+    data.page?.summary?.title || turns[0]?.prompt.replace(/\s+/g, ' ').trim() || (selectedId === null ? 'New session' : 'Session');
   useTabTitle(activity.approvals.length, selectedId === null ? '' : title);
 
   const liveEvents = liveVisible ? run.events : null;
   const version = liveVersion(String(sessionVersion), liveEvents);
   const trace = useTrace(selectedId, version, traceSearch);
-  const ownTotal = useMemo(() => (trace.calls === null || traceSearch !== '' ? null : totalOf(trace.calls.filter((call) => !call.inherited))), [trace.calls, traceSearch]);
+  const ownTotal = useMemo(
+    () => (trace.calls === null || traceSearch !== '' ? null : totalOf(trace.calls.filter((call) => !call.inherited))),
+    [trace.calls, traceSearch],
+  );
 
   // The run going in the shown session, whoever started it: the sidebar's Cancel stops that one.
-  const serverRunHere = activity.runs.find((info) => info.status === 'running' && info.sessionId === selectedId && selectedId !== null) ?? null;
+  const serverRunHere =
+    activity.runs.find((info) => info.status === 'running' && info.sessionId === selectedId && selectedId !== null) ?? null;
   const runHere = (running && liveVisible) || serverRunHere !== null;
 
   // A run going in the shown session that this page does not follow (started elsewhere, or
@@ -126,7 +136,7 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
     if (serverRunHere === null || running || (run !== null && run.runId === serverRunHere.runId)) return;
     const { serial } = attach(serverRunHere.runId, serverRunHere.prompt, null);
     setFollowedSerial(serial);
-  }, [serverRunId]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [serverRunId]);
   const busyElsewhere = running && !liveVisible;
 
   const openSession = useCallback(
@@ -296,15 +306,17 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
             {(['sidebar', 'transcript', 'inspector'] as const).map((name) => (
               <button key={name} type="button" aria-pressed={pane === name} onClick={() => setPane(name)}>
                 {name === 'sidebar' ? 'Runs' : name === 'transcript' ? 'Transcript' : 'Inspector'}
-                {name === 'sidebar' && activity.approvals.length > 0 && <span className="pill pill-approval">{activity.approvals.length}</span>}
+                {name === 'sidebar' && activity.approvals.length > 0 && (
+                  <span className="pill pill-approval">{activity.approvals.length}</span>
+                )}
               </button>
             ))}
           </nav>
         </header>
         {!connection.online && (
           <div className="offline-banner" role="alert">
-            <strong>The Glassbox server cannot be reached.</strong> Retrying{connection.retryIn > 0 ? ` in ${connection.retryIn} s` : '…'}; a running turn goes on on the server and is
-            followed again when it answers.{' '}
+            <strong>The Glassbox server cannot be reached.</strong> Retrying{connection.retryIn > 0 ? ` in ${connection.retryIn} s` : '…'}
+            {'; '}a running turn goes on on the server and is followed again when it answers.{' '}
             <button type="button" className="small" onClick={connection.retryNow}>
               Retry now
             </button>
@@ -334,14 +346,27 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
             onOpenSession={openSession}
             onDismiss={dismiss}
           />
-          <SessionList selectedId={selectedId} refreshKey={listKey} pendingBySession={pendingBySession} onOpen={openSession} searchRef={searchRef} />
+          <SessionList
+            selectedId={selectedId}
+            refreshKey={listKey}
+            pendingBySession={pendingBySession}
+            onOpen={openSession}
+            searchRef={searchRef}
+          />
         </aside>
         <main className="pane pane-transcript" aria-label={route.call !== null ? 'Model call' : 'Transcript'}>
           {route.call !== null && selectedId !== null ? (
             <CallView sessionId={selectedId} index={route.call} calls={trace.calls} onOpen={openCall} onClose={closeCall} />
           ) : (
             <>
-              <SessionHeader sessionId={selectedId} title={title} page={data.page} loading={data.loading} total={ownTotal} onOpenSession={openSession} />
+              <SessionHeader
+                sessionId={selectedId}
+                title={title}
+                page={data.page}
+                loading={data.loading}
+                total={ownTotal}
+                onOpenSession={openSession}
+              />
               {banner !== null && (
                 <p className="banner" role="status">
                   {banner}
@@ -362,7 +387,15 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
                 onApprove={liveVisible || pendingHere > 0 ? approve : null}
                 onFork={forkHere}
                 footer={footer}
-                empty={<p className="empty muted">{selectedId === null ? 'Start a run from the form, or open a session from the list.' : data.loading ? 'Loading…' : 'This session has no turns yet.'}</p>}
+                empty={
+                  <p className="empty muted">
+                    {selectedId === null
+                      ? 'Start a run from the form, or open a session from the list.'
+                      : data.loading
+                        ? 'Loading…'
+                        : 'This session has no turns yet.'}
+                  </p>
+                }
               />
             </>
           )}

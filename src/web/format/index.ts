@@ -1,1 +1,10 @@
-export { capText, formatCount, formatDuration, formatRelativeTime, formatShare, formatTokens, formatUsd, prettyJson } from './format-numbers.js';
+export {
+  capText,
+  formatCount,
+  formatDuration,
+  formatRelativeTime,
+  formatShare,
+  formatTokens,
+  formatUsd,
+  prettyJson,
+} from './format-numbers.js';

@@ -39,12 +39,14 @@ function useCallDetail(sessionId: string, index: number | null): { call: TraceDe
 
 function Diff({ current, previous }: { current: TraceDetail; previous: TraceDetail | null }) {
   if (current.request === null) return <p className="muted">No request to compare.</p>;
-  if (previous === null || previous.request === null) return <p className="muted">This is the first request of the session: everything in it is new.</p>;
+  if (previous === null || previous.request === null)
+    return <p className="muted">This is the first request of the session: everything in it is new.</p>;
   const diff = requestDiff(previous.request.messages, current.request.messages);
   return (
     <div className="request-diff" data-testid="request-diff">
       <p className="small-text">
-        Against call #{previous.index + 1}: {diff.unchanged} message{diff.unchanged === 1 ? '' : 's'} unchanged, <strong>{diff.added.length} added</strong>
+        Against call #{previous.index + 1}: {diff.unchanged} message{diff.unchanged === 1 ? '' : 's'} unchanged,{' '}
+        <strong>{diff.added.length} added</strong>
         {diff.removed.length > 0 && (
           <>
             , <strong>{diff.removed.length} no longer sent</strong> (replaced by a compaction)
@@ -67,7 +69,8 @@ function Diff({ current, previous }: { current: TraceDetail; previous: TraceDeta
 export function CallView({ sessionId, index, calls, onOpen, onClose }: CallViewProps) {
   const [pane, setPane] = useState<Pane>('messages');
   const { call, error } = useCallDetail(sessionId, index);
-  const previousIndex = calls === null ? null : ([...calls].reverse().find((other) => other.index < index && other.stage === 'turn')?.index ?? null);
+  const previousIndex =
+    calls === null ? null : ([...calls].reverse().find((other) => other.index < index && other.stage === 'turn')?.index ?? null);
   const previous = useCallDetail(sessionId, pane === 'diff' ? previousIndex : null).call;
   const total = calls?.length ?? null;
   const usage = call?.usage ?? null;
@@ -114,7 +117,7 @@ export function CallView({ sessionId, index, calls, onOpen, onClose }: CallViewP
             )}
           </p>
           <div className="call-columns">
-            <div className="call-column" aria-label="Request">
+            <div className="call-column" role="region" aria-label="Request">
               <div className="column-head">
                 <h3>Request</h3>
                 <div className="segmented" role="group" aria-label="Request view">
@@ -131,7 +134,8 @@ export function CallView({ sessionId, index, calls, onOpen, onClose }: CallViewP
               ) : pane === 'messages' ? (
                 <>
                   <p className="small-text muted">
-                    {call.request.messages.length} messages · tools: {call.request.tools.length === 0 ? 'none' : call.request.tools.map((tool) => tool.name).join(', ')}
+                    {call.request.messages.length} messages · tools:{' '}
+                    {call.request.tools.length === 0 ? 'none' : call.request.tools.map((tool) => tool.name).join(', ')}
                   </p>
                   <ol className="request-messages">
                     {call.request.messages.map((message, position) => (
@@ -148,15 +152,21 @@ export function CallView({ sessionId, index, calls, onOpen, onClose }: CallViewP
                 </div>
               )}
             </div>
-            <div className="call-column" aria-label="Response">
+            <div className="call-column" role="region" aria-label="Response">
               <div className="column-head">
                 <h3>Response</h3>
                 <span className="muted small-text">{call.error !== null ? 'failed' : (call.finishReason ?? '')}</span>
               </div>
               {call.stage === 'compaction' ? (
-                call.response.text === '' ? <p className="muted">No summary recorded.</p> : <MarkdownText text={call.response.text} />
+                call.response.text === '' ? (
+                  <p className="muted">No summary recorded.</p>
+                ) : (
+                  <MarkdownText text={call.response.text} />
+                )
               ) : call.responseItems.length === 0 ? (
-                <p className="muted">{call.error !== null ? 'The call failed: nothing was committed.' : 'Nothing was committed from this call.'}</p>
+                <p className="muted">
+                  {call.error !== null ? 'The call failed: nothing was committed.' : 'Nothing was committed from this call.'}
+                </p>
               ) : (
                 <ol className="request-messages">
                   {call.responseItems.map((item, position) => (
@@ -166,7 +176,8 @@ export function CallView({ sessionId, index, calls, onOpen, onClose }: CallViewP
               )}
               {call.carriedOutputs.length > 0 && (
                 <p className="small-text muted">
-                  This request first showed the model the output of: {call.carriedOutputs.map((output) => `${output.name} (${output.callId})`).join(', ')}.
+                  This request first showed the model the output of:{' '}
+                  {call.carriedOutputs.map((output) => `${output.name} (${output.callId})`).join(', ')}.
                 </p>
               )}
             </div>

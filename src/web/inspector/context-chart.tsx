@@ -106,6 +106,8 @@ export function ContextChart({ input, onOpenCall }: ContextChartProps) {
         ))}
         {geometry.path !== '' && <path className="chart-line" d={geometry.path} />}
         {geometry.dots.map((dot, index) => (
+          // A pointer shortcut: every call the chart shows is also reachable by keyboard in the trace list.
+          // biome-ignore lint/a11y/noStaticElementInteractions: see above
           <circle
             key={`${dot.point.turn}.${dot.point.round}.${index}`}
             className={dot.point.estimated ? 'chart-dot estimated' : 'chart-dot'}

@@ -149,7 +149,12 @@ export function chartGeometry(input: ChartInput, size: ChartSize): ChartGeometry
   // Labels sit above their line; when the lines are close the threshold's goes below its own.
   const windowLabelY = windowY === null ? null : Math.max(plot.top + 10, windowY - 4);
   let thresholdLabelY = thresholdY === null ? null : thresholdY - 4;
-  if (thresholdY !== null && thresholdLabelY !== null && windowLabelY !== null && Math.abs(thresholdLabelY - windowLabelY) < LINE_LABEL_GAP) {
+  if (
+    thresholdY !== null &&
+    thresholdLabelY !== null &&
+    windowLabelY !== null &&
+    Math.abs(thresholdLabelY - windowLabelY) < LINE_LABEL_GAP
+  ) {
     thresholdLabelY = thresholdY + 12;
   }
   return {

@@ -21,7 +21,10 @@ function CompactionCard({ compaction, turn }: { compaction: CompactionView; turn
   const rows: Array<[string, string]> = [
     ['Trigger', [compaction.trigger, compaction.phase].filter(Boolean).join(' · ') || '–'],
     ['Kind', compaction.kind ?? '–'],
-    ['Tokens', `${formatTokens(compaction.tokensBefore)} → ${formatTokens(compaction.tokensAfter)}${compaction.estimated ? ' (estimated)' : ''}`],
+    [
+      'Tokens',
+      `${formatTokens(compaction.tokensBefore)} → ${formatTokens(compaction.tokensAfter)}${compaction.estimated ? ' (estimated)' : ''}`,
+    ],
     ['Items', `${compaction.itemsRemoved ?? '–'} removed, ${compaction.itemsKept ?? '–'} kept`],
   ];
   return (
@@ -77,7 +80,11 @@ export function ContextTab({ sessionId, version, runActive, onCompacted, onOpenC
 
   const context = info !== null && info.sessionId === sessionId ? info.context : null;
   const compactions = useMemo(
-    () => (context?.compactions ?? []).map((payload) => ({ view: compactionView(payload), turn: typeof payload.turn === 'number' ? payload.turn : null })),
+    () =>
+      (context?.compactions ?? []).map((payload) => ({
+        view: compactionView(payload),
+        turn: typeof payload.turn === 'number' ? payload.turn : null,
+      })),
     [context],
   );
   const chartCompactions: ChartCompaction[] = compactions.map(({ view, turn }) => ({
@@ -89,7 +96,9 @@ export function ContextTab({ sessionId, version, runActive, onCompacted, onOpenC
   // The biggest drop says what compaction did; a sum of drops would count the same context twice.
   const largest = compactions.reduce<CompactionView | null>(
     (best, { view }) =>
-      view.tokensBefore !== null && view.tokensAfter !== null && (best === null || view.tokensBefore - view.tokensAfter > (best.tokensBefore ?? 0) - (best.tokensAfter ?? 0))
+      view.tokensBefore !== null &&
+      view.tokensAfter !== null &&
+      (best === null || view.tokensBefore - view.tokensAfter > (best.tokensBefore ?? 0) - (best.tokensAfter ?? 0))
         ? view
         : best,
     null,
@@ -136,11 +145,16 @@ export function ContextTab({ sessionId, version, runActive, onCompacted, onOpenC
               <div className="tile-label">Compactions</div>
               <div className="tile-value">{compactions.length}</div>
               <div className="tile-note">
-                {largest === null ? 'none yet' : `largest: ${formatTokens(largest.tokensBefore)} → ${formatTokens(largest.tokensAfter)} in context`}
+                {largest === null
+                  ? 'none yet'
+                  : `largest: ${formatTokens(largest.tokensBefore)} → ${formatTokens(largest.tokensAfter)} in context`}
               </div>
             </div>
           </div>
-          <ContextChart input={{ window: context.window, threshold: context.threshold, points: context.points, compactions: chartCompactions }} onOpenCall={onOpenCall} />
+          <ContextChart
+            input={{ window: context.window, threshold: context.threshold, points: context.points, compactions: chartCompactions }}
+            onOpenCall={onOpenCall}
+          />
         </>
       )}
       <section className="compact-now" aria-label="Compact now">

@@ -30,8 +30,18 @@ const ROW_HEIGHT = 30;
 export function costLine(total: CostTotal): string {
   const cached = formatShare(total.cachedInputTokens, total.inputTokens);
   const price =
-    total.costUsd === null ? (total.unpriced > 0 ? 'price unknown' : '') : `${formatUsd(total.costUsd)}${total.unpriced > 0 ? ` + ${total.unpriced} unpriced` : ''}`;
-  return [`${formatTokens(total.inputTokens)} in${cached === '' ? '' : ` (${cached} cached)`}`, `${formatTokens(total.outputTokens)} out`, price].filter(Boolean).join(' · ');
+    total.costUsd === null
+      ? total.unpriced > 0
+        ? 'price unknown'
+        : ''
+      : `${formatUsd(total.costUsd)}${total.unpriced > 0 ? ` + ${total.unpriced} unpriced` : ''}`;
+  return [
+    `${formatTokens(total.inputTokens)} in${cached === '' ? '' : ` (${cached} cached)`}`,
+    `${formatTokens(total.outputTokens)} out`,
+    price,
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 function callCost(call: TraceCall): string {
@@ -45,7 +55,13 @@ function CallRow({ call, denied, selected, onOpen }: { call: TraceCall; denied: 
   const cached = usage === null ? '' : formatShare(usage.cachedInputTokens, usage.inputTokens);
   const status = call.error !== null ? `error ${call.error.code}` : (call.finishReason ?? '');
   return (
-    <button type="button" className={`trace-call${selected ? ' selected' : ''}${call.error !== null ? ' has-error' : ''}`} onClick={onOpen} aria-current={selected ? 'true' : undefined} data-index={call.index}>
+    <button
+      type="button"
+      className={`trace-call${selected ? ' selected' : ''}${call.error !== null ? ' has-error' : ''}`}
+      onClick={onOpen}
+      aria-current={selected ? 'true' : undefined}
+      data-index={call.index}
+    >
       <span className="mono">#{call.index + 1}</span>
       <span className={`stage stage-${call.stage}`}>{call.stage === 'turn' ? `round ${call.round}` : 'summary'}</span>
       <span>{usage === null ? '–' : `${formatTokens(usage.inputTokens)}→${formatTokens(usage.outputTokens)}`}</span>
@@ -71,7 +87,12 @@ function ToolRow({ row, onOpenCall }: { row: Extract<TraceRow, { kind: 'tool' }>
       </span>
       {row.decision === 'denied' && <span className="decision decision-deny">denied</span>}
       {row.carriedBy !== null ? (
-        <button type="button" className="link small-text" onClick={() => onOpenCall(row.carriedBy as number)} title="The request that showed the model this tool's output">
+        <button
+          type="button"
+          className="link small-text"
+          onClick={() => onOpenCall(row.carriedBy as number)}
+          title="The request that showed the model this tool's output"
+        >
           output → #{row.carriedBy + 1}
         </button>
       ) : (
@@ -115,24 +136,45 @@ export function DebugTab({ sessionId, trace, search, onSearch, records, liveEven
         <h2 className="section-title">
           Trace{' '}
           <span className="muted small-text" data-testid="trace-totals">
-            ({calls.length} call{calls.length === 1 ? '' : 's'}{search !== '' ? ' matching' : ''} · {costLine(total)})
+            ({calls.length} call{calls.length === 1 ? '' : 's'}
+            {search !== '' ? ' matching' : ''} · {costLine(total)})
           </span>
         </h2>
         <div className="trace-filters">
           <label htmlFor={ids.search} className="visually-hidden">
             Search the trace
           </label>
-          <input id={ids.search} type="search" placeholder="Search requests and answers" value={draft} onChange={(event) => setDraft(event.target.value)} />
+          <input
+            id={ids.search}
+            type="search"
+            placeholder="Search requests and answers"
+            value={draft}
+            onChange={(event) => setDraft(event.target.value)}
+          />
           <label className="check">
-            <input type="checkbox" checked={filters.errorsOnly} onChange={(event) => setFilters({ ...filters, errorsOnly: event.target.checked })} /> Errors
+            <input
+              type="checkbox"
+              checked={filters.errorsOnly}
+              onChange={(event) => setFilters({ ...filters, errorsOnly: event.target.checked })}
+            />{' '}
+            Errors
           </label>
           <label className="check">
-            <input type="checkbox" checked={filters.deniedOnly} onChange={(event) => setFilters({ ...filters, deniedOnly: event.target.checked })} /> Denials
+            <input
+              type="checkbox"
+              checked={filters.deniedOnly}
+              onChange={(event) => setFilters({ ...filters, deniedOnly: event.target.checked })}
+            />{' '}
+            Denials
           </label>
           <label htmlFor={ids.stage} className="visually-hidden">
             Stage
           </label>
-          <select id={ids.stage} value={filters.stage} onChange={(event) => setFilters({ ...filters, stage: event.target.value as TraceFilters['stage'] })}>
+          <select
+            id={ids.stage}
+            value={filters.stage}
+            onChange={(event) => setFilters({ ...filters, stage: event.target.value as TraceFilters['stage'] })}
+          >
             <option value="all">All stages</option>
             <option value="turn">Turn calls</option>
             <option value="compaction">Summary calls</option>
@@ -167,7 +209,9 @@ export function DebugTab({ sessionId, trace, search, onSearch, records, liveEven
             {trace.error}
           </p>
         )}
-        {trace.calls !== null && rows.length === 0 && <p className="muted">{filtered ? 'No call matches.' : 'No model calls recorded yet.'}</p>}
+        {trace.calls !== null && rows.length === 0 && (
+          <p className="muted">{filtered ? 'No call matches.' : 'No model calls recorded yet.'}</p>
+        )}
         {rows.length > 0 && (
           <VirtualList
             items={rows}
@@ -185,7 +229,12 @@ export function DebugTab({ sessionId, trace, search, onSearch, records, liveEven
                   </span>
                 </div>
               ) : row.kind === 'call' ? (
-                <CallRow call={row.call} denied={row.denied} selected={row.call.index === selectedCall} onOpen={() => onOpenCall(row.call.index)} />
+                <CallRow
+                  call={row.call}
+                  denied={row.denied}
+                  selected={row.call.index === selectedCall}
+                  onOpen={() => onOpenCall(row.call.index)}
+                />
               ) : (
                 <ToolRow row={row} onOpenCall={onOpenCall} />
               )

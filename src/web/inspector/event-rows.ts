@@ -8,7 +8,9 @@ export interface NumberedEvent {
   event: RunEvent;
 }
 
-export type EventRow = { kind: 'event'; entry: NumberedEvent } | { kind: 'deltas'; firstId: number; lastId: number; round: number; text: string; count: number };
+export type EventRow =
+  | { kind: 'event'; entry: NumberedEvent }
+  | { kind: 'deltas'; firstId: number; lastId: number; round: number; text: string; count: number };
 
 /** Consecutive text deltas of a round become one row: hundreds of them would bury everything else. */
 export function groupDeltas(events: NumberedEvent[]): EventRow[] {

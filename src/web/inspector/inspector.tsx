@@ -16,7 +16,9 @@ export { TAB_NAMES, type InspectorTabName };
 
 /** Data that follows the run refetches as rounds complete and compactions happen, not on every delta. */
 export function liveVersion(version: string, liveEvents: LiveEvent[] | null): string {
-  const progress = (liveEvents ?? []).filter((entry) => entry.event.type === 'model_completed' || entry.event.type === 'history_compacted').length;
+  const progress = (liveEvents ?? []).filter(
+    (entry) => entry.event.type === 'model_completed' || entry.event.type === 'history_compacted',
+  ).length;
   return `${version}:${progress}`;
 }
 const TABS: Array<{ name: InspectorTabName; label: string }> = [
@@ -48,7 +50,14 @@ export function Inspector(props: InspectorProps) {
   const { tab, onTab, sessionId, version, records, liveEvents, runActive, onCompacted } = props;
   const baseId = useId();
   const tabRefs = useRef(new Map<InspectorTabName, HTMLButtonElement>());
-  const audit = useMemo(() => collectAudit(records, (liveEvents ?? []).map((entry) => entry.event)), [records, liveEvents]);
+  const audit = useMemo(
+    () =>
+      collectAudit(
+        records,
+        (liveEvents ?? []).map((entry) => entry.event),
+      ),
+    [records, liveEvents],
+  );
 
   const contextVersion = liveVersion(version, liveEvents);
 
@@ -104,7 +113,15 @@ export function Inspector(props: InspectorProps) {
         )}
         {tab === 'audit' && <AuditTab rows={audit.rows} calls={audit.calls} />}
         {tab === 'session' && <SessionTab sessionId={sessionId} version={version} />}
-        {tab === 'context' && <ContextTab sessionId={sessionId} version={contextVersion} runActive={runActive} onCompacted={onCompacted} onOpenCall={props.onOpenCall} />}
+        {tab === 'context' && (
+          <ContextTab
+            sessionId={sessionId}
+            version={contextVersion}
+            runActive={runActive}
+            onCompacted={onCompacted}
+            onOpenCall={props.onOpenCall}
+          />
+        )}
       </div>
     </div>
   );

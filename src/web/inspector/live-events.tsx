@@ -33,44 +33,44 @@ export function LiveEvents({ liveEvents }: { liveEvents: LiveEvent[] | null }) {
   const shownEvents = allEvents ? events : events.slice(-LIVE_EVENTS_SHOWN);
   return (
     <section aria-label="Live run events">
-        <h2 className="section-title">
-          Live run events <span className="muted small-text">({events.length})</span>
-        </h2>
-        {events.length === 0 && <p className="muted">No live run in this window.</p>}
-        {events.length > shownEvents.length && (
-          <button type="button" className="link" onClick={() => setAllEvents(true)}>
-            Show all {events.length} events
-          </button>
+      <h2 className="section-title">
+        Live run events <span className="muted small-text">({events.length})</span>
+      </h2>
+      {events.length === 0 && <p className="muted">No live run in this window.</p>}
+      {events.length > shownEvents.length && (
+        <button type="button" className="link" onClick={() => setAllEvents(true)}>
+          Show all {events.length} events
+        </button>
+      )}
+      <ol className="live-events">
+        {groupDeltas(shownEvents).map((row) =>
+          row.kind === 'event' ? (
+            <li key={row.entry.id}>
+              <details>
+                <summary>
+                  <span className="mono muted">#{row.entry.id}</span> <span className="event-type">{row.entry.event.type}</span>{' '}
+                  <span className="muted event-summary">{eventSummary(row.entry)}</span>
+                </summary>
+                <pre tabIndex={0}>{JSON.stringify(row.entry.event, null, 2)}</pre>
+              </details>
+            </li>
+          ) : (
+            <li key={row.firstId}>
+              <details>
+                <summary>
+                  <span className="mono muted">
+                    #{row.firstId}
+                    {row.count > 1 && `–${row.lastId}`}
+                  </span>{' '}
+                  <span className="event-type">assistant_delta</span> <span className="muted">×{row.count}</span>{' '}
+                  <span className="muted event-summary">{JSON.stringify(row.text.slice(0, 80))}</span>
+                </summary>
+                <pre tabIndex={0}>{row.text}</pre>
+              </details>
+            </li>
+          ),
         )}
-        <ol className="live-events">
-          {groupDeltas(shownEvents).map((row) =>
-            row.kind === 'event' ? (
-              <li key={row.entry.id}>
-                <details>
-                  <summary>
-                    <span className="mono muted">#{row.entry.id}</span> <span className="event-type">{row.entry.event.type}</span>{' '}
-                    <span className="muted event-summary">{eventSummary(row.entry)}</span>
-                  </summary>
-                  <pre tabIndex={0}>{JSON.stringify(row.entry.event, null, 2)}</pre>
-                </details>
-              </li>
-            ) : (
-              <li key={row.firstId}>
-                <details>
-                  <summary>
-                    <span className="mono muted">
-                      #{row.firstId}
-                      {row.count > 1 && `–${row.lastId}`}
-                    </span>{' '}
-                    <span className="event-type">assistant_delta</span> <span className="muted">×{row.count}</span>{' '}
-                    <span className="muted event-summary">{JSON.stringify(row.text.slice(0, 80))}</span>
-                  </summary>
-                  <pre tabIndex={0}>{row.text}</pre>
-                </details>
-              </li>
-            ),
-          )}
-        </ol>
-      </section>
+      </ol>
+    </section>
   );
 }

@@ -27,9 +27,13 @@ function LongText({ text }: { text: string }) {
 }
 
 export function MessageView({ message, tone }: { message: RequestMessage; tone?: 'added' | 'removed' }) {
-  const label = message.role === 'tool' ? `tool · ${message.toolName} · ${message.toolCallId}${message.isError ? ' · error' : ''}` : message.role;
+  const label =
+    message.role === 'tool' ? `tool · ${message.toolName} · ${message.toolCallId}${message.isError ? ' · error' : ''}` : message.role;
   return (
-    <li className={`request-message role-${message.role}${tone ? ` diff-${tone}` : ''}`} data-tool-call-id={message.role === 'tool' ? message.toolCallId : undefined}>
+    <li
+      className={`request-message role-${message.role}${tone ? ` diff-${tone}` : ''}`}
+      data-tool-call-id={message.role === 'tool' ? message.toolCallId : undefined}
+    >
       <div className="request-role">
         {tone === 'added' ? '+ ' : tone === 'removed' ? '− ' : ''}
         {label}
@@ -68,7 +72,11 @@ export function AnswerView({ item }: { item: AnswerItem }) {
       return (
         <li className="request-message role-reasoning">
           <div className="request-role">reasoning · {item.format}</div>
-          {item.text === '' ? <p className="muted small-text">Hidden by the provider; only its encrypted state is kept.</p> : <LongText text={item.text} />}
+          {item.text === '' ? (
+            <p className="muted small-text">Hidden by the provider; only its encrypted state is kept.</p>
+          ) : (
+            <LongText text={item.text} />
+          )}
         </li>
       );
     case 'function_call':

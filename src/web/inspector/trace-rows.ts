@@ -18,7 +18,16 @@ export interface CostTotal {
 export type TraceRow =
   | { kind: 'turn'; key: string; turn: number; total: CostTotal; inherited: boolean }
   | { kind: 'call'; key: string; call: TraceCall; denied: number }
-  | { kind: 'tool'; key: string; callIndex: number; callId: string; name: string; arguments: string; decision: ToolDecision; carriedBy: number | null };
+  | {
+      kind: 'tool';
+      key: string;
+      callIndex: number;
+      callId: string;
+      name: string;
+      arguments: string;
+      decision: ToolDecision;
+      carriedBy: number | null;
+    };
 
 export type ToolDecision = 'allowed' | 'denied' | 'approved' | 'unknown';
 
@@ -54,7 +63,8 @@ export function toolDecisions(records: SessionRecord[]): Map<string, ToolDecisio
   for (const record of records) {
     if (record.type !== 'audit') continue;
     const event = record.event;
-    if (event.type === 'tool_permission_decided') decisions.set(event.callId, event.decision === 'deny' ? 'denied' : event.decision === 'allow' ? 'allowed' : 'unknown');
+    if (event.type === 'tool_permission_decided')
+      decisions.set(event.callId, event.decision === 'deny' ? 'denied' : event.decision === 'allow' ? 'allowed' : 'unknown');
     else if (event.type === 'approval_resolved') decisions.set(event.callId, event.decision === 'deny' ? 'denied' : 'approved');
   }
   return decisions;
@@ -75,13 +85,24 @@ function keep(call: TraceCall, filters: TraceFilters, decisions: Map<string, Too
   return true;
 }
 
-export function traceRows(calls: readonly TraceCall[], decisions: Map<string, ToolDecision>, filters: TraceFilters, carriedBy = carriers(calls)): TraceRow[] {
+export function traceRows(
+  calls: readonly TraceCall[],
+  decisions: Map<string, ToolDecision>,
+  filters: TraceFilters,
+  carriedBy = carriers(calls),
+): TraceRow[] {
   const rows: TraceRow[] = [];
   let header: Extract<TraceRow, { kind: 'turn' }> | null = null;
   for (const call of calls) {
     if (!keep(call, filters, decisions)) continue;
     if (header === null || header.turn !== call.turn || header.inherited !== call.inherited) {
-      header = { kind: 'turn', key: `turn-${call.inherited ? 'p' : ''}${call.turn}-${call.index}`, turn: call.turn, total: emptyTotal(), inherited: call.inherited };
+      header = {
+        kind: 'turn',
+        key: `turn-${call.inherited ? 'p' : ''}${call.turn}-${call.index}`,
+        turn: call.turn,
+        total: emptyTotal(),
+        inherited: call.inherited,
+      };
       rows.push(header);
     }
     header.total = addCall(header.total, call);

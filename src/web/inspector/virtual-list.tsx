@@ -39,7 +39,8 @@ export function VirtualList<T>({ items, rowHeight, height, keyOf, render, label,
     const element = ref.current;
     if (element === null || scrollTo === null || scrollTo < 0) return;
     const top = scrollTo * rowHeight;
-    if (top < element.scrollTop || top + rowHeight > element.scrollTop + element.clientHeight) element.scrollTop = Math.max(0, top - rowHeight * 2);
+    if (top < element.scrollTop || top + rowHeight > element.scrollTop + element.clientHeight)
+      element.scrollTop = Math.max(0, top - rowHeight * 2);
   }, [scrollTo, rowHeight]);
 
   const first = Math.max(0, Math.floor(view.top / rowHeight) - OVERSCAN);
@@ -48,7 +49,13 @@ export function VirtualList<T>({ items, rowHeight, height, keyOf, render, label,
     <div className="virtual-list" ref={ref} style={{ height }} tabIndex={0} role="region" aria-label={label}>
       <ul className="virtual-rows" style={{ height: items.length * rowHeight }}>
         {items.slice(first, last).map((item, offset) => (
-          <li key={keyOf(item)} className="virtual-row" style={{ top: (first + offset) * rowHeight, height: rowHeight }} aria-setsize={items.length} aria-posinset={first + offset + 1}>
+          <li
+            key={keyOf(item)}
+            className="virtual-row"
+            style={{ top: (first + offset) * rowHeight, height: rowHeight }}
+            aria-setsize={items.length}
+            aria-posinset={first + offset + 1}
+          >
             {render(item, first + offset)}
           </li>
         ))}

@@ -1,1 +1,9 @@
-export { isActive, useLiveRun, type LiveEvent, type LiveRun, type LiveRunCallbacks, type LiveRunStatus, type RunEnd } from './use-live-run.js';
+export {
+  isActive,
+  useLiveRun,
+  type LiveEvent,
+  type LiveRun,
+  type LiveRunCallbacks,
+  type LiveRunStatus,
+  type RunEnd,
+} from './use-live-run.js';

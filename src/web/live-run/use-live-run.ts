@@ -63,74 +63,78 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
     }
   }, []);
 
-  const follow = useCallback((prompt: string, expectedTurn: number | null, begin: (stream: RunStream) => Promise<void>, runId: string | null = null) => {
-    stream.current?.close();
-    serial.current += 1;
-    cancelWhenNamed.current = false;
-    const mine = serial.current;
-    const update = (change: (current: LiveRun) => LiveRun) => setRun((current) => (current !== null && current.serial === mine ? change(current) : current));
-    setRun({
-      serial: mine,
-      runId,
-      sessionId: null,
-      turn: startLiveTurn(prompt, expectedTurn, runId),
-      events: [],
-      status: 'starting',
-      connection: 'connected',
-      error: null,
-      cancelRequested: false,
-    });
-    let sessionId: string | null = null;
-    let received = 0;
-    let accept: (accepted: boolean) => void = () => undefined;
-    const accepted = new Promise<boolean>((resolve) => (accept = resolve));
-    const runStream = new RunStream({
-      onRunId: (id) => {
-        accept(true);
-        update((current) => ({ ...current, runId: id }));
-        if (cancelWhenNamed.current && serial.current === mine) {
-          cancelWhenNamed.current = false;
-          void requestCancel(id);
-        }
-      },
-      onConnection: (connection) => update((current) => ({ ...current, connection })),
-      onEvent: (event, id) => {
-        received += 1;
-        accept(true);
-        if (event.type === 'run_started') {
-          sessionId = event.sessionId;
-          latest.current.onSessionKnown(event.sessionId, mine);
-        }
-        update((current) => ({
-          ...current,
-          sessionId: event.type === 'run_started' ? event.sessionId : current.sessionId,
-          turn: applyRunEvent(current.turn, event),
-          events: [...current.events, { id, event }],
-          status: statusAfter(event, current.status),
-        }));
-      },
-    });
-    stream.current = runStream;
-    const done = begin(runStream).then(
-      (): RunEnd => {
-        accept(true);
-        if (serial.current === mine) latest.current.onEnded(sessionId);
-        return { kind: 'ended' };
-      },
-      (error: unknown): RunEnd => {
-        if (received === 0 && runStream.currentRunId === null) {
-          accept(false);
-          setRun((current) => (current !== null && current.serial === mine ? null : current));
-          return { kind: 'refused', error };
-        }
-        accept(true);
-        update((current) => ({ ...current, status: 'lost', error: describeError(error) }));
-        if (serial.current === mine) latest.current.onEnded(sessionId);
-        return { kind: 'lost', error };
-      },
-    );
-    return { serial: mine, accepted, done };
-  }, [requestCancel]);
+  const follow = useCallback(
+    (prompt: string, expectedTurn: number | null, begin: (stream: RunStream) => Promise<void>, runId: string | null = null) => {
+      stream.current?.close();
+      serial.current += 1;
+      cancelWhenNamed.current = false;
+      const mine = serial.current;
+      const update = (change: (current: LiveRun) => LiveRun) =>
+        setRun((current) => (current !== null && current.serial === mine ? change(current) : current));
+      setRun({
+        serial: mine,
+        runId,
+        sessionId: null,
+        turn: startLiveTurn(prompt, expectedTurn, runId),
+        events: [],
+        status: 'starting',
+        connection: 'connected',
+        error: null,
+        cancelRequested: false,
+      });
+      let sessionId: string | null = null;
+      let received = 0;
+      let accept: (accepted: boolean) => void = () => undefined;
+      const accepted = new Promise<boolean>((resolve) => (accept = resolve));
+      const runStream = new RunStream({
+        onRunId: (id) => {
+          accept(true);
+          update((current) => ({ ...current, runId: id }));
+          if (cancelWhenNamed.current && serial.current === mine) {
+            cancelWhenNamed.current = false;
+            void requestCancel(id);
+          }
+        },
+        onConnection: (connection) => update((current) => ({ ...current, connection })),
+        onEvent: (event, id) => {
+          received += 1;
+          accept(true);
+          if (event.type === 'run_started') {
+            sessionId = event.sessionId;
+            latest.current.onSessionKnown(event.sessionId, mine);
+          }
+          update((current) => ({
+            ...current,
+            sessionId: event.type === 'run_started' ? event.sessionId : current.sessionId,
+            turn: applyRunEvent(current.turn, event),
+            events: [...current.events, { id, event }],
+            status: statusAfter(event, current.status),
+          }));
+        },
+      });
+      stream.current = runStream;
+      const done = begin(runStream).then(
+        (): RunEnd => {
+          accept(true);
+          if (serial.current === mine) latest.current.onEnded(sessionId);
+          return { kind: 'ended' };
+        },
+        (error: unknown): RunEnd => {
+          if (received === 0 && runStream.currentRunId === null) {
+            accept(false);
+            setRun((current) => (current !== null && current.serial === mine ? null : current));
+            return { kind: 'refused', error };
+          }
+          accept(true);
+          update((current) => ({ ...current, status: 'lost', error: describeError(error) }));
+          if (serial.current === mine) latest.current.onEnded(sessionId);
+          return { kind: 'lost', error };
+        },
+      );
+      return { serial: mine, accepted, done };
+    },
+    [requestCancel],
+  );
 
   /**
    * Starts a run. `serial` names it at once; `accepted` settles as soon as the server took it (or
@@ -138,13 +142,15 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
    * run; a refused run is removed).
    */
   const start = useCallback(
-    (request: StartRunRequest, expectedTurn: number | null) => follow(request.prompt, expectedTurn, (runStream) => runStream.start(request)),
+    (request: StartRunRequest, expectedTurn: number | null) =>
+      follow(request.prompt, expectedTurn, (runStream) => runStream.start(request)),
     [follow],
   );
 
   /** Follows a run already going on the server, replaying its events from the first. */
   const attach = useCallback(
-    (runId: string, prompt: string, expectedTurn: number | null) => follow(prompt, expectedTurn, (runStream) => runStream.attach(runId), runId),
+    (runId: string, prompt: string, expectedTurn: number | null) =>
+      follow(prompt, expectedTurn, (runStream) => runStream.attach(runId), runId),
     [follow],
   );
 

@@ -61,7 +61,19 @@ function parseCompactAt(value: string): number | string | undefined {
   return /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
 }
 
-export function NewRunForm({ models, target, running, cancelRequested, error, promptRef, onSubmit, onCancel, onNewSession, busyElsewhere = false, onShowRun }: NewRunFormProps) {
+export function NewRunForm({
+  models,
+  target,
+  running,
+  cancelRequested,
+  error,
+  promptRef,
+  onSubmit,
+  onCancel,
+  onNewSession,
+  busyElsewhere = false,
+  onShowRun,
+}: NewRunFormProps) {
   const sandboxes = allowedUpTo(SANDBOX_ORDER, models.caps.sandbox);
   const policies = allowedUpTo(APPROVAL_ORDER, models.caps.approvalPolicy);
   const [prompt, setPrompt] = useState('');
@@ -74,14 +86,21 @@ export function NewRunForm({ models, target, running, cancelRequested, error, pr
   const ids = { prompt: useId(), model: useId(), wire: useId(), sandbox: useId(), policy: useId(), compact: useId(), models: useId() };
 
   // The caps can only be learned from the server; keep the choice valid if they arrive late.
-  useEffect(() => setSandbox((current) => clampTo(sandboxes, current)), [models.caps.sandbox]); // eslint-disable-line react-hooks/exhaustive-deps
-  useEffect(() => setApprovalPolicy((current) => clampTo(policies, current)), [models.caps.approvalPolicy]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => setSandbox((current) => clampTo(sandboxes, current)), [models.caps.sandbox]);
+  useEffect(() => setApprovalPolicy((current) => clampTo(policies, current)), [models.caps.approvalPolicy]);
 
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     if (running || submitting || prompt.trim() === '') return;
     setSubmitting(true);
-    const started = await onSubmit({ prompt: prompt.trim(), model: model.trim() || undefined, wireApi, sandbox, approvalPolicy, compactAt: parseCompactAt(compactAt) });
+    const started = await onSubmit({
+      prompt: prompt.trim(),
+      model: model.trim() || undefined,
+      wireApi,
+      sandbox,
+      approvalPolicy,
+      compactAt: parseCompactAt(compactAt),
+    });
     setSubmitting(false);
     if (started) setPrompt('');
   }
@@ -126,7 +145,15 @@ export function NewRunForm({ models, target, running, cancelRequested, error, pr
       />
       <div className="form-grid">
         <label htmlFor={ids.model}>Model</label>
-        <input id={ids.model} list={ids.models} value={model} onChange={(event) => setModel(event.target.value)} disabled={running} autoComplete="off" spellCheck={false} />
+        <input
+          id={ids.model}
+          list={ids.models}
+          value={model}
+          onChange={(event) => setModel(event.target.value)}
+          disabled={running}
+          autoComplete="off"
+          spellCheck={false}
+        />
         <datalist id={ids.models}>
           {models.models.map((info) => (
             <option key={info.id} value={info.id} />
@@ -150,7 +177,12 @@ export function NewRunForm({ models, target, running, cancelRequested, error, pr
         </select>
         <span className="field-hint">{SANDBOX_HINT[sandbox]}</span>
         <label htmlFor={ids.policy}>Approval</label>
-        <select id={ids.policy} value={approvalPolicy} onChange={(event) => setApprovalPolicy(event.target.value as ApprovalPolicy)} disabled={running}>
+        <select
+          id={ids.policy}
+          value={approvalPolicy}
+          onChange={(event) => setApprovalPolicy(event.target.value as ApprovalPolicy)}
+          disabled={running}
+        >
           {policies.map((policy) => (
             <option key={policy} value={policy}>
               {policy}

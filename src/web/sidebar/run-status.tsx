@@ -60,7 +60,8 @@ export function RunStatus({ run, showingRun, approvals, onShow, onOpenSession, o
   const rounds = run.events.filter((entry) => entry.event.type === 'model_requested').length;
   let totalTokens: number | null = null;
   for (const { event } of run.events) {
-    if (event.type === 'run_succeeded' || event.type === 'run_failed' || event.type === 'run_cancelled') totalTokens = event.usage.total.totalTokens;
+    if (event.type === 'run_succeeded' || event.type === 'run_failed' || event.type === 'run_cancelled')
+      totalTokens = event.usage.total.totalTokens;
   }
   const active = run.status === 'starting' || run.status === 'running';
   return (
@@ -73,7 +74,11 @@ export function RunStatus({ run, showingRun, approvals, onShow, onOpenSession, o
           {totalTokens !== null && ` · ${formatCount(totalTokens)} tokens`}
         </span>
       </div>
-      {run.runId !== null && <div className="muted small-text mono" title="run id">{run.runId}</div>}
+      {run.runId !== null && (
+        <div className="muted small-text mono" title="run id">
+          {run.runId}
+        </div>
+      )}
       <WaitingApprovals approvals={approvals} onOpenSession={onOpenSession} />
       {run.error !== null && (
         <p className="error-text" role="alert">

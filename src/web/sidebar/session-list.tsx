@@ -33,7 +33,9 @@ function spend(stats: SessionStats | undefined, summary: SessionSummary): string
   const tokens = stats.inputTokens + stats.outputTokens;
   const cached = formatShare(stats.cachedInputTokens, stats.inputTokens);
   const price = stats.costUsd === null ? (stats.unpricedCalls > 0 ? 'price unknown' : '') : formatUsd(stats.costUsd);
-  return [`${formatTokens(tokens)} tok${cached !== '' && stats.cachedInputTokens > 0 ? ` (${cached} cached)` : ''}`, price].filter(Boolean).join(' · ');
+  return [`${formatTokens(tokens)} tok${cached !== '' && stats.cachedInputTokens > 0 ? ` (${cached} cached)` : ''}`, price]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 export function SessionList({ selectedId, refreshKey, pendingBySession, onOpen, searchRef }: SessionListProps) {
@@ -81,7 +83,10 @@ export function SessionList({ selectedId, refreshKey, pendingBySession, onOpen, 
     setLoadingMore(true);
     try {
       const list = await api.sessions({ query: debounced, cursor: nextCursor, limit: PAGE });
-      setSessions((current) => [...current, ...list.sessions.filter((session) => !current.some((known) => known.sessionId === session.sessionId))]);
+      setSessions((current) => [
+        ...current,
+        ...list.sessions.filter((session) => !current.some((known) => known.sessionId === session.sessionId)),
+      ]);
       setStats((current) => ({ ...current, ...list.stats }));
       setNextCursor(list.nextCursor ?? null);
     } catch (failure) {
@@ -115,13 +120,22 @@ export function SessionList({ selectedId, refreshKey, pendingBySession, onOpen, 
       <label htmlFor={searchId} className="visually-hidden">
         Search sessions
       </label>
-      <input id={searchId} ref={searchRef} type="search" placeholder="Search sessions ( / )" value={query} onChange={(event) => setQuery(event.target.value)} />
+      <input
+        id={searchId}
+        ref={searchRef}
+        type="search"
+        placeholder="Search sessions ( / )"
+        value={query}
+        onChange={(event) => setQuery(event.target.value)}
+      />
       {error !== null && (
         <p className="error-text" role="alert">
           {error}
         </p>
       )}
-      {!loading && sessions.length === 0 && error === null && <p className="muted">{debounced === '' ? 'No sessions yet.' : 'No session matches.'}</p>}
+      {!loading && sessions.length === 0 && error === null && (
+        <p className="muted">{debounced === '' ? 'No sessions yet.' : 'No session matches.'}</p>
+      )}
       {groupSessions(sessions).map((group) => (
         <div key={group.label} className="session-group">
           <h3 className="session-group-title">{group.label}</h3>
@@ -146,11 +160,14 @@ export function SessionList({ selectedId, refreshKey, pendingBySession, onOpen, 
                   >
                     <span className="session-title">{session.title || '(no prompt yet)'}</span>
                     <span className="session-meta">
-                      {pending > 0 && <span className="pill pill-approval">{pending === 1 ? 'needs approval' : `${pending} approvals`}</span>}
+                      {pending > 0 && (
+                        <span className="pill pill-approval">{pending === 1 ? 'needs approval' : `${pending} approvals`}</span>
+                      )}
                       {status !== null && status !== 'succeeded' && <span className={`pill pill-${status}`}>{STATUS_TEXT[status]}</span>}
                       {session.parent !== null && <span className="pill">fork</span>}
                       <span>
-                        {formatRelativeTime(session.updatedAt)} · {session.turns} turn{session.turns === 1 ? '' : 's'} · {spend(figures, session)}
+                        {formatRelativeTime(session.updatedAt)} · {session.turns} turn{session.turns === 1 ? '' : 's'} ·{' '}
+                        {spend(figures, session)}
                       </span>
                     </span>
                   </a>

@@ -86,7 +86,8 @@ const IMPERATIVE: Readonly<Record<string, string>> = {
 /** The phrase in the past tense ("Wrote a.txt"), or for a call that did not run ("Write a.txt"). */
 export function actionPhrase(name: string, rawArguments: string, done = true): ActionPhrase {
   const args = parseArguments(rawArguments);
-  if (args === null) return { verb: done ? `Called ${name}` : `Call ${name}`, subject: '', style: 'plain', detail: ' (arguments are not valid JSON)' };
+  if (args === null)
+    return { verb: done ? `Called ${name}` : `Call ${name}`, subject: '', style: 'plain', detail: ' (arguments are not valid JSON)' };
   if (name === 'apply_patch') return patchPhrase(text(args.patch) ?? '', done);
   const phrase = pastPhrase(name, args);
   if (done) return phrase;
@@ -151,6 +152,12 @@ function pastPhrase(name: string, args: Record<string, unknown>): ActionPhrase {
 /** The phrase as plain text, for titles, aria labels and tests. */
 export function phraseText(phrase: ActionPhrase): string {
   const subject =
-    phrase.subject === '' ? '' : phrase.style === 'code' ? ` \`${phrase.subject}\`` : phrase.style === 'quote' ? ` "${phrase.subject}"` : ` ${phrase.subject}`;
+    phrase.subject === ''
+      ? ''
+      : phrase.style === 'code'
+        ? ` \`${phrase.subject}\``
+        : phrase.style === 'quote'
+          ? ` "${phrase.subject}"`
+          : ` ${phrase.subject}`;
   return `${phrase.verb}${subject}${phrase.detail}${phrase.outcome ?? ''}`;
 }

@@ -31,7 +31,7 @@ export function DiffPreview({ preview }: { preview: ApprovalPreview }) {
         ))}
         <span className="muted small-text">{preview.note}</span>
       </div>
-      <pre className="diff-lines" tabIndex={0} aria-label={`Changes to ${preview.paths.join(', ')}`}>
+      <pre className="diff-lines" tabIndex={0} role="region" aria-label={`Changes to ${preview.paths.join(', ')}`}>
         {preview.lines.map((line, index) => (
           <span key={index} className={`diff-line diff-${line.kind}`}>
             {SIGN[line.kind]}
@@ -76,8 +76,13 @@ export function ApprovalCard({ approval, toolName, arguments: args, onDecide }: 
   return (
     <div className="approval-card" role="group" aria-labelledby={headingId} ref={card} tabIndex={-1}>
       <div className="approval-head">
-        <span className="approval-icon" aria-hidden="true">!</span>
-        <strong id={headingId}>Approval needed: {root === '' ? approval.summary || toolName : (approval.summary || toolName).split(`${root.replace(/\/+$/, '')}/`).join('')}</strong>
+        <span className="approval-icon" aria-hidden="true">
+          !
+        </span>
+        <strong id={headingId}>
+          Approval needed:{' '}
+          {root === '' ? approval.summary || toolName : (approval.summary || toolName).split(`${root.replace(/\/+$/, '')}/`).join('')}
+        </strong>
       </div>
       {approval.reason !== '' && <p className="approval-reason">{approval.reason}</p>}
       {preview !== null && <DiffPreview preview={preview} />}

@@ -75,7 +75,11 @@ export function approvalPreview(toolName: string, rawArguments: string, root: st
   const path = typeof args.path === 'string' ? projectRelative(args.path, root) : null;
   if (toolName === 'write_file' && path !== null && typeof args.content === 'string') {
     const lines = splitLines(args.content).map((text): PreviewLine => ({ kind: 'add', text }));
-    return { paths: [path], note: `Writes the whole file (${lines.length} line${lines.length === 1 ? '' : 's'}); an existing file is replaced.`, lines: capped(lines) };
+    return {
+      paths: [path],
+      note: `Writes the whole file (${lines.length} line${lines.length === 1 ? '' : 's'}); an existing file is replaced.`,
+      lines: capped(lines),
+    };
   }
   if (toolName === 'edit_file' && path !== null && typeof args.old_string === 'string' && typeof args.new_string === 'string') {
     const lines: PreviewLine[] = [];

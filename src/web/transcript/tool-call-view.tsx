@@ -69,7 +69,8 @@ function OutputView({ output, isError }: { output: string; isError: boolean }) {
 function resolutionText(call: ToolCallState): string | null {
   const resolution = call.approval?.resolution;
   if (!resolution) return null;
-  const verb = resolution.decision === 'approve' ? 'Approved' : resolution.decision === 'approve_session' ? 'Approved for the session' : 'Denied';
+  const verb =
+    resolution.decision === 'approve' ? 'Approved' : resolution.decision === 'approve_session' ? 'Approved for the session' : 'Denied';
   const by = resolution.by === 'user' ? '' : ` (${resolution.by})`;
   return `${verb}${by}${resolution.message ? `: “${resolution.message}”` : ''}`;
 }
@@ -97,7 +98,9 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
           </span>
           <span className="visually-hidden">{STATUS_LABEL[call.status]}: </span>
           <PhraseView phrase={phrase} />
-          <span className="tool-meta">{call.status === 'succeeded' || call.status === 'failed' ? formatDuration(call.durationMs) : ''}</span>
+          <span className="tool-meta">
+            {call.status === 'succeeded' || call.status === 'failed' ? formatDuration(call.durationMs) : ''}
+          </span>
         </summary>
         <div className="tool-body">
           {permission !== null && (

@@ -6,7 +6,16 @@
 
 import type { RunEvent } from '../../agent/run-events.js';
 import type { SessionRecord } from '../../sessions/session-records.js';
-import type { AssistantRole, CompactionView, PermissionView, RunningPhase, ToolCallState, TranscriptEntry, TranscriptTurn, TurnOutcome } from './transcript-types.js';
+import type {
+  AssistantRole,
+  CompactionView,
+  PermissionView,
+  RunningPhase,
+  ToolCallState,
+  TranscriptEntry,
+  TranscriptTurn,
+  TurnOutcome,
+} from './transcript-types.js';
 
 type EventOf<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>;
 
@@ -56,7 +65,16 @@ export function compactionView(payload: CompactionFields): CompactionView {
 export function newTurn(turn: number | null, runId: string | null, prompt: string, outcome: TurnOutcome): TranscriptTurn {
   // Turn numbers are unique within a session and known before the run starts, so live and
   // recorded copies of a turn get the same key.
-  return { key: turn !== null ? `turn-${turn}` : (runId ?? 'live'), turn, runId, prompt, entries: [], outcome, stage: null, callsOpen: false };
+  return {
+    key: turn !== null ? `turn-${turn}` : (runId ?? 'live'),
+    turn,
+    runId,
+    prompt,
+    entries: [],
+    outcome,
+    stage: null,
+    callsOpen: false,
+  };
 }
 
 export function startLiveTurn(prompt: string, turn: number | null, runId: string | null = null): TranscriptTurn {
@@ -68,7 +86,18 @@ function countOf(entries: TranscriptEntry[], kind: TranscriptEntry['kind']): num
 }
 
 function newCall(callId: string, name: string, args: string): ToolCallState {
-  return { callId, name, arguments: args, status: 'requested', started: false, output: null, isError: false, durationMs: null, permission: null, approval: null };
+  return {
+    callId,
+    name,
+    arguments: args,
+    status: 'requested',
+    started: false,
+    output: null,
+    isError: false,
+    durationMs: null,
+    permission: null,
+    approval: null,
+  };
 }
 
 /** Replaces the call with this id wherever it is; returns the same array when there is none. */
@@ -102,7 +131,9 @@ function addCompaction(entries: TranscriptEntry[], view: CompactionView): Transc
   const key = `compaction-${view.compactionId}`;
   if (!entries.some((entry) => entry.key === key)) return [...entries, { kind: 'compaction', key, compaction: view }];
   // The summary item and the compaction record describe the same compaction: merge them.
-  return entries.map((entry) => (entry.key === key && entry.kind === 'compaction' ? { ...entry, compaction: mergeCompaction(entry.compaction, view) } : entry));
+  return entries.map((entry) =>
+    entry.key === key && entry.kind === 'compaction' ? { ...entry, compaction: mergeCompaction(entry.compaction, view) } : entry,
+  );
 }
 
 function withPhase(turn: TranscriptTurn, phase: RunningPhase): TurnOutcome {
@@ -122,7 +153,9 @@ function finishStreaming(entries: TranscriptEntry[], role: Exclude<AssistantRole
 function settleCalls(entries: TranscriptEntry[]): TranscriptEntry[] {
   const open = (call: ToolCallState) => call.output === null && call.status !== 'denied';
   return entries.map((entry) =>
-    entry.kind === 'tools' && entry.calls.some(open) ? { ...entry, calls: entry.calls.map((call) => (open(call) ? { ...call, status: 'cancelled' } : call)) } : entry,
+    entry.kind === 'tools' && entry.calls.some(open)
+      ? { ...entry, calls: entry.calls.map((call) => (open(call) ? { ...call, status: 'cancelled' } : call)) }
+      : entry,
   );
 }
 
@@ -176,16 +209,31 @@ export function reduceTurn(turn: TranscriptTurn, fact: TranscriptFact): Transcri
     case 'model_completed': {
       if (fact.stage === 'compaction') return turn;
       const tools = fact.finishReason === 'tool_calls';
-      return { ...turn, entries: finishStreaming(turn.entries, tools ? 'working' : 'final'), outcome: withPhase(turn, tools ? 'tools' : 'waiting') };
+      return {
+        ...turn,
+        entries: finishStreaming(turn.entries, tools ? 'working' : 'final'),
+        outcome: withPhase(turn, tools ? 'tools' : 'waiting'),
+      };
     }
     case 'model_retry': {
       const text = `The model call failed (${fact.error.code}: ${fact.error.message}); retrying in ${(fact.delayMs / 1000).toFixed(1)} s.`;
-      const notice: TranscriptEntry = { kind: 'notice', key: `retry-${fact.round}-${fact.attempt}`, tone: 'warning', title: `Retry ${fact.attempt}`, text };
+      const notice: TranscriptEntry = {
+        kind: 'notice',
+        key: `retry-${fact.round}-${fact.attempt}`,
+        tone: 'warning',
+        title: `Retry ${fact.attempt}`,
+        text,
+      };
       return { ...turn, entries: [...turn.entries, notice] };
     }
     case 'message_committed': {
       if (fact.text.trim() === '') return { ...turn, callsOpen: false };
-      const entry: TranscriptEntry = { kind: 'assistant', key: `text-${countOf(turn.entries, 'assistant')}`, text: fact.text, role: fact.role };
+      const entry: TranscriptEntry = {
+        kind: 'assistant',
+        key: `text-${countOf(turn.entries, 'assistant')}`,
+        text: fact.text,
+        role: fact.role,
+      };
       return { ...turn, callsOpen: false, entries: [...turn.entries, entry] };
     }
     case 'user_message':
@@ -198,7 +246,10 @@ export function reduceTurn(turn: TranscriptTurn, fact: TranscriptFact): Transcri
       const entries: TranscriptEntry[] =
         last !== undefined && last.kind === 'reasoning'
           ? [...turn.entries.slice(0, -1), { ...last, text: [last.text, fact.text].filter(Boolean).join('\n\n') }]
-          : [...turn.entries, { kind: 'reasoning', key: `reasoning-${countOf(turn.entries, 'reasoning')}`, text: fact.text, streaming: false }];
+          : [
+              ...turn.entries,
+              { kind: 'reasoning', key: `reasoning-${countOf(turn.entries, 'reasoning')}`, text: fact.text, streaming: false },
+            ];
       return { ...turn, callsOpen: false, entries };
     }
     case 'tool_requested': {
@@ -231,14 +282,22 @@ export function reduceTurn(turn: TranscriptTurn, fact: TranscriptFact): Transcri
         entries: updateCall(turn.entries, fact.callId, (call) => ({
           ...call,
           status: fact.decision === 'deny' ? 'denied' : call.status === 'awaiting_approval' ? 'requested' : call.status,
-          approval: { summary: call.approval?.summary ?? '', reason: call.approval?.reason ?? '', resolution: { decision: fact.decision, by: fact.by, message: fact.message } },
+          approval: {
+            summary: call.approval?.summary ?? '',
+            reason: call.approval?.reason ?? '',
+            resolution: { decision: fact.decision, by: fact.by, message: fact.message },
+          },
         })),
       };
     case 'tool_started':
       return {
         ...turn,
         outcome: withPhase(turn, 'tools'),
-        entries: updateCall(turn.entries, fact.callId, (call) => ({ ...call, started: true, status: call.output === null ? 'running' : call.status })),
+        entries: updateCall(turn.entries, fact.callId, (call) => ({
+          ...call,
+          started: true,
+          status: call.output === null ? 'running' : call.status,
+        })),
       };
     case 'tool_finished':
       return {
@@ -246,7 +305,14 @@ export function reduceTurn(turn: TranscriptTurn, fact: TranscriptFact): Transcri
         entries: updateCall(turn.entries, fact.callId, (call) => {
           const output = fact.output ?? call.output;
           const settled = output === null ? call.status : outputStatus(call, output, fact.isError, false);
-          return { ...call, output, isError: fact.isError, durationMs: fact.durationMs, status: settled, started: call.started || call.status !== 'denied' };
+          return {
+            ...call,
+            output,
+            isError: fact.isError,
+            durationMs: fact.durationMs,
+            status: settled,
+            started: call.started || call.status !== 'denied',
+          };
         }),
       };
     case 'output_committed':
@@ -299,11 +365,15 @@ export function factsOfRecord(record: SessionRecord): TranscriptFact[] {
         return [{ type: 'message_committed', role: item.runtimeRole === 'final_response' ? 'final' : 'working', text: item.content }];
       }
       if (item.type === 'reasoning') return [{ type: 'reasoning_committed', text: item.text }];
-      if (item.type === 'function_call') return [{ type: 'tool_requested', round: null, callId: item.callId, name: item.name, arguments: item.arguments }];
+      if (item.type === 'function_call')
+        return [{ type: 'tool_requested', round: null, callId: item.callId, name: item.name, arguments: item.arguments }];
       if (item.type === 'function_call_output') {
-        return [{ type: 'output_committed', callId: item.callId, output: item.output, isError: item.isError, repaired: record.repaired === true }];
+        return [
+          { type: 'output_committed', callId: item.callId, output: item.output, isError: item.isError, repaired: record.repaired === true },
+        ];
       }
-      if (item.type === 'compaction_summary') return [{ type: 'summary_committed', compactionId: item.compactionId, summary: item.summary }];
+      if (item.type === 'compaction_summary')
+        return [{ type: 'summary_committed', compactionId: item.compactionId, summary: item.summary }];
       return [];
     }
     case 'audit':

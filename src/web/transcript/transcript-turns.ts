@@ -34,7 +34,12 @@ export function partialEntries(turn: TranscriptTurn): TranscriptEntry[] {
 
 /** The recorded turn with the partial text a live copy (or a replay of the run's events) saw. */
 export function withPartialText(recorded: TranscriptTurn, partial: TranscriptEntry[]): TranscriptTurn {
-  const missing = partial.filter((entry) => !recorded.entries.some((known) => known.kind === 'assistant' && known.role === 'partial' && known.text === (entry.kind === 'assistant' ? entry.text : '')));
+  const missing = partial.filter(
+    (entry) =>
+      !recorded.entries.some(
+        (known) => known.kind === 'assistant' && known.role === 'partial' && known.text === (entry.kind === 'assistant' ? entry.text : ''),
+      ),
+  );
   if (missing.length === 0) return recorded;
   const keyed = missing.map((entry, index) => ({ ...entry, key: `partial-${index}` }));
   return { ...recorded, entries: [...recorded.entries, ...keyed] };

@@ -32,8 +32,8 @@ export function CompactionNote({ compaction }: { compaction: CompactionView }) {
       <div className="compaction-rule" aria-hidden="true" />
       <details>
         <summary>
-          Context compacted{compaction.trigger !== null && ` (${compaction.trigger})`}:{' '}
-          {formatTokens(compaction.tokensBefore)} → {formatTokens(compaction.tokensAfter)} tokens in context
+          Context compacted{compaction.trigger !== null && ` (${compaction.trigger})`}: {formatTokens(compaction.tokensBefore)} →{' '}
+          {formatTokens(compaction.tokensAfter)} tokens in context
         </summary>
         {compaction.reason !== '' && <p className="muted">{compaction.reason}</p>}
         {compaction.summary !== '' ? <MarkdownText text={compaction.summary} /> : <p className="muted">No summary recorded.</p>}
@@ -56,7 +56,9 @@ function EntryView({ entry, runId, onApprove }: { entry: TranscriptEntry; runId:
           {entry.role === 'partial' && (
             <div className="message-head">
               <span className="message-label partial-label">Not sent</span>
-              <span className="muted small-text">The run stopped while this was streaming; it was never committed, and the model will not see it.</span>
+              <span className="muted small-text">
+                The run stopped while this was streaming; it was never committed, and the model will not see it.
+              </span>
             </div>
           )}
           <MarkdownText text={entry.text} streaming={entry.role === 'streaming'} />
@@ -67,7 +69,11 @@ function EntryView({ entry, runId, onApprove }: { entry: TranscriptEntry; runId:
       return (
         <details className="reasoning" open={entry.streaming || undefined}>
           <summary>{entry.streaming ? 'Reasoning…' : 'Reasoning'}</summary>
-          {entry.text === '' ? <p className="muted">The provider keeps this reasoning hidden; only its encrypted state is kept, to send back.</p> : <MarkdownText text={entry.text} streaming={entry.streaming} />}
+          {entry.text === '' ? (
+            <p className="muted">The provider keeps this reasoning hidden; only its encrypted state is kept, to send back.</p>
+          ) : (
+            <MarkdownText text={entry.text} streaming={entry.streaming} />
+          )}
         </details>
       );
     case 'tools':
@@ -141,11 +147,20 @@ export const TurnView = memo(function TurnView({
 }) {
   const canFork = onFork !== null && turn.turn !== null && turn.outcome.status !== 'running';
   return (
-    <article className={`turn outcome-${turn.outcome.status}`} aria-label={turn.turn === null ? 'New turn' : `Turn ${turn.turn}`} data-turn={turn.turn ?? ''}>
+    <article
+      className={`turn outcome-${turn.outcome.status}`}
+      aria-label={turn.turn === null ? 'New turn' : `Turn ${turn.turn}`}
+      data-turn={turn.turn ?? ''}
+    >
       <header className="turn-header">
         <span className="turn-number">{turn.turn === null ? 'New turn' : `Turn ${turn.turn}`}</span>
         {canFork && (
-          <button type="button" className="small ghost" onClick={() => onFork(turn.turn as number)} title="Start a new session containing the history up to the end of this turn">
+          <button
+            type="button"
+            className="small ghost"
+            onClick={() => onFork(turn.turn as number)}
+            title="Start a new session containing the history up to the end of this turn"
+          >
             Fork here
           </button>
         )}
@@ -155,7 +170,12 @@ export const TurnView = memo(function TurnView({
         <CopyButton text={turn.prompt} label="Copy prompt" className="message-copy" />
       </div>
       {turn.entries.map((entry) => (
-        <EntryView key={entry.key} entry={entry} runId={turn.runId} onApprove={turn.outcome.status === 'running' || turn.outcome.status === 'incomplete' ? onApprove : null} />
+        <EntryView
+          key={entry.key}
+          entry={entry}
+          runId={turn.runId}
+          onApprove={turn.outcome.status === 'running' || turn.outcome.status === 'incomplete' ? onApprove : null}
+        />
       ))}
       <OutcomeView outcome={turn.outcome} />
     </article>
