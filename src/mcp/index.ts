@@ -5,7 +5,9 @@ export {
   DEFAULT_STARTUP_TIMEOUT_MS,
   DEFAULT_TOOL_TIMEOUT_MS,
   McpConfigError,
+  describeTransport,
   expandVariables,
+  mcpServerFingerprint,
   parseMcpServers,
   projectConfigPath,
   readMcpConfig,
@@ -29,7 +31,6 @@ export { formatMcpResult, type McpResultOutput } from './mcp-result.js';
 export {
   EMPTY_MCP_TOOL_SET,
   MAX_MCP_TOOLS,
-  describeTransport,
   startMcpTools,
   type McpServerStatus,
   type McpToolSet,

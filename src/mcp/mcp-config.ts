@@ -1,9 +1,13 @@
 // Which MCP servers a run may use: `mcpServers` in `<home>/config.json` (the user's own) and in the
 // project's `.glassbox/config.json`. Only the user's file can trust a server or tool; a project's
 // servers start only when the user's file enables them (`projectMcpServers`), because starting one
-// runs whatever command the repository names. Reading costs two small file reads, no SDK.
+// runs whatever command the repository names. The opt-in is pinned to the project's directory and
+// to a fingerprint of the server's command: enabling "lint" for one repository must not let
+// another repository (or a later commit of the same one) run a different command under that name.
+// Reading costs two small file reads, no SDK.
 
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -172,24 +176,78 @@ export function projectConfigPath(root: string): string {
   return join(root, '.glassbox', 'config.json');
 }
 
-/** `projectMcpServers` in the user's file: `true` (all) or a list of names. */
-function projectOptIn(value: unknown, path: string): (name: string) => boolean {
-  if (value === undefined || value === false) return () => false;
-  if (value === true) return () => true;
-  if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) return (name) => value.includes(name);
-  throw new McpConfigError(`${path}: projectMcpServers: expected true, false or a list of server names`);
+/**
+ * What a project's server would run, as a short stable digest: the transport with its command,
+ * arguments, environment and directory (or URL and headers) as the project file gives them.
+ */
+export function mcpServerFingerprint(server: McpServerConfig): string {
+  const transport = server.transport;
+  const canonical =
+    transport.kind === 'stdio'
+      ? ['stdio', transport.command, transport.args, sortedEntries(transport.env), transport.cwd]
+      : ['http', transport.url, sortedEntries(transport.headers)];
+  return `sha256:${createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 32)}`;
+}
+
+function sortedEntries(record: Record<string, string>): [string, string][] {
+  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+type ProjectOptIn = (name: string, fingerprint: string) => 'enabled' | 'not-enabled' | 'changed';
+
+/**
+ * `projectMcpServers` in the user's file: `{ "<project directory>": { "<server>": "<fingerprint>" } }`.
+ * The unpinned forms of earlier versions (`true`, a list of names) enable nothing: they would let
+ * any repository that names a server alike run its own command.
+ */
+function projectOptIn(value: unknown, path: string, root: string, warnings: McpConfigWarning[]): ProjectOptIn {
+  if (value === undefined || value === false) return () => 'not-enabled';
+  if (value === true || Array.isArray(value)) {
+    warnings.push({
+      code: 'MCP_PROJECT_OPT_IN_UNPINNED',
+      message:
+        `${path}: projectMcpServers: ${value === true ? 'true' : 'a list of names'} is no longer honoured: it would start any repository's server of that name. ` +
+        `Enable a project's server per project and command: { "<project directory>": { "<server>": "<fingerprint>" } } (the warning about that server gives the exact entry).`,
+    });
+    return () => 'not-enabled';
+  }
+  if (!isObject(value))
+    throw new McpConfigError(`${path}: projectMcpServers: expected an object of project directory → { server: fingerprint }`);
+  for (const [project, servers] of Object.entries(value)) {
+    if (!isAbsolute(project)) throw new McpConfigError(`${path}: projectMcpServers: "${project}" is not an absolute directory`);
+    if (!isObject(servers) || !Object.values(servers).every((fingerprint) => typeof fingerprint === 'string')) {
+      throw new McpConfigError(`${path}: projectMcpServers.${project}: expected an object of server name → fingerprint`);
+    }
+  }
+  const pinned = (value as Record<string, Record<string, string>>)[root];
+  return (name, fingerprint) => {
+    const wanted = pinned && Object.hasOwn(pinned, name) ? pinned[name] : undefined;
+    if (wanted === undefined) return 'not-enabled';
+    return wanted === fingerprint ? 'enabled' : 'changed';
+  };
+}
+
+/** What a server runs, in one line: `stdio: command args…` or `http: url`. */
+export function describeTransport(config: McpServerConfig): string {
+  const { transport } = config;
+  return transport.kind === 'stdio' ? `stdio: ${[transport.command, ...transport.args].join(' ')}` : `http: ${transport.url}`;
 }
 
 /** Both files merged: the user's servers, then the project's that the user enabled. */
 export async function readMcpConfig(home: string, root: string): Promise<McpConfig> {
   const userPath = userConfigPath(home);
   const projectPath = projectConfigPath(root);
-  const [user, project] = await Promise.all([readJson(userPath), readJson(projectPath)]);
+  const [user, project, projectKey] = await Promise.all([
+    readJson(userPath),
+    readJson(projectPath),
+    realpath(root).catch(() => resolve(root)),
+  ]);
   const warnings: McpConfigWarning[] = [];
   const servers = parseMcpServers(user?.mcpServers, userPath, 'user', root);
-  const enabledInProject = projectOptIn(user?.projectMcpServers, userPath);
-  const projectServers = parseMcpServers(project?.mcpServers, projectPath, 'project', root);
-  const notEnabled: string[] = [];
+  const optIn = projectOptIn(user?.projectMcpServers, userPath, projectKey, warnings);
+  // Resolved against the real directory, so a symlinked checkout has the same fingerprints.
+  const projectServers = parseMcpServers(project?.mcpServers, projectPath, 'project', projectKey);
+  const notEnabled: { name: string; fingerprint: string; runs: string }[] = [];
   for (const server of projectServers) {
     if (servers.some((existing) => existing.name === server.name)) {
       warnings.push({
@@ -205,19 +263,31 @@ export async function readMcpConfig(home: string, root: string): Promise<McpConf
       });
     }
     const untrusted = { ...server, trusted: false, trustedTools: [] };
-    if (!enabledInProject(server.name)) {
-      notEnabled.push(server.name);
-      servers.push({ ...untrusted, enabled: false });
-    } else {
+    const fingerprint = mcpServerFingerprint(server);
+    const state = optIn(server.name, fingerprint);
+    if (state === 'enabled') {
       servers.push(untrusted);
+      continue;
+    }
+    servers.push({ ...untrusted, enabled: false });
+    if (state === 'changed') {
+      warnings.push({
+        code: 'MCP_PROJECT_SERVER_CHANGED',
+        message:
+          `MCP server "${server.name}" in ${projectPath} is not started: what it runs changed since you enabled it (now ${describeTransport(server)}). ` +
+          `If you trust the new command, set projectMcpServers[${JSON.stringify(projectKey)}].${server.name} to ${JSON.stringify(fingerprint)} in ${userPath}.`,
+      });
+    } else {
+      notEnabled.push({ name: server.name, fingerprint, runs: describeTransport(server) });
     }
   }
   if (notEnabled.length > 0) {
+    const entry = Object.fromEntries(notEnabled.map((server) => [server.name, server.fingerprint]));
     warnings.push({
       code: 'MCP_PROJECT_SERVER_NOT_ENABLED',
       message:
-        `${projectPath} names MCP server${notEnabled.length > 1 ? 's' : ''} ${notEnabled.map((n) => `"${n}"`).join(', ')}, not started: a project's server runs a command the repository chose. ` +
-        `To allow it, add "projectMcpServers": [${notEnabled.map((n) => JSON.stringify(n)).join(', ')}] to ${userPath}.`,
+        `${projectPath} names MCP server${notEnabled.length > 1 ? 's' : ''} ${notEnabled.map((server) => `"${server.name}" (${server.runs})`).join(', ')}, not started: a project's server runs a command the repository chose. ` +
+        `To allow it for this project and this command only, add to ${userPath}: "projectMcpServers": ${JSON.stringify({ [projectKey]: entry })}`,
     });
   }
   return { servers, warnings };

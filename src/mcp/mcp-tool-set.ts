@@ -4,7 +4,7 @@
 // the run a warning, not the run.
 
 import type { AnyTool } from '../agent/index.js';
-import type { McpConfig, McpConfigWarning, McpServerConfig } from './mcp-config.js';
+import { type McpConfig, type McpConfigWarning, type McpServerConfig, describeTransport } from './mcp-config.js';
 import type { McpServerState } from './mcp-connection.js';
 import { createMcpTool, mcpToolName, type McpToolDescription } from './mcp-tool.js';
 
@@ -48,11 +48,6 @@ export interface StartMcpOptions {
 }
 
 export const EMPTY_MCP_TOOL_SET: McpToolSet = { tools: [], warnings: [], servers: [], close: async () => {} };
-
-export function describeTransport(config: McpServerConfig): string {
-  const { transport } = config;
-  return transport.kind === 'stdio' ? `stdio: ${[transport.command, ...transport.args].join(' ')}` : `http: ${transport.url}`;
-}
 
 export async function startMcpTools(config: McpConfig, options: StartMcpOptions): Promise<McpToolSet> {
   const enabled = config.servers.filter((server) => server.enabled);

@@ -221,9 +221,10 @@ describe('MCP servers as tools', () => {
       const first = await world.turn();
       assert.ok(!sentToolNames(world.provider).some((name) => name.startsWith('mcp__')));
       const notice = first.events.find((event) => event.type === 'warning' && event.code === 'MCP_PROJECT_SERVER_NOT_ENABLED');
-      assert.ok(notice && notice.type === 'warning' && notice.message.includes('"projectMcpServers": ["proj"]'));
-
-      await world.writeUserConfig({ projectMcpServers: ['proj'] });
+      assert.ok(notice && notice.type === 'warning' && notice.message.includes('"projectMcpServers": {'), JSON.stringify(notice));
+      // The entry the warning offers, pinned to this project and this command.
+      const entry: unknown = JSON.parse(notice.message.slice(notice.message.indexOf('"projectMcpServers": ') + 21));
+      await world.writeUserConfig({ projectMcpServers: entry });
       const second = await world.turn();
       assert.ok(second.events.some((event) => event.type === 'warning' && event.code === 'MCP_PROJECT_TRUST_IGNORED'));
       assert.deepEqual(decisions(second.events), { mcp__proj__ok: 'ask mcp-tool' });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ToolAccess } from '../../src/agent/index.js';
@@ -9,6 +9,7 @@ import {
   createMcpTool,
   formatMcpResult,
   mcpParameters,
+  mcpServerFingerprint,
   mcpToolName,
   parseMcpServers,
   readMcpConfig,
@@ -172,23 +173,108 @@ describe('MCP config', () => {
       assert.deepEqual(await readMcpConfig(home, root), { servers: [], warnings: [] });
       await writeFile(join(home, 'config.json'), '{ nope');
       await assert.rejects(readMcpConfig(home, root), /config\.json is not valid JSON/);
-      await writeFile(
-        join(home, 'config.json'),
-        JSON.stringify({ mcpServers: { docs: { command: 'a' } }, projectMcpServers: true, models: {} }),
-      );
-      await writeFile(
-        join(root, '.glassbox', 'config.json'),
-        JSON.stringify({ mcpServers: { docs: { command: 'b' }, other: { command: 'c' } } }),
-      );
+      await writeFile(join(home, 'config.json'), JSON.stringify({ mcpServers: { docs: { command: 'a' } }, models: {} }));
+      await writeFile(join(root, '.glassbox', 'config.json'), JSON.stringify({ mcpServers: { docs: { command: 'b' } } }));
       const config = await readMcpConfig(home, root);
       assert.deepEqual(
         config.servers.map((server) => `${server.name}:${server.source}:${server.enabled}`),
-        ['docs:user:true', 'other:project:true'],
+        ['docs:user:true'],
       );
       assert.deepEqual(
         config.warnings.map((warning) => warning.code),
         ['MCP_SERVER_SHADOWED'],
       );
+    });
+  });
+
+  test("a project's server is enabled for that directory and that command only", async () => {
+    await withTempDir(async (dir) => {
+      const home = join(dir, 'home');
+      const root = join(dir, 'project');
+      const other = join(dir, 'other');
+      await mkdir(home);
+      for (const project of [root, other]) await mkdir(join(project, '.glassbox'), { recursive: true });
+      const lint = { command: 'lint-mcp', args: ['--stdio'], env: { LEVEL: '2' } };
+      await writeFile(join(root, '.glassbox', 'config.json'), JSON.stringify({ mcpServers: { lint } }));
+      // The same name in another repository, running something else.
+      await writeFile(
+        join(other, '.glassbox', 'config.json'),
+        JSON.stringify({ mcpServers: { lint: { command: 'sh', args: ['-c', 'evil'] } } }),
+      );
+
+      const before = await readMcpConfig(home, root);
+      assert.deepEqual(
+        before.servers.map((server) => `${server.name}:${server.enabled}`),
+        ['lint:false'],
+      );
+      const notice = before.warnings.find((warning) => warning.code === 'MCP_PROJECT_SERVER_NOT_ENABLED');
+      assert.ok(notice, JSON.stringify(before.warnings));
+      assert.match(notice.message, /"lint" \(stdio: lint-mcp --stdio\)/);
+      // The warning carries the exact entry to add; pasting it enables the server.
+      const entry = JSON.parse(notice.message.slice(notice.message.indexOf('"projectMcpServers": ') + '"projectMcpServers": '.length));
+      const key = await realpath(root);
+      assert.deepEqual(Object.keys(entry), [key]);
+      await writeFile(join(home, 'config.json'), JSON.stringify({ projectMcpServers: entry }));
+      const after = await readMcpConfig(home, root);
+      assert.deepEqual(
+        after.servers.map((server) => `${server.name}:${server.enabled}`),
+        ['lint:true'],
+      );
+      assert.deepEqual(after.warnings, []);
+      assert.equal(entry[key].lint, mcpServerFingerprint(after.servers[0]!));
+      // The same directory reached through a symlink is the same project.
+      await symlink(root, join(dir, 'link'));
+      assert.equal((await readMcpConfig(home, join(dir, 'link'))).warnings.length, 0);
+
+      // Another repository naming a server "lint" does not inherit the opt-in.
+      const elsewhere = await readMcpConfig(home, other);
+      assert.deepEqual(
+        elsewhere.servers.map((server) => `${server.name}:${server.enabled}`),
+        ['lint:false'],
+      );
+
+      // A later commit that changes what "lint" runs is stopped and named.
+      for (const changed of [
+        { ...lint, args: ['--stdio', '--eval=x'] },
+        { ...lint, env: { LEVEL: '3' } },
+        { ...lint, cwd: 'tools' },
+      ]) {
+        await writeFile(join(root, '.glassbox', 'config.json'), JSON.stringify({ mcpServers: { lint: changed } }));
+        const config = await readMcpConfig(home, root);
+        assert.equal(config.servers[0]?.enabled, false, JSON.stringify(changed));
+        assert.deepEqual(
+          config.warnings.map((warning) => warning.code),
+          ['MCP_PROJECT_SERVER_CHANGED'],
+        );
+      }
+    });
+  });
+
+  test('the unpinned opt-ins of earlier versions (true, a list of names) enable nothing and say why; bad shapes are usage errors', async () => {
+    await withTempDir(async (dir) => {
+      const home = join(dir, 'home');
+      const root = join(dir, 'project');
+      await mkdir(home);
+      await mkdir(join(root, '.glassbox'), { recursive: true });
+      await writeFile(join(root, '.glassbox', 'config.json'), JSON.stringify({ mcpServers: { lint: { command: 'x' } } }));
+      for (const unpinned of [true, ['lint']]) {
+        await writeFile(join(home, 'config.json'), JSON.stringify({ projectMcpServers: unpinned }));
+        const config = await readMcpConfig(home, root);
+        assert.equal(config.servers[0]?.enabled, false);
+        assert.deepEqual(
+          config.warnings.map((warning) => warning.code),
+          ['MCP_PROJECT_OPT_IN_UNPINNED', 'MCP_PROJECT_SERVER_NOT_ENABLED'],
+        );
+      }
+      for (const [bad, message] of [
+        ['yes', /projectMcpServers: expected an object of project directory/],
+        [{ 'relative/dir': {} }, /"relative\/dir" is not an absolute directory/],
+        [{ [root]: ['lint'] }, /expected an object of server name → fingerprint/],
+        [{ [root]: { lint: true } }, /expected an object of server name → fingerprint/],
+      ] as const) {
+        await writeFile(join(home, 'config.json'), JSON.stringify({ projectMcpServers: bad }));
+        await assert.rejects(readMcpConfig(home, root), (error: unknown) => error instanceof McpConfigError && message.test(error.message));
+      }
     });
   });
 });
