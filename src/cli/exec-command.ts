@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApprovalRegistry, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
 import { EXIT } from './usage-error.js';
-import { attachTerminalApprover } from './terminal-approver.js';
+import { attachTerminalApprover, visibleLines } from './terminal-approver.js';
 import { ProgressPrinter } from './progress-printer.js';
 import { parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } from './run-config.js';
 import { openModel } from './open-model.js';
@@ -129,11 +129,14 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     }
     if (options.json && result.terminal.type === 'run_failed') {
       // Scripts read the events on stdout; a person still gets the one-line reason on stderr.
-      process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${result.terminal.error.message}\n`);
+      process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${visibleLines(result.terminal.error.message)}\n`);
     }
     stopWatchingStdout();
     if (!options.json && result.terminal.type === 'run_succeeded' && !outputs.stdoutClosed) {
-      process.stdout.write(result.terminal.answer.endsWith('\n') ? result.terminal.answer : `${result.terminal.answer}\n`);
+      // Piped, the answer is passed on byte for byte; on a terminal its control characters are
+      // shown rather than obeyed (an answer is text a prompt injection can choose).
+      const answer = process.stdout.isTTY ? visibleLines(result.terminal.answer) : result.terminal.answer;
+      process.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
     }
     await outputs.flushStdout();
     if (outputs.stdoutClosed) {

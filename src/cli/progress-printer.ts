@@ -1,7 +1,7 @@
 // Human-readable progress on stderr while a run goes on; stdout stays reserved for the answer.
 
 import type { RunEvent } from '../agent/index.js';
-import { visibleText } from './terminal-approver.js';
+import { visibleLines, visibleText } from './terminal-approver.js';
 import { envValue } from './cli-env.js';
 
 const MAX_ARGS_SHOWN = 120;
@@ -15,18 +15,20 @@ export class ProgressPrinter {
     this.color = Boolean(out.isTTY) && envValue('NO_COLOR') === undefined;
   }
 
-  private dim(text: string): string {
-    return this.color ? `\x1b[2m${text}\x1b[22m` : text;
-  }
-
-  private write(line: string): void {
-    this.out.write(`${line}\n`);
+  /**
+   * Every line is made visible whole: names, error messages and warnings carry text a model, a
+   * provider or a repository chose (a tool name, an MCP server's command), and an escape sequence
+   * in any of them could rewrite the screen or the clipboard.
+   */
+  private write(line: string, dim = false): void {
+    const visible = visibleLines(line);
+    this.out.write(`${dim && this.color ? `\x1b[2m${visible}\x1b[22m` : visible}\n`);
   }
 
   handle(event: RunEvent): void {
     switch (event.type) {
       case 'run_started':
-        this.write(this.dim(`glassbox ${event.resumed ? 'resumed' : 'session'} ${event.sessionId} · ${event.model} (${event.wireApi})`));
+        this.write(`glassbox ${event.resumed ? 'resumed' : 'session'} ${event.sessionId} · ${event.model} (${event.wireApi})`, true);
         break;
       case 'model_requested':
         this.roundText = '';
@@ -40,7 +42,7 @@ export class ProgressPrinter {
       case 'tool_requested':
         if (this.roundText.trim()) this.write(`› ${visibleText(this.roundText.trim().replace(/\s+/g, ' '))}`);
         this.roundText = '';
-        this.write(this.dim(`  ⚙ ${event.name} ${clip(event.arguments)}`));
+        this.write(`  ⚙ ${event.name} ${clip(event.arguments)}`, true);
         break;
       case 'tool_permission_decided':
         if (event.decision !== 'allow')
@@ -51,7 +53,8 @@ export class ProgressPrinter {
         break;
       case 'tool_finished':
         this.write(
-          this.dim(`  ${event.isError ? '✗' : '✓'} ${event.name} (${event.durationMs} ms)${event.isError ? ` ${clip(event.output)}` : ''}`),
+          `  ${event.isError ? '✗' : '✓'} ${event.name} (${event.durationMs} ms)${event.isError ? ` ${clip(event.output)}` : ''}`,
+          true,
         );
         break;
       case 'history_compacted':
@@ -61,7 +64,7 @@ export class ProgressPrinter {
         this.write(`warning: ${event.message}`);
         break;
       case 'run_succeeded':
-        this.write(this.dim(`done in ${event.rounds} round(s) · ${event.usage.total.totalTokens} tokens`));
+        this.write(`done in ${event.rounds} round(s) · ${event.usage.total.totalTokens} tokens`, true);
         break;
       case 'run_failed':
         this.write(`glassbox: run failed [${event.error.code}]: ${event.error.message}`);

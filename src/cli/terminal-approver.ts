@@ -16,6 +16,14 @@ export function visibleText(text: string): string {
   });
 }
 
+/** `visibleText` line by line: newlines stay layout, every other control character is shown. */
+export function visibleLines(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => visibleText(line.replace(/\t/g, '  ').replace(/\r$/, '')))
+    .join('\n');
+}
+
 export interface TerminalApproverOptions {
   /** Ctrl-C at the prompt: the terminal is in raw mode, so no SIGINT reaches the process. */
   onInterrupt?: () => void;

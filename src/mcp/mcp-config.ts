@@ -7,9 +7,10 @@
 // Reading costs two small file reads, no SDK.
 
 import { createHash } from 'node:crypto';
-import { readFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { readConfigFile } from '../workspace/index.js';
 
 /** A setting in a config file is wrong: a usage error (exit 2) naming the file and the key. */
 export class McpConfigError extends Error {
@@ -31,6 +32,8 @@ export interface McpServerConfig {
   source: McpConfigSource;
   /** The file it came from, for messages. */
   path: string;
+  /** The project of the turn: `${GLASSBOX_PROJECT_ROOT}` in args, env, cwd, url and headers. */
+  projectRoot: string;
   transport: McpTransportConfig;
   /** Only these tools are offered to the model; null: all (up to the cap). */
   allowedTools: string[] | null;
@@ -59,6 +62,11 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 // Names become part of `mcp__<server>__<tool>`, which providers restrict to [A-Za-z0-9_-].
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
+// A config string is shown to the user (warnings, `mcp list`, approvals) and handed to a process;
+// a control character in it could redraw the screen to hide what would really run.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const text = () => z.string().refine((value) => !CONTROL_CHARACTERS.test(value), 'must not contain control characters');
+
 const commonFields = {
   tools: z.array(z.string().min(1)).optional(),
   trust: z.boolean().optional(),
@@ -68,15 +76,15 @@ const commonFields = {
   toolTimeoutSec: z.number().positive().max(3600).optional(),
 };
 const stdioSchema = z.strictObject({
-  command: z.string().trim().min(1, 'must not be empty'),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name'), z.string()).optional(),
-  cwd: z.string().min(1).optional(),
+  command: text().trim().min(1, 'must not be empty'),
+  args: z.array(text()).optional(),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name'), text()).optional(),
+  cwd: text().min(1).optional(),
   ...commonFields,
 });
 const httpSchema = z.strictObject({
-  url: z.string().refine(isHttpUrl, 'must be an http:// or https:// URL'),
-  headers: z.record(z.string(), z.string()).optional(),
+  url: text().refine(isHttpUrl, 'must be an http:// or https:// URL'),
+  headers: z.record(text(), text()).optional(),
   ...commonFields,
 });
 
@@ -104,8 +112,21 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Check one file's `mcpServers` object; `root` resolves a relative `cwd`. */
-export function parseMcpServers(value: unknown, path: string, source: McpConfigSource, root: string): McpServerConfig[] {
+/** `${GLASSBOX_PROJECT_ROOT}`: the project a turn runs in, for a user's server that works on it. */
+export const PROJECT_ROOT_VARIABLE = 'GLASSBOX_PROJECT_ROOT';
+
+/**
+ * Check one file's `mcpServers` object. A relative `cwd` resolves against `baseDir`, which is also
+ * the default: the project root for a project's file, the Glassbox home for the user's — not the
+ * project, where `npx`, `python -m` and the like would pick up code the repository planted.
+ */
+export function parseMcpServers(
+  value: unknown,
+  path: string,
+  source: McpConfigSource,
+  baseDir: string,
+  projectRoot = baseDir,
+): McpServerConfig[] {
   if (value === undefined) return [];
   if (!isObject(value)) throw new McpConfigError(`${path}: mcpServers: expected an object of server name → settings`);
   const servers: McpServerConfig[] = [];
@@ -122,6 +143,14 @@ export function parseMcpServers(value: unknown, path: string, source: McpConfigS
       throw new McpConfigError(`${path}: ${prefix}: needs either command (a stdio server) or url (a Streamable HTTP server)`);
     const parsed = schema.safeParse(entry);
     if (!parsed.success) throw describe(path, prefix, parsed.error.issues[0]);
+    if (source === 'project') {
+      const variable = findVariable(parsed.data, prefix);
+      if (variable !== null) {
+        throw new McpConfigError(
+          `${path}: ${variable}: a project's config cannot read environment variables (\${…}); only your own config can hand a server a secret`,
+        );
+      }
+    }
     const data = parsed.data as z.infer<typeof stdioSchema> & z.infer<typeof httpSchema>;
     const transport: McpTransportConfig =
       'command' in data && data.command !== undefined
@@ -130,13 +159,16 @@ export function parseMcpServers(value: unknown, path: string, source: McpConfigS
             command: data.command,
             args: data.args ?? [],
             env: data.env ?? {},
-            cwd: data.cwd === undefined ? root : isAbsolute(data.cwd) ? data.cwd : resolve(root, data.cwd),
+            // `${GLASSBOX_PROJECT_ROOT}` and other variables are expanded when the server starts.
+            cwd:
+              data.cwd === undefined ? baseDir : isAbsolute(data.cwd) || data.cwd.startsWith('${') ? data.cwd : resolve(baseDir, data.cwd),
           }
         : { kind: 'http', url: data.url, headers: data.headers ?? {} };
     servers.push({
       name,
       source,
       path,
+      projectRoot,
       transport,
       allowedTools: data.tools ?? null,
       trusted: data.trust === true,
@@ -149,15 +181,33 @@ export function parseMcpServers(value: unknown, path: string, source: McpConfigS
   return servers;
 }
 
-async function readJson(path: string): Promise<Record<string, unknown> | null> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw new McpConfigError(`cannot read ${path}: ${(error as Error).message}`);
+/** The key path of the first string holding `${…}`, or null. */
+function findVariable(value: unknown, at: string): string | null {
+  if (typeof value === 'string') return value.includes('${') ? at : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findVariable(item, `${at}[${index}]`);
+      if (found !== null) return found;
+    }
+    return null;
   }
+  if (isObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      const found = findVariable(item, `${at}.${key}`);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+async function readJson(path: string): Promise<Record<string, unknown> | null> {
+  let text: string | null;
+  try {
+    text = await readConfigFile(path);
+  } catch (error) {
+    throw new McpConfigError((error as Error).message);
+  }
+  if (text === null) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -233,6 +283,24 @@ export function describeTransport(config: McpServerConfig): string {
   return transport.kind === 'stdio' ? `stdio: ${[transport.command, ...transport.args].join(' ')}` : `http: ${transport.url}`;
 }
 
+/**
+ * Everything the fingerprint covers, quoted, for the person deciding whether to enable a project's
+ * server: the command and each argument, the environment, the directory — or the URL and headers.
+ */
+export function describeTransportInFull(config: McpServerConfig): string {
+  const { transport } = config;
+  const pairs = (record: Record<string, string>): string =>
+    sortedEntries(record)
+      .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+      .join(' ');
+  if (transport.kind === 'http') {
+    const headers = Object.keys(transport.headers).length > 0 ? ` with headers ${pairs(transport.headers)}` : '';
+    return `http ${JSON.stringify(transport.url)}${headers}`;
+  }
+  const env = Object.keys(transport.env).length > 0 ? ` with env ${pairs(transport.env)}` : '';
+  return `${[transport.command, ...transport.args].map((part) => JSON.stringify(part)).join(' ')} in ${JSON.stringify(transport.cwd)}${env}`;
+}
+
 /** Both files merged: the user's servers, then the project's that the user enabled. */
 export async function readMcpConfig(home: string, root: string): Promise<McpConfig> {
   const userPath = userConfigPath(home);
@@ -243,7 +311,7 @@ export async function readMcpConfig(home: string, root: string): Promise<McpConf
     realpath(root).catch(() => resolve(root)),
   ]);
   const warnings: McpConfigWarning[] = [];
-  const servers = parseMcpServers(user?.mcpServers, userPath, 'user', root);
+  const servers = parseMcpServers(user?.mcpServers, userPath, 'user', home, root);
   const optIn = projectOptIn(user?.projectMcpServers, userPath, projectKey, warnings);
   // Resolved against the real directory, so a symlinked checkout has the same fingerprints.
   const projectServers = parseMcpServers(project?.mcpServers, projectPath, 'project', projectKey);
@@ -274,11 +342,11 @@ export async function readMcpConfig(home: string, root: string): Promise<McpConf
       warnings.push({
         code: 'MCP_PROJECT_SERVER_CHANGED',
         message:
-          `MCP server "${server.name}" in ${projectPath} is not started: what it runs changed since you enabled it (now ${describeTransport(server)}). ` +
+          `MCP server "${server.name}" in ${projectPath} is not started: what it runs changed since you enabled it (now ${describeTransportInFull(server)}). ` +
           `If you trust the new command, set projectMcpServers[${JSON.stringify(projectKey)}].${server.name} to ${JSON.stringify(fingerprint)} in ${userPath}.`,
       });
     } else {
-      notEnabled.push({ name: server.name, fingerprint, runs: describeTransport(server) });
+      notEnabled.push({ name: server.name, fingerprint, runs: describeTransportInFull(server) });
     }
   }
   if (notEnabled.length > 0) {
@@ -286,7 +354,7 @@ export async function readMcpConfig(home: string, root: string): Promise<McpConf
     warnings.push({
       code: 'MCP_PROJECT_SERVER_NOT_ENABLED',
       message:
-        `${projectPath} names MCP server${notEnabled.length > 1 ? 's' : ''} ${notEnabled.map((server) => `"${server.name}" (${server.runs})`).join(', ')}, not started: a project's server runs a command the repository chose. ` +
+        `${projectPath} names MCP server${notEnabled.length > 1 ? 's' : ''} ${notEnabled.map((server) => `"${server.name}" (runs ${server.runs})`).join(', ')}, not started: a project's server runs a command the repository chose. ` +
         `To allow it for this project and this command only, add to ${userPath}: "projectMcpServers": ${JSON.stringify({ [projectKey]: entry })}`,
     });
   }

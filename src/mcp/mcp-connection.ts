@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../agent/index.js';
-import { expandVariables, type McpServerConfig } from './mcp-config.js';
+import { PROJECT_ROOT_VARIABLE, expandVariables, type McpServerConfig } from './mcp-config.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 
 export type { McpToolInfo };
@@ -65,18 +65,20 @@ export class McpConnection {
 
   private createTransport(): GroupStdioTransport | StreamableHTTPClientTransport {
     const { transport, name } = this.config;
+    const variables: NodeJS.ProcessEnv = { ...process.env, [PROJECT_ROOT_VARIABLE]: this.config.projectRoot };
     if (transport.kind === 'stdio') {
       const env: Record<string, string> = {};
       for (const [key, value] of Object.entries(transport.env))
-        env[key] = expandVariables(value, process.env, `mcpServers.${name}.env.${key}`);
-      const args = transport.args.map((arg, index) => expandVariables(arg, process.env, `mcpServers.${name}.args[${index}]`));
-      this.stdio = new GroupStdioTransport({ command: transport.command, args, cwd: transport.cwd, env });
+        env[key] = expandVariables(value, variables, `mcpServers.${name}.env.${key}`);
+      const args = transport.args.map((arg, index) => expandVariables(arg, variables, `mcpServers.${name}.args[${index}]`));
+      const cwd = expandVariables(transport.cwd, variables, `mcpServers.${name}.cwd`);
+      this.stdio = new GroupStdioTransport({ command: transport.command, args, cwd, env });
       return this.stdio;
     }
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(transport.headers))
-      headers[key] = expandVariables(value, process.env, `mcpServers.${name}.headers.${key}`);
-    const url = new URL(expandVariables(transport.url, process.env, `mcpServers.${name}.url`));
+      headers[key] = expandVariables(value, variables, `mcpServers.${name}.headers.${key}`);
+    const url = new URL(expandVariables(transport.url, variables, `mcpServers.${name}.url`));
     this.http = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     return this.http;
   }

@@ -45,6 +45,9 @@ export interface TraceBuilderOptions {
 
 /** Content attributes are clipped: collectors refuse or truncate huge attributes anyway. */
 const MAX_CONTENT_CHARS = 32_000;
+const MAX_FREE_TEXT_CHARS = 2_000;
+/** How the permission layer words an escalation; what follows is the model's justification. */
+const ESCALATION_REASON = 'asks to run outside the sandbox';
 
 export function providerName(wireApi: WireApi | string): string {
   return wireApi === 'anthropic' ? 'anthropic' : 'openai';
@@ -88,6 +91,21 @@ export class TraceBuilder {
   private content(text: string): string {
     const clean = this.options.redact(text);
     return clean.length > MAX_CONTENT_CHARS ? `${clean.slice(0, MAX_CONTENT_CHARS)}… [clipped]` : clean;
+  }
+
+  /**
+   * Free text that is not a message's content but can carry some (a warning quoting an MCP
+   * server's stderr, a provider's error, a permission reason): always redacted, always short.
+   */
+  private freeText(text: string): string {
+    const clean = this.options.redact(text);
+    return clean.length > MAX_FREE_TEXT_CHARS ? `${clean.slice(0, MAX_FREE_TEXT_CHARS)}… [clipped]` : clean;
+  }
+
+  /** A permission or approval reason; an escalation's justification is the model's words: content. */
+  private reason(text: string): string {
+    if (!this.options.traceContent && text.startsWith(ESCALATION_REASON)) return `${ESCALATION_REASON} (justification: --trace-content)`;
+    return this.freeText(text);
   }
 
   private parent(): SpanHandle | null {
@@ -145,13 +163,13 @@ export class TraceBuilder {
         this.tools.get(event.callId)?.span.set({
           'glassbox.permission.decision': event.decision,
           'glassbox.permission.rule': event.rule,
-          'glassbox.permission.reason': event.reason,
+          'glassbox.permission.reason': this.reason(event.reason),
         });
         return;
       case 'approval_requested': {
         const tool = this.tools.get(event.callId);
         if (!tool) return;
-        const attributes: Attributes = { 'glassbox.approval.reason': event.reason };
+        const attributes: Attributes = { 'glassbox.approval.reason': this.reason(event.reason) };
         if (this.options.traceContent) attributes['glassbox.approval.summary'] = this.content(event.summary);
         tool.approval = this.sink.start(`approval_wait ${event.name}`, { parent: tool.span, startMs: atMs, kind: 'internal', attributes });
         return;
@@ -212,7 +230,7 @@ export class TraceBuilder {
         return;
       }
       case 'warning':
-        this.run?.event('warning', atMs, { 'glassbox.warning.code': event.code, 'glassbox.warning.message': event.message });
+        this.run?.event('warning', atMs, { 'glassbox.warning.code': event.code, 'glassbox.warning.message': this.freeText(event.message) });
         return;
       case 'run_succeeded':
       case 'run_failed':
@@ -228,7 +246,7 @@ export class TraceBuilder {
         if (event.type === 'run_cancelled') attributes['glassbox.cancel_reason'] = event.reason;
         if (event.type === 'run_succeeded' && this.options.traceContent) attributes['glassbox.answer'] = this.content(event.answer);
         this.run?.set(attributes);
-        this.run?.end(atMs, event.type === 'run_failed' ? `${event.error.code}: ${event.error.message}` : undefined);
+        this.run?.end(atMs, event.type === 'run_failed' ? this.freeText(`${event.error.code}: ${event.error.message}`) : undefined);
         this.run = null;
         return;
       }
@@ -289,7 +307,7 @@ export class TraceBuilder {
       }
     }
     span.set(attributes);
-    span.end(atMs, call.error ? `${call.error.code}: ${call.error.message}` : undefined);
+    span.end(atMs, call.error ? this.freeText(`${call.error.code}: ${call.error.message}`) : undefined);
     this.modelSpan = null;
   }
 

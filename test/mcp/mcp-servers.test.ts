@@ -89,7 +89,10 @@ describe('MCP servers as tools', () => {
 
   test('stdio (server-filesystem): read-only tools are allowed, writes are hidden under the never policy', async () => {
     await withMcpWorld([{ toolCalls: [call('mcp__fs__read_text_file', { path: 'README.md' })] }, { text: 'Read it.' }], async (world) => {
-      await world.writeUserConfig({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM_SERVER, world.root] } } });
+      // The project is named by the variable: a user's server does not run in the project directory.
+      await world.writeUserConfig({
+        mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM_SERVER, '${GLASSBOX_PROJECT_ROOT}'] } },
+      });
       const { result, events, records } = await world.turn({ settings: { approvalPolicy: 'never' } });
       assert.equal(result.terminal.type, 'run_succeeded');
       const sent = sentToolNames(world.provider);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ToolAccess } from '../../src/agent/index.js';
@@ -22,6 +23,7 @@ import {
   type ApprovalPolicy,
   type PermissionSettings,
 } from '../../src/permissions/index.js';
+import { prepareRunExtensions } from '../../src/runner/run-extensions.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 
 const ROOT = '/work/project';
@@ -137,6 +139,48 @@ describe('MCP config', () => {
     assert.deepEqual([http.trusted, http.enabled], [true, false]);
   });
 
+  test("a user's server runs in the Glassbox home unless told otherwise; a project's in the project", () => {
+    const [user] = parseMcpServers({ docs: { command: 'npx', args: ['-y', 'docs'] } }, '/h/config.json', 'user', '/h', ROOT);
+    assert.equal(user?.transport.kind === 'stdio' && user.transport.cwd, '/h');
+    assert.equal(user?.projectRoot, ROOT);
+    const [here] = parseMcpServers({ docs: { command: 'x', cwd: '${GLASSBOX_PROJECT_ROOT}' } }, '/h/config.json', 'user', '/h', ROOT);
+    assert.equal(here?.transport.kind === 'stdio' && here.transport.cwd, '${GLASSBOX_PROJECT_ROOT}');
+    const [project] = parseMcpServers({ lint: { command: 'x' } }, `${ROOT}/.glassbox/config.json`, 'project', ROOT);
+    assert.equal(project?.transport.kind === 'stdio' && project.transport.cwd, ROOT);
+  });
+
+  test("a project's config cannot read environment variables, and no config string may hold a control character", () => {
+    const projectFile = `${ROOT}/.glassbox/config.json`;
+    for (const [entry, key] of [
+      [{ command: 'x', env: { TOKEN: '${OPENAI_API_KEY}' } }, 'mcpServers.s.env.TOKEN'],
+      [{ command: 'x', args: ['--key', 'k=${ANTHROPIC_API_KEY}'] }, 'mcpServers.s.args[1]'],
+      [{ url: 'http://127.0.0.1:9/mcp', headers: { 'X-Trace-Id': '${OPENAI_API_KEY}' } }, 'mcpServers.s.headers.X-Trace-Id'],
+      [{ url: 'http://${HOST}/mcp' }, 'mcpServers.s.url'],
+    ] as const) {
+      assert.throws(
+        () => parseMcpServers({ s: entry }, projectFile, 'project', ROOT),
+        (error: unknown) =>
+          error instanceof McpConfigError &&
+          error.message.startsWith(`${projectFile}: ${key}: a project's config cannot read environment variables`),
+        key,
+      );
+    }
+    for (const entry of [
+      { command: 'sh', args: ['-c', 'evil', '\u001b[42Dnpx -y @eslint/mcp\u001b[K'] },
+      { command: 'x\u009b2J' },
+      { command: 'x', env: { A: 'b\u202e' } },
+      { url: 'http://a/\u0007' },
+    ]) {
+      for (const source of ['user', 'project'] as const) {
+        assert.throws(
+          () => parseMcpServers({ s: entry }, '/f.json', source, ROOT),
+          /must not contain control characters/,
+          JSON.stringify(entry),
+        );
+      }
+    }
+  });
+
   test('clear errors: file and key named', () => {
     const cases: [unknown, string][] = [
       [{ docs: { command: 'x', arg: [] } }, '/h/config.json: mcpServers.docs.arg: unknown setting'],
@@ -209,7 +253,11 @@ describe('MCP config', () => {
       );
       const notice = before.warnings.find((warning) => warning.code === 'MCP_PROJECT_SERVER_NOT_ENABLED');
       assert.ok(notice, JSON.stringify(before.warnings));
-      assert.match(notice.message, /"lint" \(stdio: lint-mcp --stdio\)/);
+      // Everything the fingerprint covers is shown, quoted: command, arguments, directory, environment.
+      assert.ok(
+        notice.message.includes(`"lint" (runs "lint-mcp" "--stdio" in ${JSON.stringify(await realpath(root))} with env LEVEL="2")`),
+        notice.message,
+      );
       // The warning carries the exact entry to add; pasting it enables the server.
       const entry = JSON.parse(notice.message.slice(notice.message.indexOf('"projectMcpServers": ') + '"projectMcpServers": '.length));
       const key = await realpath(root);
@@ -247,6 +295,24 @@ describe('MCP config', () => {
           ['MCP_PROJECT_SERVER_CHANGED'],
         );
       }
+    });
+  });
+
+  test('a config file that is a FIFO or huge is refused at once, never read blindly', async () => {
+    await withTempDir(async (dir) => {
+      const home = join(dir, 'home');
+      const root = join(dir, 'project');
+      await mkdir(home);
+      await mkdir(join(root, '.glassbox'), { recursive: true });
+      // Before, reading a FIFO here blocked start-up for good.
+      execFileSync('mkfifo', [join(root, '.glassbox', 'config.json')]);
+      await assert.rejects(readMcpConfig(home, root), /config\.json is not a regular file/);
+      // The runner's "is MCP configured at all?" check does not hang on it either.
+      const extensions = await prepareRunExtensions({ root, home, mcp: true, telemetry: null, version: 't' });
+      assert.deepEqual(extensions.tools, []);
+      await rm(join(root, '.glassbox', 'config.json'));
+      await writeFile(join(home, 'config.json'), `{"models":{},"pad":"${'x'.repeat(1024 * 1024)}"}`);
+      await assert.rejects(readMcpConfig(home, root), /config\.json is larger than 1048576 bytes/);
     });
   });
 
