@@ -74,6 +74,10 @@ async function ask(
   }, 250);
   try {
     output.write(`\n┌ approval needed: ${visibleText(pending.summary)}\n│ why: ${visibleText(pending.reason)}\n`);
+    // The one-line summary clips long arguments; nobody approves what they could not read.
+    if (pending.summary.endsWith(' characters)') && pending.arguments.trim().length > 0) {
+      output.write(`│ arguments in full:\n${visibleLines(prettyArguments(pending.arguments)).replace(/^/gm, '│   ')}\n`);
+    }
     const answer = (
       await rl.question('└ [y] approve once · [a] approve for this session · [n] deny (optionally "n: message") › ', {
         signal: controller.signal,
@@ -91,5 +95,13 @@ async function ask(
   } finally {
     clearInterval(poll);
     rl.close();
+  }
+}
+
+function prettyArguments(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw;
   }
 }
