@@ -168,7 +168,23 @@ interface OpenedSession {
   compactionDisabled: boolean;
 }
 
-async function openSession(runner: Runner, request: TurnRequest): Promise<OpenedSession> {
+/**
+ * A new session's system message, started as soon as the turn is: its environment block (a
+ * directory listing, AGENTS.md, `git status` in the sandbox) is read while the turn's config and
+ * extensions load. Nothing in it depends on them, and it writes nothing.
+ */
+function startSystemPrompt(runner: Runner): Promise<string> {
+  const { settings } = runner;
+  const system = buildSystemPrompt({
+    root: runner.root,
+    git: () => gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox }),
+  });
+  // A turn that fails before it opens the session never awaits this.
+  system.catch(() => {});
+  return system;
+}
+
+async function openSession(runner: Runner, request: TurnRequest, systemPrompt: Promise<string> | null): Promise<OpenedSession> {
   const { settings, store } = runner;
   if (request.resume) {
     const sessionId = await store.resolveId(request.resume);
@@ -186,10 +202,7 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
   // The environment snapshot (git status, in the sandbox) is gathered while the session file is created.
   const [writer, system] = await Promise.all([
     store.create({ cwd: runner.root, model: settings.model, wireApi: settings.wireApi, glassboxVersion: glassboxVersion() }),
-    buildSystemPrompt({
-      root: runner.root,
-      git: () => gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox }),
-    }),
+    systemPrompt ?? startSystemPrompt(runner),
   ]);
   return {
     writer,
@@ -204,6 +217,7 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
 export async function runTurn(runner: Runner, request: TurnRequest): Promise<TurnResult> {
   const { settings } = runner;
   const policy = turnPolicy(settings, request);
+  const systemPrompt = request.resume ? null : startSystemPrompt(runner);
   // Before the session is opened: a bad --compact-at must not leave a started turn behind.
   const compaction = settings.compaction === undefined ? await runner.compaction() : null;
   const extensions = await prepareRunExtensions({
@@ -215,7 +229,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   });
   // MCP servers start while the session opens; they are stopped however the turn ends.
   const [opened] = await Promise.all([
-    openSession(runner, request).then(
+    openSession(runner, request, systemPrompt).then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     ),
