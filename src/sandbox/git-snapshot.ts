@@ -4,12 +4,14 @@
 // moment Glassbox starts. The rule: no program named by repository content runs outside the
 // sandbox without a person's approval. So `git status` runs only inside a read-only, offline
 // bubblewrap sandbox; without one, the branch is read from the files under `.git` and the status
-// is left out.
+// is left out. It lives beside the sandbox (not in runner/, which builds the prompt) so that
+// `exec` can start it while the runner's code is still loading.
 
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { runCommand, type SandboxAvailability } from '../sandbox/index.js';
+import type { SandboxAvailability } from './bubblewrap.js';
+import { runCommand } from './run-command.js';
 
 const STATUS_LINES = 15;
 const STATUS_TIMEOUT_MS = 5_000;
