@@ -41,4 +41,4 @@ export {
   type CommandResult,
   type SandboxSettings,
 } from './run-command.js';
-export { gitSnapshot, readBranch, type GitSnapshotOptions } from './git-snapshot.js';
+export { gitSnapshot, type GitSnapshotOptions } from './git-snapshot.js';
