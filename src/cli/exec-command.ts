@@ -9,6 +9,7 @@ import { ProgressPrinter } from './progress-printer.js';
 import { parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } from './run-config.js';
 import { openModel } from './open-model.js';
 import { processOutputGuard } from './output-guard.js';
+import { resolveRoot } from '../workspace/index.js';
 
 export interface ExecCliOptions {
   model?: string;
@@ -41,6 +42,21 @@ export function exitCodeFor(terminal: TerminalRunEvent): number {
 
 const CONFIGURATION_ERRORS: ReadonlySet<string> = new Set(['AUTH_FAILED', 'NOT_FOUND', 'QUOTA_EXCEEDED', 'PROVIDER_MISCONFIGURED']);
 
+/** The git lines of the environment block for `root`; never rejects (the runner would gather them anew). */
+function startGitSnapshot(root: string, home: string): Promise<string> | undefined {
+  let realRoot: string;
+  try {
+    realRoot = resolveRoot(root);
+  } catch {
+    return undefined;
+  }
+  const snapshot = import('../sandbox/index.js').then(({ gitSnapshot, detectSandbox }) =>
+    gitSnapshot({ root: realRoot, glassboxHome: home, detectSandbox }),
+  );
+  snapshot.catch(() => {});
+  return snapshot;
+}
+
 export async function execCommand(prompt: string, options: ExecCliOptions): Promise<number> {
   if (prompt.trim() === '') {
     process.stderr.write('glassbox: the prompt is empty; say what the agent should do\n');
@@ -54,6 +70,9 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   // Started now, so that compiling the runner's code overlaps the checks and opening the model.
   const runnerModule = import('../runner/index.js');
   runnerModule.catch(() => {});
+  // A new session's environment block needs `git status` in the sandbox (a bwrap run after a scan
+  // of the project): started now, it runs in child processes while the runner's code compiles.
+  const gitSnapshot = options.resume ? undefined : startGitSnapshot(config.root, config.home);
   // Before the model opens: a bad endpoint is a usage error. Reads the environment only.
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');
   const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
@@ -123,6 +142,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       signal: controller.signal,
       approvals,
       onEvent,
+      gitSnapshot,
     });
     if (result.persistError !== null) {
       process.stderr.write(`glassbox: warning: the session file could not be finalized: ${result.persistError}\n`);

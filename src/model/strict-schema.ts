@@ -231,6 +231,9 @@ export function parseToolArguments(raw: string, originalSchema: JsonSchema, stri
   return strict ? stripStrictNulls(originalSchema, parsed) : parsed;
 }
 
+/** Adapted schemas by the definition's `parameters` object; requests only read them. */
+const strictSchemas = new WeakMap<JsonSchema, JsonSchema>();
+
 /**
  * The parameters schema a tool definition puts on the wire: strict-mode adapted when the tool
  * asks for it, else sent unchanged. A schema strict mode cannot express is a BAD_REQUEST that
@@ -238,8 +241,13 @@ export function parseToolArguments(raw: string, originalSchema: JsonSchema, stri
  */
 export function wireParameters(tool: ModelToolDefinition): JsonSchema {
   if (!tool.strict) return tool.parameters;
+  // Every request of a run sends the same tool definitions: adapt each schema object once.
+  const cached = strictSchemas.get(tool.parameters);
+  if (cached !== undefined) return cached;
   try {
-    return toStrictJsonSchema(tool.parameters);
+    const strict = toStrictJsonSchema(tool.parameters);
+    strictSchemas.set(tool.parameters, strict);
+    return strict;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ModelError('BAD_REQUEST', `Tool ${tool.name} cannot be sent in strict mode: ${reason}`, { cause: error });

@@ -27,8 +27,7 @@ import {
   type ResolvedCompaction,
 } from '../compaction/index.js';
 import { loadCommandClassifier, type ApprovalPolicy } from '../permissions/index.js';
-import { detectSandbox, type SandboxDetector } from '../sandbox/index.js';
-import { gitSnapshot } from './git-snapshot.js';
+import { detectSandbox, gitSnapshot, type SandboxDetector } from '../sandbox/index.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
 import { createEditingTools, createReadOnlyTools, createShellTool, createToolSessionState, type ToolSessionState } from '../tools/index.js';
@@ -106,6 +105,13 @@ export interface TurnRequest {
   onEvent?: (event: RunEvent) => void;
   /** This turn's tool policy; default: the runner's (`RunnerSettings`). */
   policy?: ToolPolicySettings;
+  /**
+   * The environment block's git lines (`gitSnapshot` of the sandbox layer, for this runner's root),
+   * when the caller started gathering them before the runner was ready: `exec` does, so the
+   * sandboxed `git status` runs while the runner's code loads. Used only if the turn starts a new
+   * session; by default they are gathered when it does.
+   */
+  gitSnapshot?: Promise<string>;
 }
 
 /** The turn's policy, or a clear error for a runner opened without one (a programming error). */
@@ -168,7 +174,24 @@ interface OpenedSession {
   compactionDisabled: boolean;
 }
 
-async function openSession(runner: Runner, request: TurnRequest): Promise<OpenedSession> {
+/**
+ * A new session's system message, started as soon as the turn is: its environment block (a
+ * directory listing, AGENTS.md, `git status` in the sandbox) is read while the turn's config and
+ * extensions load. Nothing in it depends on them, and it writes nothing.
+ */
+function startSystemPrompt(runner: Runner, started?: Promise<string>): Promise<string> {
+  const { settings } = runner;
+  const system = buildSystemPrompt({
+    root: runner.root,
+    git: () =>
+      started ?? gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox }),
+  });
+  // A turn that fails before it opens the session never awaits this.
+  system.catch(() => {});
+  return system;
+}
+
+async function openSession(runner: Runner, request: TurnRequest, systemPrompt: Promise<string> | null): Promise<OpenedSession> {
   const { settings, store } = runner;
   if (request.resume) {
     const sessionId = await store.resolveId(request.resume);
@@ -186,10 +209,7 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
   // The environment snapshot (git status, in the sandbox) is gathered while the session file is created.
   const [writer, system] = await Promise.all([
     store.create({ cwd: runner.root, model: settings.model, wireApi: settings.wireApi, glassboxVersion: glassboxVersion() }),
-    buildSystemPrompt({
-      root: runner.root,
-      git: () => gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox }),
-    }),
+    systemPrompt ?? startSystemPrompt(runner),
   ]);
   return {
     writer,
@@ -204,6 +224,7 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
 export async function runTurn(runner: Runner, request: TurnRequest): Promise<TurnResult> {
   const { settings } = runner;
   const policy = turnPolicy(settings, request);
+  const systemPrompt = request.resume ? null : startSystemPrompt(runner, request.gitSnapshot);
   // Before the session is opened: a bad --compact-at must not leave a started turn behind.
   const compaction = settings.compaction === undefined ? await runner.compaction() : null;
   const extensions = await prepareRunExtensions({
@@ -215,7 +236,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   });
   // MCP servers start while the session opens; they are stopped however the turn ends.
   const [opened] = await Promise.all([
-    openSession(runner, request).then(
+    openSession(runner, request, systemPrompt).then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     ),

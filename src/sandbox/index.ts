@@ -41,3 +41,4 @@ export {
   type CommandResult,
   type SandboxSettings,
 } from './run-command.js';
+export { gitSnapshot, type GitSnapshotOptions } from './git-snapshot.js';

@@ -5,7 +5,7 @@
 
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, sep } from 'node:path';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
 // what the sandbox hides until it is approved.
 import { isSecretPath } from '../workspace/index.js';
@@ -80,38 +80,60 @@ export async function describeProtectedPath(path: string, reason: ProtectionReas
   }
 }
 
+/** A directory's entries, or null for one that vanished or may not be read. */
+async function listDirectory(dir: string): Promise<Dirent[] | null> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'ENOENT' || code === 'ENOTDIR' || code === 'EPERM') return null;
+    throw error;
+  }
+}
+
+/**
+ * Directories listed at once. Every sandboxed command (and a new session's `git status`) waits for
+ * this scan, and listing a level's directories one after another cost one thread-pool round trip
+ * each: ~400 ms for this repository on a loaded machine (docs/benchmarks.md). Entries are still
+ * visited in the same order, so the cap cuts the scan at the same place.
+ */
+const LISTING_BATCH = 32;
+
 async function scanProject(root: string, maxEntries: number): Promise<ProtectedPathScan> {
   const found: ProtectedPath[] = [];
   let visited = 0;
-  let queue: { dir: string; depth: number }[] = [{ dir: root, depth: 0 }];
+  // `rel` is the directory relative to the root with `/` separators, built along the walk: cheaper
+  // than `path.relative` per entry, which resolves both paths every time.
+  let queue: { dir: string; rel: string; depth: number }[] = [{ dir: root, rel: '', depth: 0 }];
   while (queue.length > 0) {
-    const next: { dir: string; depth: number }[] = [];
-    for (const { dir, depth } of queue) {
-      let entries: Dirent[];
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EACCES' || code === 'ENOENT' || code === 'ENOTDIR' || code === 'EPERM') continue;
-        throw error;
+    const next: { dir: string; rel: string; depth: number }[] = [];
+    let listings: Promise<Dirent[] | null>[] = [];
+    for (const [index, { dir, rel, depth }] of queue.entries()) {
+      if (index % LISTING_BATCH === 0) {
+        listings = queue.slice(index, index + LISTING_BATCH).map((item) => listDirectory(item.dir));
+        // A batch abandoned at the cap must not surface as an unhandled rejection.
+        for (const listing of listings) listing.catch(() => {});
       }
+      const entries = await listings[index % LISTING_BATCH]!;
+      if (entries === null) continue;
       for (const entry of entries) {
         visited += 1;
         if (visited > maxEntries) return { paths: found, truncated: true };
-        const full = join(dir, entry.name);
+        const full = dir.endsWith(sep) ? `${dir}${entry.name}` : `${dir}${sep}${entry.name}`;
+        const relativePath = rel === '' ? entry.name : `${rel}/${entry.name}`;
         if (entry.name === '.git') {
           const described = await describeProtectedPath(full, 'git');
           if (described) found.push(described);
           continue;
         }
-        if (isSecretPath(relative(root, full).split(sep).join('/'))) {
+        if (isSecretPath(relativePath)) {
           const described = await describeProtectedPath(full, 'secret-file');
           if (described) found.push(described);
           continue;
         }
         // Symlinked directories are not followed: they may loop or lead out of the project.
         if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name) && depth + 1 < MAX_DEPTH) {
-          next.push({ dir: full, depth: depth + 1 });
+          next.push({ dir: full, rel: relativePath, depth: depth + 1 });
         }
       }
     }

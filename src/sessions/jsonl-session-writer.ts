@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { SessionIndex } from './session-index.js';
 import type { HeldLock } from './session-lock.js';
@@ -30,11 +31,12 @@ export class JsonlSessionWriter extends SerialSessionWriter {
     const bytes = Buffer.from(lines.join(''), 'utf8');
     // A regular file takes the whole buffer in one write; the loop only guards the rare short
     // write (e.g. a signal), which still lands contiguously because we hold the lock.
+    // Synchronous on purpose: an append is a copy into the page cache (microseconds for a round's
+    // records), while the thread-pool round trip of an asynchronous write cost more than the copy,
+    // and the loop awaits a round's commit before it goes on anyway (docs/benchmarks.md). The
+    // fsync at turn end, which waits for the disk, stays asynchronous.
     let offset = 0;
-    while (offset < bytes.length) {
-      const { bytesWritten } = await this.handle.write(bytes, offset);
-      offset += bytesWritten;
-    }
+    while (offset < bytes.length) offset += writeSync(this.handle.fd, bytes, offset);
     for (const record of records) this.summary.add(record);
     this.dirty = true;
   }

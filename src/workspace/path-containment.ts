@@ -3,7 +3,6 @@
 // so they all draw it the same way.
 
 import { realpathSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** `candidate` is `root` or below it (lexically: resolve symlinks first, see `realLocation`). */
@@ -27,7 +26,10 @@ export async function realLocation(path: string): Promise<{ absolute: string; ex
   const missing: string[] = [];
   for (;;) {
     try {
-      return { absolute: join(await realpath(existing), ...missing), exists: missing.length === 0 };
+      // The same realpath(3) as `fs/promises`, called directly: resolving a path is a few cached
+      // lookups, cheaper than the thread-pool round trip an asynchronous call adds, and every tool
+      // call resolves its paths twice (permission gate, then the tool) before it runs.
+      return { absolute: join(realpathSync.native(existing), ...missing), exists: missing.length === 0 };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;

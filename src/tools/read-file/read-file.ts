@@ -2,7 +2,7 @@
 // few kilobytes of memory however little of it is shown. The whole file is still scanned, to
 // count its lines: the model needs the total to know where it is.
 
-import { open, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, read, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
@@ -102,9 +102,14 @@ async function readLines(
   limits: ReadFileLimits,
   signal: AbortSignal,
 ): Promise<{ shown: ShownLines; stamp: { mtimeMs: number; size: number } }> {
-  const handle = await open(absolute, 'r');
+  // The first chunk is read synchronously (open, fstat, read, close are page-cache work, cheaper
+  // than a thread-pool round trip each, and most files fit in one chunk); a longer file's further
+  // chunks are read asynchronously, so scanning a huge file still yields to other work and to the
+  // abort signal. O_NONBLOCK: a FIFO swapped in after the caller's stat must not block the open.
+  const fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const info = await handle.stat();
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new ToolError('NOT_A_FILE', `${displayPath} is not a regular file, so it cannot be read.`);
     const stamp = { mtimeMs: info.mtimeMs, size: info.size };
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     const line = new LineBuffer(limits.maxLineLength * 4 + 4);
@@ -139,8 +144,10 @@ async function readLines(
 
     for (;;) {
       signal.throwIfAborted();
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      // A short first read of a regular file is its end: no second call to learn that.
+      const bytesRead = firstChunk ? readSync(fd, chunk, 0, CHUNK_BYTES, null) : await readAsync(fd, chunk);
       if (bytesRead === 0) break;
+      const lastChunk = firstChunk && bytesRead < CHUNK_BYTES;
       const data = chunk.subarray(0, bytesRead);
       let position = 0;
       if (firstChunk) {
@@ -163,14 +170,21 @@ async function readLines(
         finishLine();
         position = newline + 1;
       }
+      if (lastChunk) break;
     }
     // A last line without a trailing newline is still a line.
     if (pendingBytes > 0) finishLine();
     shown.totalLines = lineNumber - 1;
     return { shown, stamp };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+function readAsync(fd: number, chunk: Buffer): Promise<number> {
+  return new Promise((resolveRead, rejectRead) => {
+    read(fd, chunk, 0, chunk.length, null, (error, bytesRead) => (error ? rejectRead(error) : resolveRead(bytesRead)));
+  });
 }
 
 function formatShown(shown: ShownLines, limits: ReadFileLimits): string {
@@ -199,7 +213,7 @@ export function createReadFileTool(limits: ReadFileLimits = DEFAULT_READ_FILE_LI
     async execute(args: ReadFileArgs, context: ToolContext): Promise<ToolResult> {
       context.signal.throwIfAborted();
       const resolved = await resolveExisting(context.root, args.path);
-      const info = await stat(resolved.absolute);
+      const info = statSync(resolved.absolute);
       if (info.isDirectory()) {
         throw new ToolError('IS_A_DIRECTORY', `${args.path} is a directory. Use list_dir to see its entries.`);
       }

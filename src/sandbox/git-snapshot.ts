@@ -4,12 +4,14 @@
 // moment Glassbox starts. The rule: no program named by repository content runs outside the
 // sandbox without a person's approval. So `git status` runs only inside a read-only, offline
 // bubblewrap sandbox; without one, the branch is read from the files under `.git` and the status
-// is left out.
+// is left out. It lives beside the sandbox (not in runner/, which builds the prompt) so that
+// `exec` can start it while the runner's code is still loading.
 
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { runCommand, type SandboxAvailability } from '../sandbox/index.js';
+import type { SandboxAvailability } from './bubblewrap.js';
+import { runCommand } from './run-command.js';
 
 const STATUS_LINES = 15;
 const STATUS_TIMEOUT_MS = 5_000;
@@ -26,12 +28,17 @@ export interface GitSnapshotOptions {
 
 /** The `git …` lines of the environment block. Never throws. */
 export async function gitSnapshot(options: GitSnapshotOptions): Promise<string> {
+  // No `.git` at or above the root: git finds no work tree either (the sandbox passes no GIT_DIR
+  // or GIT_WORK_TREE, and a bare repository has no status), so the answer is known without
+  // starting a sandbox, which costs tens of milliseconds on every new session.
+  const gitDir = await findGitDirectory(options.root);
+  if (gitDir === null) return 'git: not a git repository';
   const sandbox = await options.detectSandbox().catch(() => null);
   if (sandbox?.available && sandbox.path !== null) {
     const status = await sandboxedStatus(options, sandbox.path);
     if (status !== null) return status;
   }
-  const head = await readBranch(options.root);
+  const head = await branchOf(gitDir);
   if (head === null) return 'git: not a git repository';
   const why = sandbox?.available ? 'git status failed in the sandbox' : 'git status runs only inside the sandbox, which is unavailable';
   return `git branch: ${head}\ngit status: not collected (${why})`;
@@ -76,7 +83,10 @@ function formatStatus(stdout: string): string {
  */
 export async function readBranch(root: string): Promise<string | null> {
   const gitDir = await findGitDirectory(root);
-  if (gitDir === null) return null;
+  return gitDir === null ? null : branchOf(gitDir);
+}
+
+async function branchOf(gitDir: string): Promise<string | null> {
   const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => null);
   if (head === null) return null;
   const text = head.trim();
