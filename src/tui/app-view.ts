@@ -4,8 +4,9 @@
 // being asked, else to the editor; what they mean is decided in editor-keys.ts.
 
 import { createElement as h, useEffect, useRef, useState, useSyncExternalStore, type ReactElement } from 'react';
-import { Box, Static, Text, useApp, useInput, useStdout, type Key } from 'ink';
+import { Box, Static, Text, useApp, useInput, useStdin, useStdout, type Key } from 'ink';
 import { ApprovalView } from './approval-view.js';
+import { PasteTracker } from './bracketed-paste.js';
 import { runCommand, type CommandContext } from './command-handlers.js';
 import * as edit from './editor-state.js';
 import { editorKey, editorLines } from './editor-keys.js';
@@ -62,6 +63,8 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
   const [, setTick] = useState(0);
   const commandContext = useRef<CommandContext>({ controller, theme, listed: [] });
   const busySince = useRef<number | null>(null);
+  const { internal_eventEmitter: inputEvents } = useStdin();
+  const paste = useRef({ tracker: new PasteTracker(), consumed: false, onPaste: (_text: string): void => {} });
 
   useEffect(() => {
     if (snapshot.exitRequested) exit();
@@ -71,7 +74,10 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     if (snapshot.historyVersion > 0) setEditor({ ...editorRef.current, history: snapshot.promptHistory, historyIndex: null });
   }, [snapshot.historyVersion]);
   useEffect(() => {
-    if (initialPrompt) void controller.sendPrompt(initialPrompt);
+    if (!initialPrompt) return;
+    controller.rememberPrompt(initialPrompt);
+    setEditor({ ...editorRef.current, history: [...editorRef.current.history, initialPrompt.trim()] });
+    void controller.sendPrompt(initialPrompt);
   }, []);
   // The elapsed time on the hint line while something runs.
   useEffect(() => {
@@ -84,6 +90,19 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     return () => clearInterval(timer);
   }, [snapshot.busy]);
   useEffect(() => setDenyMessage(null), [snapshot.pending?.callId]);
+  // Raw input events reach this listener before useInput's (prepended), so a bracketed paste is
+  // taken whole and the key handler below skips every event that belonged to it.
+  useEffect(() => {
+    const onRawInput = (data: string): void => {
+      const step = paste.current.tracker.push(data);
+      paste.current.consumed = step.consumed;
+      if (step.pasted !== null) paste.current.onPaste(step.pasted);
+    };
+    inputEvents.prependListener('input', onRawInput);
+    return () => {
+      inputEvents.off('input', onRawInput);
+    };
+  }, [inputEvents]);
   // Ink re-lays out on resize, but widths computed here from stdout.columns need a new render.
   useEffect(() => {
     const onResize = (): void => setTick((n) => n + 1);
@@ -93,7 +112,8 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     };
   }, [stdout]);
 
-  const suggestions = snapshot.pending ? [] : suggestionsFor(editor, files);
+  // No completions over a recalled prompt: Up and Down keep walking the history.
+  const suggestions = snapshot.pending || editor.historyIndex !== null ? [] : suggestionsFor(editor, files);
   const choice = suggestions.length === 0 ? null : suggestions[Math.min(selected, suggestions.length - 1)]!;
 
   const submit = (): void => {
@@ -104,9 +124,12 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
       controller.note({ kind: 'notice', tone: 'error', text: `unknown command /${visibleText(parsed.name)} (/help lists them)` });
       return;
     }
+    const shown = editorRef.current.text;
     setEditor(next);
     setSelected(0);
-    if (parsed.kind === 'prompt') void controller.sendPrompt(parsed.text);
+    controller.rememberPrompt(prompt);
+    // The transcript shows a large paste as its placeholder, as the editor did; the model gets it whole.
+    if (parsed.kind === 'prompt') void controller.sendPrompt(parsed.text, parsed.text === prompt ? shown : parsed.text);
     else void runCommand(commandContext.current, parsed.name, parsed.args);
   };
 
@@ -144,7 +167,19 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     else if (answer === 'n') setDenyMessage('');
   };
 
+  // Pasted text is text: newlines stay in the prompt and no key binding fires inside it.
+  paste.current.onPaste = (text: string): void => {
+    if (controller.getSnapshot().pending) {
+      if (denyMessage !== null) setDenyMessage(denyMessage + text.replace(/[\r\n]+/g, ' '));
+      return;
+    }
+    setQuitArmedAt(null);
+    setEditor(edit.pasteText(editorRef.current, text));
+    setSelected(0);
+  };
+
   useInput((input, key) => {
+    if (paste.current.consumed) return;
     if (controller.getSnapshot().pending) return approvalKey(input, key);
     // With completions open, Up/Down choose among them instead of walking the history.
     if (suggestions.length > 0 && (key.upArrow || key.downArrow)) {

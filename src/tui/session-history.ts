@@ -4,7 +4,7 @@
 // up to that call (session files store no requests; replay is deterministic).
 
 import { itemsToModelMessages, type ResponseItem } from '../agent/index.js';
-import { historyCompactedEvent } from '../compaction/index.js';
+import { cheapItemTokens, historyCompactedEvent } from '../compaction/index.js';
 import type { ModelMessage } from '../model/index.js';
 import { HistoryReplay, type SessionRecord, type SessionStore } from '../sessions/index.js';
 import type { SessionMeter } from './session-meter.js';
@@ -43,8 +43,12 @@ export async function loadSession(store: SessionStore, sessionId: string, meter:
   for (const record of records)
     if (record.type === 'response_item' && record.item.type === 'function_call_output') outputs.set(record.item.callId, record.item);
   meter.reset();
+  let measured = false;
   for (const record of records) {
-    if (record.type === 'model_call') meter.addCall(record.usage, record.stage);
+    if (record.type === 'model_call') {
+      meter.addCall(record.usage, record.stage);
+      if (record.stage === 'turn' && record.usage !== null) measured = true;
+    }
     if (record.type === 'compaction') meter.compacted(record.tokensAfter);
     if (record.type === 'turn_started') {
       prompts.push(record.prompt);
@@ -56,7 +60,17 @@ export async function loadSession(store: SessionStore, sessionId: string, meter:
     if (!('turn' in record) || record.turn === null || record.turn < firstShown) continue;
     transcript = replayForScreen(transcript, record, outputs);
   }
+  // A fork copies the history but no model calls: until its first call, the meter shows the
+  // history's estimated size (what the compaction guard would count) rather than 0.
+  if (!measured && turns > 0) meter.estimated(estimateHistoryTokens(records));
   return { sessionId, turns, model, prompts, writtenPaths: [...paths], transcript };
+}
+
+/** The history the next request would carry (compactions applied), estimated at chars/4 per item. */
+export function estimateHistoryTokens(records: readonly SessionRecord[]): number {
+  const replay = new HistoryReplay();
+  for (const record of records) replay.add(record);
+  return replay.finish().history.reduce((sum, item) => sum + cheapItemTokens(item), 0);
 }
 
 function replayForScreen(

@@ -1,5 +1,5 @@
 // The interactive session's controls in a real terminal (tmux) against the fake provider: Esc
-// cancels a running turn, /fork branches and continues in the branch, a denial carries the
+// cancels a running turn, /fork branches (its context size shown at once) and continues in the branch, a denial carries the
 // user's reason to the model, and the screen follows a resize and honours NO_COLOR.
 
 import assert from 'node:assert/strict';
@@ -60,6 +60,9 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
       // Ink wraps the notice at a word boundary: the id may start on the next row.
       const forked = await screen.waitFor(/forked \S+ at turn 1 →\s+(\S+);/);
       const forkId = /forked \S+ at turn 1 →\s+(\S+);/.exec(forked)![1]!;
+      // The fork has made no model call yet: its context is estimated from the history it holds.
+      const meter = await screen.waitFor(/context ~([\d.]+k?)\/400k/);
+      assert.notEqual(/context ~([\d.]+k?)\/400k/.exec(meter)![1], '0', 'the context meter is not 0 right after /fork');
       await screen.submit('branch question');
       await screen.waitFor('Branch answer.');
       const sent = JSON.stringify(provider.requests[2]!.body);
