@@ -41,6 +41,8 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   } else {
     await controller.getRunner();
   }
+  // The workspace snapshot /diff compares with, taken in the background (the first turn waits for it).
+  void controller.changes.ready();
   let files: readonly string[] = [];
   const app = () => h(App, { controller, theme, files, initialPrompt: options.prompt });
   const instance = render(app(), { stdin, stdout, exitOnCtrlC: false, patchConsole: true });

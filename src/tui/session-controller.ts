@@ -5,6 +5,7 @@
 // and `fork` do, so everything lands in the same session format.
 
 import { randomUUID } from 'node:crypto';
+import { isAbsolute, relative, sep } from 'node:path';
 import { ApprovalRegistry, type PendingApproval, type RunEvent } from '../agent/index.js';
 import { openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
@@ -13,6 +14,7 @@ import { PromptHistoryFile } from './prompt-history.js';
 import { loadSession } from './session-history.js';
 import { addEntry, emptyTranscript, reduceRunEvent, type NewEntry, type TranscriptState } from './transcript-state.js';
 import { WorkspaceChanges } from './workspace-changes.js';
+import { DEFAULT_SNAPSHOT_LIMITS } from './workspace-snapshot.js';
 import { oneLine } from './visible-text.js';
 
 export type SandboxModeName = ToolPolicySettings['sandbox'];
@@ -76,7 +78,10 @@ export class SessionController {
 
   constructor(readonly options: ControllerOptions) {
     this.settings = { ...options.runner };
-    this.changes = new WorkspaceChanges(options.runner.root);
+    // Glassbox's home inside the project (sessions, history) is not a change the agent made.
+    const home = relative(options.runner.root, options.runner.home).split(sep).join('/');
+    const excluded = home === '' || home.startsWith('..') || isAbsolute(home) ? [] : [home];
+    this.changes = new WorkspaceChanges(options.runner.root, { ...DEFAULT_SNAPSHOT_LIMITS, excluded });
     this.historyFile = new PromptHistoryFile(options.runner.home);
     let transcript = emptyTranscript();
     for (const text of options.notices ?? []) transcript = addEntry(transcript, { kind: 'notice', tone: 'info', text });
@@ -171,6 +176,8 @@ export class SessionController {
     }
     this.update({ transcript: addEntry(this.state.transcript, { kind: 'user', text: shown }) });
     return this.track('turn', async (signal) => {
+      // /diff compares with a snapshot taken before the agent could change anything.
+      await this.changes.ready();
       const runner = await this.getRunner();
       const runId = randomUUID();
       const result = await runTurn(runner, {
