@@ -10,13 +10,14 @@ import { PasteTracker } from './bracketed-paste.js';
 import { runCommand, type CommandContext } from './command-handlers.js';
 import * as edit from './editor-state.js';
 import { editorKey, editorLines } from './editor-keys.js';
-import { EntryView } from './entry-view.js';
+import { EntryView, entryRows } from './entry-view.js';
 import { matchFiles } from './file-mentions.js';
 import type { SessionController } from './session-controller.js';
 import { commandCompletions, parseInput } from './slash-commands.js';
 import { StatusBar } from './status-bar.js';
 import type { Theme } from './theme.js';
 import { lastToolEntry, type Entry } from './transcript-state.js';
+import { lineRows, textRows } from './text-rows.js';
 import { visibleText } from './visible-text.js';
 
 /** Two Ctrl-C within this long quit; one alone only arms it (the usual convention). */
@@ -243,9 +244,20 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
         : snapshot.busy !== null
           ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
           : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
-  const fixedRows = lines.length + 2 + 3 + Math.max(suggestions.length, 0);
-  const liveBudget = Math.max(3, rows - fixedRows - 2 - snapshot.transcript.live.length);
-  const previewBudget = Math.max(3, rows - 12);
+  // The live frame must stay shorter than the terminal (see text-rows.ts): the editor (or the
+  // approval panel), completions, status lines and the other live entries are counted in rows,
+  // and answers get what is left.
+  const live = snapshot.transcript.live;
+  const otherLiveRows = live.reduce((sum, entry) => sum + entryRows(entry, columns), 0);
+  const answers = Math.max(1, live.filter((entry) => entry.kind === 'assistant').length);
+  const previewBudget = Math.max(3, rows - 12 - otherLiveRows);
+  const preview = snapshot.pending?.preview?.lines.length ?? 0;
+  const middleRows = snapshot.pending
+    ? 5 + Math.min(preview, previewBudget) + textRows(denyMessage ?? '', columns - 4)
+    : 3 + lines.reduce((sum, line) => sum + lineRows(`› ${line}`, columns - 4), 0);
+  const fixedRows = middleRows + suggestions.length + 3 + otherLiveRows;
+  // Per answer: its top margin and the "… lines above" line; one row spare for the cursor line.
+  const liveBudget = Math.max(3, Math.floor((rows - 1 - fixedRows) / answers) - 2);
 
   return h(
     Box,

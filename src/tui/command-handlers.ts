@@ -27,7 +27,7 @@ export async function runCommand(context: CommandContext, name: SlashCommandName
   const { controller } = context;
   switch (name) {
     case 'help':
-      return controller.note({ kind: 'block', title: 'help', body: helpText(context.theme) });
+      return controller.note({ kind: 'block', title: 'help', body: helpText(context.theme, process.stdout.columns || 80) });
     case 'status':
       return controller.note({ kind: 'block', title: 'status', body: statusText(context) });
     case 'quit':

@@ -112,6 +112,30 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
     }
   });
 
+  test('at 80×24 an answer taller than the screen ends up printed whole, its last line included', async () => {
+    const { root, home } = await ptyProject();
+    // Paragraphs of ~3 rows each: far more rows than lines, and more rows than the terminal has.
+    const paragraphs = Array.from(
+      { length: 12 },
+      (_, i) => `Paragraph ${i + 1} says ${'something rather long about the project and its tests, '.repeat(3)}end.`,
+    );
+    const answer = `${paragraphs.join('\n\n')}\n\nThe very last line of the answer.`;
+    const provider = await startFakeProvider({ script: [{ text: answer }] });
+    const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
+    try {
+      await screen.waitFor('new session');
+      await screen.submit('tell me everything');
+      await screen.waitFor(/01[0-9a-f]{6}-[0-9a-f]{4}\n/);
+      await screen.waitFor('Enter send');
+      const scrollback = await screen.capture({ history: true });
+      assert.match(scrollback, /The very last line of the answer\./);
+      for (let i = 1; i <= 12; i++) assert.match(scrollback, new RegExp(`Paragraph ${i} says`));
+    } finally {
+      await screen.close();
+      await provider.close();
+    }
+  });
+
   test('80×24 with NO_COLOR has no colour; a resize redraws at the new width; colour is on without NO_COLOR', async () => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [{ text: 'Plain **answer** with `code`.' }], whenExhausted: { text: 'again' } });
