@@ -197,6 +197,8 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
         }
         return;
       case 'submit':
+        // Typed-ahead text comes with its Enter (editor-keys.ts): take the text first.
+        if (state !== editorRef.current) setEditor(state);
         // Enter on a half-typed command name completes it first.
         if (
           choice !== null &&

@@ -87,6 +87,10 @@ describe('prompt editor', () => {
     assert.equal(recalled.text, '[Pasted text #2 +50 lines]');
     assert.equal(edit.submit(recalled).prompt, prompt);
     assert.equal(press(typed(''), 'short paste').state.text, 'short paste', 'a short paste is plain text');
+    const ahead = press(typed('say '), 'hello there\r');
+    assert.deepEqual([ahead.state.text, ahead.action], ['say hello there', 'submit'], 'a line typed ahead with its Enter is sent');
+    const lines = press(typed(''), 'one\rtwo\r');
+    assert.deepEqual([lines.state.text, lines.action], ['one\ntwo\n', 'none'], 'several lines at once stay text');
   });
 
   test('bracketed paste: everything between the markers is one paste, however it is chunked', () => {

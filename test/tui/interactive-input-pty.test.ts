@@ -51,6 +51,21 @@ describe('glassbox in a terminal: input (tmux)', { skip }, () => {
     }
   });
 
+  test('a line typed ahead with its Enter in one read (as while the session starts) is sent', async () => {
+    const { root, home } = await ptyProject();
+    const provider = await startFakeProvider({ script: [{ text: 'Heard you.' }] });
+    const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
+    try {
+      await screen.waitFor('new session');
+      await screen.type('typed ahead\r');
+      await screen.waitFor('Heard you.');
+      assert.equal(lastUserText(provider.requests[0]!), 'typed ahead');
+    } finally {
+      await screen.close();
+      await provider.close();
+    }
+  });
+
   test('prompts are kept in <home>/history.jsonl (0600, no secrets) and Up recalls them in the next session', async () => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [], whenExhausted: { text: 'Noted.' } });
