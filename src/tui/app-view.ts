@@ -60,7 +60,13 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
   };
   const [selected, setSelected] = useState(0);
   const [quitArmedAt, setQuitArmedAt] = useState<number | null>(null);
-  const [denyMessage, setDenyMessage] = useState<string | null>(null);
+  const [denyMessage, setDenyState] = useState<string | null>(null);
+  // Read through a ref by the key handlers: a paste updates it between renders.
+  const denyRef = useRef<string | null>(null);
+  const setDenyMessage = (next: string | null): void => {
+    denyRef.current = next;
+    setDenyState(next);
+  };
   const [, setTick] = useState(0);
   const commandContext = useRef<CommandContext>({ controller, theme, listed: [] });
   const busySince = useRef<number | null>(null);
@@ -142,6 +148,7 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
   };
 
   const approvalKey = (input: string, key: Key): void => {
+    const denyMessage = denyRef.current;
     if (key.escape && denyMessage !== null) {
       setDenyMessage(null);
       return;
@@ -171,7 +178,7 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
   // Pasted text is text: newlines stay in the prompt and no key binding fires inside it.
   paste.current.onPaste = (text: string): void => {
     if (controller.getSnapshot().pending) {
-      if (denyMessage !== null) setDenyMessage(denyMessage + text.replace(/[\r\n]+/g, ' '));
+      if (denyRef.current !== null) setDenyMessage(denyRef.current + text.replace(/[\r\n]+/g, ' '));
       return;
     }
     setQuitArmedAt(null);

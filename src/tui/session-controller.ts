@@ -304,8 +304,8 @@ export class SessionController {
     this.update({
       sessionId: loaded.sessionId,
       transcript: loaded.transcript,
-      // This session's prompts come first on Up; the rest of the history is still there above them.
-      promptHistory: [...this.typedHistory.filter((p) => !loaded.prompts.includes(p)), ...loaded.prompts],
+      // What was typed here, newest first on Up, after the session's prompts that were not (sent by `exec`).
+      promptHistory: [...loaded.prompts.map((p) => p.trim()).filter((p) => !this.typedHistory.includes(p)), ...this.typedHistory],
       historyVersion: this.state.historyVersion + 1,
     });
   }
