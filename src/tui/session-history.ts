@@ -60,10 +60,31 @@ export async function loadSession(store: SessionStore, sessionId: string, meter:
     if (!('turn' in record) || record.turn === null || record.turn < firstShown) continue;
     transcript = replayForScreen(transcript, record, outputs);
   }
-  // A fork copies the history but no model calls: until its first call, the meter shows the
-  // history's estimated size (what the compaction guard would count) rather than 0.
-  if (!measured && turns > 0) meter.estimated(estimateHistoryTokens(records));
+  // A fork copies the history but no model calls: until its first call, the meter shows what the
+  // parent measured for the same history, or failing that an estimate of it, rather than 0.
+  if (!measured && turns > 0) meter.estimated((await forkParentContext(store, meta.parent)) ?? estimateHistoryTokens(records));
   return { sessionId, turns, model, prompts, writtenPaths: [...paths], transcript };
+}
+
+/**
+ * The context the parent had at the end of the forked turn: its last turn-stage call's input +
+ * output up to that turn (tool definitions included, which an estimate of the history lacks), or
+ * what a later compaction in those turns left. Null when the parent is gone or never measured it.
+ */
+export async function forkParentContext(store: SessionStore, parent: { sessionId: string; atTurn: number } | null): Promise<number | null> {
+  if (parent === null || parent.atTurn === 0) return null;
+  const records = await store
+    .read(parent.sessionId)
+    .then((read) => read.records)
+    .catch(() => null);
+  if (records === null) return null;
+  let tokens: number | null = null;
+  for (const record of records) {
+    if (record.type === 'model_call' && record.stage === 'turn' && record.usage !== null && record.turn <= parent.atTurn)
+      tokens = record.usage.inputTokens + record.usage.outputTokens;
+    if (record.type === 'compaction' && record.turn !== null && record.turn <= parent.atTurn) tokens = record.tokensAfter;
+  }
+  return tokens;
 }
 
 /** The history the next request would carry (compactions applied), estimated at chars/4 per item. */
