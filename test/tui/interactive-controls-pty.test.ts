@@ -120,13 +120,14 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
       (_, i) => `Paragraph ${i + 1} says ${'something rather long about the project and its tests, '.repeat(3)}end.`,
     );
     const answer = `${paragraphs.join('\n\n')}\n\nThe very last line of the answer.`;
-    const provider = await startFakeProvider({ script: [{ text: answer }] });
+    // Larger chunks than the default: fewer frames to draw on a loaded machine, and the live frame still outgrows the screen.
+    const provider = await startFakeProvider({ script: [{ text: answer, chunkSize: 120 }] });
     const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
     try {
       await screen.waitFor('new session');
       await screen.submit('tell me everything');
       await screen.waitFor(/01[0-9a-f]{6}-[0-9a-f]{4}\n/);
-      await screen.waitFor('Enter send');
+      await screen.waitFor('Enter send', 60_000);
       const scrollback = await screen.capture({ history: true });
       assert.match(scrollback, /The very last line of the answer\./);
       for (let i = 1; i <= 12; i++) assert.match(scrollback, new RegExp(`Paragraph ${i} says`));
