@@ -4,18 +4,20 @@
 // being asked, else to the editor; what they mean is decided in editor-keys.ts.
 
 import { createElement as h, useEffect, useRef, useState, useSyncExternalStore, type ReactElement } from 'react';
-import { Box, Static, Text, useApp, useInput, useStdout, type Key } from 'ink';
+import { Box, Static, Text, useApp, useInput, useStdin, useStdout, type Key } from 'ink';
 import { ApprovalView } from './approval-view.js';
+import { PasteTracker } from './bracketed-paste.js';
 import { runCommand, type CommandContext } from './command-handlers.js';
 import * as edit from './editor-state.js';
 import { editorKey, editorLines } from './editor-keys.js';
-import { EntryView } from './entry-view.js';
+import { EntryView, entryRows } from './entry-view.js';
 import { matchFiles } from './file-mentions.js';
 import type { SessionController } from './session-controller.js';
 import { commandCompletions, parseInput } from './slash-commands.js';
 import { StatusBar } from './status-bar.js';
 import type { Theme } from './theme.js';
 import { lastToolEntry, type Entry } from './transcript-state.js';
+import { lineRows, textRows } from './text-rows.js';
 import { visibleText } from './visible-text.js';
 
 /** Two Ctrl-C within this long quit; one alone only arms it (the usual convention). */
@@ -58,10 +60,18 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
   };
   const [selected, setSelected] = useState(0);
   const [quitArmedAt, setQuitArmedAt] = useState<number | null>(null);
-  const [denyMessage, setDenyMessage] = useState<string | null>(null);
+  const [denyMessage, setDenyState] = useState<string | null>(null);
+  // Read through a ref by the key handlers: a paste updates it between renders.
+  const denyRef = useRef<string | null>(null);
+  const setDenyMessage = (next: string | null): void => {
+    denyRef.current = next;
+    setDenyState(next);
+  };
   const [, setTick] = useState(0);
   const commandContext = useRef<CommandContext>({ controller, theme, listed: [] });
   const busySince = useRef<number | null>(null);
+  const { internal_eventEmitter: inputEvents } = useStdin();
+  const paste = useRef({ tracker: new PasteTracker(), consumed: false, onPaste: (_text: string): void => {} });
 
   useEffect(() => {
     if (snapshot.exitRequested) exit();
@@ -71,7 +81,10 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     if (snapshot.historyVersion > 0) setEditor({ ...editorRef.current, history: snapshot.promptHistory, historyIndex: null });
   }, [snapshot.historyVersion]);
   useEffect(() => {
-    if (initialPrompt) void controller.sendPrompt(initialPrompt);
+    if (!initialPrompt) return;
+    controller.rememberPrompt(initialPrompt);
+    setEditor({ ...editorRef.current, history: [...editorRef.current.history, initialPrompt.trim()] });
+    void controller.sendPrompt(initialPrompt);
   }, []);
   // The elapsed time on the hint line while something runs.
   useEffect(() => {
@@ -84,6 +97,19 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     return () => clearInterval(timer);
   }, [snapshot.busy]);
   useEffect(() => setDenyMessage(null), [snapshot.pending?.callId]);
+  // Raw input events reach this listener before useInput's (prepended), so a bracketed paste is
+  // taken whole and the key handler below skips every event that belonged to it.
+  useEffect(() => {
+    const onRawInput = (data: string): void => {
+      const step = paste.current.tracker.push(data);
+      paste.current.consumed = step.consumed;
+      if (step.pasted !== null) paste.current.onPaste(step.pasted);
+    };
+    inputEvents.prependListener('input', onRawInput);
+    return () => {
+      inputEvents.off('input', onRawInput);
+    };
+  }, [inputEvents]);
   // Ink re-lays out on resize, but widths computed here from stdout.columns need a new render.
   useEffect(() => {
     const onResize = (): void => setTick((n) => n + 1);
@@ -93,7 +119,8 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     };
   }, [stdout]);
 
-  const suggestions = snapshot.pending ? [] : suggestionsFor(editor, files);
+  // No completions over a recalled prompt: Up and Down keep walking the history.
+  const suggestions = snapshot.pending || editor.historyIndex !== null ? [] : suggestionsFor(editor, files);
   const choice = suggestions.length === 0 ? null : suggestions[Math.min(selected, suggestions.length - 1)]!;
 
   const submit = (): void => {
@@ -104,9 +131,12 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
       controller.note({ kind: 'notice', tone: 'error', text: `unknown command /${visibleText(parsed.name)} (/help lists them)` });
       return;
     }
+    const shown = editorRef.current.text;
     setEditor(next);
     setSelected(0);
-    if (parsed.kind === 'prompt') void controller.sendPrompt(parsed.text);
+    controller.rememberPrompt(prompt);
+    // The transcript shows a large paste as its placeholder, as the editor did; the model gets it whole.
+    if (parsed.kind === 'prompt') void controller.sendPrompt(parsed.text, parsed.text === prompt ? shown : parsed.text);
     else void runCommand(commandContext.current, parsed.name, parsed.args);
   };
 
@@ -118,6 +148,7 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
   };
 
   const approvalKey = (input: string, key: Key): void => {
+    const denyMessage = denyRef.current;
     if (key.escape && denyMessage !== null) {
       setDenyMessage(null);
       return;
@@ -144,7 +175,19 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     else if (answer === 'n') setDenyMessage('');
   };
 
+  // Pasted text is text: newlines stay in the prompt and no key binding fires inside it.
+  paste.current.onPaste = (text: string): void => {
+    if (controller.getSnapshot().pending) {
+      if (denyRef.current !== null) setDenyMessage(denyRef.current + text.replace(/[\r\n]+/g, ' '));
+      return;
+    }
+    setQuitArmedAt(null);
+    setEditor(edit.pasteText(editorRef.current, text));
+    setSelected(0);
+  };
+
   useInput((input, key) => {
+    if (paste.current.consumed) return;
     if (controller.getSnapshot().pending) return approvalKey(input, key);
     // With completions open, Up/Down choose among them instead of walking the history.
     if (suggestions.length > 0 && (key.upArrow || key.downArrow)) {
@@ -161,6 +204,8 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
         }
         return;
       case 'submit':
+        // Typed-ahead text comes with its Enter (editor-keys.ts): take the text first.
+        if (state !== editorRef.current) setEditor(state);
         // Enter on a half-typed command name completes it first.
         if (
           choice !== null &&
@@ -208,9 +253,20 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
         : snapshot.busy !== null
           ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
           : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
-  const fixedRows = lines.length + 2 + 3 + Math.max(suggestions.length, 0);
-  const liveBudget = Math.max(3, rows - fixedRows - 2 - snapshot.transcript.live.length);
-  const previewBudget = Math.max(3, rows - 12);
+  // The live frame must stay shorter than the terminal (see text-rows.ts): the editor (or the
+  // approval panel), completions, status lines and the other live entries are counted in rows,
+  // and answers get what is left.
+  const live = snapshot.transcript.live;
+  const otherLiveRows = live.reduce((sum, entry) => sum + entryRows(entry, columns), 0);
+  const answers = Math.max(1, live.filter((entry) => entry.kind === 'assistant').length);
+  const previewBudget = Math.max(3, rows - 12 - otherLiveRows);
+  const preview = snapshot.pending?.preview?.lines.length ?? 0;
+  const middleRows = snapshot.pending
+    ? 5 + Math.min(preview, previewBudget) + textRows(denyMessage ?? '', columns - 4)
+    : 3 + lines.reduce((sum, line) => sum + lineRows(`› ${line}`, columns - 4), 0);
+  const fixedRows = middleRows + suggestions.length + 3 + otherLiveRows;
+  // Per answer: its top margin and the "… lines above" line; one row spare for the cursor line.
+  const liveBudget = Math.max(3, Math.floor((rows - 1 - fixedRows) / answers) - 2);
 
   return h(
     Box,

@@ -27,7 +27,7 @@ export async function runCommand(context: CommandContext, name: SlashCommandName
   const { controller } = context;
   switch (name) {
     case 'help':
-      return controller.note({ kind: 'block', title: 'help', body: helpText(context.theme) });
+      return controller.note({ kind: 'block', title: 'help', body: helpText(context.theme, process.stdout.columns || 80) });
     case 'status':
       return controller.note({ kind: 'block', title: 'status', body: statusText(context) });
     case 'quit':
@@ -184,21 +184,44 @@ async function choose<K extends 'sandbox' | 'approvalPolicy'>(
   });
 }
 
-function diff(context: CommandContext): void {
+/** /diff shows at most this many diff lines; the rest is counted. */
+export const MAX_DIFF_LINES = 400;
+
+async function diff(context: CommandContext): Promise<void> {
   const { controller, theme } = context;
-  const { files, untrackedShellCalls, earlierPaths } = controller.changes.changes();
-  const lines: string[] = [];
-  for (const file of files) {
-    lines.push(theme.bold(`${file.status.padEnd(9)} ${visibleText(file.path)}`));
-    for (const line of file.lines) lines.push(paintDiffLine(visibleText(line), theme));
+  let report: Awaited<ReturnType<typeof controller.changes.changes>>;
+  try {
+    report = await controller.changes.changes();
+  } catch (error) {
+    return controller.note({
+      kind: 'notice',
+      tone: 'error',
+      text: `/diff failed: ${oneLine(String((error as Error)?.message ?? error), 200)}`,
+    });
   }
-  if (files.length === 0) lines.push('no file written by the agent in this session yet');
+  const { files, since, truncated, earlierPaths } = report;
+  const lines: string[] = [];
+  let hidden = 0;
+  for (const file of files) {
+    const note = file.note === null ? '' : theme.dim(` (${file.note})`);
+    lines.push(theme.bold(`${file.status.padEnd(9)} ${visibleText(file.path)}`) + note);
+    for (const line of file.lines) {
+      if (lines.length >= MAX_DIFF_LINES) hidden += 1;
+      else lines.push(paintDiffLine(visibleText(line), theme));
+    }
+  }
+  if (hidden > 0) lines.push(theme.dim(`… ${hidden} more diff lines not shown`));
+  if (files.length === 0) lines.push('no file in the workspace changed in this session yet');
   if (earlierPaths.length > 0)
     lines.push(
       theme.dim(`written in earlier runs of this session (no baseline here): ${earlierPaths.map((p) => visibleText(p)).join(', ')}`),
     );
-  if (untrackedShellCalls > 0)
-    lines.push(theme.dim(`${untrackedShellCalls} shell command(s) ran; files they changed are not tracked (see git status)`));
+  const when = since === null ? 'the session start' : since.toTimeString().slice(0, 8);
+  lines.push(
+    theme.dim(
+      `compared with the workspace at ${when} (any change counts, yours too; node_modules, dist, .git and similar folders are not compared${truncated ? '; only the first 20 000 files' : ''})`,
+    ),
+  );
   controller.note({ kind: 'block', title: 'diff', body: lines.join('\n') });
 }
 

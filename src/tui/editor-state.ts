@@ -155,8 +155,7 @@ export function historyPrevious(state: EditorState): EditorState {
   if (state.history.length === 0) return state;
   const index = state.historyIndex === null ? state.history.length - 1 : Math.max(0, state.historyIndex - 1);
   const draft = state.historyIndex === null ? state.text : state.draft;
-  const text = state.history[index]!;
-  return { ...state, text, cursor: text.length, historyIndex: index, draft };
+  return { ...recall(state, state.history[index]!), historyIndex: index, draft };
 }
 
 export function historyNext(state: EditorState): EditorState {
@@ -165,16 +164,24 @@ export function historyNext(state: EditorState): EditorState {
     return { ...state, text: state.draft, cursor: state.draft.length, historyIndex: null };
   }
   const index = state.historyIndex + 1;
-  const text = state.history[index]!;
-  return { ...state, text, cursor: text.length, historyIndex: index };
+  return { ...recall(state, state.history[index]!), historyIndex: index };
+}
+
+/** A recalled prompt in the editor: a large one folded to a placeholder again, as when it was pasted. */
+function recall(state: EditorState, prompt: string): EditorState {
+  // The draft's placeholders stay known: Down past the newest entry brings the draft back.
+  const base = { ...state, text: '', cursor: 0 };
+  const next = pasteText(base, prompt);
+  return { ...next, cursor: next.text.length };
 }
 
 /** The prompt to send (placeholders expanded) and the editor after sending it. */
 export function submit(state: EditorState): { prompt: string; next: EditorState } {
   let prompt = state.text;
   for (const [label, pasted] of Object.entries(state.pastes)) prompt = prompt.split(label).join(pasted);
-  const shown = state.text.trim();
-  const history = shown === '' || state.history.at(-1) === shown ? state.history : [...state.history, shown];
+  // History keeps what was sent, so a recalled paste is the paste, not its placeholder's label.
+  const kept = prompt.trim();
+  const history = kept === '' || state.history.at(-1) === kept ? state.history : [...state.history, kept];
   return { prompt, next: { ...emptyEditor(history), pasteCount: state.pasteCount } };
 }
 

@@ -5,6 +5,7 @@
 import { createElement as h, type ReactElement } from 'react';
 import { Box, Text } from 'ink';
 import { markdownToAnsi } from './markdown-to-ansi.js';
+import { lastRows, textRows } from './text-rows.js';
 import type { Theme } from './theme.js';
 import { toolStatusText, type Entry } from './transcript-state.js';
 import { oneLine, visibleText } from './visible-text.js';
@@ -35,7 +36,7 @@ function errorLine(output: string): string {
 export interface EntryViewProps {
   entry: Entry;
   theme: Theme;
-  /** Live answers are cut to their last lines so the running turn never outgrows the screen. */
+  /** Live answers are cut to their last rows so the running turn never outgrows the screen. */
   maxLines?: number;
   /** The terminal's width: <Static> lays its items out unconstrained, so each gets it explicitly. */
   width: number;
@@ -46,7 +47,7 @@ export function EntryView(props: EntryViewProps): ReactElement | null {
   return content === null ? null : h(Box, { width: props.width, flexDirection: 'column' }, content);
 }
 
-function entryContent({ entry, theme, maxLines }: EntryViewProps): ReactElement | null {
+function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactElement | null {
   switch (entry.kind) {
     case 'user':
       return h(Box, { marginTop: 1 }, h(Text, null, `${theme.bold(theme.tone('accent', '›'))} ${theme.bold(visibleText(entry.text))}`));
@@ -54,14 +55,17 @@ function entryContent({ entry, theme, maxLines }: EntryViewProps): ReactElement 
       if (entry.text.trim() === '') return null;
       let text = markdownToAnsi(visibleText(entry.text), theme);
       if (maxLines !== undefined) {
-        const lines = text.split('\n');
-        if (lines.length > maxLines) text = [theme.dim(`… ${lines.length - maxLines} lines above`), ...lines.slice(-maxLines)].join('\n');
+        // Rows, not lines: a paragraph is one line but wraps to several.
+        const { lines, hidden } = lastRows(text, maxLines, width - 2);
+        if (hidden > 0) text = [theme.dim(`… ${hidden} lines above`), ...lines].join('\n');
       }
       return h(
         Box,
         { marginTop: 1, flexDirection: 'row' },
         h(Text, null, `${theme.tone('accent', '●')} `),
-        h(Box, { flexGrow: 1, flexShrink: 1 }, h(Text, null, text)),
+        // An exact width, not flexGrow/flexShrink: a shrunk flex item keeps the height its text was
+        // measured to at the wider basis, and <Static> then cuts the answer's last wrapped line.
+        h(Box, { width: Math.max(1, width - 2) }, h(Text, null, text)),
       );
     }
     case 'reasoning': {
@@ -90,5 +94,23 @@ function entryContent({ entry, theme, maxLines }: EntryViewProps): ReactElement 
         h(Text, null, theme.bold(theme.tone('accent', `▍${entry.title}`))),
         h(Text, null, entry.body),
       );
+  }
+}
+
+/** Rows an entry other than an answer takes on screen (answers are cut to what is left). */
+export function entryRows(entry: Entry, width: number): number {
+  switch (entry.kind) {
+    case 'user':
+      return 1 + textRows(`› ${visibleText(entry.text)}`, width);
+    case 'assistant':
+      return 0;
+    case 'reasoning':
+      return entry.text.trim() === '' ? 0 : 1;
+    case 'tool':
+      return 1 + (entry.note ? 1 : 0) + (entry.status === 'error' && entry.output ? 1 : 0);
+    case 'notice':
+      return textRows(entry.text, width);
+    case 'block':
+      return 2 + textRows(entry.body, width);
   }
 }

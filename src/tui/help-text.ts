@@ -16,14 +16,39 @@ export const KEYS: ReadonlyArray<[string, string]> = [
   ['y / a / n', 'at an approval: approve once, for the session, deny (n asks why)'],
 ];
 
-export function helpText(theme: Theme): string {
-  const keyWidth = Math.max(...KEYS.map(([k]) => k.length)) + 2;
-  const usageWidth = Math.max(...SLASH_COMMANDS.map((c) => c.usage.length)) + 2;
+/** Words of `text` in lines of at most `width` columns (a longer word gets a line of its own). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line];
+}
+
+/** Two columns; a description too long for the terminal continues under itself, not under the key. */
+function table(rows: ReadonlyArray<readonly [string, string]>, columns: number): string[] {
+  const indent = Math.max(...rows.map(([k]) => k.length)) + 4;
+  const width = Math.max(20, columns - indent - 1);
+  return rows.flatMap(([key, what]) =>
+    wrapWords(what, width).map((line, i) => (i === 0 ? `  ${key.padEnd(indent - 2)}${line}` : `${' '.repeat(indent)}${line}`)),
+  );
+}
+
+export function helpText(theme: Theme, columns = 80): string {
   return [
     theme.bold('keys'),
-    ...KEYS.map(([key, what]) => `  ${key.padEnd(keyWidth)}${what}`),
+    ...table(KEYS, columns),
     theme.bold('commands'),
-    ...SLASH_COMMANDS.map((c) => `  ${c.usage.padEnd(usageWidth)}${c.description}`),
-    theme.dim('  @path mentions a file (Tab completes); //text sends a prompt that starts with /'),
+    ...table(
+      SLASH_COMMANDS.map((c) => [c.usage, c.description] as const),
+      columns,
+    ),
+    ...wrapWords('@path mentions a file (Tab completes) · //text sends a prompt starting with /', columns - 3).map((line) =>
+      theme.dim(`  ${line}`),
+    ),
   ].join('\n');
 }

@@ -5,6 +5,7 @@
 import { createElement as h } from 'react';
 import { render } from 'ink';
 import { App } from './app-view.js';
+import { DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE } from './bracketed-paste.js';
 import { listProjectFiles } from './file-mentions.js';
 import { loadHighlighter } from './highlight-code.js';
 import { SessionController, type ControllerOptions } from './session-controller.js';
@@ -31,6 +32,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     ...options,
     clearScreen: () => clear(),
   });
+  await controller.loadPromptHistory();
   // Fail before drawing anything: an unknown --resume is a usage error, as it is for exec.
   if (options.resume !== null) {
     const runner = await controller.getRunner();
@@ -39,6 +41,8 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   } else {
     await controller.getRunner();
   }
+  // The workspace snapshot /diff compares with, taken in the background (the first turn waits for it).
+  void controller.changes.ready();
   let files: readonly string[] = [];
   const app = () => h(App, { controller, theme, files, initialPrompt: options.prompt });
   const instance = render(app(), { stdin, stdout, exitOnCtrlC: false, patchConsole: true });
@@ -47,6 +51,12 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     // Erase the screen and the scrollback, cursor home: the next frame starts on a clean page.
     stdout.write('\x1b[2J\x1b[3J\x1b[H');
   };
+  // Pastes arrive marked (bracketed-paste.ts); the mode is turned off again however the process ends.
+  stdout.write(ENABLE_BRACKETED_PASTE);
+  const pasteModeOff = (): void => {
+    stdout.write(DISABLE_BRACKETED_PASTE);
+  };
+  process.once('exit', pasteModeOff);
   void loadHighlighter().catch(() => {});
   // Listed in the background: the editor is usable at once, completion follows.
   void listProjectFiles(options.runner.root)
@@ -68,6 +78,8 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
+    process.off('exit', pasteModeOff);
+    pasteModeOff();
     await controller.shutdown();
   }
   const sessionId = controller.getSnapshot().sessionId;

@@ -5,13 +5,16 @@
 // and `fork` do, so everything lands in the same session format.
 
 import { randomUUID } from 'node:crypto';
+import { isAbsolute, relative, sep } from 'node:path';
 import { ApprovalRegistry, type PendingApproval, type RunEvent } from '../agent/index.js';
 import { openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
 import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
+import { PromptHistoryFile } from './prompt-history.js';
 import { loadSession } from './session-history.js';
 import { addEntry, emptyTranscript, reduceRunEvent, type NewEntry, type TranscriptState } from './transcript-state.js';
 import { WorkspaceChanges } from './workspace-changes.js';
+import { DEFAULT_SNAPSHOT_LIMITS } from './workspace-snapshot.js';
 import { oneLine } from './visible-text.js';
 
 export type SandboxModeName = ToolPolicySettings['sandbox'];
@@ -63,14 +66,23 @@ export class SessionController {
   private readonly listeners = new Set<() => void>();
   private controller: AbortController | null = null;
   private running: Promise<void> | null = null;
-  private readonly queued: string[] = [];
+  private readonly queued: Array<{ prompt: string; shown: string }> = [];
   readonly meter = new SessionMeter();
   readonly changes: WorkspaceChanges;
   private state: Snapshot;
+  private readonly historyFile: PromptHistoryFile;
+  /** Prompts from `<home>/history.jsonl` and those sent in this process, oldest first. */
+  private typedHistory: string[] = [];
+  private historyWrites: Promise<void> = Promise.resolve();
+  private historyWarned = false;
 
   constructor(readonly options: ControllerOptions) {
     this.settings = { ...options.runner };
-    this.changes = new WorkspaceChanges(options.runner.root);
+    // Glassbox's home inside the project (sessions, history) is not a change the agent made.
+    const home = relative(options.runner.root, options.runner.home).split(sep).join('/');
+    const excluded = home === '' || home.startsWith('..') || isAbsolute(home) ? [] : [home];
+    this.changes = new WorkspaceChanges(options.runner.root, { ...DEFAULT_SNAPSHOT_LIMITS, excluded });
+    this.historyFile = new PromptHistoryFile(options.runner.home);
     let transcript = emptyTranscript();
     for (const text of options.notices ?? []) transcript = addEntry(transcript, { kind: 'notice', tone: 'info', text });
     this.state = {
@@ -156,14 +168,16 @@ export class SessionController {
    * Runs one prompt as a turn of the current session (a new one when there is none). A prompt
    * sent while something runs waits in a queue and goes out when it ends, as typed-ahead input.
    */
-  sendPrompt(prompt: string): Promise<void> {
+  sendPrompt(prompt: string, shown: string = prompt): Promise<void> {
     if (this.isBusy) {
-      this.queued.push(prompt);
-      this.note({ kind: 'notice', tone: 'info', text: `queued (sent when the current turn ends): ${oneLine(prompt, 60)}` });
+      this.queued.push({ prompt, shown });
+      this.note({ kind: 'notice', tone: 'info', text: `queued (sent when the current turn ends): ${oneLine(shown, 60)}` });
       return Promise.resolve();
     }
-    this.update({ transcript: addEntry(this.state.transcript, { kind: 'user', text: prompt }) });
+    this.update({ transcript: addEntry(this.state.transcript, { kind: 'user', text: shown }) });
     return this.track('turn', async (signal) => {
+      // /diff compares with a snapshot taken before the agent could change anything.
+      await this.changes.ready();
       const runner = await this.getRunner();
       const runId = randomUUID();
       const result = await runTurn(runner, {
@@ -207,7 +221,7 @@ export class SessionController {
     // A cancel drops what was typed ahead: the user stopped the work, not just this turn.
     if (controller.signal.aborted) this.queued.length = 0;
     const next = this.queued.shift();
-    if (next !== undefined && !this.state.exitRequested) await this.sendPrompt(next);
+    if (next !== undefined && !this.state.exitRequested) await this.sendPrompt(next.prompt, next.shown);
   }
 
   onRunEvent(event: RunEvent): void {
@@ -227,6 +241,35 @@ export class SessionController {
   /** Esc / Ctrl-C while busy: cancel the turn (pending approvals are denied by the registry). */
   cancel(): void {
     this.controller?.abort('Cancelled by the user (Esc/Ctrl-C).');
+  }
+
+  // ---- prompt history ----
+
+  /** Reads `<home>/history.jsonl` into the editor's Up history. */
+  async loadPromptHistory(): Promise<void> {
+    this.typedHistory = [...(await this.historyFile.load())];
+    this.update({ promptHistory: this.typedHistory, historyVersion: this.state.historyVersion + 1 });
+  }
+
+  /** A prompt or command the user sent: kept for Up, here and (unless it looks secret) in later sessions. */
+  rememberPrompt(prompt: string): void {
+    const kept = prompt.trim();
+    if (kept === '' || this.typedHistory.at(-1) === kept) return;
+    this.typedHistory.push(kept);
+    this.historyWrites = this.historyWrites
+      .then(() => this.historyFile.append(kept))
+      .then(
+        () => {},
+        (error: unknown) => {
+          if (this.historyWarned) return;
+          this.historyWarned = true;
+          this.note({
+            kind: 'notice',
+            tone: 'warning',
+            text: `prompt history not saved: ${oneLine(String((error as Error)?.message ?? error), 200)}`,
+          });
+        },
+      );
   }
 
   // ---- approvals ----
@@ -261,7 +304,8 @@ export class SessionController {
     this.update({
       sessionId: loaded.sessionId,
       transcript: loaded.transcript,
-      promptHistory: loaded.prompts,
+      // What was typed here, newest first on Up, after the session's prompts that were not (sent by `exec`).
+      promptHistory: [...loaded.prompts.map((p) => p.trim()).filter((p) => !this.typedHistory.includes(p)), ...this.typedHistory],
       historyVersion: this.state.historyVersion + 1,
     });
   }
@@ -282,5 +326,6 @@ export class SessionController {
   async shutdown(): Promise<void> {
     this.cancel();
     await this.running;
+    await this.historyWrites;
   }
 }

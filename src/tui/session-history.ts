@@ -4,7 +4,7 @@
 // up to that call (session files store no requests; replay is deterministic).
 
 import { itemsToModelMessages, type ResponseItem } from '../agent/index.js';
-import { historyCompactedEvent } from '../compaction/index.js';
+import { cheapItemTokens, historyCompactedEvent } from '../compaction/index.js';
 import type { ModelMessage } from '../model/index.js';
 import { HistoryReplay, type SessionRecord, type SessionStore } from '../sessions/index.js';
 import type { SessionMeter } from './session-meter.js';
@@ -43,8 +43,12 @@ export async function loadSession(store: SessionStore, sessionId: string, meter:
   for (const record of records)
     if (record.type === 'response_item' && record.item.type === 'function_call_output') outputs.set(record.item.callId, record.item);
   meter.reset();
+  let measured = false;
   for (const record of records) {
-    if (record.type === 'model_call') meter.addCall(record.usage, record.stage);
+    if (record.type === 'model_call') {
+      meter.addCall(record.usage, record.stage);
+      if (record.stage === 'turn' && record.usage !== null) measured = true;
+    }
     if (record.type === 'compaction') meter.compacted(record.tokensAfter);
     if (record.type === 'turn_started') {
       prompts.push(record.prompt);
@@ -56,7 +60,38 @@ export async function loadSession(store: SessionStore, sessionId: string, meter:
     if (!('turn' in record) || record.turn === null || record.turn < firstShown) continue;
     transcript = replayForScreen(transcript, record, outputs);
   }
+  // A fork copies the history but no model calls: until its first call, the meter shows what the
+  // parent measured for the same history, or failing that an estimate of it, rather than 0.
+  if (!measured && turns > 0) meter.estimated((await forkParentContext(store, meta.parent)) ?? estimateHistoryTokens(records));
   return { sessionId, turns, model, prompts, writtenPaths: [...paths], transcript };
+}
+
+/**
+ * The context the parent had at the end of the forked turn: its last turn-stage call's input +
+ * output up to that turn (tool definitions included, which an estimate of the history lacks), or
+ * what a later compaction in those turns left. Null when the parent is gone or never measured it.
+ */
+export async function forkParentContext(store: SessionStore, parent: { sessionId: string; atTurn: number } | null): Promise<number | null> {
+  if (parent === null || parent.atTurn === 0) return null;
+  const records = await store
+    .read(parent.sessionId)
+    .then((read) => read.records)
+    .catch(() => null);
+  if (records === null) return null;
+  let tokens: number | null = null;
+  for (const record of records) {
+    if (record.type === 'model_call' && record.stage === 'turn' && record.usage !== null && record.turn <= parent.atTurn)
+      tokens = record.usage.inputTokens + record.usage.outputTokens;
+    if (record.type === 'compaction' && record.turn !== null && record.turn <= parent.atTurn) tokens = record.tokensAfter;
+  }
+  return tokens;
+}
+
+/** The history the next request would carry (compactions applied), estimated at chars/4 per item. */
+export function estimateHistoryTokens(records: readonly SessionRecord[]): number {
+  const replay = new HistoryReplay();
+  for (const record of records) replay.add(record);
+  return replay.finish().history.reduce((sum, item) => sum + cheapItemTokens(item), 0);
 }
 
 function replayForScreen(

@@ -16,6 +16,8 @@ export interface MeterLimits {
 export interface MeterReading {
   /** Tokens in context after the last call: its input plus its output; null before any call. */
   contextTokens: number | null;
+  /** `contextTokens` is an estimate of the history (a fork: no call of its own has measured it yet). */
+  contextEstimated: boolean;
   sessionTokens: number;
   /** USD; null when no call so far had a known price. */
   cost: number | null;
@@ -25,7 +27,14 @@ export interface MeterReading {
 }
 
 export class SessionMeter {
-  private reading: MeterReading = { contextTokens: null, sessionTokens: 0, cost: null, costPartial: false, calls: 0 };
+  private reading: MeterReading = {
+    contextTokens: null,
+    contextEstimated: false,
+    sessionTokens: 0,
+    cost: null,
+    costPartial: false,
+    calls: 0,
+  };
 
   constructor(private limits: MeterLimits | null = null) {}
 
@@ -38,7 +47,7 @@ export class SessionMeter {
   }
 
   reset(): void {
-    this.reading = { contextTokens: null, sessionTokens: 0, cost: null, costPartial: false, calls: 0 };
+    this.reading = { contextTokens: null, contextEstimated: false, sessionTokens: 0, cost: null, costPartial: false, calls: 0 };
   }
 
   /** One model call; `stage` turn calls also say how full the context is. */
@@ -48,7 +57,10 @@ export class SessionMeter {
       r.costPartial = true;
     } else {
       r.sessionTokens += usage.totalTokens;
-      if (stage === 'turn') r.contextTokens = usage.inputTokens + usage.outputTokens;
+      if (stage === 'turn') {
+        r.contextTokens = usage.inputTokens + usage.outputTokens;
+        r.contextEstimated = false;
+      }
       const cost = entry === null ? null : estimateCost(usage, entry);
       if (cost === null) r.costPartial = true;
       else r.cost = (r.cost ?? 0) + cost.total;
@@ -58,7 +70,12 @@ export class SessionMeter {
 
   /** After a compaction the context holds what the compaction left. */
   compacted(tokensAfter: number): void {
-    this.reading = { ...this.reading, contextTokens: tokensAfter };
+    this.reading = { ...this.reading, contextTokens: tokensAfter, contextEstimated: false };
+  }
+
+  /** A history no model call has measured (a fresh fork): its estimated size, shown with `~`. */
+  estimated(tokens: number): void {
+    this.reading = { ...this.reading, contextTokens: tokens, contextEstimated: true };
   }
 
   read(): MeterReading {
@@ -81,10 +98,11 @@ export function formatCost(cost: number | null, partial: boolean): string {
 
 /** `context 12k/272k (4%) · auto-compact in 81%`: the share of the window still free before compaction. */
 export function contextText(reading: MeterReading, limits: MeterLimits | null): string {
-  if (limits === null) return reading.contextTokens === null ? 'context –' : `context ${compactNumber(reading.contextTokens)}`;
+  const about = reading.contextEstimated ? '~' : '';
+  if (limits === null) return reading.contextTokens === null ? 'context –' : `context ${about}${compactNumber(reading.contextTokens)}`;
   const used = reading.contextTokens ?? 0;
   const percent = Math.round((used * 100) / limits.window);
-  const head = `context ${compactNumber(used)}/${compactNumber(limits.window)} (${percent}%)`;
+  const head = `context ${about}${compactNumber(used)}/${compactNumber(limits.window)} (${percent}%)`;
   const left = Math.floor(((limits.threshold - used) / limits.window) * 100);
   return `${head} · ${used >= limits.threshold ? 'compacts next turn' : `auto-compact in ${Math.max(0, left)}%`}`;
 }

@@ -34,7 +34,7 @@ export const SLASH_COMMANDS: readonly SlashCommandInfo[] = [
   { name: 'approvals', usage: '/approvals [policy]', description: 'untrusted | on-request | never' },
   { name: 'clear', usage: '/clear', description: 'start a new session' },
   { name: 'sessions', usage: '/sessions', description: 'recent sessions' },
-  { name: 'diff', usage: '/diff', description: 'what the agent changed in the workspace this session' },
+  { name: 'diff', usage: '/diff', description: 'what changed in the project since the session opened' },
   { name: 'debug', usage: '/debug', description: 'the last model request as sent' },
   { name: 'quit', usage: '/quit', description: 'leave (the session stays resumable)', aliases: ['exit'] },
 ];

@@ -31,7 +31,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   telemetry: ['agent', 'compaction', 'model', 'sessions'],
   runner: ['agent', 'compaction', 'mcp', 'model', 'permissions', 'sandbox', 'sessions', 'telemetry', 'tools', 'version', 'workspace'],
   server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'workspace'],
-  tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'workspace'],
+  tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'workspace'],
   cli: [
     'agent',
     'compaction',

@@ -100,4 +100,52 @@ describe('the interactive app (ink, in-process)', () => {
       }
     });
   });
+  test('a bracketed paste at an approval answers nothing; pasted into the reason, its newlines are spaces', async () => {
+    await withTempDir(async (root) => {
+      const provider = await startFakeProvider({
+        script: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'todo.txt', content: 'x\n' } }] }, { text: 'Fine.' }],
+      });
+      const controller = new SessionController({
+        runner: {
+          root,
+          home: join(root, '.home'),
+          model: 'gpt-5-mini',
+          wireApi: 'chat',
+          gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
+          sandbox: 'read-only',
+          approvalPolicy: 'on-request',
+          network: false,
+          store: new MemorySessionStore(),
+          detectSandbox: async () => ({ available: false, path: null, reason: 'not in this test' }),
+        },
+        sandboxModes: ['read-only', 'workspace-write', 'danger-full-access'],
+        approvalPolicies: ['untrusted', 'on-request', 'never'],
+        glassboxVersion: 'test',
+      });
+      await controller.getRunner();
+      const app = render(h(App, { controller, theme: createTheme(false), files: [] }));
+      const output = (): string => stripAnsi(app.frames.join('\n'));
+      const frameText = (): string => stripAnsi(app.lastFrame() ?? '');
+      try {
+        app.stdin.write('write a todo');
+        await until(() => frameText().includes('write a todo'), 'the typed prompt', output);
+        app.stdin.write('\r');
+        await until(() => frameText().includes('approval needed'), 'the approval panel', output);
+        // A pasted "y" is text, not the approve key; the next real key still works.
+        app.stdin.write('\x1b[200~y\x1b[201~');
+        app.stdin.write('n');
+        await until(() => frameText().includes('why deny?'), 'the deny prompt', output);
+        assert.ok(controller.getSnapshot().pending !== null, 'the pasted y approved nothing');
+        app.stdin.write('\x1b[200~not\rnow\x1b[201~');
+        await until(() => frameText().includes('not now'), 'the pasted reason', output);
+        app.stdin.write('\r');
+        await until(() => output().includes('Fine.'), 'the answer after the denial', output);
+        assert.match(JSON.stringify(provider.requests[1]!.body), /not now/);
+      } finally {
+        app.unmount();
+        await controller.shutdown();
+        await provider.close();
+      }
+    });
+  });
 });

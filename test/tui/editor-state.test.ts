@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import type { Key } from 'ink';
 import * as edit from '../../src/tui/editor-state.js';
 import { editorKey, editorLines } from '../../src/tui/editor-keys.js';
+import { PASTE_END, PASTE_START, PasteTracker } from '../../src/tui/bracketed-paste.js';
 
 const NO_KEY: Key = {
   upArrow: false,
@@ -79,9 +80,30 @@ describe('prompt editor', () => {
     const { prompt, next } = edit.submit(pasted);
     assert.equal(prompt, `look: ${log.replace(/\r\n/g, '\n')}`);
     assert.equal(next.text, '');
-    assert.deepEqual(next.history, ['look: [Pasted text #1 +50 lines]']);
+    assert.deepEqual(next.history, [prompt], 'history keeps what was sent, not the label');
     assert.equal(edit.backspace(pasted).text, 'look: ');
+    // Recalled, the paste is folded again, and sending it sends the whole text once more.
+    const recalled = press(next, '', { upArrow: true }).state;
+    assert.equal(recalled.text, '[Pasted text #2 +50 lines]');
+    assert.equal(edit.submit(recalled).prompt, prompt);
     assert.equal(press(typed(''), 'short paste').state.text, 'short paste', 'a short paste is plain text');
+    const ahead = press(typed('say '), 'hello there\r');
+    assert.deepEqual([ahead.state.text, ahead.action], ['say hello there', 'submit'], 'a line typed ahead with its Enter is sent');
+    const lines = press(typed(''), 'one\rtwo\r');
+    assert.deepEqual([lines.state.text, lines.action], ['one\ntwo\n', 'none'], 'several lines at once stay text');
+  });
+
+  test('bracketed paste: everything between the markers is one paste, however it is chunked', () => {
+    const tracker = new PasteTracker();
+    assert.deepEqual(tracker.push('typed'), { consumed: false, pasted: null });
+    assert.deepEqual(tracker.push(PASTE_START), { consumed: true, pasted: null });
+    assert.deepEqual(tracker.push('first\r'), { consumed: true, pasted: null });
+    assert.equal(tracker.pasting, true);
+    assert.deepEqual(tracker.push('\x1b'), { consumed: true, pasted: null }, 'an escape inside a paste is text too');
+    assert.deepEqual(tracker.push(`y${PASTE_END}`), { consumed: true, pasted: 'first\r\x1by' });
+    assert.equal(tracker.pasting, false);
+    assert.deepEqual(tracker.push(`${PASTE_START}one${PASTE_END}`), { consumed: true, pasted: 'one' });
+    assert.deepEqual(tracker.push('\r'), { consumed: false, pasted: null }, 'after the paste, Enter is a key again');
   });
 
   test('Ctrl-C, Ctrl-D, Esc, Tab and Ctrl-O are actions for the app', () => {

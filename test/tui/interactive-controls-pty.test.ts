@@ -1,5 +1,5 @@
 // The interactive session's controls in a real terminal (tmux) against the fake provider: Esc
-// cancels a running turn, /fork branches and continues in the branch, a denial carries the
+// cancels a running turn, /fork branches (its context size shown at once) and continues in the branch, a denial carries the
 // user's reason to the model, and the screen follows a resize and honours NO_COLOR.
 
 import assert from 'node:assert/strict';
@@ -60,6 +60,9 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
       // Ink wraps the notice at a word boundary: the id may start on the next row.
       const forked = await screen.waitFor(/forked \S+ at turn 1 →\s+(\S+);/);
       const forkId = /forked \S+ at turn 1 →\s+(\S+);/.exec(forked)![1]!;
+      // The fork has made no model call yet: its context is estimated from the history it holds.
+      const meter = await screen.waitFor(/context ~([\d.]+k?)\/400k/);
+      assert.notEqual(/context ~([\d.]+k?)\/400k/.exec(meter)![1], '0', 'the context meter is not 0 right after /fork');
       await screen.submit('branch question');
       await screen.waitFor('Branch answer.');
       const sent = JSON.stringify(provider.requests[2]!.body);
@@ -103,6 +106,31 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
       await screen.waitFor('Understood, no file.');
       assert.match(JSON.stringify(provider.requests[1]!.body), /not today/);
       await screen.waitFor(/⊘ write_file todo\.txt/);
+    } finally {
+      await screen.close();
+      await provider.close();
+    }
+  });
+
+  test('at 80×24 an answer taller than the screen ends up printed whole, its last line included', async () => {
+    const { root, home } = await ptyProject();
+    // Paragraphs of ~3 rows each: far more rows than lines, and more rows than the terminal has.
+    const paragraphs = Array.from(
+      { length: 12 },
+      (_, i) => `Paragraph ${i + 1} says ${'something rather long about the project and its tests, '.repeat(3)}end.`,
+    );
+    const answer = `${paragraphs.join('\n\n')}\n\nThe very last line of the answer.`;
+    // Larger chunks than the default: fewer frames to draw on a loaded machine, and the live frame still outgrows the screen.
+    const provider = await startFakeProvider({ script: [{ text: answer, chunkSize: 120 }] });
+    const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
+    try {
+      await screen.waitFor('new session');
+      await screen.submit('tell me everything');
+      await screen.waitFor(/01[0-9a-f]{6}-[0-9a-f]{4}\n/);
+      await screen.waitFor('Enter send', 60_000);
+      const scrollback = await screen.capture({ history: true });
+      assert.match(scrollback, /The very last line of the answer\./);
+      for (let i = 1; i <= 12; i++) assert.match(scrollback, new RegExp(`Paragraph ${i} says`));
     } finally {
       await screen.close();
       await provider.close();

@@ -4,6 +4,8 @@
 // no test depends on a fixed sleep. Each screen has its own tmux server (-L), killed at the end.
 
 import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../helpers/run-cli.js';
 import { join } from 'node:path';
@@ -106,6 +108,23 @@ export class TmuxScreen {
   /** Literal text (no key names), as one write: the program sees it like typing or a paste. */
   async type(text: string): Promise<void> {
     await this.tmux('send-keys', '-t', this.target, '-l', text);
+  }
+
+  /**
+   * Pastes `text` as a terminal does: newlines sent as CR, and wrapped in bracketed-paste markers
+   * when the program turned that mode on (tmux's `paste-buffer -p` checks). Goes through a file,
+   * so the text can be far larger than a command line.
+   */
+  async paste(text: string): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'glassbox-paste-'));
+    try {
+      const file = join(dir, 'buffer.txt');
+      await writeFile(file, text);
+      await this.tmux('load-buffer', '-b', 'paste', file);
+      await this.tmux('paste-buffer', '-p', '-d', '-b', 'paste', '-t', this.target);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** Key names: Enter, Escape, C-c, Up… */

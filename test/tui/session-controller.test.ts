@@ -1,0 +1,62 @@
+// The controller's session bookkeeping without a screen: right after /fork the context meter
+// shows the size the parent measured for the forked history (not 0), marked as not yet measured
+// in the fork, and the fork's first model call replaces it with its own measurement.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { createGateway } from '../../src/model/index.js';
+import { MemorySessionStore } from '../../src/sessions/index.js';
+import { startFakeProvider } from '../../src/testing/index.js';
+import { runCommand } from '../../src/tui/command-handlers.js';
+import { SessionController } from '../../src/tui/session-controller.js';
+import { contextText } from '../../src/tui/session-meter.js';
+import { createTheme } from '../../src/tui/theme.js';
+import { withTempDir } from '../helpers/temp-dir.js';
+
+describe('session controller', () => {
+  test('/fork shows the context the parent measured for that history at once; the next call measures its own', async () => {
+    await withTempDir(async (root) => {
+      const provider = await startFakeProvider({
+        script: [
+          { text: 'One.', usage: { input: 1000, output: 200 } },
+          { text: 'Two.', usage: { input: 3000, output: 100 } },
+          { text: 'Branch.', usage: { input: 1500, output: 50 } },
+        ],
+      });
+      const controller = new SessionController({
+        runner: {
+          root,
+          home: join(root, '.home'),
+          model: 'gpt-5-mini',
+          wireApi: 'chat',
+          gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
+          sandbox: 'read-only',
+          approvalPolicy: 'on-request',
+          network: false,
+          store: new MemorySessionStore(),
+          detectSandbox: async () => ({ available: false, path: null, reason: 'not in this test' }),
+        },
+        sandboxModes: ['read-only', 'workspace-write', 'danger-full-access'],
+        approvalPolicies: ['untrusted', 'on-request', 'never'],
+        glassboxVersion: 'test',
+      });
+      const context = { controller, theme: createTheme(false), listed: [] };
+      try {
+        await controller.sendPrompt('first');
+        await controller.sendPrompt('second');
+        assert.equal(controller.getSnapshot().meter.contextTokens, 3100);
+        await runCommand(context, 'fork', '1');
+        const forked = controller.getSnapshot().meter;
+        assert.deepEqual([forked.contextTokens, forked.contextEstimated, forked.sessionTokens], [1200, true, 0]);
+        assert.match(contextText(forked, controller.getSnapshot().limits), /^context ~1\.2k\/400k/);
+        await controller.sendPrompt('in the branch');
+        const measured = controller.getSnapshot().meter;
+        assert.deepEqual([measured.contextTokens, measured.contextEstimated], [1550, false]);
+      } finally {
+        await controller.shutdown();
+        await provider.close();
+      }
+    });
+  });
+});
