@@ -5,7 +5,7 @@
 
 import { createElement as h, useEffect, useRef, useState, useSyncExternalStore, type ReactElement } from 'react';
 import { Box, Static, Text, useApp, useInput, useStdin, useStdout, type Key } from 'ink';
-import { ApprovalView } from './approval-view.js';
+import { ApprovalView, previewRows } from './approval-view.js';
 import { PasteTracker } from './bracketed-paste.js';
 import { runCommand, type CommandContext } from './command-handlers.js';
 import * as edit from './editor-state.js';
@@ -18,11 +18,14 @@ import { StatusBar } from './status-bar.js';
 import type { Theme } from './theme.js';
 import { lastToolEntry, type Entry } from './transcript-state.js';
 import { lineRows, textRows } from './text-rows.js';
-import { visibleText } from './visible-text.js';
+import { oneLine, visibleText } from './visible-text.js';
 
 /** Two Ctrl-C within this long quit; one alone only arms it (the usual convention). */
 export const QUIT_WINDOW_MS = 2000;
 const MAX_TOOL_OUTPUT_LINES = 40;
+
+/** How long an approval panel waits after the last key before y/a/n answer it. */
+export const APPROVAL_GUARD_MS = 600;
 
 export interface AppProps {
   controller: SessionController;
@@ -31,6 +34,13 @@ export interface AppProps {
   files: readonly string[];
   /** A prompt given on the command line, sent once at start. */
   initialPrompt?: string | null;
+  /** Runs `arm` after the approval guard; returns a cancel. Tests pass a manual one. */
+  scheduleArm?: (arm: () => void) => () => void;
+}
+
+function armAfterGuard(arm: () => void): () => void {
+  const timer = setTimeout(arm, APPROVAL_GUARD_MS);
+  return () => clearTimeout(timer);
 }
 
 interface Suggestion {
@@ -45,10 +55,11 @@ function suggestionsFor(state: edit.EditorState, files: readonly string[]): Sugg
   if (commands.length > 0) return commands.map((c) => ({ label: `${c.usage}  ${c.description}`, insert: `/${c.name} `, start: 0 }));
   const { word, start } = edit.wordAtCursor(state);
   if (!word.startsWith('@')) return [];
-  return matchFiles(files, word.slice(1)).map((path) => ({ label: `@${path}`, insert: `@${path} `, start }));
+  // A file name is the repository's: shown with its control characters visible.
+  return matchFiles(files, word.slice(1)).map((path) => ({ label: `@${oneLine(path)}`, insert: `@${path} `, start }));
 }
 
-export function App({ controller, theme, files, initialPrompt }: AppProps): ReactElement {
+export function App({ controller, theme, files, initialPrompt, scheduleArm = armAfterGuard }: AppProps): ReactElement {
   const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
   const { exit } = useApp();
   const { stdout } = useStdout();
@@ -97,6 +108,26 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     return () => clearInterval(timer);
   }, [snapshot.busy]);
   useEffect(() => setDenyMessage(null), [snapshot.pending?.callId]);
+  // Keys typed just before or as an approval panel appears were meant for the prompt ("please
+  // add…" would answer `a`): the panel takes y/a/n only after a moment without typing. Each key
+  // that arrives before then is dropped and restarts the wait; Esc and Ctrl-C always work.
+  const [approvalArmed, setApprovalArmedState] = useState(false);
+  const approvalArmedRef = useRef(false);
+  const cancelArm = useRef<(() => void) | null>(null);
+  const disarmApproval = (): void => {
+    cancelArm.current?.();
+    approvalArmedRef.current = false;
+    setApprovalArmedState(false);
+    cancelArm.current = scheduleArm(() => {
+      approvalArmedRef.current = true;
+      setApprovalArmedState(true);
+    });
+  };
+  useEffect(() => {
+    if (snapshot.pending?.callId === undefined) return;
+    disarmApproval();
+    return () => cancelArm.current?.();
+  }, [snapshot.pending?.callId]);
   // Raw input events reach this listener before useInput's (prepended), so a bracketed paste is
   // taken whole and the key handler below skips every event that belonged to it.
   useEffect(() => {
@@ -155,6 +186,10 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     }
     if (key.escape || (key.ctrl && input === 'c')) {
       controller.cancel();
+      return;
+    }
+    if (!approvalArmedRef.current) {
+      disarmApproval();
       return;
     }
     if (denyMessage !== null) {
@@ -260,9 +295,9 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
   const otherLiveRows = live.reduce((sum, entry) => sum + entryRows(entry, columns), 0);
   const answers = Math.max(1, live.filter((entry) => entry.kind === 'assistant').length);
   const previewBudget = Math.max(3, rows - 12 - otherLiveRows);
-  const preview = snapshot.pending?.preview?.lines.length ?? 0;
+  const preview = snapshot.pending ? previewRows(snapshot.pending, columns, previewBudget).length : 0;
   const middleRows = snapshot.pending
-    ? 5 + Math.min(preview, previewBudget) + textRows(denyMessage ?? '', columns - 4)
+    ? 5 + preview + textRows(denyMessage ?? '', columns - 4)
     : 3 + lines.reduce((sum, line) => sum + lineRows(`› ${line}`, columns - 4), 0);
   const fixedRows = middleRows + suggestions.length + 3 + otherLiveRows;
   // Per answer: its top margin and the "… lines above" line; one row spare for the cursor line.
@@ -280,7 +315,14 @@ export function App({ controller, theme, files, initialPrompt }: AppProps): Reac
     }),
     ...snapshot.transcript.live.map((entry) => h(EntryView, { key: entry.id, entry, theme, maxLines: liveBudget, width: columns })),
     snapshot.pending
-      ? h(ApprovalView, { pending: snapshot.pending, theme, maxPreviewLines: previewBudget, denyMessage })
+      ? h(ApprovalView, {
+          pending: snapshot.pending,
+          theme,
+          maxPreviewLines: previewBudget,
+          denyMessage,
+          armed: approvalArmed,
+          width: columns,
+        })
       : h(
           Box,
           { flexDirection: 'column', borderStyle: 'round', paddingX: 1, marginTop: 1 },

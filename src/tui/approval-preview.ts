@@ -100,11 +100,16 @@ export async function buildApprovalPreview(toolName: string, rawArguments: strin
   return { kind: 'text', lines: visibleText(JSON.stringify(args, null, 2)).split('\n') };
 }
 
+/** How a diff line is coloured, by its first characters (also for the rows it wraps to). */
+export function diffPainter(line: string, theme: Theme): (text: string) => string {
+  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('*** ')) return (text) => theme.bold(text);
+  if (line.startsWith('+')) return (text) => theme.tone('added', text);
+  if (line.startsWith('-')) return (text) => theme.tone('removed', text);
+  if (line.startsWith('@@')) return (text) => theme.tone('hunk', text);
+  return (text) => text;
+}
+
 /** Colours a diff line by its first character. */
 export function paintDiffLine(line: string, theme: Theme): string {
-  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('*** ')) return theme.bold(line);
-  if (line.startsWith('+')) return theme.tone('added', line);
-  if (line.startsWith('-')) return theme.tone('removed', line);
-  if (line.startsWith('@@')) return theme.tone('hunk', line);
-  return line;
+  return diffPainter(line, theme)(line);
 }

@@ -149,7 +149,7 @@ async function model(context: CommandContext, name: string): Promise<void> {
       .map((entry) => entry.name)
       .slice(0, 12);
     const body = [
-      `current: ${theme.bold(current.model)} (${current.wireApi})`,
+      `current: ${theme.bold(oneLine(current.model, 80))} (${current.wireApi})`,
       `switch with /model <name>; catalog models for this provider:`,
       known.join(', '),
     ].join('\n');
@@ -243,7 +243,9 @@ async function debug(context: CommandContext): Promise<void> {
     ];
     for (const message of request.messages) {
       const calls =
-        message.role === 'assistant' && message.toolCalls.length > 0 ? ` → ${message.toolCalls.map((c) => c.name).join(', ')}` : '';
+        message.role === 'assistant' && message.toolCalls.length > 0
+          ? ` → ${message.toolCalls.map((c) => oneLine(c.name, 60)).join(', ')}`
+          : '';
       lines.push(`${theme.bold(message.role.padEnd(9))} ${oneLine(message.content, 60)}${calls}`);
     }
     lines.push(theme.dim(`full request: ${file}`));

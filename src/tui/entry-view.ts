@@ -75,23 +75,25 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
       return h(Text, { wrap: 'truncate-end' }, theme.dim(theme.italic(label)));
     }
     case 'tool': {
-      const head = `${toolMark(entry, theme)} ${theme.bold(entry.name)} ${entry.summary}`;
+      // The name is the model's: a made-up tool name is shown, not obeyed.
+      const head = `${toolMark(entry, theme)} ${theme.bold(oneLine(entry.name, 80))} ${oneLine(entry.summary)}`;
       const status = theme.dim(toolStatusText(entry));
       const lines = [h(Text, { key: 'head', wrap: 'truncate-end' }, `${head} ${theme.dim('·')} ${status}`)];
-      if (entry.note) lines.push(h(Text, { key: 'note', wrap: 'truncate-end' }, theme.dim(`  └ ${entry.note}`)));
+      if (entry.note) lines.push(h(Text, { key: 'note', wrap: 'truncate-end' }, theme.dim(`  └ ${oneLine(entry.note)}`)));
       if (entry.status === 'error' && entry.output)
         lines.push(h(Text, { key: 'err', wrap: 'truncate-end' }, theme.tone('error', `  └ ${errorLine(entry.output)}`)));
       return h(Box, { flexDirection: 'column' }, ...lines);
     }
     case 'notice': {
       const tone = entry.tone === 'info' ? 'muted' : entry.tone;
-      return h(Text, null, theme.tone(tone, entry.text));
+      return h(Text, null, theme.tone(tone, visibleText(entry.text)));
     }
     case 'block':
+      // The body is built by our commands, styled, from text they made visible themselves.
       return h(
         Box,
         { flexDirection: 'column', marginTop: 1 },
-        h(Text, null, theme.bold(theme.tone('accent', `▍${entry.title}`))),
+        h(Text, null, theme.bold(theme.tone('accent', `▍${oneLine(entry.title)}`))),
         h(Text, null, entry.body),
       );
   }
@@ -109,7 +111,7 @@ export function entryRows(entry: Entry, width: number): number {
     case 'tool':
       return 1 + (entry.note ? 1 : 0) + (entry.status === 'error' && entry.output ? 1 : 0);
     case 'notice':
-      return textRows(entry.text, width);
+      return textRows(visibleText(entry.text), width);
     case 'block':
       return 2 + textRows(entry.body, width);
   }

@@ -3,6 +3,7 @@
 // write tools touched, and, for /debug, the last model request rebuilt by replaying the session
 // up to that call (session files store no requests; replay is deterministic).
 
+import { oneLine } from './visible-text.js';
 import { itemsToModelMessages, type ResponseItem } from '../agent/index.js';
 import { cheapItemTokens, historyCompactedEvent } from '../compaction/index.js';
 import type { ModelMessage } from '../model/index.js';
@@ -140,7 +141,7 @@ function replayForScreen(
       return addEntry(state, {
         kind: 'notice',
         tone: 'error',
-        text: `turn ${record.turn} failed [${record.error.code}]: ${record.error.message}`,
+        text: `turn ${record.turn} failed [${record.error.code}]: ${oneLine(record.error.message, 600)}`,
       });
     case 'turn_cancelled':
       return addEntry(state, { kind: 'notice', tone: 'warning', text: `turn ${record.turn} was cancelled` });

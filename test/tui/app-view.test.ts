@@ -57,7 +57,17 @@ describe('the interactive app (ink, in-process)', () => {
         glassboxVersion: 'test',
       });
       await controller.getRunner();
-      const app = render(h(App, { controller, theme: createTheme(false), files: ['notes.txt', 'src/main.ts'] }));
+      // The approval guard's timer, fired by hand: a key typed before it fires answers nothing.
+      let arm: (() => void) | null = null;
+      let disarmed = 0;
+      const scheduleArm = (fire: () => void): (() => void) => {
+        arm = fire;
+        disarmed += 1;
+        return () => {
+          if (arm === fire) arm = null;
+        };
+      };
+      const app = render(h(App, { controller, theme: createTheme(false), files: ['notes.txt', 'src/main.ts'], scheduleArm }));
       // Bold and dim stay without colour; the assertions read the text.
       const output = (): string => stripAnsi(app.frames.join('\n'));
       const frameText = (): string => stripAnsi(app.lastFrame() ?? '');
@@ -77,7 +87,15 @@ describe('the interactive app (ink, in-process)', () => {
         assert.match(panel, /write_file/);
         assert.match(panel, /-remember the milk/);
         assert.match(panel, /\+remember the bread/);
-        assert.match(panel, /\[y\] approve once/);
+        assert.match(panel, /answer keys open when you stop typing/);
+        // Typed ahead ("please add…"): the `a` that would approve for the session is dropped and
+        // restarts the wait, and the `y` right after it too.
+        app.stdin.write('a');
+        app.stdin.write('y');
+        await until(() => disarmed === 3, 'the guard restarted by each key', output);
+        assert.ok(controller.getSnapshot().pending !== null, 'keys typed as the panel appeared answered nothing');
+        (arm as unknown as () => void)();
+        await until(() => frameText().includes('[y] approve once'), 'the armed panel', output);
         app.stdin.write('y');
         await until(() => output().includes('Done.'), 'the final answer', output);
         await until(() => controller.getSnapshot().busy === null, 'the turn to end', output);
@@ -123,14 +141,19 @@ describe('the interactive app (ink, in-process)', () => {
         glassboxVersion: 'test',
       });
       await controller.getRunner();
-      const app = render(h(App, { controller, theme: createTheme(false), files: [] }));
+      // The approval guard's wait is over at once here (its own test is above).
+      const scheduleArm = (fire: () => void): (() => void) => {
+        queueMicrotask(fire);
+        return () => {};
+      };
+      const app = render(h(App, { controller, theme: createTheme(false), files: [], scheduleArm }));
       const output = (): string => stripAnsi(app.frames.join('\n'));
       const frameText = (): string => stripAnsi(app.lastFrame() ?? '');
       try {
         app.stdin.write('write a todo');
         await until(() => frameText().includes('write a todo'), 'the typed prompt', output);
         app.stdin.write('\r');
-        await until(() => frameText().includes('approval needed'), 'the approval panel', output);
+        await until(() => frameText().includes('[y] approve once'), 'the approval panel', output);
         // A pasted "y" is text, not the approve key; the next real key still works.
         app.stdin.write('\x1b[200~y\x1b[201~');
         app.stdin.write('n');

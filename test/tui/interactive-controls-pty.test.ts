@@ -95,7 +95,7 @@ describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
     try {
       await screen.waitFor('new session');
       await screen.submit('write a todo file');
-      const approval = await screen.waitFor('approval needed');
+      const approval = await screen.waitFor('[y] approve once');
       assert.match(approval, /new file todo\.txt/);
       assert.match(approval, /\+buy bread/);
       await screen.keys('n');

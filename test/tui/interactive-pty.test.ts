@@ -42,7 +42,7 @@ describe('glassbox in a terminal (tmux)', { skip }, () => {
       await screen.waitFor(/✓ read_file notes\.txt/);
 
       await screen.submit('change the milk to oat milk');
-      const approval = await screen.waitFor('approval needed');
+      const approval = await screen.waitFor('[y] approve once');
       assert.match(approval, /edit_file/);
       assert.match(approval, /-remember the milk/);
       assert.match(approval, /\+remember the oat milk/);
