@@ -94,7 +94,7 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json' } };
   if (body !== undefined) {
     init.headers = { accept: 'application/json', 'content-type': 'application/json' };
@@ -137,6 +137,7 @@ export const api = {
     call<TraceCallPage>('GET', `/api/sessions/${segment(sessionId)}/model-calls${query(params)}`),
   modelCall: (sessionId: string, index: number) =>
     call<{ call: TraceDetail }>('GET', `/api/sessions/${segment(sessionId)}/model-calls/${index}`),
+  deleteSession: (sessionId: string) => call<{ deleted: boolean }>('DELETE', `/api/sessions/${segment(sessionId)}`),
   exportUrl: (sessionId: string) => `/api/sessions/${segment(sessionId)}/export`,
   context: (sessionId: string) => call<ContextInfo>('GET', `/api/sessions/${segment(sessionId)}/context`),
   fork: (sessionId: string, atTurn?: number) =>

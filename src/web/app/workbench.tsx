@@ -225,6 +225,15 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
     },
     [selectedId, openSession],
   );
+  const deleteHere = useCallback(async () => {
+    if (selectedId === null) return;
+    await api.deleteSession(selectedId);
+    navigate({ ...HOME, tab: routeRef.current.tab });
+    setFollowedSerial(null);
+    setListKey((n) => n + 1);
+    setBanner(`Deleted the session “${title}”.`);
+  }, [selectedId, navigate, title]);
+
   const forkHere = useMemo(() => (selectedId === null || running ? null : (turn: number) => void fork(turn)), [selectedId, running, fork]);
 
   const continueSession = useCallback(() => {
@@ -365,7 +374,9 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
                 page={data.page}
                 loading={data.loading}
                 total={ownTotal}
+                busy={runHere}
                 onOpenSession={openSession}
+                onDelete={deleteHere}
               />
               {banner !== null && (
                 <p className="banner" role="status">
