@@ -3,6 +3,7 @@
 
 import type {
   ApprovalDecision,
+  ApprovalPreviewAnswer,
   ContextInfo,
   CompactionPayload,
   Cursor,
@@ -129,6 +130,8 @@ export const api = {
       decision,
       ...(message !== undefined && message.trim() !== '' ? { message: message.trim() } : {}),
     }),
+  approvalPreview: (runId: string, callId: string) =>
+    call<ApprovalPreviewAnswer>('GET', `/api/approvals/${segment(runId)}/${segment(callId)}/preview`),
   sessions: (params: { query?: string; cursor?: Cursor | null; limit?: number }) =>
     call<SessionList>('GET', `/api/sessions${query(params)}`),
   session: (sessionId: string, params: { cursor?: Cursor | null; limit?: number } = {}) =>

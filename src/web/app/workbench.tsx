@@ -6,8 +6,7 @@ import { api, describeError, type ApprovalDecision, type Health, type ModelsInfo
 import { CallView, Inspector, liveVersion, TAB_NAMES, totalOf, useTrace } from '../inspector/index.js';
 import { isActive, useLiveRun } from '../live-run/index.js';
 import { NewRunForm, RunStatus, SessionList } from '../sidebar/index.js';
-import { mergeLiveTurn, Transcript } from '../transcript/index.js';
-import { ProjectRootContext } from '../transcript/project-root.js';
+import { mergeLiveTurn, ProjectRootContext, Transcript } from '../transcript/index.js';
 import { HOME, type Route } from './route.js';
 import { SessionHeader } from './session-header.js';
 import { ShortcutHelp, useShortcuts } from './shortcuts.js';

@@ -7,6 +7,7 @@ import { capText, formatDuration, prettyJson } from '../format/index.js';
 import { callPhrase, phraseText, type ActionPhrase } from './action-phrase.js';
 import { ApprovalCard } from './approval-card.js';
 import { CopyButton } from './copy-button.js';
+import { useProjectRoot, withoutRoot } from './project-root.js';
 import type { ToolCallState, ToolCallStatus } from './transcript-types.js';
 
 const OUTPUT_PREVIEW_CHARS = 20_000;
@@ -32,12 +33,13 @@ const STATUS_ICON: Record<ToolCallStatus, string> = {
 };
 
 export function PhraseView({ phrase }: { phrase: ActionPhrase }) {
+  const root = useProjectRoot();
   return (
     <span className="phrase">
       <span className="phrase-verb">{phrase.verb}</span>
       {phrase.subject !== '' && ' '}
       {phrase.style === 'code' && <code>{phrase.subject}</code>}
-      {phrase.style === 'path' && <span className="phrase-path">{phrase.subject}</span>}
+      {phrase.style === 'path' && <span className="phrase-path">{withoutRoot(phrase.subject, root)}</span>}
       {phrase.style === 'quote' && <span className="phrase-quote">“{phrase.subject}”</span>}
       {phrase.style === 'plain' && phrase.subject}
       {phrase.detail !== '' && <span className="muted">{phrase.detail}</span>}
@@ -123,6 +125,8 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
       {waiting && call.approval !== null && (
         <ApprovalCard
           approval={call.approval}
+          runId={runId}
+          callId={call.callId}
           toolName={call.name}
           arguments={call.arguments}
           onDecide={onApprove === null || runId === null ? null : (decision, message) => onApprove(runId, call.callId, decision, message)}
