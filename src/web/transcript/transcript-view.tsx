@@ -6,6 +6,7 @@ import { formatCount, formatTokens } from '../format/index.js';
 import { MarkdownText } from './markdown-text.js';
 import { ToolCallView, type ApprovalHandler } from './tool-call-view.js';
 import { CopyButton } from './copy-button.js';
+import { MessageTime } from './message-time.js';
 import type { CompactionView, TranscriptEntry, TranscriptTurn, TurnOutcome } from './transcript-types.js';
 
 export interface TranscriptProps {
@@ -51,11 +52,14 @@ function EntryView({ entry, runId, onApprove }: { entry: TranscriptEntry; runId:
             <div className="message-head">
               <span className="message-label">Answer</span>
               <CopyButton text={entry.text} label="Copy answer" />
+              <MessageTime at={entry.at} label="Answered" />
             </div>
           )}
+          {(entry.role === 'working' || entry.role === 'streaming') && <MessageTime at={entry.at} label="Written" />}
           {entry.role === 'partial' && (
             <div className="message-head">
               <span className="message-label partial-label">Not sent</span>
+              <MessageTime at={entry.at} label="Began" />
               <span className="muted small-text">
                 The run stopped while this was streaming; it was never committed, and the model will not see it.
               </span>
@@ -97,7 +101,12 @@ function EntryView({ entry, runId, onApprove }: { entry: TranscriptEntry; runId:
         </details>
       );
     case 'user':
-      return <div className="message user">{entry.text}</div>;
+      return (
+        <div className="message user">
+          <MessageTime at={entry.at} label="Sent" />
+          {entry.text}
+        </div>
+      );
   }
 }
 
@@ -154,6 +163,7 @@ export const TurnView = memo(function TurnView({
     >
       <header className="turn-header">
         <span className="turn-number">{turn.turn === null ? 'New turn' : `Turn ${turn.turn}`}</span>
+        <MessageTime at={turn.startedAt} label="Prompt sent" />
         {canFork && (
           <button
             type="button"
