@@ -168,16 +168,27 @@ interface OpenedSession {
   compactionDisabled: boolean;
 }
 
+function gitSnapshotFor(runner: Runner): ReturnType<typeof gitSnapshot> {
+  const { settings } = runner;
+  return gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox });
+}
+
 async function openSession(runner: Runner, request: TurnRequest): Promise<OpenedSession> {
   const { settings, store } = runner;
   if (request.resume) {
     const sessionId = await store.resolveId(request.resume);
     // Takes the lock, replays, and appends synthetic outputs for calls a crash left unanswered.
     const resumed = await resumeSession(store, sessionId);
+    // A fork at turn 0 (how a first turn is retried or edited) has no history at all, so no
+    // system message to keep byte for byte: it gets one now, as a new session would.
+    const opening =
+      resumed.history.length === 0
+        ? [systemMessage(await buildSystemPrompt({ root: runner.root, git: () => gitSnapshotFor(runner) }))]
+        : [];
     return {
       writer: resumed.writer,
       history: resumed.history,
-      newItems: [userMessage(request.prompt)],
+      newItems: [...opening, userMessage(request.prompt)],
       turn: resumed.turns + 1,
       resumed: true,
       compactionDisabled: resumed.autoCompactionDisabled,
@@ -186,10 +197,7 @@ async function openSession(runner: Runner, request: TurnRequest): Promise<Opened
   // The environment snapshot (git status, in the sandbox) is gathered while the session file is created.
   const [writer, system] = await Promise.all([
     store.create({ cwd: runner.root, model: settings.model, wireApi: settings.wireApi, glassboxVersion: glassboxVersion() }),
-    buildSystemPrompt({
-      root: runner.root,
-      git: () => gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox }),
-    }),
+    buildSystemPrompt({ root: runner.root, git: () => gitSnapshotFor(runner) }),
   ]);
   return {
     writer,

@@ -1,10 +1,11 @@
 // Turns in real Chromium: every message shows when it was sent or written — live from the
 // events as they arrive, and after a reload from the session's records (the same times the file
-// holds).
+// holds); the last turn can be retried and any prompt edited and sent again, each in a fork after
+// the turn before, so the session they came from stays as it was.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assertAccessible, startRun, useBrowser, waitUntil } from './browser-suite.js';
+import { assertAccessible, runThroughApi, startRun, useBrowser, waitUntil } from './browser-suite.js';
 import { screenshot, TOKEN } from './workbench-harness.js';
 
 const { withWorkbench } = useBrowser();
@@ -67,4 +68,76 @@ describe('message timestamps', () => {
       );
     });
   }
+});
+
+describe('retry and edit-and-resend', () => {
+  test('the last turn is retried, and a first prompt edited, each in a fork with visible lineage', async () => {
+    let secondRuns = 0;
+    await withWorkbench(
+      {
+        whenExhausted: (request) => {
+          const messages = (JSON.parse(request.rawBody) as { messages: Array<{ role: string; content: unknown }> }).messages;
+          const last = String(messages.at(-1)?.content ?? '');
+          if (last === 'First question') return { text: 'First answer.' };
+          if (last === 'Second question') return { text: (secondRuns += 1) === 1 ? 'Second answer.' : 'Second answer, retried.' };
+          if (last === 'First question, sharper') {
+            // The fork at turn 0 starts like a new session: its system message first.
+            return messages[0]?.role === 'system' ? { text: 'Sharper answer.' } : { text: 'No system message!' };
+          }
+          return { text: `Unexpected: ${last}` };
+        },
+      },
+      async (page, workbench) => {
+        const original = await runThroughApi(workbench, 'First question');
+        await runThroughApi(workbench, 'Second question', { sessionId: original });
+        await page.goto(workbench.url);
+        await page.goto(`${workbench.origin}/sessions/${original}`);
+        await page.locator('.message.role-final', { hasText: 'Second answer.' }).waitFor();
+        const retry = page.getByRole('button', { name: 'Retry in a fork' });
+        assert.equal(await retry.count(), 1, 'only the last turn offers a retry');
+        assert.equal(await page.locator('.turn[data-turn="2"]').getByRole('button', { name: 'Retry in a fork' }).count(), 1);
+
+        await retry.click();
+        await waitUntil(async () => !new URL(page.url()).pathname.endsWith(original), 'the retry opens the fork');
+        const retried = new URL(page.url()).pathname.split('/')[2]!;
+        await page.locator('.turn[data-turn="2"] .message.role-final', { hasText: 'Second answer, retried.' }).waitFor();
+        await page.locator('.turn[data-turn="1"] .message.role-final', { hasText: 'First answer.' }).waitFor();
+        assert.match((await page.getByTestId('lineage').textContent()) ?? '', /Forked from First question after turn 1/);
+        await page.getByRole('status').filter({ hasText: 'Turn 2 runs again in a fork' }).waitFor();
+        await assertAccessible(page, 'a retried turn in its fork');
+        await screenshot(page, '45-retry-in-fork');
+
+        // The original is as it was.
+        await page.getByTestId('lineage').getByRole('link').click();
+        await waitUntil(async () => new URL(page.url()).pathname === `/sessions/${original}`, 'back at the original');
+        await page.locator('.turn[data-turn="2"] .message.role-final', { hasText: 'Second answer.' }).waitFor();
+        assert.equal(await page.getByText('Second answer, retried.').count(), 0);
+
+        await page.getByRole('button', { name: 'Edit and resend the prompt of turn 1' }).click();
+        const editor = page.getByRole('textbox', { name: 'Edit the prompt of turn 1' });
+        assert.equal(await editor.inputValue(), 'First question');
+        assert.equal(await editor.evaluate((element) => element === document.activeElement), true, 'the editor has the focus');
+        await assertAccessible(page, 'a prompt being edited');
+        await editor.fill('First question, sharper');
+        await screenshot(page, '46-edit-prompt');
+        await editor.press('Control+Enter');
+        await waitUntil(
+          async () => ![original, retried].some((id) => new URL(page.url()).pathname.endsWith(id)),
+          'the edited prompt runs in a new fork',
+        );
+        await page.locator('.message.role-final', { hasText: 'Sharper answer.' }).waitFor();
+        assert.match((await page.getByTestId('lineage').textContent()) ?? '', /Forked from First question after turn 0/);
+        assert.equal(await page.locator('.turn').count(), 1);
+        assert.equal(
+          await page
+            .locator('.turn[data-turn="1"] .message.user')
+            .first()
+            .textContent()
+            .then((text) => text?.includes('First question, sharper')),
+          true,
+        );
+        await screenshot(page, '47-edited-in-fork');
+      },
+    );
+  });
 });

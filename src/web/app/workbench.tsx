@@ -167,14 +167,9 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
   );
   const closeCall = useCallback(() => navigate({ ...routeRef.current, call: null }), [navigate]);
 
-  const startRun = useCallback(
-    async (request: Omit<StartRunRequest, 'sessionId'>): Promise<boolean> => {
-      setFormError(null);
-      setBanner(null);
-      const body: StartRunRequest = selectedId === null ? request : { ...request, sessionId: selectedId };
-      // The records may not show the previous run's turn yet; the live copy of it does.
-      const previous = run !== null && run.sessionId === selectedId ? (run.turn.turn ?? 0) : 0;
-      const expectedTurn = selectedId === null ? 1 : data.page === null && previous === 0 ? null : Math.max(lastTurn, previous) + 1;
+  /** Starts a run this view follows; resolves with whether the server accepted it. */
+  const launch = useCallback(
+    async (body: StartRunRequest, expectedTurn: number | null): Promise<boolean> => {
       const { serial, accepted, done } = start(body, expectedTurn);
       setFollowedSerial(serial);
       setPane('transcript');
@@ -187,7 +182,42 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
       if (ok) requestAnimationFrame(() => document.getElementById('transcript')?.focus());
       return ok;
     },
-    [selectedId, data.page, lastTurn, start, run, closeCall],
+    [start, closeCall],
+  );
+
+  const startRun = useCallback(
+    async (request: Omit<StartRunRequest, 'sessionId'>): Promise<boolean> => {
+      setFormError(null);
+      setBanner(null);
+      const body: StartRunRequest = selectedId === null ? request : { ...request, sessionId: selectedId };
+      // The records may not show the previous run's turn yet; the live copy of it does.
+      const previous = run !== null && run.sessionId === selectedId ? (run.turn.turn ?? 0) : 0;
+      const expectedTurn = selectedId === null ? 1 : data.page === null && previous === 0 ? null : Math.max(lastTurn, previous) + 1;
+      return launch(body, expectedTurn);
+    },
+    [selectedId, data.page, lastTurn, run, launch],
+  );
+
+  // Retry and edit-and-resend: turn `turn` runs again (with the model and policy it ran with) in a
+  // fork after the turn before, so the session it came from stays as it was.
+  const resendInFork = useCallback(
+    async (turn: number, prompt: string) => {
+      if (selectedId === null) return;
+      const opened = records.find((record) => record.type === 'turn_started' && record.turn === turn);
+      const same = opened?.type === 'turn_started' ? opened : null;
+      try {
+        const { sessionId: fork } = await api.fork(selectedId, turn - 1);
+        setListKey((n) => n + 1);
+        navigate({ sessionId: fork, tab: routeRef.current.tab, call: null });
+        setBanner(`Turn ${turn} runs again in a fork of “${title}” after turn ${turn - 1}; the original session is unchanged.`);
+        const body: StartRunRequest = { prompt, sessionId: fork };
+        if (same !== null) Object.assign(body, { model: same.model, wireApi: same.wireApi, ...same.policy });
+        await launch(body, turn);
+      } catch (error) {
+        setBanner(`Could not run turn ${turn} again: ${describeError(error)}`);
+      }
+    },
+    [selectedId, records, navigate, title, launch],
   );
 
   const cancelHere = useCallback(async () => {
@@ -234,6 +264,10 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
   }, [selectedId, navigate, title]);
 
   const forkHere = useMemo(() => (selectedId === null || running ? null : (turn: number) => void fork(turn)), [selectedId, running, fork]);
+  const resendHere = useMemo(
+    () => (selectedId === null || running || runHere ? null : (turn: number, prompt: string) => void resendInFork(turn, prompt)),
+    [selectedId, running, runHere, resendInFork],
+  );
 
   const continueSession = useCallback(() => {
     setPane('sidebar');
@@ -396,6 +430,7 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
                 turns={turns}
                 onApprove={liveVisible || pendingHere > 0 ? approve : null}
                 onFork={forkHere}
+                onResend={resendHere}
                 footer={footer}
                 empty={
                   <p className="empty muted">
