@@ -11,6 +11,7 @@ import { HOME, type Route } from './route.js';
 import { SessionHeader } from './session-header.js';
 import { ShortcutHelp, useShortcuts } from './shortcuts.js';
 import { useConnection } from './use-connection.js';
+import { useApprovalNotifications } from './use-approval-notifications.js';
 import { usePendingApprovals, useTabTitle } from './use-pending-approvals.js';
 import { useRoute } from './use-route.js';
 import { useSessionData } from './use-session-data.js';
@@ -156,6 +157,8 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
     setPane('sidebar');
     requestAnimationFrame(() => promptRef.current?.focus());
   }, [navigate]);
+
+  const notifications = useApprovalNotifications(activity.loaded ? activity.approvals : null, selectedId, openSession, health.root);
 
   const openCall = useCallback(
     (index: number) => {
@@ -341,6 +344,21 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
             {health.model} · {health.wireApi}
             {health.demo && <span className="badge">demo</span>}
           </span>
+          {notifications.state !== 'unsupported' && (
+            <button
+              type="button"
+              className="small ghost"
+              aria-pressed={notifications.state === 'on'}
+              onClick={() => void notifications.toggle()}
+              title={
+                notifications.state === 'blocked'
+                  ? 'This browser blocks notifications from this page; allow them in the site settings, then click again.'
+                  : 'A desktop notification when a run waits for your approval and you are not looking at it'
+              }
+            >
+              {notifications.state === 'blocked' ? 'Notifications blocked' : 'Notify me of approvals'}
+            </button>
+          )}
           <button type="button" className="small ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts (?)">
             ?
           </button>
