@@ -18,12 +18,19 @@ import { useSessionData } from './use-session-data.js';
 
 type Pane = 'sidebar' | 'transcript' | 'inspector';
 
+/** Where the layout shows one pane at a time (layout.css). */
+const NARROW_QUERY = '(max-width: 860px)';
+
 export function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
   const { route, navigate } = useRoute();
   const selectedId = route.sessionId;
   const [sessionVersion, setSessionVersion] = useState(0);
   const [listKey, setListKey] = useState(0);
-  const [pane, setPane] = useState<Pane>('transcript');
+  // One pane at a time on a narrow screen: the first one is where work starts — the prompt form
+  // and the session list at `/`, the conversation when the address names a session.
+  const [pane, setPane] = useState<Pane>(() =>
+    route.sessionId === null && window.matchMedia(NARROW_QUERY).matches ? 'sidebar' : 'transcript',
+  );
   const [formError, setFormError] = useState<string | null>(null);
   const [banner, setBanner] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
@@ -349,6 +356,7 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
               type="button"
               className="small ghost"
               aria-pressed={notifications.state === 'on'}
+              aria-label={notifications.state === 'blocked' ? undefined : 'Notify me of approvals'}
               onClick={() => void notifications.toggle()}
               title={
                 notifications.state === 'blocked'
@@ -356,7 +364,13 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
                   : 'A desktop notification when a run waits for your approval and you are not looking at it'
               }
             >
-              {notifications.state === 'blocked' ? 'Notifications blocked' : 'Notify me of approvals'}
+              {notifications.state === 'blocked' ? (
+                'Notifications blocked'
+              ) : (
+                <>
+                  Notify<span className="wide-only"> me of approvals</span>
+                </>
+              )}
             </button>
           )}
           <button type="button" className="small ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts (?)">

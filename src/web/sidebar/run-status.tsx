@@ -52,7 +52,8 @@ const LABEL = {
 export function RunStatus({ run, showingRun, approvals, onShow, onOpenSession, onDismiss }: RunStatusProps) {
   if (run === null) {
     return (
-      <section className="run-status" aria-label="Run status">
+      // Idle with nothing waiting: on a phone it is left out, so the session list fits the first screen.
+      <section className={`run-status${approvals.length === 0 ? ' run-status-idle' : ''}`} aria-label="Run status">
         <span className="status-pill status-idle">Idle</span>
         <span className="muted">No run in this window.</span>
         <WaitingApprovals approvals={approvals} onOpenSession={onOpenSession} />
