@@ -19,6 +19,7 @@ const cases: BenchCase[] = [
   { name: 'tools', run: async () => (await import('./cases/tool-rounds.js')).run() },
   { name: 'sessions', run: async () => (await import('./cases/sessions.js')).run() },
   { name: 'context', run: async () => (await import('./cases/context-economy.js')).run() },
+  { name: 'workbench', run: async () => (await import('./cases/workbench-long-session.js')).run() },
 ];
 
 const only = (process.env.GLASSBOX_BENCH_ONLY ?? '').split(',').filter(Boolean);

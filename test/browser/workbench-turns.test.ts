@@ -1,9 +1,12 @@
 // Turns in real Chromium: every message shows when it was sent or written — live from the
 // events as they arrive, and after a reload from the session's records (the same times the file
 // holds); the last turn can be retried and any prompt edited and sent again, each in a fork after
-// the turn before, so the session they came from stays as it was.
+// the turn before, so the session they came from stays as it was; a long session opens on its
+// last turns and builds the others when they are scrolled to.
 
 import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { assertAccessible, runThroughApi, startRun, useBrowser, waitUntil } from './browser-suite.js';
 import { screenshot, TOKEN } from './workbench-harness.js';
@@ -102,7 +105,8 @@ describe('retry and edit-and-resend', () => {
         const retried = new URL(page.url()).pathname.split('/')[2]!;
         await page.locator('.turn[data-turn="2"] .message.role-final', { hasText: 'Second answer, retried.' }).waitFor();
         await page.locator('.turn[data-turn="1"] .message.role-final', { hasText: 'First answer.' }).waitFor();
-        assert.match((await page.getByTestId('lineage').textContent()) ?? '', /Forked from First question after turn 1/);
+        // The parent's title arrives after the page: wait for it rather than read too early.
+        await page.getByTestId('lineage').filter({ hasText: 'Forked from First question after turn 1' }).waitFor();
         await page.getByRole('status').filter({ hasText: 'Turn 2 runs again in a fork' }).waitFor();
         await assertAccessible(page, 'a retried turn in its fork');
         await screenshot(page, '45-retry-in-fork');
@@ -126,7 +130,7 @@ describe('retry and edit-and-resend', () => {
           'the edited prompt runs in a new fork',
         );
         await page.locator('.message.role-final', { hasText: 'Sharper answer.' }).waitFor();
-        assert.match((await page.getByTestId('lineage').textContent()) ?? '', /Forked from First question after turn 0/);
+        await page.getByTestId('lineage').filter({ hasText: 'Forked from First question after turn 0' }).waitFor();
         assert.equal(await page.locator('.turn').count(), 1);
         assert.equal(
           await page
@@ -139,5 +143,32 @@ describe('retry and edit-and-resend', () => {
         await screenshot(page, '47-edited-in-fork');
       },
     );
+  });
+});
+
+describe('a long session', () => {
+  test('opens on its last turns: earlier turns are built when scrolled to, tool bodies when opened', async () => {
+    const { sessionLines } = await import('../../bench/cases/workbench-long-session.js');
+    await withWorkbench({}, async (page, workbench) => {
+      const session = sessionLines(8, 40);
+      await mkdir(join(workbench.home, 'sessions'), { recursive: true });
+      await writeFile(join(workbench.home, 'sessions', `${session.id}.jsonl`), session.text);
+      await page.goto(workbench.url);
+      await page.goto(`${workbench.origin}/sessions/${session.id}`);
+      await page.locator('.message.role-final', { hasText: 'Turn 8 is done' }).waitFor();
+      assert.equal(await page.locator('.turn').count(), 8, 'every turn has its place');
+      assert.equal(await page.locator('.turn-deferred').count(), 5, 'the five earliest wait');
+      assert.equal(await page.locator('.tool-body').count(), 0, 'no closed tool call has its body built');
+      await assertAccessible(page, 'a long session');
+      await screenshot(page, '51-long-session');
+
+      await page.locator('#transcript').evaluate((element) => {
+        element.scrollTop = 0;
+      });
+      await page.locator('.turn[data-turn="1"] .message.role-final', { hasText: 'Turn 1 is done' }).waitFor();
+      const call = page.locator('.turn[data-turn="1"] .tool-call').first();
+      await call.locator('> details > summary').click();
+      assert.match((await call.locator('.tool-output').textContent()) ?? '', /export const value1_0/);
+    });
   });
 });

@@ -157,7 +157,7 @@ export async function loadAllModelCalls(sessionId: string, signal?: AbortSignal,
   let cursor: Cursor | null = null;
   const seen = new Set<string>();
   do {
-    const page: TraceCallPage = await api.modelCalls(sessionId, { cursor, limit: 500, payloads: 'none', query: search });
+    const page: TraceCallPage = await api.modelCalls(sessionId, { cursor, limit: 1000, payloads: 'none', query: search });
     calls.push(...page.calls);
     cursor = page.nextCursor ?? null;
     if (cursor !== null) {
@@ -170,7 +170,8 @@ export async function loadAllModelCalls(sessionId: string, signal?: AbortSignal,
 
 /** Every record of a session, following the cursor: the transcript and audit need the whole file. */
 export async function loadAllRecords(sessionId: string, signal?: AbortSignal): Promise<SessionPage> {
-  let page = await api.session(sessionId, { limit: 500 });
+  // The server's largest page: a long session takes fewer round trips.
+  let page = await api.session(sessionId, { limit: 1000 });
   const records = [...page.records];
   const problems = [...page.problems];
   const seen = new Set<string>();
@@ -180,7 +181,7 @@ export async function loadAllRecords(sessionId: string, signal?: AbortSignal): P
     // A cursor that repeats would loop forever; the server promised progress, so stop instead.
     if (seen.has(key)) break;
     seen.add(key);
-    page = await api.session(sessionId, { cursor: page.nextCursor, limit: 500 });
+    page = await api.session(sessionId, { cursor: page.nextCursor, limit: 1000 });
     records.push(...page.records);
     problems.push(...page.problems);
   }

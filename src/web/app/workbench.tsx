@@ -110,7 +110,12 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
 
   // Runs started or ended by anyone (another tab, the API) and new approvals change the list.
   const activityKey = `${activity.runs.map((info) => `${info.runId}:${info.status}`).join(',')}|${activity.approvals.length}`;
+  // Not on the first render: the page has just loaded everything (reloading it again at once
+  // doubled the time to open a long session).
+  const knownActivity = useRef(activityKey);
   useEffect(() => {
+    if (knownActivity.current === activityKey) return;
+    knownActivity.current = activityKey;
     setListKey((n) => n + 1);
     setSessionVersion((n) => n + 1);
   }, [activityKey]);

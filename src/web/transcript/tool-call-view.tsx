@@ -91,9 +91,12 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
   const waiting = call.approval !== null && call.approval.resolution === null && call.status === 'awaiting_approval';
   const resolution = resolutionText(call);
   const permission = call.permission;
+  // The body (arguments, output) is built only once opened: a long session has hundreds of calls,
+  // and their closed bodies would be most of the page.
+  const [opened, setOpened] = useState(false);
   return (
     <li className={`tool-call status-${call.status}`} data-call-id={call.callId}>
-      <details>
+      <details onToggle={(event) => event.currentTarget.open && setOpened(true)}>
         <summary title={phraseText(phrase)}>
           <span className="tool-status" aria-hidden="true" title={STATUS_LABEL[call.status]}>
             {STATUS_ICON[call.status]}
@@ -104,22 +107,24 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
             {call.status === 'succeeded' || call.status === 'failed' ? formatDuration(call.durationMs) : ''}
           </span>
         </summary>
-        <div className="tool-body">
-          {permission !== null && (
-            <p className="tool-permission">
-              Permission: <strong>{permission.decision}</strong> <span className="muted">({permission.rule})</span> — {permission.reason}
-            </p>
-          )}
-          <div className="tool-section">
-            <div className="tool-section-title">
-              Arguments <span className="muted">· {call.name}</span>
+        {opened && (
+          <div className="tool-body">
+            {permission !== null && (
+              <p className="tool-permission">
+                Permission: <strong>{permission.decision}</strong> <span className="muted">({permission.rule})</span> — {permission.reason}
+              </p>
+            )}
+            <div className="tool-section">
+              <div className="tool-section-title">
+                Arguments <span className="muted">· {call.name}</span>
+              </div>
+              <pre className="tool-args" tabIndex={0}>
+                {prettyJson(call.arguments)}
+              </pre>
             </div>
-            <pre className="tool-args" tabIndex={0}>
-              {prettyJson(call.arguments)}
-            </pre>
+            {call.output !== null && <OutputView output={call.output} isError={call.isError} />}
           </div>
-          {call.output !== null && <OutputView output={call.output} isError={call.isError} />}
-        </div>
+        )}
       </details>
       {resolution !== null && <p className="tool-resolution">{resolution}</p>}
       {waiting && call.approval !== null && (

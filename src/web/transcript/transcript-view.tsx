@@ -1,7 +1,7 @@
 // The centre pane: the conversation, turn by turn, following the stream while the reader is at
 // the bottom and leaving them alone when they scrolled up to read.
 
-import { memo, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { formatCount, formatTokens } from '../format/index.js';
 import { MarkdownText } from './markdown-text.js';
 import { ToolCallView, type ApprovalHandler } from './tool-call-view.js';
@@ -300,24 +300,77 @@ function useFollowBottom(dependency: unknown) {
   return ref;
 }
 
+/** A session with at most this many entries is built whole; a longer one builds its last turns first. */
+const EAGER_ENTRIES = 300;
+const EAGER_TURNS = 3;
+/** Rough height of one entry, for a placeholder to take about the room its turn will. */
+const ENTRY_HEIGHT_PX = 44;
+
+/**
+ * An earlier turn of a long session: a placeholder of about its height until it comes near the
+ * visible part of the conversation, then the turn itself (and it stays). Opening a 1,000-call
+ * session so builds its last turns, not all of them (docs/benchmarks.md has the figures).
+ */
+function DeferredTurn({ turn, root, children }: { turn: TranscriptTurn; root: RefObject<HTMLDivElement | null>; children: ReactNode }) {
+  const [near, setNear] = useState(false);
+  const placeholder = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const element = placeholder.current;
+    if (near || element === null) return;
+    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && setNear(true), {
+      root: root.current,
+      rootMargin: '1500px 0px',
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [near, root]);
+  if (near) return children;
+  const label = turn.turn === null ? 'New turn' : `Turn ${turn.turn}`;
+  return (
+    <article
+      ref={placeholder}
+      className="turn turn-deferred"
+      aria-label={label}
+      data-turn={turn.turn ?? ''}
+      style={{ minHeight: `${120 + turn.entries.length * ENTRY_HEIGHT_PX}px` }}
+    >
+      <header className="turn-header">
+        <span className="turn-number">{label}</span>
+        <span className="muted">{turn.prompt.slice(0, 120)}</span>
+      </header>
+    </article>
+  );
+}
+
 export function Transcript({ turns, onApprove, onFork, onResend, footer, empty }: TranscriptProps) {
   const scroller = useFollowBottom(turns);
+  const entries = turns.reduce((sum, turn) => sum + turn.entries.length, 0);
+  const eagerFrom = entries <= EAGER_ENTRIES ? 0 : turns.length - EAGER_TURNS;
   return (
     // Focusable so the keyboard can scroll it, and the skip link and Ctrl+Enter can land on it.
     <div className="transcript-scroll" ref={scroller} tabIndex={0} id="transcript" role="region" aria-label="Conversation">
       <div className="transcript-body">
         {turns.length === 0
           ? empty
-          : turns.map((turn, index) => (
-              <TurnView
-                key={turn.key}
-                turn={turn}
-                last={index === turns.length - 1}
-                onApprove={onApprove}
-                onFork={onFork}
-                onResend={onResend}
-              />
-            ))}
+          : turns.map((turn, index) => {
+              const view = (
+                <TurnView
+                  key={turn.key}
+                  turn={turn}
+                  last={index === turns.length - 1}
+                  onApprove={onApprove}
+                  onFork={onFork}
+                  onResend={onResend}
+                />
+              );
+              return index >= eagerFrom ? (
+                view
+              ) : (
+                <DeferredTurn key={turn.key} turn={turn} root={scroller}>
+                  {view}
+                </DeferredTurn>
+              );
+            })}
         {footer}
       </div>
     </div>
