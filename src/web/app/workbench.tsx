@@ -12,6 +12,7 @@ import { SessionHeader } from './session-header.js';
 import { ShortcutHelp, useShortcuts } from './shortcuts.js';
 import { useConnection } from './use-connection.js';
 import { useApprovalNotifications } from './use-approval-notifications.js';
+import { NotificationToggle } from './notification-toggle.js';
 import { usePendingApprovals, useTabTitle } from './use-pending-approvals.js';
 import { useRoute } from './use-route.js';
 import { useSessionData } from './use-session-data.js';
@@ -356,28 +357,7 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
             {health.model} · {health.wireApi}
             {health.demo && <span className="badge">demo</span>}
           </span>
-          {notifications.state !== 'unsupported' && (
-            <button
-              type="button"
-              className="small ghost"
-              aria-pressed={notifications.state === 'on'}
-              aria-label={notifications.state === 'blocked' ? undefined : 'Notify me of approvals'}
-              onClick={() => void notifications.toggle()}
-              title={
-                notifications.state === 'blocked'
-                  ? 'This browser blocks notifications from this page; allow them in the site settings, then click again.'
-                  : 'A desktop notification when a run waits for your approval and you are not looking at it'
-              }
-            >
-              {notifications.state === 'blocked' ? (
-                'Notifications blocked'
-              ) : (
-                <>
-                  Notify<span className="wide-only"> me of approvals</span>
-                </>
-              )}
-            </button>
-          )}
+          <NotificationToggle notifications={notifications} />
           <button type="button" className="small ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts (?)">
             ?
           </button>
