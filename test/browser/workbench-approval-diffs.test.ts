@@ -62,7 +62,7 @@ describe('approval diffs', () => {
           assert.equal(await page.locator('.waiting-summary').textContent(), 'write_file: write notes.md');
           assert.deepEqual(write.lines, ['update notes.md', '@@ -1,4 +1,4 @@', ' # Notes', ' ', '-old line', '+new line', ' kept']);
           await assertAccessible(page, `a write approval with its diff (${scheme})`);
-          await screenshot(page, `42-approval-write-diff-${scheme}`);
+          await screenshot(page, `62-approval-write-diff-${scheme}`);
           await page.locator('.approval-card').getByRole('button', { name: 'Approve', exact: true }).click();
 
           // The edit would fail: its card says why instead of showing a diff.
@@ -86,7 +86,7 @@ describe('approval diffs', () => {
             '@@ -1,0 +1,1 @@',
             '+export {};',
           ]);
-          await screenshot(page, `43-approval-patch-diff-${scheme}`);
+          await screenshot(page, `63-approval-patch-diff-${scheme}`);
           await page.locator('.approval-card').getByRole('button', { name: 'Deny' }).click();
           await page.locator('.message.role-final', { hasText: 'All asked.' }).waitFor();
         },

@@ -61,7 +61,7 @@ describe('approval notifications', () => {
         });
         assert.deepEqual(shown, { title: 'Glassbox: approval needed', body: 'write_file: write two.md' });
         await assertAccessible(page, 'the workbench with notifications on');
-        await screenshot(page, '48-notifications-on');
+        await screenshot(page, '68-notifications-on');
 
         await page.evaluate(() => {
           const [note] = (window as unknown as { __notifications: Array<{ instance: Notification }> }).__notifications;

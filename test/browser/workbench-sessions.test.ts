@@ -48,7 +48,7 @@ describe('workbench sessions', () => {
             .getByRole('alert')
             .filter({ hasText: /in use by pid/ })
             .waitFor();
-          await screenshot(page, `40-delete-refused-${scheme}`);
+          await screenshot(page, `60-delete-refused-${scheme}`);
           await writer.close();
           await page.keyboard.press('Escape');
           await dialog.waitFor({ state: 'hidden' });
@@ -64,7 +64,7 @@ describe('workbench sessions', () => {
           );
           await page.locator(`.session-item[data-session-id="${kept}"]`).waitFor();
           await assertAccessible(page, `the workbench after a delete (${scheme})`);
-          await screenshot(page, `41-deleted-${scheme}`);
+          await screenshot(page, `61-deleted-${scheme}`);
           const gone = await fetch(`${workbench.origin}/api/sessions/${doomed}`, { headers: { authorization: `Bearer ${TOKEN}` } });
           assert.equal(gone.status, 404);
         },

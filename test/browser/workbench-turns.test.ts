@@ -49,7 +49,7 @@ describe('message timestamps', () => {
           await assertAccessible(page, `live message times (${scheme})`);
           await page.locator('.approval-card').getByRole('button', { name: 'Deny' }).click();
           await page.locator('.message.role-final', { hasText: 'I left the notes alone.' }).waitFor();
-          await screenshot(page, `44-message-times-${scheme}`);
+          await screenshot(page, `64-message-times-${scheme}`);
 
           // From the records: exactly the times the session file holds.
           const sessionId = new URL(page.url()).pathname.split('/')[2]!;
@@ -109,7 +109,7 @@ describe('retry and edit-and-resend', () => {
         await page.getByTestId('lineage').filter({ hasText: 'Forked from First question after turn 1' }).waitFor();
         await page.getByRole('status').filter({ hasText: 'Turn 2 runs again in a fork' }).waitFor();
         await assertAccessible(page, 'a retried turn in its fork');
-        await screenshot(page, '45-retry-in-fork');
+        await screenshot(page, '65-retry-in-fork');
 
         // The original is as it was.
         await page.getByTestId('lineage').getByRole('link').click();
@@ -123,7 +123,7 @@ describe('retry and edit-and-resend', () => {
         assert.equal(await editor.evaluate((element) => element === document.activeElement), true, 'the editor has the focus');
         await assertAccessible(page, 'a prompt being edited');
         await editor.fill('First question, sharper');
-        await screenshot(page, '46-edit-prompt');
+        await screenshot(page, '66-edit-prompt');
         await editor.press('Control+Enter');
         await waitUntil(
           async () => ![original, retried].some((id) => new URL(page.url()).pathname.endsWith(id)),
@@ -140,7 +140,7 @@ describe('retry and edit-and-resend', () => {
             .then((text) => text?.includes('First question, sharper')),
           true,
         );
-        await screenshot(page, '47-edited-in-fork');
+        await screenshot(page, '67-edited-in-fork');
       },
     );
   });
@@ -160,7 +160,7 @@ describe('a long session', () => {
       assert.equal(await page.locator('.turn-deferred').count(), 5, 'the five earliest wait');
       assert.equal(await page.locator('.tool-body').count(), 0, 'no closed tool call has its body built');
       await assertAccessible(page, 'a long session');
-      await screenshot(page, '51-long-session');
+      await screenshot(page, '71-long-session');
 
       await page.locator('#transcript').evaluate((element) => {
         element.scrollTop = 0;

@@ -357,14 +357,14 @@ describe('workbench', () => {
           assert.equal(await page.locator('.pane-transcript').isVisible(), false);
           assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= 390), true, 'nothing sticks out sideways');
           await assertAccessible(page, `the phone's first screen (${scheme})`);
-          await screenshot(page, `49-phone-first-screen-${scheme}`);
+          await screenshot(page, `69-phone-first-screen-${scheme}`);
 
           await prompt.fill('Answer briefly');
           await prompt.press('Control+Enter');
           await page.locator('.message.role-final', { hasText: 'A short answer for the phone.' }).waitFor();
           assert.equal(await page.locator('.pane-sidebar').isVisible(), false, 'the run shows its transcript');
           await assertAccessible(page, `the phone's transcript (${scheme})`);
-          await screenshot(page, `50-phone-transcript-${scheme}`);
+          await screenshot(page, `70-phone-transcript-${scheme}`);
           await page.getByRole('button', { name: 'Continue this session' }).click();
           await waitUntil(() => prompt.evaluate((element) => element === document.activeElement), 'the prompt is ready for the next turn');
 
