@@ -197,10 +197,13 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
     const sessionId = await store.resolveId(request.resume);
     // Takes the lock, replays, and appends synthetic outputs for calls a crash left unanswered.
     const resumed = await resumeSession(store, sessionId);
+    // A fork at turn 0 (how a first turn is retried or edited) has no history at all, so no
+    // system message to keep byte for byte: it gets one now, as a new session would.
+    const opening = resumed.history.length === 0 ? [systemMessage(await startSystemPrompt(runner))] : [];
     return {
       writer: resumed.writer,
       history: resumed.history,
-      newItems: [userMessage(request.prompt)],
+      newItems: [...opening, userMessage(request.prompt)],
       turn: resumed.turns + 1,
       resumed: true,
       compactionDisabled: resumed.autoCompactionDisabled,

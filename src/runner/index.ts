@@ -12,3 +12,6 @@ export {
 export { compactSession, type CompactSessionOptions } from './compact-session.js';
 export { createPermissionGate, type GateSettings } from './permission-gate.js';
 export { SessionRecorder, toAuditEvent } from './session-recorder.js';
+// The approval preview (a dry run of a file-writing call) for the server and the terminal UI,
+// which reach the tools only through the runner.
+export { previewChange, type ChangePreview, type FilePreview, type PreviewLine } from '../tools/index.js';

@@ -1,11 +1,13 @@
 // Runs and approvals: start a run (answered with its event stream), list runs, re-attach to a
-// run's stream, cancel, and list/resolve the approvals runs are waiting for.
+// run's stream, cancel, and list/resolve the approvals runs are waiting for (with a preview of
+// the change a pending file write would make, worked out here against the files on disk).
 
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { SANDBOX_MODES } from '../workspace/index.js';
 import { WIRE_APIS } from '../model/index.js';
 import { APPROVAL_POLICIES } from '../permissions/index.js';
+import { previewChange, type ChangePreview } from '../runner/index.js';
 import { isSessionId } from '../sessions/index.js';
 import { CompactionBridge } from './compaction-bridge.js';
 import { HttpError } from './http-error.js';
@@ -52,6 +54,12 @@ const resolveApprovalSchema = z.strictObject({
 });
 
 const cancelSchema = z.strictObject({});
+const noQuery = z.strictObject({});
+
+/** `GET /api/approvals/:runId/:callId/preview` answers this (null: a tool that writes no file). */
+export interface ApprovalPreviewAnswer {
+  preview: ChangePreview | null;
+}
 
 function parseRunParameters(context: ServerContext, body: z.infer<typeof startRunSchema>): RunParameters {
   const { settings, defaults } = context;
@@ -144,6 +152,18 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
       expiresAt: approval.expiresAt,
     }));
     return c.json({ approvals: pending });
+  });
+
+  app.get('/api/approvals/:runId/:callId/preview', async (c) => {
+    validate(noQuery, queryObject(c), 'query');
+    const runId = c.req.param('runId');
+    const callId = c.req.param('callId');
+    const pending = approvals.list(runId).find((approval) => approval.callId === callId);
+    if (pending === undefined) throw new HttpError(404, `no pending approval for call ${callId} of run ${runId}`);
+    // Computed on each request, not when the approval was asked: the file may change meanwhile,
+    // and the person should see what approving would do now.
+    const answer: ApprovalPreviewAnswer = { preview: await previewChange(pending.toolName, pending.arguments, context.settings.root) };
+    return c.json(answer);
   });
 
   app.post('/api/approvals/:runId/:callId', async (c) => {

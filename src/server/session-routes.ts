@@ -1,6 +1,6 @@
 // Sessions: the list, one session's records page by page, its model calls with rebuilt requests,
-// its context chart, fork and manual compaction. Ids from the URL are checked to be session ids
-// before the store sees them, so a crafted id can never name a file.
+// its context chart, export, fork, manual compaction and deletion. Ids from the URL are checked
+// to be session ids before the store sees them, so a crafted id can never name a file.
 
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
@@ -158,6 +158,21 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
     const body = validate(forkSchema, await readJsonBody(c), 'body');
     const forked = await forkSession(store, sessionId, { atTurn: body.atTurn, glassboxVersion: context.version });
     return c.json({ sessionId: forked }, 201);
+  });
+
+  app.delete('/api/sessions/:id', async (c) => {
+    const sessionId = sessionIdParameter(c);
+    validate(noQuery, queryObject(c), 'query');
+    // A run here holds the session; a writer elsewhere (the CLI, another server) holds its lock,
+    // which the store checks. Either way the answer is 409 and nothing is removed.
+    const release = context.runs.reserveSession(sessionId);
+    if (release === null) throw new HttpError(409, `session ${sessionId} has an active run; delete it when the run has ended`);
+    try {
+      await store.delete(sessionId);
+    } finally {
+      release();
+    }
+    return c.json({ deleted: true });
   });
 
   app.post('/api/sessions/:id/compact', async (c) => {

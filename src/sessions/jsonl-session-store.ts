@@ -242,6 +242,21 @@ export class JsonlSessionStore implements SessionStore {
     );
   }
 
+  async delete(sessionId: string): Promise<void> {
+    const path = this.existingPath(sessionId);
+    const lock = await acquireSessionLock(this.lockPath(sessionId), sessionId);
+    try {
+      await unlink(path);
+    } catch (error) {
+      if (isMissing(error)) throw new SessionNotFoundError(sessionId, this.location);
+      throw error;
+    } finally {
+      await lock.release();
+    }
+    // The index keeps the session's last summary line until its next compaction; listings start
+    // from the session files, so a summary without a file is never shown.
+  }
+
   /** Read every session in full and write a fresh index. */
   async rebuildIndex(): Promise<RebuildResult> {
     const ids = await this.sessionIds();

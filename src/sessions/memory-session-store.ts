@@ -140,6 +140,12 @@ export class MemorySessionStore implements SessionStore {
     );
   }
 
+  async delete(sessionId: string): Promise<void> {
+    const session = this.session(sessionId);
+    if (session.lockedBy !== null) throw new SessionLockedError(sessionId, session.lockedBy);
+    this.sessions.delete(sessionId);
+  }
+
   private session(sessionId: string): MemorySession {
     const session = this.sessions.get(sessionId);
     if (session === undefined) throw new SessionNotFoundError(sessionId, this.location);

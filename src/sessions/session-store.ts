@@ -111,4 +111,10 @@ export interface SessionStore {
   list(options?: ListSessionsOptions): Promise<SessionList>;
   /** `last` (newest updated), a unique id prefix, or a full id → the full id. */
   resolveId(reference: string): Promise<string>;
+  /**
+   * Remove a session for good. Takes the session's lock first, so a session a writer has open
+   * (this process or another) is refused with `SESSION_LOCKED` rather than pulled from under it.
+   * Forks of it keep their own copy of the history they share; they only lose the parent link.
+   */
+  delete(sessionId: string): Promise<void>;
 }

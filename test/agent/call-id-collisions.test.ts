@@ -388,6 +388,7 @@ function crashAfter(inner: SessionStore, dies: (record: NewSessionRecord) => boo
     readPage: (sessionId, options) => inner.readPage(sessionId, options),
     list: (options) => inner.list(options),
     resolveId: (reference) => inner.resolveId(reference),
+    delete: (sessionId) => inner.delete(sessionId),
   };
 }
 

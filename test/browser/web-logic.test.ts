@@ -8,7 +8,7 @@ import type { RunEvent, StagedUsage } from '../../src/agent/index.js';
 import type { SessionRecord } from '../../src/sessions/index.js';
 import { SseParser } from '../../src/web/api/sse-parser.js';
 import { actionPhrase, patchTargets, phraseText } from '../../src/web/transcript/action-phrase.js';
-import { applyRunEvent, factsOfRecord, reduceTurn, startLiveTurn } from '../../src/web/transcript/transcript-reducer.js';
+import { applyRunEvent, factsOfRecord, reduceTurn, reduceTurnAt, startLiveTurn } from '../../src/web/transcript/transcript-reducer.js';
 import { mergeLiveTurn, transcriptFromRecords } from '../../src/web/transcript/transcript-turns.js';
 import type { TranscriptTurn } from '../../src/web/transcript/transcript-types.js';
 import { approvalPreview, projectRelative } from '../../src/web/transcript/approval-preview.js';
@@ -17,7 +17,7 @@ import { parseRoute, routeUrl } from '../../src/web/app/route.js';
 import { requestDiff } from '../../src/web/inspector/request-diff.js';
 import { carriers, toolDecisions, traceRows, NO_FILTERS } from '../../src/web/inspector/trace-rows.js';
 import { groupSessions } from '../../src/web/sidebar/session-groups.js';
-import { formatUsd } from '../../src/web/format/format-numbers.js';
+import { formatClock, formatUsd } from '../../src/web/format/format-numbers.js';
 import type { TraceCall } from '../../src/web/api/api-types.js';
 import { chartGeometry, compactionPositions, niceStep } from '../../src/web/inspector/context-geometry.js';
 import { collectAudit } from '../../src/web/inspector/audit-rows.js';
@@ -196,7 +196,7 @@ const records: SessionRecord[] = [
 ];
 
 function replay(list: RunEvent[], until = list.length): TranscriptTurn {
-  return list.slice(0, until).reduce(applyRunEvent, startLiveTurn('Tidy up', 1));
+  return list.slice(0, until).reduce((turn, event) => applyRunEvent(turn, event), startLiveTurn('Tidy up', 1));
 }
 
 describe('transcript model', () => {
@@ -235,7 +235,8 @@ describe('transcript model', () => {
                 approval,
               })),
             }
-          : entry,
+          : // Times differ by nature (written vs received); the timestamp test covers them.
+            { ...entry, at: undefined },
       );
     assert.deepEqual(shape(recorded), shape(live));
     const calls = live.entries[1]!.kind === 'tools' ? live.entries[1]!.calls : [];
@@ -388,10 +389,47 @@ describe('inspector rows', () => {
 
 describe('one transcript reducer', () => {
   test('records fold through the same reducer as events: the facts of a record are what reduceTurn takes', () => {
-    const byHand = records.flatMap(factsOfRecord).reduce(reduceTurn, startLiveTurn('', 1));
+    const byHand = records
+      .flatMap((record) => factsOfRecord(record).map((fact) => ({ fact, at: record.ts })))
+      .reduce((turn, { fact, at }) => reduceTurnAt(turn, fact, at), startLiveTurn('', 1));
     const [recorded] = transcriptFromRecords(records);
     assert.ok(recorded);
     assert.deepEqual(byHand.entries, recorded.entries);
+    assert.equal(records.flatMap(factsOfRecord).reduce(reduceTurn, startLiveTurn('', 1)).entries.length, recorded.entries.length);
+  });
+
+  test("messages carry their time: the record's ts, live the arrival time, and the records' time once they have the entry", () => {
+    const at = (index: number) => `2026-01-02T03:04:${String(index).padStart(2, '0')}.000Z`;
+    const stamped = records.map((record, index) => ({ ...record, ts: at(index) }) as SessionRecord);
+    const [recorded] = transcriptFromRecords(stamped);
+    assert.ok(recorded);
+    const opened = stamped.findIndex((record) => record.type === 'turn_started');
+    assert.equal(recorded.startedAt, at(opened), "the prompt's time is the turn_started record's");
+    const times = (turn: TranscriptTurn) =>
+      turn.entries.flatMap((entry) => (entry.kind === 'assistant' || entry.kind === 'user' ? [[entry.key, entry.at ?? null]] : []));
+    const finalIndex = stamped.findIndex(
+      (record) =>
+        record.type === 'response_item' &&
+        record.item.type === 'message' &&
+        record.item.role === 'assistant' &&
+        record.item.runtimeRole === 'final_response',
+    );
+    assert.deepEqual(times(recorded).at(-1), ['text-1', at(finalIndex)]);
+
+    // Live: the time the page received the event that began the message.
+    const live = events.reduce(
+      (turn, event, index) => applyRunEvent(turn, event, `2026-01-02T05:00:${String(index).padStart(2, '0')}.000Z`),
+      startLiveTurn('Tidy up', 1, null, '2026-01-02T04:59:59.000Z'),
+    );
+    assert.equal(live.startedAt, '2026-01-02T04:59:59.000Z');
+    const firstDelta = events.findIndex((event) => event.type === 'assistant_delta');
+    assert.deepEqual(times(live)[0], ['text-0', `2026-01-02T05:00:${String(firstDelta).padStart(2, '0')}.000Z`]);
+
+    // A live copy shown over an unfinished recorded copy takes the records' times where they have the entry.
+    const unfinished = transcriptFromRecords(stamped.filter((record) => record.type !== 'turn_completed'));
+    const merged = mergeLiveTurn(unfinished, { ...live, runId: recorded.runId, outcome: { status: 'running', phase: 'waiting' } });
+    assert.equal(merged[0]!.startedAt, at(opened));
+    assert.deepEqual(times(merged[0]!), times(recorded));
   });
 
   test('text streaming when the run was cancelled is kept as partial (not sent), also once the records win', () => {
@@ -564,5 +602,14 @@ describe('trace rows', () => {
       ['Today', 'Yesterday', 'This week', 'January 2026'],
     );
     assert.deepEqual([0.0042, 0.31, 12.4].map(formatUsd), ['$0.0042', '$0.310', '$12.40']);
+  });
+
+  test('message times: the clock on the same day, the date before, nothing for a non-time', () => {
+    const local = (y: number, mo: number, d: number, h: number, mi: number, se: number) => new Date(y, mo, d, h, mi, se).getTime();
+    const now = local(2026, 11, 1, 18, 0, 0);
+    assert.equal(formatClock(new Date(local(2026, 11, 1, 9, 5, 7)).toISOString(), now), '09:05:07');
+    assert.equal(formatClock(new Date(local(2026, 10, 30, 23, 59, 1)).toISOString(), now), '30 Nov 23:59');
+    assert.equal(formatClock(new Date(local(2025, 0, 2, 3, 4, 5)).toISOString(), now), '2 Jan 2025 03:04');
+    assert.equal(formatClock('not a time', now), '');
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runThroughApi, startRun, useBrowser, waitUntil } from './browser-suite.js';
+import { assertAccessible, runThroughApi, startRun, useBrowser, waitUntil } from './browser-suite.js';
 import { screenshot } from './workbench-harness.js';
 
 const { withWorkbench } = useBrowser();
@@ -332,4 +332,49 @@ describe('workbench', () => {
       { size: { width: 420, height: 800 } },
     );
   });
+
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`a phone (390×844, ${scheme}): the first screen has the prompt and the session list; a run shows its transcript`, async () => {
+      await withWorkbench(
+        { script: [{ text: 'An earlier answer.' }, { text: 'A short **answer** for the phone.' }] },
+        async (page, workbench) => {
+          const earlier = await runThroughApi(workbench, 'An earlier session');
+          await page.goto(workbench.url);
+          const prompt = page.getByRole('textbox', { name: 'Prompt' });
+          const listed = page.locator(`.session-item[data-session-id="${earlier}"]`);
+          await listed.waitFor();
+          // Both in the first screen, without scrolling.
+          for (const [what, element] of [
+            ['the prompt', prompt],
+            ['the session list', listed],
+          ] as const) {
+            const box = await element.boundingBox();
+            assert.ok(
+              box !== null && box.y >= 0 && box.y + box.height <= 844 && box.x + box.width <= 390,
+              `${what} is on the first screen`,
+            );
+          }
+          assert.equal(await page.locator('.pane-transcript').isVisible(), false);
+          assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= 390), true, 'nothing sticks out sideways');
+          await assertAccessible(page, `the phone's first screen (${scheme})`);
+          await screenshot(page, `69-phone-first-screen-${scheme}`);
+
+          await prompt.fill('Answer briefly');
+          await prompt.press('Control+Enter');
+          await page.locator('.message.role-final', { hasText: 'A short answer for the phone.' }).waitFor();
+          assert.equal(await page.locator('.pane-sidebar').isVisible(), false, 'the run shows its transcript');
+          await assertAccessible(page, `the phone's transcript (${scheme})`);
+          await screenshot(page, `70-phone-transcript-${scheme}`);
+          await page.getByRole('button', { name: 'Continue this session' }).click();
+          await waitUntil(() => prompt.evaluate((element) => element === document.activeElement), 'the prompt is ready for the next turn');
+
+          // A link to a session opens on its conversation.
+          await page.goto(`${workbench.origin}/sessions/${earlier}`);
+          await page.locator('.message.role-final', { hasText: 'An earlier answer.' }).waitFor();
+          assert.equal(await page.locator('.pane-sidebar').isVisible(), false);
+        },
+        { size: { width: 390, height: 844 }, colorScheme: scheme },
+      );
+    });
+  }
 });

@@ -201,6 +201,58 @@ describe('runs over SSE', () => {
     }
   });
 
+  test("a pending write's preview is the diff against the file on disk now; null for shell; 404 once answered", async () => {
+    const h = await startHarness({
+      files: { 'README.md': '# Sample\nold\n' },
+      script: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'README.md', content: '# Sample\nnew\n' } }] },
+        { toolCalls: [{ name: 'shell', arguments: { command: 'touch x' } }] },
+        { text: 'Done.' },
+      ],
+    });
+    try {
+      const { runId, response } = await startRun(h, { prompt: 'write', sandbox: 'workspace-write', approvalPolicy: 'untrusted' });
+      const callId = String(eventsOf(await readFrames(response, (frame) => frame.event === 'approval_requested')).at(-1)!.event.callId);
+      const path = `/api/approvals/${runId}/${encodeURIComponent(callId)}/preview`;
+      const answer = (await (await h.api(path)).json()) as { preview: { files: Array<Record<string, unknown>>; problem: unknown } };
+      assert.deepEqual(answer.preview, {
+        files: [
+          {
+            path: 'README.md',
+            change: 'update',
+            to: null,
+            lines: [
+              { kind: 'hunk', text: '@@ -1,2 +1,2 @@' },
+              { kind: 'ctx', text: '# Sample' },
+              { kind: 'del', text: 'old' },
+              { kind: 'add', text: 'new' },
+            ],
+            omittedLines: 0,
+          },
+        ],
+        problem: null,
+      });
+      // Worked out per request: a change on disk meanwhile shows in the next preview.
+      await writeFile(join(h.root, 'README.md'), '# Sample\nnew\n');
+      const again = (await (await h.api(path)).json()) as { preview: { files: Array<{ lines: unknown[] }> } };
+      assert.deepEqual(again.preview.files[0]!.lines, []);
+      assert.equal((await h.post(`/api/approvals/${runId}/${encodeURIComponent(callId)}`, { decision: 'deny' })).status, 200);
+      assert.equal((await h.api(path)).status, 404);
+      assert.equal((await h.api(`${path}?x=1`)).status, 400);
+
+      const events = h.api(`/api/runs/${runId}/events`);
+      const shell = eventsOf(
+        await readFrames(await events, (frame) => frame.event === 'approval_requested' && frame.data.includes('shell')),
+      );
+      const shellCall = String(shell.at(-1)!.event.callId);
+      const shellPreview = await h.api(`/api/approvals/${runId}/${encodeURIComponent(shellCall)}/preview`);
+      assert.deepEqual(await shellPreview.json(), { preview: null });
+      await h.post(`/api/approvals/${runId}/${encodeURIComponent(shellCall)}`, { decision: 'deny' });
+    } finally {
+      await h.close();
+    }
+  });
+
   test('denying with a message: the tool does not run and the model reads the message', async () => {
     const h = await startHarness({
       script: [{ toolCalls: [{ name: 'shell', arguments: { command: 'touch denied.txt' } }] }, { text: 'Understood.' }],

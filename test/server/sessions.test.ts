@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ModelGateway, ModelRequest } from '../../src/model/index.js';
 import { JsonlSessionStore, type SessionStore } from '../../src/sessions/index.js';
@@ -363,6 +364,55 @@ describe('manual compaction over the API', () => {
       assert.equal(refused.status, 409);
       assert.match(((await refused.json()) as { error: string }).error, /nothing worth compacting/);
       assert.equal((await h.post(`/api/sessions/${sessionId}/compact`, { instructions: 7 })).status, 400);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('deleting a session over the API', () => {
+  test('removes the file; refused while a run is active or another writer holds the lock; forks keep their history', async () => {
+    const h = await startHarness({
+      script: [{ text: 'Kept.' }, { text: 'Doomed.' }],
+      whenExhausted: (request) => (request.rawBody.includes('Hang here') ? { fault: { kind: 'hang' } } : { text: 'Later.' }),
+    });
+    try {
+      const kept = String((await run(h, { prompt: 'A kept session' }))[0]!.event.sessionId);
+      const doomed = String((await run(h, { prompt: 'A doomed session' }))[0]!.event.sessionId);
+      const forked = (await (await h.post(`/api/sessions/${doomed}/fork`, { atTurn: 1 })).json()) as { sessionId: string };
+      const remove = (id: string, headers: Record<string, string> = {}) => h.api(`/api/sessions/${id}`, { method: 'DELETE', headers });
+
+      // A run going in it holds the session.
+      const started = await h.post('/api/runs', { prompt: 'Hang here', sessionId: doomed });
+      const runId = String(eventsOf(await readFrames(started, (frame) => frame.event === 'run_started'))[0]!.event.runId);
+      const busy = await remove(doomed);
+      assert.equal(busy.status, 409);
+      assert.match(((await busy.json()) as { error: string }).error, /active run/);
+      assert.equal((await h.post(`/api/runs/${runId}/cancel`, {})).status, 202);
+      const ended = eventsOf(await readFrames(await h.api(`/api/runs/${runId}/events`)));
+      assert.equal(ended.at(-1)!.type, 'run_cancelled');
+
+      // Another process (here: a second store on the same directory) writing to it holds its lock.
+      const writer = await new JsonlSessionStore(join(h.home, 'sessions')).openForAppend(doomed);
+      const locked = await remove(doomed);
+      assert.equal(locked.status, 409);
+      assert.match(((await locked.json()) as { error: string }).error, /in use by pid/);
+      await writer.close();
+
+      assert.equal((await remove(doomed, { origin: 'http://evil.example' })).status, 403, 'a cross-site request is refused');
+      const deleted = await remove(doomed);
+      assert.equal(deleted.status, 200, await deleted.clone().text());
+      assert.deepEqual(await deleted.json(), { deleted: true });
+      assert.equal((await h.api(`/api/sessions/${doomed}`)).status, 404);
+      assert.equal((await remove(doomed)).status, 404);
+      assert.equal((await remove('not-a-session')).status, 400);
+      const list = (await (await h.api('/api/sessions')).json()) as { sessions: Array<{ sessionId: string }> };
+      assert.deepEqual(list.sessions.map((summary) => summary.sessionId).sort(), [kept, forked.sessionId].sort());
+
+      // The fork has its own copy of the shared turn; only the parent link leads nowhere now.
+      const fork = (await (await h.api(`/api/sessions/${forked.sessionId}`)).json()) as { records: Array<{ record: { type: string } }> };
+      assert.ok(fork.records.some((entry) => entry.record.type === 'response_item'));
+      assert.equal((await h.api(`/api/sessions/${forked.sessionId}/model-calls`)).status, 200);
     } finally {
       await h.close();
     }

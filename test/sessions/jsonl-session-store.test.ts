@@ -4,6 +4,7 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   JsonlSessionStore,
+  MemorySessionStore,
   SessionError,
   SessionNotFoundError,
   createSessionIdGenerator,
@@ -231,5 +232,43 @@ describe('JsonlSessionStore', () => {
         (error: unknown) => error instanceof SessionError && error.code === 'SESSION_UNSUPPORTED',
       );
     });
+  });
+
+  it('deletes a session: gone from the list and from reads, refused while a writer holds it', async () => {
+    await withTempDir(async (dir) => {
+      const store = new JsonlSessionStore(join(dir, 'sessions'));
+      const kept = await oneTurnSession(store, 'kept');
+      const doomed = await oneTurnSession(store, 'doomed');
+      assert.equal((await store.list()).sessions.length, 2, 'both are in the index');
+
+      const writer = await store.openForAppend(doomed);
+      await assert.rejects(store.delete(doomed), (error: unknown) => error instanceof SessionError && error.code === 'SESSION_LOCKED');
+      await writer.close();
+
+      await store.delete(doomed);
+      assert.deepEqual(
+        (await store.list()).sessions.map((summary) => summary.sessionId),
+        [kept],
+        'the index line left behind is not listed',
+      );
+      await assert.rejects(store.read(doomed), isNotFound(doomed, store.location));
+      await assert.rejects(store.delete(doomed), isNotFound(doomed, store.location));
+      await assert.rejects(store.resolveId(doomed), isNotFound(doomed, store.location));
+      assert.equal((await store.read(kept)).records.length > 0, true);
+    });
+  });
+});
+
+describe('MemorySessionStore', () => {
+  it('deletes a session unless a writer holds it', async () => {
+    const store = new MemorySessionStore();
+    const writer = await store.create(META);
+    await assert.rejects(
+      store.delete(writer.sessionId),
+      (error: unknown) => error instanceof SessionError && error.code === 'SESSION_LOCKED',
+    );
+    await writer.close();
+    await store.delete(writer.sessionId);
+    await assert.rejects(store.read(writer.sessionId), isNotFound(writer.sessionId, 'memory'));
   });
 });

@@ -3,6 +3,7 @@
 
 import type {
   ApprovalDecision,
+  ApprovalPreviewAnswer,
   ContextInfo,
   CompactionPayload,
   Cursor,
@@ -94,7 +95,7 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json' } };
   if (body !== undefined) {
     init.headers = { accept: 'application/json', 'content-type': 'application/json' };
@@ -129,6 +130,8 @@ export const api = {
       decision,
       ...(message !== undefined && message.trim() !== '' ? { message: message.trim() } : {}),
     }),
+  approvalPreview: (runId: string, callId: string) =>
+    call<ApprovalPreviewAnswer>('GET', `/api/approvals/${segment(runId)}/${segment(callId)}/preview`),
   sessions: (params: { query?: string; cursor?: Cursor | null; limit?: number }) =>
     call<SessionList>('GET', `/api/sessions${query(params)}`),
   session: (sessionId: string, params: { cursor?: Cursor | null; limit?: number } = {}) =>
@@ -137,6 +140,7 @@ export const api = {
     call<TraceCallPage>('GET', `/api/sessions/${segment(sessionId)}/model-calls${query(params)}`),
   modelCall: (sessionId: string, index: number) =>
     call<{ call: TraceDetail }>('GET', `/api/sessions/${segment(sessionId)}/model-calls/${index}`),
+  deleteSession: (sessionId: string) => call<{ deleted: boolean }>('DELETE', `/api/sessions/${segment(sessionId)}`),
   exportUrl: (sessionId: string) => `/api/sessions/${segment(sessionId)}/export`,
   context: (sessionId: string) => call<ContextInfo>('GET', `/api/sessions/${segment(sessionId)}/context`),
   fork: (sessionId: string, atTurn?: number) =>
@@ -153,7 +157,7 @@ export async function loadAllModelCalls(sessionId: string, signal?: AbortSignal,
   let cursor: Cursor | null = null;
   const seen = new Set<string>();
   do {
-    const page: TraceCallPage = await api.modelCalls(sessionId, { cursor, limit: 500, payloads: 'none', query: search });
+    const page: TraceCallPage = await api.modelCalls(sessionId, { cursor, limit: 1000, payloads: 'none', query: search });
     calls.push(...page.calls);
     cursor = page.nextCursor ?? null;
     if (cursor !== null) {
@@ -166,7 +170,8 @@ export async function loadAllModelCalls(sessionId: string, signal?: AbortSignal,
 
 /** Every record of a session, following the cursor: the transcript and audit need the whole file. */
 export async function loadAllRecords(sessionId: string, signal?: AbortSignal): Promise<SessionPage> {
-  let page = await api.session(sessionId, { limit: 500 });
+  // The server's largest page: a long session takes fewer round trips.
+  let page = await api.session(sessionId, { limit: 1000 });
   const records = [...page.records];
   const problems = [...page.problems];
   const seen = new Set<string>();
@@ -176,7 +181,7 @@ export async function loadAllRecords(sessionId: string, signal?: AbortSignal): P
     // A cursor that repeats would loop forever; the server promised progress, so stop instead.
     if (seen.has(key)) break;
     seen.add(key);
-    page = await api.session(sessionId, { cursor: page.nextCursor, limit: 500 });
+    page = await api.session(sessionId, { cursor: page.nextCursor, limit: 1000 });
     records.push(...page.records);
     problems.push(...page.problems);
   }

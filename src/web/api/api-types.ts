@@ -7,8 +7,23 @@ import type { SessionMetaRecord, SessionRecord } from '../../sessions/session-re
 import type { SessionSummary } from '../../sessions/session-summary.js';
 import type { SessionStats, SessionStatus } from '../../server/session-stats.js';
 import type { TraceCall, TraceDetail } from '../../server/trace-scan.js';
+import type { ApprovalPreviewAnswer } from '../../server/run-routes.js';
 
-export type { RunEvent, SessionRecord, SessionStats, SessionStatus, SessionSummary, TraceCall, TraceDetail, Usage, WireApi };
+export type {
+  ApprovalPreviewAnswer,
+  RunEvent,
+  SessionRecord,
+  SessionStats,
+  SessionStatus,
+  SessionSummary,
+  TraceCall,
+  TraceDetail,
+  Usage,
+  WireApi,
+};
+
+/** What a pending file write would change, worked out by the server against the files on disk. */
+export type ChangePreview = NonNullable<ApprovalPreviewAnswer['preview']>;
 
 export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
 export type ApprovalPolicy = 'untrusted' | 'on-request' | 'never';

@@ -1,9 +1,10 @@
 // Above the transcript: the session's title, where it came from (a fork names its parent and the
-// turn it was forked at, as a link), what it cost so far, and its export.
+// turn it was forked at, as a link), what it cost so far, its export and its deletion.
 
 import { useEffect, useState } from 'react';
 import { api, type SessionPage } from '../api/index.js';
 import { costLine, type CostTotal } from '../inspector/index.js';
+import { DeleteSession } from './delete-session.js';
 
 export interface SessionHeaderProps {
   sessionId: string | null;
@@ -11,7 +12,10 @@ export interface SessionHeaderProps {
   page: SessionPage | null;
   loading: boolean;
   total: CostTotal | null;
+  /** A run is going in the session. */
+  busy: boolean;
   onOpenSession(sessionId: string): void;
+  onDelete(): Promise<void>;
 }
 
 function useParentTitle(parentId: string | null): string | null {
@@ -30,7 +34,7 @@ function useParentTitle(parentId: string | null): string | null {
   return title !== null && title.id === parentId ? title.title : null;
 }
 
-export function SessionHeader({ sessionId, title, page, loading, total, onOpenSession }: SessionHeaderProps) {
+export function SessionHeader({ sessionId, title, page, loading, total, busy, onOpenSession, onDelete }: SessionHeaderProps) {
   const parent = page?.meta?.parent ?? null;
   const parentTitle = useParentTitle(parent?.sessionId ?? null);
   return (
@@ -46,6 +50,7 @@ export function SessionHeader({ sessionId, title, page, loading, total, onOpenSe
             Export JSONL
           </a>
         )}
+        {sessionId !== null && page !== null && <DeleteSession title={title} busy={busy} onDelete={onDelete} />}
       </div>
       {parent !== null && (
         <p className="lineage small-text" data-testid="lineage">

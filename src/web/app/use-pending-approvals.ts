@@ -11,6 +11,8 @@ export interface ServerActivity {
   approvals: PendingApproval[];
   /** Runs of this server (any client's), to know which run a shown session has going. */
   runs: RunInfo[];
+  /** The server answered at least once (before that, `approvals` is empty for want of news, not for sure). */
+  loaded: boolean;
   refresh(): void;
 }
 
@@ -18,6 +20,7 @@ export function usePendingApprovals(): ServerActivity {
   const [approvals, setApprovals] = useState<PendingApproval[]>([]);
   const [runs, setRuns] = useState<RunInfo[]>([]);
   const [tick, setTick] = useState(0);
+  const [loaded, setLoaded] = useState(false);
 
   useEffect(() => {
     let stale = false;
@@ -29,6 +32,7 @@ export function usePendingApprovals(): ServerActivity {
           // Keep the old arrays when nothing changed, so nothing re-renders every poll.
           setApprovals((known) => (JSON.stringify(known) === JSON.stringify(answer.approvals) ? known : answer.approvals));
           setRuns((known) => (JSON.stringify(known) === JSON.stringify(list.runs) ? known : list.runs));
+          setLoaded(true);
           timer = setTimeout(poll, POLL_MS);
         },
         () => {
@@ -44,7 +48,7 @@ export function usePendingApprovals(): ServerActivity {
   }, [tick]);
 
   const refresh = useCallback(() => setTick((n) => n + 1), []);
-  return { approvals, runs, refresh };
+  return { approvals, runs, loaded, refresh };
 }
 
 /** "(2) Approval needed · Glassbox": a waiting approval shows in the browser tab too. */

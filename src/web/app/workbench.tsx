@@ -6,24 +6,32 @@ import { api, describeError, type ApprovalDecision, type Health, type ModelsInfo
 import { CallView, Inspector, liveVersion, TAB_NAMES, totalOf, useTrace } from '../inspector/index.js';
 import { isActive, useLiveRun } from '../live-run/index.js';
 import { NewRunForm, RunStatus, SessionList } from '../sidebar/index.js';
-import { mergeLiveTurn, Transcript } from '../transcript/index.js';
-import { ProjectRootContext } from '../transcript/project-root.js';
+import { mergeLiveTurn, ProjectRootContext, Transcript } from '../transcript/index.js';
 import { HOME, type Route } from './route.js';
 import { SessionHeader } from './session-header.js';
 import { ShortcutHelp, useShortcuts } from './shortcuts.js';
 import { useConnection } from './use-connection.js';
+import { useApprovalNotifications } from './use-approval-notifications.js';
+import { NotificationToggle } from './notification-toggle.js';
 import { usePendingApprovals, useTabTitle } from './use-pending-approvals.js';
 import { useRoute } from './use-route.js';
 import { useSessionData } from './use-session-data.js';
 
 type Pane = 'sidebar' | 'transcript' | 'inspector';
 
+/** Where the layout shows one pane at a time (layout.css). */
+const NARROW_QUERY = '(max-width: 860px)';
+
 export function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
   const { route, navigate } = useRoute();
   const selectedId = route.sessionId;
   const [sessionVersion, setSessionVersion] = useState(0);
   const [listKey, setListKey] = useState(0);
-  const [pane, setPane] = useState<Pane>('transcript');
+  // One pane at a time on a narrow screen: the first one is where work starts — the prompt form
+  // and the session list at `/`, the conversation when the address names a session.
+  const [pane, setPane] = useState<Pane>(() =>
+    route.sessionId === null && window.matchMedia(NARROW_QUERY).matches ? 'sidebar' : 'transcript',
+  );
   const [formError, setFormError] = useState<string | null>(null);
   const [banner, setBanner] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
@@ -103,7 +111,12 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
 
   // Runs started or ended by anyone (another tab, the API) and new approvals change the list.
   const activityKey = `${activity.runs.map((info) => `${info.runId}:${info.status}`).join(',')}|${activity.approvals.length}`;
+  // Not on the first render: the page has just loaded everything (reloading it again at once
+  // doubled the time to open a long session).
+  const knownActivity = useRef(activityKey);
   useEffect(() => {
+    if (knownActivity.current === activityKey) return;
+    knownActivity.current = activityKey;
     setListKey((n) => n + 1);
     setSessionVersion((n) => n + 1);
   }, [activityKey]);
@@ -158,6 +171,8 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
     requestAnimationFrame(() => promptRef.current?.focus());
   }, [navigate]);
 
+  const notifications = useApprovalNotifications(activity.loaded ? activity.approvals : null, selectedId, openSession, health.root);
+
   const openCall = useCallback(
     (index: number) => {
       if (routeRef.current.sessionId === null) return;
@@ -168,14 +183,9 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
   );
   const closeCall = useCallback(() => navigate({ ...routeRef.current, call: null }), [navigate]);
 
-  const startRun = useCallback(
-    async (request: Omit<StartRunRequest, 'sessionId'>): Promise<boolean> => {
-      setFormError(null);
-      setBanner(null);
-      const body: StartRunRequest = selectedId === null ? request : { ...request, sessionId: selectedId };
-      // The records may not show the previous run's turn yet; the live copy of it does.
-      const previous = run !== null && run.sessionId === selectedId ? (run.turn.turn ?? 0) : 0;
-      const expectedTurn = selectedId === null ? 1 : data.page === null && previous === 0 ? null : Math.max(lastTurn, previous) + 1;
+  /** Starts a run this view follows; resolves with whether the server accepted it. */
+  const launch = useCallback(
+    async (body: StartRunRequest, expectedTurn: number | null): Promise<boolean> => {
       const { serial, accepted, done } = start(body, expectedTurn);
       setFollowedSerial(serial);
       setPane('transcript');
@@ -188,7 +198,42 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
       if (ok) requestAnimationFrame(() => document.getElementById('transcript')?.focus());
       return ok;
     },
-    [selectedId, data.page, lastTurn, start, run, closeCall],
+    [start, closeCall],
+  );
+
+  const startRun = useCallback(
+    async (request: Omit<StartRunRequest, 'sessionId'>): Promise<boolean> => {
+      setFormError(null);
+      setBanner(null);
+      const body: StartRunRequest = selectedId === null ? request : { ...request, sessionId: selectedId };
+      // The records may not show the previous run's turn yet; the live copy of it does.
+      const previous = run !== null && run.sessionId === selectedId ? (run.turn.turn ?? 0) : 0;
+      const expectedTurn = selectedId === null ? 1 : data.page === null && previous === 0 ? null : Math.max(lastTurn, previous) + 1;
+      return launch(body, expectedTurn);
+    },
+    [selectedId, data.page, lastTurn, run, launch],
+  );
+
+  // Retry and edit-and-resend: turn `turn` runs again (with the model and policy it ran with) in a
+  // fork after the turn before, so the session it came from stays as it was.
+  const resendInFork = useCallback(
+    async (turn: number, prompt: string) => {
+      if (selectedId === null) return;
+      const opened = records.find((record) => record.type === 'turn_started' && record.turn === turn);
+      const same = opened?.type === 'turn_started' ? opened : null;
+      try {
+        const { sessionId: fork } = await api.fork(selectedId, turn - 1);
+        setListKey((n) => n + 1);
+        navigate({ sessionId: fork, tab: routeRef.current.tab, call: null });
+        setBanner(`Turn ${turn} runs again in a fork of “${title}” after turn ${turn - 1}; the original session is unchanged.`);
+        const body: StartRunRequest = { prompt, sessionId: fork };
+        if (same !== null) Object.assign(body, { model: same.model, wireApi: same.wireApi, ...same.policy });
+        await launch(body, turn);
+      } catch (error) {
+        setBanner(`Could not run turn ${turn} again: ${describeError(error)}`);
+      }
+    },
+    [selectedId, records, navigate, title, launch],
   );
 
   const cancelHere = useCallback(async () => {
@@ -225,7 +270,20 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
     },
     [selectedId, openSession],
   );
+  const deleteHere = useCallback(async () => {
+    if (selectedId === null) return;
+    await api.deleteSession(selectedId);
+    navigate({ ...HOME, tab: routeRef.current.tab });
+    setFollowedSerial(null);
+    setListKey((n) => n + 1);
+    setBanner(`Deleted the session “${title}”.`);
+  }, [selectedId, navigate, title]);
+
   const forkHere = useMemo(() => (selectedId === null || running ? null : (turn: number) => void fork(turn)), [selectedId, running, fork]);
+  const resendHere = useMemo(
+    () => (selectedId === null || running || runHere ? null : (turn: number, prompt: string) => void resendInFork(turn, prompt)),
+    [selectedId, running, runHere, resendInFork],
+  );
 
   const continueSession = useCallback(() => {
     setPane('sidebar');
@@ -299,6 +357,7 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
             {health.model} · {health.wireApi}
             {health.demo && <span className="badge">demo</span>}
           </span>
+          <NotificationToggle notifications={notifications} />
           <button type="button" className="small ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts (?)">
             ?
           </button>
@@ -365,7 +424,9 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
                 page={data.page}
                 loading={data.loading}
                 total={ownTotal}
+                busy={runHere}
                 onOpenSession={openSession}
+                onDelete={deleteHere}
               />
               {banner !== null && (
                 <p className="banner" role="status">
@@ -386,6 +447,7 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
                 turns={turns}
                 onApprove={liveVisible || pendingHere > 0 ? approve : null}
                 onFork={forkHere}
+                onResend={resendHere}
                 footer={footer}
                 empty={
                   <p className="empty muted">

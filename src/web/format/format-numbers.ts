@@ -34,6 +34,28 @@ export function formatRelativeTime(iso: string, now: number = Date.now()): strin
   return new Date(time).toISOString().slice(0, 10);
 }
 
+function two(value: number): string {
+  return String(value).padStart(2, '0');
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * A message's time in the reader's time zone: "15:31:07" on the day it happened ("today" by
+ * `now`), "1 Dec 15:31" before; '' for something that is not a time.
+ */
+export function formatClock(iso: string, now: number = Date.now()): string {
+  const time = Date.parse(iso);
+  if (Number.isNaN(time)) return '';
+  const date = new Date(time);
+  const today = new Date(now);
+  const clock = `${two(date.getHours())}:${two(date.getMinutes())}`;
+  const sameDay = date.getFullYear() === today.getFullYear() && date.getMonth() === today.getMonth() && date.getDate() === today.getDate();
+  if (sameDay) return `${clock}:${two(date.getSeconds())}`;
+  const year = date.getFullYear() === today.getFullYear() ? '' : ` ${date.getFullYear()}`;
+  return `${date.getDate()} ${MONTHS[date.getMonth()]}${year} ${clock}`;
+}
+
 /** Pretty JSON when the text is JSON, the text itself otherwise. */
 export function prettyJson(text: string): string {
   try {

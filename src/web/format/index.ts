@@ -1,5 +1,6 @@
 export {
   capText,
+  formatClock,
   formatCount,
   formatDuration,
   formatRelativeTime,

@@ -75,7 +75,7 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
         serial: mine,
         runId,
         sessionId: null,
-        turn: startLiveTurn(prompt, expectedTurn, runId),
+        turn: startLiveTurn(prompt, expectedTurn, runId, new Date().toISOString()),
         events: [],
         status: 'starting',
         connection: 'connected',
@@ -106,7 +106,7 @@ export function useLiveRun(callbacks: LiveRunCallbacks) {
           update((current) => ({
             ...current,
             sessionId: event.type === 'run_started' ? event.sessionId : current.sessionId,
-            turn: applyRunEvent(current.turn, event),
+            turn: applyRunEvent(current.turn, event, new Date().toISOString()),
             events: [...current.events, { id, event }],
             status: statusAfter(event, current.status),
           }));

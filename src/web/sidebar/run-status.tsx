@@ -3,6 +3,7 @@
 import type { PendingApproval } from '../api/index.js';
 import { formatCount } from '../format/index.js';
 import type { LiveRun } from '../live-run/index.js';
+import { useProjectRoot, withoutRoot } from '../transcript/index.js';
 
 export interface RunStatusProps {
   run: LiveRun | null;
@@ -16,6 +17,7 @@ export interface RunStatusProps {
 
 /** Approvals waiting anywhere, each with the way to its session: none may wait unseen. */
 function WaitingApprovals({ approvals, onOpenSession }: { approvals: PendingApproval[]; onOpenSession(sessionId: string): void }) {
+  const root = useProjectRoot();
   if (approvals.length === 0) return null;
   return (
     <div className="waiting-approvals" role="status">
@@ -25,7 +27,7 @@ function WaitingApprovals({ approvals, onOpenSession }: { approvals: PendingAppr
       <ul>
         {approvals.map((approval) => (
           <li key={`${approval.runId}:${approval.callId}`}>
-            <span className="waiting-summary">{approval.summary || approval.toolName}</span>{' '}
+            <span className="waiting-summary">{withoutRoot(approval.summary || approval.toolName, root)}</span>{' '}
             {approval.sessionId !== null && (
               <button type="button" className="link small-text" onClick={() => onOpenSession(approval.sessionId as string)}>
                 Open
@@ -50,7 +52,8 @@ const LABEL = {
 export function RunStatus({ run, showingRun, approvals, onShow, onOpenSession, onDismiss }: RunStatusProps) {
   if (run === null) {
     return (
-      <section className="run-status" aria-label="Run status">
+      // Idle with nothing waiting: on a phone it is left out, so the session list fits the first screen.
+      <section className={`run-status${approvals.length === 0 ? ' run-status-idle' : ''}`} aria-label="Run status">
         <span className="status-pill status-idle">Idle</span>
         <span className="muted">No run in this window.</span>
         <WaitingApprovals approvals={approvals} onOpenSession={onOpenSession} />

@@ -1,17 +1,22 @@
 // The card a person answers when a tool call needs approval. The answer goes to the server; the
 // card changes only when the run reports `approval_resolved`, so what it shows is what happened.
 // A card that can be answered takes the focus when it appears: an approval must not go unseen.
+// The change a file write would make comes from the server (a dry run against the files on disk);
+// the browser never reads a file itself.
 
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ApprovalDecision } from '../api/index.js';
-import { describeError } from '../api/index.js';
+import { api, describeError } from '../api/index.js';
 import { prettyJson } from '../format/index.js';
-import { approvalPreview, type ApprovalPreview } from './approval-preview.js';
-import { useProjectRoot } from './project-root.js';
+import { approvalPreview, fromServerPreview, type ApprovalPreview } from './approval-preview.js';
+import { useProjectRoot, withoutRoot } from './project-root.js';
 import type { ApprovalView } from './transcript-types.js';
 
 export interface ApprovalCardProps {
   approval: ApprovalView;
+  /** The run that asked and the call, to fetch the server's preview; null runId: none to fetch. */
+  runId: string | null;
+  callId: string;
   toolName: string;
   arguments: string;
   /** Null when this session is only being viewed: the run that asked is not ours to answer. */
@@ -31,20 +36,41 @@ export function DiffPreview({ preview }: { preview: ApprovalPreview }) {
         ))}
         <span className="muted small-text">{preview.note}</span>
       </div>
-      <pre className="diff-lines" tabIndex={0} role="region" aria-label={`Changes to ${preview.paths.join(', ')}`}>
-        {preview.lines.map((line, index) => (
-          <span key={index} className={`diff-line diff-${line.kind}`}>
-            {SIGN[line.kind]}
-            {line.text}
-            {'\n'}
-          </span>
-        ))}
-      </pre>
+      {preview.lines.length > 0 && (
+        <pre className="diff-lines" tabIndex={0} role="region" aria-label={`Changes to ${preview.paths.join(', ')}`}>
+          {preview.lines.map((line, index) => (
+            <span key={index} className={`diff-line diff-${line.kind}`}>
+              {SIGN[line.kind]}
+              {line.text}
+              {'\n'}
+            </span>
+          ))}
+        </pre>
+      )}
     </div>
   );
 }
 
-export function ApprovalCard({ approval, toolName, arguments: args, onDecide }: ApprovalCardProps) {
+type ServerPreview = { state: 'loading' } | { state: 'ready'; preview: ApprovalPreview | null } | { state: 'unavailable' };
+
+/** The server's preview of a pending call; `unavailable` once it is no longer pending (or on any failure). */
+function useServerPreview(runId: string | null, callId: string): ServerPreview {
+  const [result, setResult] = useState<ServerPreview>(runId === null ? { state: 'unavailable' } : { state: 'loading' });
+  useEffect(() => {
+    if (runId === null) return;
+    let stale = false;
+    api.approvalPreview(runId, callId).then(
+      ({ preview }) => !stale && setResult({ state: 'ready', preview: preview === null ? null : fromServerPreview(preview) }),
+      () => !stale && setResult({ state: 'unavailable' }),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [runId, callId]);
+  return result;
+}
+
+export function ApprovalCard({ approval, runId, callId, toolName, arguments: args, onDecide }: ApprovalCardProps) {
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState<ApprovalDecision | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -52,7 +78,8 @@ export function ApprovalCard({ approval, toolName, arguments: args, onDecide }: 
   const messageId = useId();
   const card = useRef<HTMLDivElement>(null);
   const root = useProjectRoot();
-  const preview = approvalPreview(toolName, args, root);
+  const server = useServerPreview(runId, callId);
+  const preview = server.state === 'ready' ? server.preview : server.state === 'loading' ? null : approvalPreview(toolName, args, root);
   const answerable = onDecide !== null;
 
   useEffect(() => {
@@ -79,12 +106,10 @@ export function ApprovalCard({ approval, toolName, arguments: args, onDecide }: 
         <span className="approval-icon" aria-hidden="true">
           !
         </span>
-        <strong id={headingId}>
-          Approval needed:{' '}
-          {root === '' ? approval.summary || toolName : (approval.summary || toolName).split(`${root.replace(/\/+$/, '')}/`).join('')}
-        </strong>
+        <strong id={headingId}>Approval needed: {withoutRoot(approval.summary || toolName, root)}</strong>
       </div>
       {approval.reason !== '' && <p className="approval-reason">{approval.reason}</p>}
+      {server.state === 'loading' && <p className="muted small-text">Working out the change against the files on disk…</p>}
       {preview !== null && <DiffPreview preview={preview} />}
       <details className="approval-args">
         <summary>Arguments</summary>

@@ -1,8 +1,11 @@
-// What an approval will change, shown before anyone approves it: for write_file the new
-// content, for edit_file the replaced text as a diff, for apply_patch the patch's own hunks —
-// each under its path relative to the project root (the model may name absolute paths).
+// What an approval will change, shown before anyone approves it. The server works it out against
+// the files on disk (`fromServerPreview`: a diff per file, project-relative paths); while that is
+// not available (the approval was answered meanwhile, an older server) the card falls back to what
+// the arguments alone say: for write_file the new content, for edit_file the replaced text as a
+// diff, for apply_patch the patch's own hunks — each under its path relative to the project root.
 
 import { diffLines } from 'diff';
+import type { ChangePreview } from '../api/index.js';
 
 export type PreviewLine = { kind: 'add' | 'del' | 'ctx' | 'hunk' | 'file'; text: string };
 
@@ -95,4 +98,26 @@ export function approvalPreview(toolName: string, rawArguments: string, root: st
     return { paths, note: `Patches ${paths.length} file${paths.length === 1 ? '' : 's'}.`, lines: capped(lines) };
   }
   return null;
+}
+
+const CHANGE_WORDS = { add: 'new file', update: 'update', delete: 'delete', move: 'move' } as const;
+
+/** The server's dry run as the card shows it: a header line per file, then its diff. */
+export function fromServerPreview(preview: ChangePreview): ApprovalPreview {
+  const lines: PreviewLine[] = [];
+  const paths: string[] = [];
+  for (const file of preview.files) {
+    paths.push(file.to === null ? file.path : `${file.path} → ${file.to}`);
+    lines.push({ kind: 'file', text: `${CHANGE_WORDS[file.change]} ${file.path}${file.to === null ? '' : ` → ${file.to}`}` });
+    lines.push(...file.lines);
+    if (file.omittedLines > 0) lines.push({ kind: 'hunk', text: `… ${file.omittedLines} more lines` });
+  }
+  const counted = `${preview.files.length} file${preview.files.length === 1 ? '' : 's'}`;
+  const note =
+    preview.problem !== null
+      ? preview.files.length === 0
+        ? `As it stands the call will fail: ${preview.problem}`
+        : `Not all of it can be shown: ${preview.problem}`
+      : `Against the file${preview.files.length === 1 ? '' : 's'} on disk now (${counted}).`;
+  return { paths, note, lines };
 }

@@ -7,3 +7,4 @@ export { MarkdownText, preloadMarkdown } from './markdown-text.js';
 export { CompactionNote } from './transcript-view.js';
 export { PhraseView, type ApprovalHandler } from './tool-call-view.js';
 export { CopyButton } from './copy-button.js';
+export { ProjectRootContext, useProjectRoot, withoutRoot } from './project-root.js';

@@ -7,6 +7,7 @@ import { capText, formatDuration, prettyJson } from '../format/index.js';
 import { callPhrase, phraseText, type ActionPhrase } from './action-phrase.js';
 import { ApprovalCard } from './approval-card.js';
 import { CopyButton } from './copy-button.js';
+import { useProjectRoot, withoutRoot } from './project-root.js';
 import type { ToolCallState, ToolCallStatus } from './transcript-types.js';
 
 const OUTPUT_PREVIEW_CHARS = 20_000;
@@ -32,12 +33,13 @@ const STATUS_ICON: Record<ToolCallStatus, string> = {
 };
 
 export function PhraseView({ phrase }: { phrase: ActionPhrase }) {
+  const root = useProjectRoot();
   return (
     <span className="phrase">
       <span className="phrase-verb">{phrase.verb}</span>
       {phrase.subject !== '' && ' '}
       {phrase.style === 'code' && <code>{phrase.subject}</code>}
-      {phrase.style === 'path' && <span className="phrase-path">{phrase.subject}</span>}
+      {phrase.style === 'path' && <span className="phrase-path">{withoutRoot(phrase.subject, root)}</span>}
       {phrase.style === 'quote' && <span className="phrase-quote">“{phrase.subject}”</span>}
       {phrase.style === 'plain' && phrase.subject}
       {phrase.detail !== '' && <span className="muted">{phrase.detail}</span>}
@@ -89,9 +91,12 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
   const waiting = call.approval !== null && call.approval.resolution === null && call.status === 'awaiting_approval';
   const resolution = resolutionText(call);
   const permission = call.permission;
+  // The body (arguments, output) is built only once opened: a long session has hundreds of calls,
+  // and their closed bodies would be most of the page.
+  const [opened, setOpened] = useState(false);
   return (
     <li className={`tool-call status-${call.status}`} data-call-id={call.callId}>
-      <details>
+      <details onToggle={(event) => event.currentTarget.open && setOpened(true)}>
         <summary title={phraseText(phrase)}>
           <span className="tool-status" aria-hidden="true" title={STATUS_LABEL[call.status]}>
             {STATUS_ICON[call.status]}
@@ -102,27 +107,31 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
             {call.status === 'succeeded' || call.status === 'failed' ? formatDuration(call.durationMs) : ''}
           </span>
         </summary>
-        <div className="tool-body">
-          {permission !== null && (
-            <p className="tool-permission">
-              Permission: <strong>{permission.decision}</strong> <span className="muted">({permission.rule})</span> — {permission.reason}
-            </p>
-          )}
-          <div className="tool-section">
-            <div className="tool-section-title">
-              Arguments <span className="muted">· {call.name}</span>
+        {opened && (
+          <div className="tool-body">
+            {permission !== null && (
+              <p className="tool-permission">
+                Permission: <strong>{permission.decision}</strong> <span className="muted">({permission.rule})</span> — {permission.reason}
+              </p>
+            )}
+            <div className="tool-section">
+              <div className="tool-section-title">
+                Arguments <span className="muted">· {call.name}</span>
+              </div>
+              <pre className="tool-args" tabIndex={0}>
+                {prettyJson(call.arguments)}
+              </pre>
             </div>
-            <pre className="tool-args" tabIndex={0}>
-              {prettyJson(call.arguments)}
-            </pre>
+            {call.output !== null && <OutputView output={call.output} isError={call.isError} />}
           </div>
-          {call.output !== null && <OutputView output={call.output} isError={call.isError} />}
-        </div>
+        )}
       </details>
       {resolution !== null && <p className="tool-resolution">{resolution}</p>}
       {waiting && call.approval !== null && (
         <ApprovalCard
           approval={call.approval}
+          runId={runId}
+          callId={call.callId}
           toolName={call.name}
           arguments={call.arguments}
           onDecide={onApprove === null || runId === null ? null : (decision, message) => onApprove(runId, call.callId, decision, message)}

@@ -70,6 +70,7 @@ export function newTurn(turn: number | null, runId: string | null, prompt: strin
     turn,
     runId,
     prompt,
+    startedAt: null,
     entries: [],
     outcome,
     stage: null,
@@ -77,8 +78,12 @@ export function newTurn(turn: number | null, runId: string | null, prompt: strin
   };
 }
 
-export function startLiveTurn(prompt: string, turn: number | null, runId: string | null = null): TranscriptTurn {
-  return newTurn(turn, runId, prompt, { status: 'running', phase: 'waiting' });
+export function startLiveTurn(prompt: string, turn: number | null, runId: string | null = null, at: string | null = null): TranscriptTurn {
+  return { ...newTurn(turn, runId, prompt, { status: 'running', phase: 'waiting' }), startedAt: at };
+}
+
+function stamp(at: string | null): { at?: string } {
+  return at === null ? {} : { at };
 }
 
 function countOf(entries: TranscriptEntry[], kind: TranscriptEntry['kind']): number {
@@ -159,15 +164,15 @@ function settleCalls(entries: TranscriptEntry[]): TranscriptEntry[] {
   );
 }
 
-function endTurn(turn: TranscriptTurn, outcome: TurnOutcome, role: 'final' | 'partial', answer = ''): TranscriptTurn {
+function endTurn(turn: TranscriptTurn, outcome: TurnOutcome, role: 'final' | 'partial', at: string | null, answer = ''): TranscriptTurn {
   let entries = finishStreaming(turn.entries, role);
   if (role === 'final' && answer.trim() !== '' && !entries.some((entry) => entry.kind === 'assistant' && entry.role === 'final')) {
-    entries = [...entries, { kind: 'assistant', key: `text-${countOf(entries, 'assistant')}`, text: answer, role: 'final' }];
+    entries = [...entries, { kind: 'assistant', key: `text-${countOf(entries, 'assistant')}`, text: answer, role: 'final', ...stamp(at) }];
   }
   return { ...turn, outcome, stage: null, callsOpen: false, entries: outcome.status === 'succeeded' ? entries : settleCalls(entries) };
 }
 
-function appendText(turn: TranscriptTurn, kind: 'assistant' | 'reasoning', delta: string): TranscriptTurn {
+function appendText(turn: TranscriptTurn, kind: 'assistant' | 'reasoning', delta: string, at: string | null): TranscriptTurn {
   if (turn.stage === 'compaction' || delta === '') return turn;
   const last = turn.entries[turn.entries.length - 1];
   let entries: TranscriptEntry[];
@@ -175,7 +180,10 @@ function appendText(turn: TranscriptTurn, kind: 'assistant' | 'reasoning', delta
     entries =
       last !== undefined && last.kind === 'assistant' && last.role === 'streaming'
         ? [...turn.entries.slice(0, -1), { ...last, text: last.text + delta }]
-        : [...turn.entries, { kind: 'assistant', key: `text-${countOf(turn.entries, 'assistant')}`, text: delta, role: 'streaming' }];
+        : [
+            ...turn.entries,
+            { kind: 'assistant', key: `text-${countOf(turn.entries, 'assistant')}`, text: delta, role: 'streaming', ...stamp(at) },
+          ];
   } else {
     entries =
       last !== undefined && last.kind === 'reasoning' && last.streaming
@@ -197,15 +205,20 @@ function applyPermission(call: ToolCallState, permission: PermissionView): ToolC
 
 /** The next state of a turn after one fact. Pure: returns a new object when anything changed. */
 export function reduceTurn(turn: TranscriptTurn, fact: TranscriptFact): TranscriptTurn {
+  return reduceTurnAt(turn, fact, null);
+}
+
+/** `reduceTurn` with the time the fact happened (a record's `ts`, or when a live event arrived). */
+export function reduceTurnAt(turn: TranscriptTurn, fact: TranscriptFact, at: string | null): TranscriptTurn {
   switch (fact.type) {
     case 'run_started':
       return { ...turn, runId: fact.runId };
     case 'model_requested':
       return { ...turn, stage: fact.stage, outcome: withPhase(turn, fact.stage === 'compaction' ? 'compacting' : 'waiting') };
     case 'assistant_delta':
-      return appendText(turn, 'assistant', fact.delta);
+      return appendText(turn, 'assistant', fact.delta, at);
     case 'reasoning_delta':
-      return appendText(turn, 'reasoning', fact.delta);
+      return appendText(turn, 'reasoning', fact.delta, at);
     case 'model_completed': {
       if (fact.stage === 'compaction') return turn;
       const tools = fact.finishReason === 'tool_calls';
@@ -233,13 +246,14 @@ export function reduceTurn(turn: TranscriptTurn, fact: TranscriptFact): Transcri
         key: `text-${countOf(turn.entries, 'assistant')}`,
         text: fact.text,
         role: fact.role,
+        ...stamp(at),
       };
       return { ...turn, callsOpen: false, entries: [...turn.entries, entry] };
     }
     case 'user_message':
-      if (turn.prompt === '') return { ...turn, prompt: fact.text };
+      if (turn.prompt === '') return { ...turn, prompt: fact.text, startedAt: turn.startedAt ?? at };
       if (fact.text === turn.prompt) return turn;
-      return { ...turn, entries: [...turn.entries, { kind: 'user', key: `user-${turn.entries.length}`, text: fact.text }] };
+      return { ...turn, entries: [...turn.entries, { kind: 'user', key: `user-${turn.entries.length}`, text: fact.text, ...stamp(at) }] };
     case 'reasoning_committed': {
       // Live, one entry collects a round's reasoning deltas; the records may hold several items.
       const last = turn.entries[turn.entries.length - 1];
@@ -338,19 +352,25 @@ export function reduceTurn(turn: TranscriptTurn, fact: TranscriptFact): Transcri
       return { ...turn, entries: [...turn.entries, { kind: 'notice', key, tone: 'warning', title: fact.code, text: fact.message }] };
     }
     case 'run_succeeded':
-      return endTurn(turn, { status: 'succeeded', rounds: fact.rounds, totalTokens: fact.usage.total.totalTokens }, 'final', fact.answer);
+      return endTurn(
+        turn,
+        { status: 'succeeded', rounds: fact.rounds, totalTokens: fact.usage.total.totalTokens },
+        'final',
+        at,
+        fact.answer,
+      );
     case 'run_failed':
-      return endTurn(turn, { status: 'failed', code: fact.error.code, message: fact.error.message }, 'partial');
+      return endTurn(turn, { status: 'failed', code: fact.error.code, message: fact.error.message }, 'partial', at);
     case 'run_cancelled':
-      return endTurn(turn, { status: 'cancelled', reason: fact.reason }, 'partial');
+      return endTurn(turn, { status: 'cancelled', reason: fact.reason }, 'partial', at);
     case 'turn_opened':
-      return { ...turn, turn: fact.turn, runId: fact.runId, prompt: fact.prompt };
+      return { ...turn, turn: fact.turn, runId: fact.runId, prompt: fact.prompt, startedAt: at ?? turn.startedAt };
   }
 }
 
-/** The next state of a live turn after one run event. */
-export function applyRunEvent(turn: TranscriptTurn, event: RunEvent): TranscriptTurn {
-  return reduceTurn(turn, event);
+/** The next state of a live turn after one run event (`at`: when it arrived). */
+export function applyRunEvent(turn: TranscriptTurn, event: RunEvent, at: string | null = null): TranscriptTurn {
+  return reduceTurnAt(turn, event, at);
 }
 
 /** What a record says, as facts for `reduceTurn` (none for records the transcript does not show). */

@@ -2,7 +2,7 @@
 // turn merged over its recorded copy.
 
 import type { SessionRecord } from '../../sessions/session-records.js';
-import { factsOfRecord, newTurn, reduceTurn } from './transcript-reducer.js';
+import { factsOfRecord, newTurn, reduceTurnAt } from './transcript-reducer.js';
 import type { TranscriptEntry, TranscriptTurn } from './transcript-types.js';
 
 function turnOf(record: SessionRecord): number | null {
@@ -22,7 +22,8 @@ export function transcriptFromRecords(records: SessionRecord[]): TranscriptTurn[
       // Something outside any turn (a warning while resuming) before the first turn: nowhere to show it.
       continue;
     }
-    turns[turns.length - 1] = facts.reduce(reduceTurn, turns[turns.length - 1]!);
+    const at = typeof record.ts === 'string' ? record.ts : null;
+    turns[turns.length - 1] = facts.reduce((turn, fact) => reduceTurnAt(turn, fact, at), turns[turns.length - 1]!);
   }
   return turns;
 }
@@ -67,6 +68,25 @@ export function mergeLiveTurn(recorded: TranscriptTurn[], live: TranscriptTurn |
     return merged;
   }
   const merged = [...recorded];
-  merged[index] = { ...live, turn: copy.turn ?? live.turn, key: copy.key };
+  merged[index] = withRecordedTimes({ ...live, turn: copy.turn ?? live.turn, key: copy.key }, copy);
   return merged;
+}
+
+/**
+ * The live copy's times are when this page heard of each thing (after a reload or a re-attach,
+ * when the replay arrived); where the records have the same entry (the keys agree), their time
+ * is the true one.
+ */
+function withRecordedTimes(live: TranscriptTurn, recorded: TranscriptTurn): TranscriptTurn {
+  const times = new Map<string, string>();
+  for (const entry of recorded.entries)
+    if ((entry.kind === 'assistant' || entry.kind === 'user') && entry.at) times.set(entry.key, entry.at);
+  return {
+    ...live,
+    startedAt: recorded.startedAt ?? live.startedAt,
+    entries: live.entries.map((entry) => {
+      const at = times.get(entry.key);
+      return at !== undefined && (entry.kind === 'assistant' || entry.kind === 'user') ? { ...entry, at } : entry;
+    }),
+  };
 }

@@ -50,15 +50,21 @@ export interface CompactionView {
  */
 export type AssistantRole = 'working' | 'final' | 'streaming' | 'partial';
 
+/**
+ * When a message appeared (ISO): from a record, when it was written; live, when the page received
+ * the event that began it. Absent when not known.
+ */
+export type Stamp = { at?: string };
+
 export type TranscriptEntry =
-  | { kind: 'assistant'; key: string; text: string; role: AssistantRole }
+  | ({ kind: 'assistant'; key: string; text: string; role: AssistantRole } & Stamp)
   /** What the model showed of its reasoning (empty when the provider keeps it hidden), shown collapsed. */
   | { kind: 'reasoning'; key: string; text: string; streaming: boolean }
   /** `round` is known live; records do not say, so there it is null. */
   | { kind: 'tools'; key: string; round: number | null; calls: ToolCallState[] }
   | { kind: 'compaction'; key: string; compaction: CompactionView }
   | { kind: 'notice'; key: string; tone: 'info' | 'warning'; title: string; text: string }
-  | { kind: 'user'; key: string; text: string };
+  | ({ kind: 'user'; key: string; text: string } & Stamp);
 
 export type RunningPhase = 'waiting' | 'streaming' | 'tools' | 'approval' | 'compacting';
 
@@ -75,6 +81,8 @@ export interface TranscriptTurn {
   turn: number | null;
   runId: string | null;
   prompt: string;
+  /** When the prompt was sent (see `Stamp`); null when not known. */
+  startedAt: string | null;
   entries: TranscriptEntry[];
   outcome: TurnOutcome;
   /** What the current model call is for; deltas of a compaction call are not the answer. */
