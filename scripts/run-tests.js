@@ -3,18 +3,32 @@
 // child processes (the CLI, bash, bwrap, tmux, MCP servers), so more shards than cores pays off;
 // each shard is one `node --test` process over its share of the files (see test/all.test.ts).
 // A shard's output is printed whole when it ends, so the reports do not interleave.
+// `--record-durations` also measures each file and rewrites test/durations.json, which the shards
+// are balanced by; run it after adding or reworking slow tests.
 import { spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const record = process.argv.includes('--record-durations');
+const recordDir = record ? mkdtempSync(join(tmpdir(), 'glassbox-durations-')) : null;
 const requested = Number(process.env.GLASSBOX_TEST_SHARDS);
 const shards = Number.isInteger(requested) && requested > 0 ? requested : Math.min(4, availableParallelism() + 1);
 const started = Date.now();
 
 function runShard(index) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', 'test/all.test.ts'], {
+    const reporters = recordDir
+      ? [
+          '--test-reporter=tap',
+          '--test-reporter-destination=stdout',
+          '--test-reporter=./scripts/test-durations-reporter.js',
+          `--test-reporter-destination=${join(recordDir, `${index}.json`)}`,
+        ]
+      : [];
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...reporters, 'test/all.test.ts'], {
       cwd: root,
       env: { ...process.env, GLASSBOX_TEST_SHARD: `${index}/${shards}` },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,12 +58,24 @@ const totals = Object.fromEntries(
     results.reduce((sum, r) => sum + count(r.output, name), 0),
   ]),
 );
-const failed = results.filter((result) => result.code !== 0);
 process.stdout.write(
   `\n# all shards: ${Object.entries(totals)
     .map(([name, value]) => `${name} ${value}`)
     .join(', ')} — ${((Date.now() - started) / 1000).toFixed(1)} s with ${shards} shards\n`,
 );
+const failed = results.filter((result) => result.code !== 0);
+// Only a passing run is a fair measure (a failing test may stop early or hang until its timeout).
+if (recordDir && failed.length === 0) {
+  const durations = {};
+  for (const result of results) {
+    const measured = JSON.parse(readFileSync(join(recordDir, `${result.index}.json`), 'utf8'));
+    for (const [file, ms] of Object.entries(measured)) durations[relative(join(root, 'test'), file)] = Math.round(ms);
+  }
+  const sorted = Object.fromEntries(Object.entries(durations).sort(([a], [b]) => (a < b ? -1 : 1)));
+  writeFileSync(join(root, 'test', 'durations.json'), `${JSON.stringify(sorted, null, 2)}\n`);
+  process.stdout.write(`# wrote test/durations.json (${Object.keys(sorted).length} files)\n`);
+}
+if (recordDir) rmSync(recordDir, { recursive: true, force: true });
 if (failed.length > 0) {
   process.stdout.write(`# failed shards: ${failed.map((result) => result.index + 1).join(', ')}\n`);
   process.exit(1);

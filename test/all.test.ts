@@ -5,7 +5,7 @@
 // Browser tests (test/browser) and the fault suite (test/faults) have their own scripts:
 // `npm run test:browser`, `npm run test:faults`.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import { detectSandbox } from '../src/sandbox/index.js';
 import { locateRipgrep } from '../src/tools/grep/index.js';
@@ -17,10 +17,23 @@ const filter = process.env.GLASSBOX_TEST_FILTER ?? '';
 const skipDirs = new Set(['browser', 'faults', 'fixtures', 'helpers']);
 
 /**
+ * How long each file took when last measured (`node scripts/run-tests.js --record-durations`), in
+ * ms. A file not measured yet is guessed from its size and whether it starts processes (CLI,
+ * tmux, MCP servers, bash), which is where the time goes.
+ */
+function weightOf(file: string, measured: Readonly<Record<string, number>>): number {
+  const known = measured[relative(here, file)];
+  if (known !== undefined) return known;
+  const text = readFileSync(file, 'utf8');
+  const spawns = (text.match(/runCli|startCli|spawn\(|spawnSync|execFile|tmux|startMcp|startServe|chromium/g) ?? []).length;
+  return text.length * (spawns > 0 ? 0.5 : 0.05);
+}
+
+/**
  * `GLASSBOX_TEST_SHARD=i/n` (set by scripts/run-tests.js): this process runs the i-th of n
- * shards. Files are dealt out heaviest first to the lightest shard, weighing each by its size and
- * by whether it starts processes (CLI, tmux, MCP servers), which is where the time goes; the
- * split depends only on the files, so a shard is reproducible on its own.
+ * shards. Files are dealt out longest first to the shard with the least work so far, so the shards
+ * end together and no core waits on the last one; the split depends only on the files and
+ * test/durations.json, so a shard is reproducible on its own.
  */
 function shardOf(all: readonly string[]): string[] {
   const spec = /^(\d+)\/(\d+)$/.exec(process.env.GLASSBOX_TEST_SHARD ?? '');
@@ -28,11 +41,9 @@ function shardOf(all: readonly string[]): string[] {
   const [index, count] = [Number(spec[1]), Number(spec[2])];
   if (count < 1 || index < 0 || index >= count)
     throw new Error(`GLASSBOX_TEST_SHARD=${process.env.GLASSBOX_TEST_SHARD}: expected i/n with 0 ≤ i < n`);
-  const weighed = all.map((file) => {
-    const text = readFileSync(file, 'utf8');
-    const spawns = (text.match(/runCli|spawnCli|spawn\(|execFile|tmux|startMcp|startServe|chromium/g) ?? []).length;
-    return { file, weight: text.length * (spawns > 0 ? 4 : 1) };
-  });
+  const durationsFile = join(here, 'durations.json');
+  const measured = existsSync(durationsFile) ? (JSON.parse(readFileSync(durationsFile, 'utf8')) as Record<string, number>) : {};
+  const weighed = all.map((file) => ({ file, weight: weightOf(file, measured) }));
   weighed.sort((a, b) => b.weight - a.weight || (a.file < b.file ? -1 : 1));
   const loads = Array.from({ length: count }, () => ({ weight: 0, files: [] as string[] }));
   for (const { file, weight } of weighed) {

@@ -313,10 +313,29 @@ export function resolveScriptedTurn(turn: ScriptedTurn, request: CapturedRequest
   };
 }
 
-/** Splits on code points so a delta never carries half of a surrogate pair. */
+/**
+ * Splits into chunks of `size` code points, so a delta never carries half of a surrogate pair.
+ * Walks the string instead of spreading it into an array of code points: scripts stream answers
+ * of several MiB (the size-limit tests), where the array cost seconds per answer.
+ */
 export function splitIntoChunks(text: string, size: number): string[] {
-  const codePoints = Array.from(text);
   const chunks: string[] = [];
-  for (let i = 0; i < codePoints.length; i += size) chunks.push(codePoints.slice(i, i + size).join(''));
+  if (!/[\uD800-\uDFFF]/.test(text)) {
+    for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+    return chunks;
+  }
+  let start = 0;
+  let count = 0;
+  for (let i = 0; i < text.length; ) {
+    // A lone surrogate counts as one code point, as it does for Array.from.
+    i += (text.codePointAt(i) as number) > 0xffff ? 2 : 1;
+    count += 1;
+    if (count === size) {
+      chunks.push(text.slice(start, i));
+      start = i;
+      count = 0;
+    }
+  }
+  if (start < text.length) chunks.push(text.slice(start));
   return chunks;
 }

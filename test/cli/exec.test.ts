@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { execTurn } from '../helpers/exec-turn.js';
 import { cliEnv, jsonLines, runCli, startCli } from '../helpers/run-cli.js';
 
 async function project(): Promise<{ root: string; home: string }> {
@@ -15,7 +16,10 @@ async function project(): Promise<{ root: string; home: string }> {
   return { root, home: join(base, 'home') };
 }
 
-for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
+// The whole task through the built CLI on the chat wire; the other wire APIs run the same task in
+// this process below (what the CLI adds, --json and the key per wire API, is the same code for all).
+{
+  const wireApi = 'chat' as const;
   describe(`glassbox exec (${wireApi})`, () => {
     test('--json prints every event, run_started first and the terminal event last; multi-round tool task', async () => {
       const { root, home } = await project();
@@ -56,10 +60,9 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
         const events = jsonLines(result.stdout);
         assert.equal(events[0]!.type, 'run_started');
         assert.equal(events[0]!.wireApi, wireApi);
-        // Each wire API takes its own provider's key.
-        const auth = provider.requests[0]!.headers;
-        if (wireApi === 'anthropic') assert.equal(auth['x-api-key'], 'sk-ant-test');
-        else assert.equal(auth.authorization, 'Bearer sk-test');
+        // Each wire API takes its own provider's key: with both set, chat sends OpenAI's (the
+        // anthropic wire's is checked by the ANTHROPIC_API_KEY test below).
+        assert.equal(provider.requests[0]!.headers.authorization, 'Bearer sk-test');
         assert.equal(events.at(-1)!.type, 'run_succeeded');
         assert.equal(events.at(-1)!.answer, 'The answer is 42.');
         assert.equal(provider.requests.length, 3);
@@ -73,6 +76,58 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
         // The prompt words are joined and sent as the user message.
         assert.match(JSON.stringify(provider.requests[0]!.body), /what is the answer\?/);
         // The first message is the system prompt with the environment block.
+        assert.match(JSON.stringify(provider.requests[0]!.body), /<environment>/);
+      } finally {
+        await provider.close();
+      }
+    });
+  });
+}
+
+for (const wireApi of ['responses', 'anthropic'] as const) {
+  describe(`an exec turn (${wireApi})`, () => {
+    test('every event, run_started first and the terminal event last; multi-round tool task', async () => {
+      const { root, home } = await project();
+      const provider = await startFakeProvider({
+        script: [
+          {
+            text: 'Looking.',
+            toolCalls: [
+              { name: 'list_dir', arguments: { path: '.' } },
+              { name: 'grep', arguments: { pattern: 'answer' } },
+            ],
+          },
+          { toolCalls: [{ name: 'read_file', arguments: { path: 'src/main.ts' } }] },
+          { text: 'The answer is 42.' },
+        ],
+      });
+      try {
+        const apiKey = wireApi === 'anthropic' ? 'sk-ant-test' : 'sk-test';
+        const { terminal, events } = await execTurn({
+          root,
+          home,
+          baseURL: provider.baseURL,
+          wireApi,
+          apiKey,
+          prompt: 'what is the answer?',
+        });
+        assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
+        assert.equal(events[0]!.type, 'run_started');
+        assert.equal(events[0]!.wireApi, wireApi);
+        const auth = provider.requests[0]!.headers;
+        if (wireApi === 'anthropic') assert.equal(auth['x-api-key'], 'sk-ant-test');
+        else assert.equal(auth.authorization, 'Bearer sk-test');
+        assert.equal(events.at(-1)!.type, 'run_succeeded');
+        assert.equal(events.at(-1)!.answer, 'The answer is 42.');
+        assert.equal(provider.requests.length, 3);
+        const finished = events.filter((e) => e.type === 'tool_finished');
+        assert.equal(finished.length, 3);
+        assert.ok(
+          finished.every((e) => e.isError === false),
+          JSON.stringify(finished),
+        );
+        assert.match(JSON.stringify(provider.requests[2]!.body), /export const answer = 42/);
+        assert.match(JSON.stringify(provider.requests[0]!.body), /what is the answer\?/);
         assert.match(JSON.stringify(provider.requests[0]!.body), /<environment>/);
       } finally {
         await provider.close();
@@ -154,6 +209,7 @@ describe('glassbox exec: answers, exit codes and bad input', () => {
       assert.equal(result.stdout.trim(), 'Hello from Claude.');
       // The default model for the anthropic wire API.
       assert.equal(provider.requests[0]!.body.model, 'claude-sonnet-5-5');
+      assert.equal(provider.requests[0]!.headers['x-api-key'], 'sk-ant-right');
     } finally {
       await provider.close();
     }

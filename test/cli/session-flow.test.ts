@@ -3,7 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startFakeProvider, type CapturedRequest } from '../../src/testing/index.js';
+import { JsonlSessionStore, forkSession } from '../../src/sessions/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { execTurn } from '../helpers/exec-turn.js';
 import { cliEnv, jsonLines, runCli, startCli } from '../helpers/run-cli.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 
@@ -27,8 +29,83 @@ function messagesOf(request: CapturedRequest): Array<Record<string, unknown>> {
   return (request.wireApi === 'chat' ? body.messages : body.input) ?? [];
 }
 
+describe('sessions through the CLI', () => {
+  // The commands a user types, as processes: exec --json, --resume last, sessions, sessions show, fork.
+  const wireApi = 'chat';
+  test('resume sends the prior history byte for byte, then appends to the same file; fork is a prefix', async () => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({
+      script: [
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+        { text: 'It says to remember the milk.' },
+        { text: 'You asked about notes.' },
+        { text: 'Forked answer.' },
+      ],
+    });
+    const env = cliEnv({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k-ant', GLASSBOX_HOME: home });
+    const common = ['--wire-api', wireApi, '--base-url', provider.baseURL, '-C', root];
+    try {
+      const first = await runCli(['exec', '--json', ...common, 'what do the notes say?'], env);
+      assert.equal(first.code, 0, first.stderr);
+      const started = jsonLines(first.stdout)[0]!;
+      assert.equal(started.resumed, false);
+      const sessionId = String(started.sessionId);
+
+      const second = await runCli(['exec', '--json', ...common, '--resume', 'last', 'what did I ask?'], env);
+      assert.equal(second.code, 0, second.stderr);
+      const resumedStart = jsonLines(second.stdout)[0]!;
+      assert.equal(resumedStart.sessionId, sessionId);
+      assert.equal(resumedStart.resumed, true);
+
+      // The resumed request starts with exactly what the last request of turn 1 sent, plus the
+      // final answer and the new prompt: the system prompt is not rebuilt.
+      const turnOneLast = messagesOf(provider.requests[1]!);
+      const resumed = messagesOf(provider.requests[2]!);
+      assert.deepEqual(resumed.slice(0, turnOneLast.length), turnOneLast);
+      assert.equal(resumed.length, turnOneLast.length + 2);
+      assert.match(JSON.stringify(resumed.at(-1)), /what did I ask\?/);
+
+      const list = await runCli(['sessions', '--json'], env);
+      assert.equal(list.code, 0, list.stderr);
+      const sessions = JSON.parse(list.stdout) as Array<{ sessionId: string; turns: number; title: string }>;
+      assert.equal(sessions.length, 1);
+      assert.equal(sessions[0]!.sessionId, sessionId);
+      assert.equal(sessions[0]!.turns, 2);
+      assert.equal(sessions[0]!.title, 'what do the notes say?');
+
+      const show = await runCli(['sessions', 'show', sessionId.slice(0, 13)], env);
+      assert.equal(show.code, 0, show.stderr);
+      assert.match(show.stdout, /turn_started/);
+      assert.match(show.stdout, /turn_completed/);
+
+      const file = await readFile(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8');
+      const types = file
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { type: string }).type);
+      assert.equal(types[0], 'session_meta');
+      assert.equal(types.filter((t) => t === 'turn_started').length, 2);
+      assert.ok(!file.includes('assistant_delta'), 'no token deltas are stored');
+
+      const fork = await runCli(['fork', sessionId, '--at-turn', '1'], env);
+      assert.equal(fork.code, 0, fork.stderr);
+      const forkId = fork.stdout.trim();
+      assert.notEqual(forkId, sessionId);
+      const forked = await runCli(['exec', '--json', ...common, '--resume', forkId, 'branch here'], env);
+      assert.equal(forked.code, 0, forked.stderr);
+      const forkRequest = messagesOf(provider.requests[3]!);
+      assert.deepEqual(forkRequest.slice(0, turnOneLast.length), turnOneLast);
+      assert.equal(forkRequest.length, turnOneLast.length + 2, 'turn 2 of the parent is not in the fork');
+    } finally {
+      await provider.close();
+    }
+  });
+});
+
+// The same flow for every wire API, turn by turn in this process: what is sent on resume and fork
+// depends on the dialect; the commands around it (above) do not.
 for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
-  describe(`sessions through the CLI (${wireApi})`, () => {
+  describe(`sessions across exec turns (${wireApi})`, () => {
     test('resume sends the prior history byte for byte, then appends to the same file; fork is a prefix', async () => {
       const { root, home } = await project();
       const provider = await startFakeProvider({
@@ -39,41 +116,33 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
           { text: 'Forked answer.' },
         ],
       });
-      const env = cliEnv({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k-ant', GLASSBOX_HOME: home });
-      const common = ['--wire-api', wireApi, '--base-url', provider.baseURL, '-C', root];
+      const exec = (prompt: string, resume: string | null) => execTurn({ root, home, baseURL: provider.baseURL, wireApi, prompt, resume });
       try {
-        const first = await runCli(['exec', '--json', ...common, 'what do the notes say?'], env);
-        assert.equal(first.code, 0, first.stderr);
-        const started = jsonLines(first.stdout)[0]!;
+        const first = await exec('what do the notes say?', null);
+        assert.equal(first.terminal.type, 'run_succeeded', JSON.stringify(first.terminal));
+        const started = first.events[0]!;
+        assert.equal(started.type, 'run_started');
         assert.equal(started.resumed, false);
-        const sessionId = String(started.sessionId);
+        const sessionId = first.sessionId;
 
-        const second = await runCli(['exec', '--json', ...common, '--resume', 'last', 'what did I ask?'], env);
-        assert.equal(second.code, 0, second.stderr);
-        const resumedStart = jsonLines(second.stdout)[0]!;
+        const second = await exec('what did I ask?', 'last');
+        assert.equal(second.terminal.type, 'run_succeeded', JSON.stringify(second.terminal));
+        const resumedStart = second.events[0]!;
         assert.equal(resumedStart.sessionId, sessionId);
         assert.equal(resumedStart.resumed, true);
 
-        // The resumed request starts with exactly what the last request of turn 1 sent, plus the
-        // final answer and the new prompt: the system prompt is not rebuilt.
         const turnOneLast = messagesOf(provider.requests[1]!);
         const resumed = messagesOf(provider.requests[2]!);
         assert.deepEqual(resumed.slice(0, turnOneLast.length), turnOneLast);
         assert.equal(resumed.length, turnOneLast.length + 2);
         assert.match(JSON.stringify(resumed.at(-1)), /what did I ask\?/);
 
-        const list = await runCli(['sessions', '--json'], env);
-        assert.equal(list.code, 0, list.stderr);
-        const sessions = JSON.parse(list.stdout) as Array<{ sessionId: string; turns: number; title: string }>;
+        const store = new JsonlSessionStore(join(home, 'sessions'));
+        const { sessions } = await store.list();
         assert.equal(sessions.length, 1);
         assert.equal(sessions[0]!.sessionId, sessionId);
         assert.equal(sessions[0]!.turns, 2);
         assert.equal(sessions[0]!.title, 'what do the notes say?');
-
-        const show = await runCli(['sessions', 'show', sessionId.slice(0, 13)], env);
-        assert.equal(show.code, 0, show.stderr);
-        assert.match(show.stdout, /turn_started/);
-        assert.match(show.stdout, /turn_completed/);
 
         const file = await readFile(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8');
         const types = file
@@ -84,12 +153,10 @@ for (const wireApi of ['chat', 'responses', 'anthropic'] as const) {
         assert.equal(types.filter((t) => t === 'turn_started').length, 2);
         assert.ok(!file.includes('assistant_delta'), 'no token deltas are stored');
 
-        const fork = await runCli(['fork', sessionId, '--at-turn', '1'], env);
-        assert.equal(fork.code, 0, fork.stderr);
-        const forkId = fork.stdout.trim();
+        const forkId = await forkSession(store, sessionId, { atTurn: 1 });
         assert.notEqual(forkId, sessionId);
-        const forked = await runCli(['exec', '--json', ...common, '--resume', forkId, 'branch here'], env);
-        assert.equal(forked.code, 0, forked.stderr);
+        const forked = await exec('branch here', forkId);
+        assert.equal(forked.terminal.type, 'run_succeeded', JSON.stringify(forked.terminal));
         const forkRequest = messagesOf(provider.requests[3]!);
         assert.deepEqual(forkRequest.slice(0, turnOneLast.length), turnOneLast);
         assert.equal(forkRequest.length, turnOneLast.length + 2, 'turn 2 of the parent is not in the fork');

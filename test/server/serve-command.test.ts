@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { serveCommand } from '../../src/cli/serve-command.js';
 import { startFakeProvider } from '../../src/testing/index.js';
-import { cliEnv } from '../helpers/run-cli.js';
+import { cliEnv, startCli } from '../helpers/run-cli.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { eventsOf, readFrames } from './server-harness.js';
-
-const ENTRY = fileURLToPath(new URL('./serve-entry.ts', import.meta.url));
 
 interface Served {
   firstLine: Promise<string>;
@@ -20,23 +16,19 @@ interface Served {
   interrupt(): void;
 }
 
+/** `glassbox serve` as users start it: the built CLI (`npm test` rebuilds dist/ first). */
 function serve(args: string[], env: NodeJS.ProcessEnv): Served {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { child, done } = startCli(['serve', ...args], env);
   let stdout = '';
-  let stderr = '';
   let onLine: (line: string) => void = () => {};
   const firstLine = new Promise<string>((resolve) => (onLine = resolve));
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout!.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
     if (stdout.includes('\n')) onLine(stdout.slice(0, stdout.indexOf('\n')));
   });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const stopped = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      onLine('');
-      resolve({ code, stdout, stderr });
-    });
+  const stopped = done.then(({ code, stdout, stderr }) => {
+    onLine('');
+    return { code, stdout, stderr };
   });
   return { firstLine, stopped, interrupt: () => child.kill('SIGINT') };
 }

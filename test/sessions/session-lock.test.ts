@@ -11,7 +11,9 @@ import { withTempDir } from '../helpers/temp-dir.js';
 import { META, itemRecord, user } from './session-fixtures.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const storeModule = new URL('../../src/sessions/index.ts', import.meta.url).href;
+// The holder is another process, so it loads the compiled store (`npm test` rebuilds dist/ first):
+// starting one through tsx would compile the sources again, about three times the CPU.
+const storeModule = new URL('../../dist/sessions/index.js', import.meta.url).href;
 
 // The child opens the session for append (taking the lock), says so, then either waits for its
 // stdin to close (and closes the writer), exits without closing, or dies by SIGKILL.
@@ -33,7 +35,7 @@ interface Holder {
 }
 
 async function startHolder(dir: string, sessionId: string, mode: 'hold' | 'exit' | 'crash'): Promise<Holder> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', HOLDER], {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', HOLDER], {
     cwd: repoRoot,
     env: { ...process.env, STORE_MODULE: storeModule, SESSIONS_DIR: dir, SESSION_ID: sessionId, MODE: mode },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -6,12 +6,23 @@ import { describe, test } from 'node:test';
 import { startFakeProvider, type FakeProvider, type ScriptStep } from '../../src/testing/index.js';
 import { detectSandbox } from '../../src/sandbox/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { cliEnv, jsonLines, runCli } from '../helpers/run-cli.js';
+import { execTurn, type ExecTurnOptions } from '../helpers/exec-turn.js';
 import { toolOutputsSent } from '../helpers/loop-harness.js';
+
+// The permission flow of an exec turn, in this process (test/helpers/exec-turn.ts wires what
+// `glassbox exec` does). That the CLI's own environment (its API key) never reaches a shell child
+// is a property of the process: test/security/secret-scan.test.ts checks it on the built CLI.
 
 const SECRET_KEY = 'sk-live-never-show-me-0123456789';
 
-async function setup(script: ScriptStep[]): Promise<{ root: string; home: string; provider: FakeProvider; env: NodeJS.ProcessEnv }> {
+interface Setup {
+  root: string;
+  home: string;
+  provider: FakeProvider;
+  exec: (prompt: string, options?: Partial<ExecTurnOptions>) => ReturnType<typeof execTurn>;
+}
+
+async function setup(script: ScriptStep[]): Promise<Setup> {
   const base = await makeTempDir();
   const root = join(base, 'project');
   await mkdir(root, { recursive: true });
@@ -19,21 +30,22 @@ async function setup(script: ScriptStep[]): Promise<{ root: string; home: string
   await writeFile(join(root, 'README.md'), '# p\n');
   const provider = await startFakeProvider({ script });
   const home = join(base, 'home');
-  return { root, home, provider, env: cliEnv({ OPENAI_API_KEY: SECRET_KEY, GLASSBOX_HOME: home }) };
+  const exec = (prompt: string, options: Partial<ExecTurnOptions> = {}) =>
+    execTurn({ root, home, baseURL: provider.baseURL, apiKey: SECRET_KEY, prompt, ...options });
+  return { root, home, provider, exec };
 }
 
 const sandbox = await detectSandbox();
 
-describe('permissions through glassbox exec', () => {
+describe('permissions in an exec turn', () => {
   test('read-only sandbox, no TTY: a write asks, nobody can answer, it is denied and the model is told', async () => {
-    const { root, provider, env } = await setup([
+    const { root, provider, exec } = await setup([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'new.txt', content: 'hello' } }] },
       { text: 'Could not write.' },
     ]);
     try {
-      const result = await runCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'write a file'], env);
-      assert.equal(result.code, 0, result.stderr);
-      const events = jsonLines(result.stdout);
+      const { terminal, events } = await exec('write a file');
+      assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
       const decided = events.find((e) => e.type === 'tool_permission_decided');
       assert.equal(decided?.decision, 'ask');
       assert.ok(events.some((e) => e.type === 'approval_requested'));
@@ -48,18 +60,15 @@ describe('permissions through glassbox exec', () => {
   });
 
   test('workspace-write: write_file writes without asking', async () => {
-    const { root, provider, env } = await setup([
+    const { root, provider, exec } = await setup([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'src/new.txt', content: 'hello\n' } }] },
       { text: 'Written.' },
     ]);
     try {
-      const result = await runCli(
-        ['exec', '--json', '--sandbox', 'workspace-write', '--base-url', provider.baseURL, '-C', root, 'write'],
-        env,
-      );
-      assert.equal(result.code, 0, result.stderr);
+      const { terminal, events } = await exec('write', { sandbox: 'workspace-write' });
+      assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
       assert.equal(await readFile(join(root, 'src', 'new.txt'), 'utf8'), 'hello\n');
-      const decided = jsonLines(result.stdout).find((e) => e.type === 'tool_permission_decided');
+      const decided = events.find((e) => e.type === 'tool_permission_decided');
       assert.equal(decided?.decision, 'allow');
     } finally {
       await provider.close();
@@ -67,13 +76,13 @@ describe('permissions through glassbox exec', () => {
   });
 
   test('read-only + never: write tools are hidden from the model and not callable by name', async () => {
-    const { root, provider, env } = await setup([
+    const { root, provider, exec } = await setup([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }] },
       { text: 'ok' },
     ]);
     try {
-      const result = await runCli(['exec', '--json', '--approval-policy', 'never', '--base-url', provider.baseURL, '-C', root, 'try'], env);
-      assert.equal(result.code, 0, result.stderr);
+      const { terminal } = await exec('try', { approvalPolicy: 'never' });
+      assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
       const tools = (provider.requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
       assert.ok(tools.includes('read_file'));
       assert.ok(!tools.includes('write_file'), tools.join(','));
@@ -85,17 +94,14 @@ describe('permissions through glassbox exec', () => {
   });
 
   test('protected paths: writing .env asks even in workspace-write', async () => {
-    const { root, provider, env } = await setup([
+    const { root, provider, exec } = await setup([
       { toolCalls: [{ name: 'write_file', arguments: { path: '.env', content: 'X=1' } }] },
       { text: 'ok' },
     ]);
     try {
-      const result = await runCli(
-        ['exec', '--json', '--sandbox', 'workspace-write', '--base-url', provider.baseURL, '-C', root, 'edit env'],
-        env,
-      );
-      assert.equal(result.code, 0, result.stderr);
-      assert.equal(jsonLines(result.stdout).find((e) => e.type === 'tool_permission_decided')?.decision, 'ask');
+      const { terminal, events } = await exec('edit env', { sandbox: 'workspace-write' });
+      assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
+      assert.equal(events.find((e) => e.type === 'tool_permission_decided')?.decision, 'ask');
       assert.equal(await readFile(join(root, '.env'), 'utf8'), 'DATABASE_PASSWORD=hunter2\n');
     } finally {
       await provider.close();
@@ -103,10 +109,10 @@ describe('permissions through glassbox exec', () => {
   });
 
   test('reading .env with read_file needs approval; without a TTY the secret never reaches the model', async () => {
-    const { root, provider, env } = await setup([{ toolCalls: [{ name: 'read_file', arguments: { path: '.env' } }] }, { text: 'ok' }]);
+    const { provider, exec } = await setup([{ toolCalls: [{ name: 'read_file', arguments: { path: '.env' } }] }, { text: 'ok' }]);
     try {
-      const result = await runCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'read env'], env);
-      assert.equal(result.code, 0, result.stderr);
+      const { terminal } = await exec('read env');
+      assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
       assert.doesNotMatch(JSON.stringify(provider.requests[1]!.body), /hunter2/);
     } finally {
       await provider.close();
@@ -114,20 +120,23 @@ describe('permissions through glassbox exec', () => {
   });
 
   test('shell children never see the API key', async () => {
-    const { root, home, provider, env } = await setup([{ toolCalls: [{ name: 'shell', arguments: { command: 'env' } }] }, { text: 'ok' }]);
+    const { home, provider, exec } = await setup([{ toolCalls: [{ name: 'shell', arguments: { command: 'env' } }] }, { text: 'ok' }]);
+    // The key where `glassbox exec` has it: in the harness's own environment.
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = SECRET_KEY;
     try {
-      const result = await runCli(
-        ['exec', '--json', '--sandbox', 'danger-full-access', '--base-url', provider.baseURL, '-C', root, 'show env'],
-        env,
-      );
-      assert.equal(result.code, 0, result.stderr);
+      const { terminal, sessionId } = await exec('show env', { sandbox: 'danger-full-access' });
+      assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
       const output = toolOutputsSent(provider.requests[1]!.body, 'chat')[0]!;
       assert.match(output, /PATH=/);
       assert.doesNotMatch(output, new RegExp(SECRET_KEY));
       assert.doesNotMatch(output, /OPENAI_API_KEY/);
-      const sessions = await runCli(['sessions', 'show', 'last', '--json'], cliEnv({ GLASSBOX_HOME: home }));
-      assert.doesNotMatch(sessions.stdout, new RegExp(SECRET_KEY));
+      const session = await readFile(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8');
+      assert.match(session, /PATH=/, 'the session holds the output');
+      assert.doesNotMatch(session, new RegExp(SECRET_KEY));
     } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
       await provider.close();
     }
   });
@@ -135,17 +144,13 @@ describe('permissions through glassbox exec', () => {
   test('on-request in workspace-write: a shell command runs sandboxed without asking; .env is masked inside', {
     skip: sandbox.available ? false : `bubblewrap unavailable: ${sandbox.reason}`,
   }, async () => {
-    const { root, provider, env } = await setup([
+    const { root, provider, exec } = await setup([
       { toolCalls: [{ name: 'shell', arguments: { command: 'touch made-by-shell && cat .env; echo done' } }] },
       { text: 'ok' },
     ]);
     try {
-      const result = await runCli(
-        ['exec', '--json', '--sandbox', 'workspace-write', '--base-url', provider.baseURL, '-C', root, 'run'],
-        env,
-      );
-      assert.equal(result.code, 0, result.stderr);
-      const events = jsonLines(result.stdout);
+      const { terminal, events } = await exec('run', { sandbox: 'workspace-write' });
+      assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
       assert.equal(events.find((e) => e.type === 'tool_permission_decided')?.decision, 'allow');
       assert.ok(!events.some((e) => e.type === 'approval_requested'));
       assert.ok(existsSync(join(root, 'made-by-shell')));
