@@ -302,7 +302,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     // to finalize the file (turn-end record, fsync, index) is reported beside it, not instead.
     let persistError: string | null = null;
     try {
-      await session.writer.append(turnEndRecord(session.turn, request.runId, terminal));
+      await session.writer.append(turnEndRecord(session.turn, request.runId, terminal, recorder.uncommittedText));
       await session.writer.sync();
     } catch (error) {
       // A run that failed because the session could not be written has said so already.
@@ -365,14 +365,15 @@ function compactionHooks(
   });
 }
 
-function turnEndRecord(turn: number, runId: string, terminal: TerminalRunEvent): NewSessionRecord {
+function turnEndRecord(turn: number, runId: string, terminal: TerminalRunEvent, uncommittedText: string): NewSessionRecord {
   const common = { turn, runId, usage: terminal.usage, rounds: terminal.rounds };
+  const partial = uncommittedText.trim() === '' ? {} : { partialText: uncommittedText };
   switch (terminal.type) {
     case 'run_succeeded':
       return { type: 'turn_completed', ...common };
     case 'run_failed':
-      return { type: 'turn_failed', ...common, error: terminal.error };
+      return { type: 'turn_failed', ...common, error: terminal.error, ...partial };
     case 'run_cancelled':
-      return { type: 'turn_cancelled', ...common, reason: terminal.reason };
+      return { type: 'turn_cancelled', ...common, reason: terminal.reason, ...partial };
   }
 }

@@ -22,8 +22,12 @@ export function toAuditEvent(event: RunEvent): AuditEvent | null {
   return event as AuditEvent;
 }
 
+/** The most of a round's uncommitted answer a turn-end record keeps. */
+export const MAX_PARTIAL_TEXT_CHARS = 64 * 1024;
+
 export class SessionRecorder implements RunObserver {
   private failure: Error | null = null;
+  private uncommitted = '';
 
   constructor(
     private readonly writer: SessionWriter,
@@ -46,7 +50,19 @@ export class SessionRecorder implements RunObserver {
     );
   }
 
+  /**
+   * What the current round streamed that no commit has recorded: a cancelled or failed turn's
+   * end record keeps it, so the text the person saw is still there after a reload.
+   */
+  get uncommittedText(): string {
+    return this.uncommitted;
+  }
+
   onEvent(event: RunEvent): void {
+    if (event.type === 'model_requested') this.uncommitted = '';
+    else if (event.type === 'assistant_delta' && this.uncommitted.length < MAX_PARTIAL_TEXT_CHARS) {
+      this.uncommitted = (this.uncommitted + event.delta).slice(0, MAX_PARTIAL_TEXT_CHARS);
+    }
     const audit = toAuditEvent(event);
     if (audit) this.append({ type: 'audit', turn: this.turn, event: audit }).catch(() => {});
     if (event.type === 'warning')
@@ -55,6 +71,7 @@ export class SessionRecorder implements RunObserver {
   }
 
   async onCommit(items: readonly ResponseItem[]): Promise<void> {
+    this.uncommitted = '';
     // Queued together so the writer lands them in one write, still in order.
     await Promise.all(items.map((item) => this.append({ type: 'response_item', turn: this.turn, item })));
   }

@@ -154,8 +154,15 @@ export const warningSchema = z.object({
 
 const turnEndFields = { ts: z.string(), turn: turnSchema, runId: z.string(), usage: stagedUsageSchema, rounds: countSchema };
 export const turnCompletedSchema = z.object({ type: z.literal('turn_completed'), ...turnEndFields });
-export const turnFailedSchema = z.object({ type: z.literal('turn_failed'), ...turnEndFields, error: errorInfoSchema });
-export const turnCancelledSchema = z.object({ type: z.literal('turn_cancelled'), ...turnEndFields, reason: z.string() });
+/** The answer text a round had streamed when the turn ended before committing it (never sent back). */
+const partialTextField = { partialText: z.string().optional() };
+export const turnFailedSchema = z.object({ type: z.literal('turn_failed'), ...turnEndFields, error: errorInfoSchema, ...partialTextField });
+export const turnCancelledSchema = z.object({
+  type: z.literal('turn_cancelled'),
+  ...turnEndFields,
+  reason: z.string(),
+  ...partialTextField,
+});
 
 const compactionFields = {
   type: z.literal('compaction'),

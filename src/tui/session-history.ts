@@ -138,13 +138,17 @@ function replayForScreen(
     case 'compaction':
       return reduceRunEvent(state, historyCompactedEvent(record));
     case 'turn_failed':
-      return addEntry(state, {
+      return addEntry(withPartialText(state, record.partialText), {
         kind: 'notice',
         tone: 'error',
         text: `turn ${record.turn} failed [${record.error.code}]: ${oneLine(record.error.message, 600)}`,
       });
     case 'turn_cancelled':
-      return addEntry(state, { kind: 'notice', tone: 'warning', text: `turn ${record.turn} was cancelled` });
+      return addEntry(withPartialText(state, record.partialText), {
+        kind: 'notice',
+        tone: 'warning',
+        text: `turn ${record.turn} was cancelled`,
+      });
     default:
       return state;
   }
@@ -173,4 +177,10 @@ export async function lastRequest(store: SessionStore, sessionId: string): Promi
   }
   const call = records[last] as Extract<SessionRecord, { type: 'model_call' }>;
   return { turn: call.turn, round: call.round, model, messages: itemsToModelMessages(replay.finish().history) };
+}
+
+/** A cancelled or failed turn's streamed, uncommitted answer: shown as it was seen, said to be unsent. */
+function withPartialText(state: TranscriptState, text: string | undefined): TranscriptState {
+  if (text === undefined || text.trim() === '') return state;
+  return addEntry(state, { kind: 'notice', tone: 'info', text: `(not sent) ${oneLine(text, 400)}` });
 }

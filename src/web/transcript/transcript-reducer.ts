@@ -406,11 +406,27 @@ export function factsOfRecord(record: SessionRecord): TranscriptFact[] {
       return [{ type: 'warning', code: record.code, message: record.message }];
     case 'turn_completed':
       return [{ type: 'run_succeeded', answer: '', usage: record.usage, rounds: record.rounds }];
+    // The text a round had streamed when the turn ended uncommitted: shown as partial, not sent.
     case 'turn_failed':
-      return [{ type: 'run_failed', error: record.error, usage: record.usage, rounds: record.rounds }];
+      return [
+        ...partialTextFacts(record.partialText),
+        { type: 'run_failed', error: record.error, usage: record.usage, rounds: record.rounds },
+      ];
     case 'turn_cancelled':
-      return [{ type: 'run_cancelled', reason: record.reason, usage: record.usage, rounds: record.rounds }];
+      return [
+        ...partialTextFacts(record.partialText),
+        { type: 'run_cancelled', reason: record.reason, usage: record.usage, rounds: record.rounds },
+      ];
     default:
       return [];
   }
+}
+
+function partialTextFacts(text: string | undefined): TranscriptFact[] {
+  return text === undefined || text === ''
+    ? []
+    : [
+        { type: 'model_requested', round: 0, stage: 'turn', messageCount: 0, toolCount: 0 },
+        { type: 'assistant_delta', round: 0, delta: text },
+      ];
 }
