@@ -92,6 +92,8 @@ describe('workbench approvals', () => {
           { text: 'Done here.' },
           { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.md', content: '# Notes\n\nfirst line\n' } }] },
           { text: 'I did not write it.' },
+          { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.md', content: 'second try\n' } }] },
+          { text: 'Not written either.' },
         ],
       },
       async (page, workbench) => {
@@ -124,6 +126,16 @@ describe('workbench approvals', () => {
         await page.locator('.tool-call .phrase', { hasText: 'Write notes.md — denied' }).waitFor({ timeout: 15_000 });
         await waitUntil(async () => !(await page.title()).startsWith('('), 'the title clears');
         await page.locator('.message.role-final', { hasText: 'I did not write it.' }).waitFor();
+
+        // Someone typing (here: searching the sessions) when a card appears keeps the focus and the text.
+        const editor = page.getByRole('searchbox', { name: 'Search sessions' });
+        await editor.fill('Write');
+        await startThroughApi(workbench, 'Try once more', { sessionId: waiting, sandbox: 'workspace-write', approvalPolicy: 'untrusted' });
+        await card.waitFor({ timeout: 15_000 });
+        assert.ok(await editor.evaluate((element) => element === document.activeElement), 'the text box kept the focus');
+        assert.equal(await editor.inputValue(), 'Write');
+        await card.getByRole('button', { name: 'Deny' }).click();
+        await page.locator('.message.role-final', { hasText: 'Not written either.' }).waitFor({ timeout: 15_000 });
       },
     );
   });

@@ -1,6 +1,7 @@
 // The card a person answers when a tool call needs approval. The answer goes to the server; the
 // card changes only when the run reports `approval_resolved`, so what it shows is what happened.
-// A card that can be answered takes the focus when it appears: an approval must not go unseen.
+// A card that can be answered takes the focus when it appears (unless you are typing in a text
+// box): an approval must not go unseen.
 // The change a file write would make comes from the server (a dry run against the files on disk);
 // the browser never reads a file itself.
 
@@ -84,7 +85,11 @@ export function ApprovalCard({ approval, runId, callId, toolName, arguments: arg
 
   useEffect(() => {
     if (!answerable) return;
-    card.current?.focus();
+    // Someone typing in a text box keeps the focus (their keys would otherwise land on the card);
+    // the card still scrolls into view, and the badge and tab title say an approval waits.
+    const active = document.activeElement;
+    const typing = (active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement) && active.value.trim() !== '';
+    if (!typing) card.current?.focus();
     card.current?.scrollIntoView({ block: 'nearest' });
   }, [answerable]);
 
