@@ -253,8 +253,11 @@ export class JsonlSessionStore implements SessionStore {
     } finally {
       await lock.release();
     }
-    // The index keeps the session's last summary line until its next compaction; listings start
-    // from the session files, so a summary without a file is never shown.
+    // "Deleted" must mean gone: the index's summary line carries the title (the first prompt), so
+    // the index is rewritten without it. An append racing with the rewrite can be lost; listings
+    // start from the session files and re-read a session whose summary is missing, so that heals.
+    const snapshot = await this.index.read();
+    if (snapshot.entries.delete(sessionId)) await this.index.replace(snapshot.entries.values());
   }
 
   /** Read every session in full and write a fresh index. */

@@ -5,6 +5,7 @@
 
 import { structuredPatch } from 'diff';
 import { ToolError } from '../agent/index.js';
+import { isSecretPath } from '../workspace/index.js';
 import { parsePatch, planPatch } from './apply-patch/index.js';
 import { resolveInsideRoot } from './path-policy.js';
 import { decodeFile, readExistingFile } from './text-file/index.js';
@@ -83,6 +84,18 @@ function fileDiff(path: string, change: FilePreview['change'], to: string | null
   if (typeof diff === 'string') {
     problems.push(`${path}: ${diff}`);
     return { path, change, to, lines: [], omittedLines: 0 };
+  }
+  if (isSecretPath(path) || (to !== null && isSecretPath(to))) {
+    // What the call would write is the model's and shown; what the file holds now (context and
+    // removed lines) is a secret the model has not been allowed to read, and the page no more.
+    problems.push(`${path} is a secret file: only the lines the call adds are shown, not what it holds now`);
+    return {
+      path,
+      change,
+      to,
+      lines: diff.lines.filter((line) => line.kind === 'add' || line.kind === 'hunk'),
+      omittedLines: diff.omittedLines,
+    };
   }
   return { path, change, to, ...diff };
 }

@@ -6,7 +6,9 @@
 // worth keeping); both stay recallable in the running process. The file is cut back to the newest
 // MAX_HISTORY_ENTRIES once it holds twice that.
 
-import { chmod, mkdir, open, readFile, rename } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { chmod, mkdir, open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRedactor } from '../telemetry/index.js';
 
@@ -39,7 +41,7 @@ export class PromptHistoryFile {
 
   /** The stored prompts, oldest first; a missing or damaged file is an empty history, never an error. */
   async load(): Promise<readonly string[]> {
-    const text = await readFile(this.path, 'utf8').catch(() => '');
+    const text = await readHistoryFile(this.path);
     this.cutShort = text !== '' && !text.endsWith('\n');
     const prompts: string[] = [];
     for (const line of text.split('\n')) {
@@ -74,7 +76,8 @@ export class PromptHistoryFile {
       await this.rewrite();
       return null;
     }
-    const file = await open(this.path, 'a', 0o600);
+    // Never through a symlink: appending would write the prompt into (and chmod) its target.
+    const file = await open(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
     try {
       // The mode given to open applies only when it creates the file.
       await file.chmod(0o600);
@@ -88,8 +91,9 @@ export class PromptHistoryFile {
   }
 
   private async rewrite(): Promise<void> {
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    const file = await open(temporary, 'w', 0o600);
+    const temporary = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    // Created new ('wx'): a name planted in advance (a symlink, say) fails instead of being followed.
+    const file = await open(temporary, 'wx', 0o600);
     try {
       await file.writeFile(this.entries.map((prompt) => `${JSON.stringify({ prompt })}\n`).join(''));
     } finally {
@@ -98,5 +102,27 @@ export class PromptHistoryFile {
     await chmod(temporary, 0o600);
     await rename(temporary, this.path);
     this.lines = this.entries.length;
+  }
+}
+
+/** The most of a history file that is read: far above 1,000 prompts of normal size. */
+const MAX_HISTORY_FILE_BYTES = 8 * 1024 * 1024;
+
+/** The file's text; empty when it is missing, not a regular file (a FIFO, a symlink) or too large. */
+async function readHistoryFile(path: string): Promise<string> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch {
+    return '';
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size > MAX_HISTORY_FILE_BYTES) return '';
+    return await handle.readFile('utf8');
+  } catch {
+    return '';
+  } finally {
+    await handle.close();
   }
 }

@@ -7,9 +7,9 @@
 // before the tool runs. The comparison cannot tell who changed a file: edits you make in your
 // own editor meanwhile show too, and /diff says so.
 
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { isSecretPath } from '../workspace/index.js';
+import { isInside, isSecretPath } from '../workspace/index.js';
 import { diffLines } from './approval-preview.js';
 import { parseArguments, patchFiles } from './tool-summary.js';
 import {
@@ -98,7 +98,7 @@ export class WorkspaceChanges {
       const fromSnapshot = this.snapshot?.files.get(key);
       if (fromSnapshot && (fromSnapshot.content !== null || fromSnapshot.uncopied === 'secret')) continue;
       // Not in the snapshot at all: a new file unless a skipped folder hid it, so look now.
-      this.baselines.set(key, readBaseline(absolute));
+      this.baselines.set(key, readBaseline(this.root, absolute));
     }
   }
 
@@ -117,7 +117,7 @@ export class WorkspaceChanges {
     for (const [path, baseline] of this.baselines) {
       const known = files.get(path);
       if (known && known.note === null) continue;
-      const change = compareBaseline(path, baseline, readBaseline(resolve(this.root, path)));
+      const change = compareBaseline(path, baseline, readBaseline(this.root, resolve(this.root, path)));
       if (change !== null) files.set(path, change);
       else files.delete(path);
     }
@@ -184,13 +184,58 @@ export function writtenPaths(name: string, rawArguments: string): string[] {
   return typeof args.path === 'string' ? [args.path] : [];
 }
 
-function readBaseline(absolute: string): Baseline {
+/**
+ * The file as it is before a write tool runs. This runs at `tool_requested`, before the permission
+ * decision, on a path the model chose: so it is resolved to its real location and must stay in
+ * the project (a committed `d -> /dev` symlink must not make it read `/dev/zero`), is opened
+ * non-blocking (a FIFO would block the whole terminal), must be a regular file, and is read only
+ * up to the cap.
+ */
+function readBaseline(root: string, absolute: string): Baseline {
+  let real: string;
   try {
-    const bytes = readFileSync(absolute);
-    if (bytes.length > MAX_BASELINE_BYTES) return { kind: 'unreadable', why: 'too large' };
-    return { kind: 'text', text: bytes.toString('utf8').replace(/\r\n/g, '\n') };
+    real = realpathSync.native(absolute);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? { kind: 'absent' } : { kind: 'unreadable', why: code ?? 'unreadable' };
   }
+  if (!isInside(realRoot(root), real)) return { kind: 'unreadable', why: 'outside the project' };
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    return { kind: 'unreadable', why: (error as NodeJS.ErrnoException).code ?? 'unreadable' };
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { kind: 'unreadable', why: 'not a regular file' };
+    if (stats.size > MAX_BASELINE_BYTES) return { kind: 'unreadable', why: 'too large' };
+    const buffer = Buffer.alloc(MAX_BASELINE_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > MAX_BASELINE_BYTES) return { kind: 'unreadable', why: 'too large' };
+    }
+    return { kind: 'text', text: buffer.subarray(0, length).toString('utf8').replace(/\r\n/g, '\n') };
+  } catch (error) {
+    return { kind: 'unreadable', why: (error as NodeJS.ErrnoException).code ?? 'unreadable' };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const realRoots = new Map<string, string>();
+function realRoot(root: string): string {
+  let real = realRoots.get(root);
+  if (real === undefined) {
+    try {
+      real = realpathSync.native(root);
+    } catch {
+      real = root;
+    }
+    realRoots.set(root, real);
+  }
+  return real;
 }

@@ -9,7 +9,8 @@
 // Secret files (.env, keys: workspace/'s list) are stamped but never copied or shown. Dependency,
 // build and VCS folders are not walked; symlinks are recorded, never followed.
 
-import { lstat, opendir, readFile, readlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, opendir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isSecretPath } from '../workspace/index.js';
 
@@ -108,7 +109,19 @@ export async function listStamps(
 export async function readContent(root: string, rel: string, stamp: FileStamp): Promise<Buffer | null> {
   const path = join(root, rel);
   try {
-    return stamp.symlink ? Buffer.from(`symlink → ${await readlink(path)}\n`) : await readFile(path);
+    if (stamp.symlink) return Buffer.from(`symlink → ${await readlink(path)}\n`);
+    // The entry was a regular file when listed; it may have been swapped since (for a FIFO, a
+    // symlink, a bigger file): opened without following or blocking, checked, read within its size.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile() || stats.size > stamp.size) return null;
+      const buffer = Buffer.alloc(stats.size);
+      const { bytesRead } = await handle.read(buffer, 0, stats.size, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
   } catch {
     return null;
   }

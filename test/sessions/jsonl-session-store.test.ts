@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   JsonlSessionStore,
@@ -249,8 +249,11 @@ describe('JsonlSessionStore', () => {
       assert.deepEqual(
         (await store.list()).sessions.map((summary) => summary.sessionId),
         [kept],
-        'the index line left behind is not listed',
+        'the deleted session is not listed',
       );
+      // Nothing of it is left on disk: the index line (its title is the first prompt) is gone too.
+      const left = await readdir(join(dir, 'sessions'));
+      for (const name of left) assert.ok(!(await readFile(join(dir, 'sessions', name), 'utf8')).includes(doomed), name);
       await assert.rejects(store.read(doomed), isNotFound(doomed, store.location));
       await assert.rejects(store.delete(doomed), isNotFound(doomed, store.location));
       await assert.rejects(store.resolveId(doomed), isNotFound(doomed, store.location));

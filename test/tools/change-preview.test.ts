@@ -2,12 +2,13 @@
 // disk, as project-relative diffs, writing nothing; a call that would fail says why.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { previewChange, type ChangePreview } from '../../src/tools/index.js';
+import { createEditFileTool, previewChange, type ChangePreview } from '../../src/tools/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-import { listTree } from './tool-test-context.js';
+import { callTool, listTree, makeWriteContext, rejectsWithCode } from './tool-test-context.js';
 
 function rendered(preview: ChangePreview | null): string[] {
   assert.ok(preview !== null);
@@ -137,6 +138,43 @@ describe('previewChange', () => {
         files: [],
         problem: 'the arguments are not a JSON object; the call will fail',
       });
+    });
+  });
+});
+
+describe('previewChange on hostile files', () => {
+  it('a FIFO is refused at once (before, the open waited for a writer forever); the edit tools refuse it too', async () => {
+    await withTempDir(async (root) => {
+      execFileSync('mkfifo', [join(root, 'notes.txt')]);
+      for (const [tool, value] of [
+        ['write_file', { path: 'notes.txt', content: 'x\n' }],
+        ['edit_file', { path: 'notes.txt', old_string: 'a', new_string: 'b' }],
+        ['apply_patch', { patch: '*** Begin Patch\n*** Update File: notes.txt\n@@\n-a\n+b\n*** End Patch' }],
+      ] as const) {
+        const preview = await previewChange(tool, args(value), root);
+        assert.match(preview?.problem ?? '', /notes\.txt is not a regular file/, tool);
+      }
+      await rejectsWithCode(
+        callTool(createEditFileTool(), { path: 'notes.txt', old_string: 'a', new_string: 'b' }, makeWriteContext(root)),
+        'NOT_A_FILE',
+      );
+    });
+  });
+
+  it("a secret file's current contents never reach the preview; the lines the call adds do", async () => {
+    await withTempDir(async (root) => {
+      await writeFile(join(root, '.env'), 'DEBUG=0\nSTRIPE_KEY=sk_live_abcdefghijklmnop\nPORT=80\n');
+      await mkdir(join(root, 'certs'));
+      await writeFile(join(root, 'certs', 'server.key'), '-----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----\n');
+      const edit = await previewChange('edit_file', args({ path: '.env', old_string: 'DEBUG=0', new_string: 'DEBUG=1' }), root);
+      const write = await previewChange('write_file', args({ path: 'certs/server.key', content: 'replaced\n' }), root);
+      for (const preview of [edit, write]) {
+        const shown = JSON.stringify(preview);
+        assert.ok(!shown.includes('sk_live_') && !shown.includes('MIIEsecret') && !shown.includes('DEBUG=0'), shown);
+        assert.match(preview?.problem ?? '', /is a secret file: only the lines the call adds are shown/);
+      }
+      assert.deepEqual(rendered(edit), ['update .env', '@@ -1,3 +1,3 @@', '+DEBUG=1']);
+      assert.deepEqual(rendered(write), ['update certs/server.key', '@@ -1,3 +1,1 @@', '+replaced']);
     });
   });
 });

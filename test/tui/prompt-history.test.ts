@@ -3,7 +3,8 @@
 // never written; the file is cut back to the newest entries once it grows to twice the cap.
 
 import assert from 'node:assert/strict';
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { HISTORY_FILE, MAX_HISTORY_PROMPT_CHARS, PromptHistoryFile } from '../../src/tui/prompt-history.js';
@@ -65,5 +66,40 @@ describe('prompt history file', () => {
       assert.deepEqual(await new PromptHistoryFile(home, { env: {}, maxEntries: 3 }).load(), ['prompt 5', 'prompt 6', 'prompt 7']);
       assert.equal((await stat(join(home, HISTORY_FILE))).mode & 0o777, 0o600);
     });
+  });
+});
+
+describe('prompt history file against a hostile home', () => {
+  test('a symlinked history file is neither followed on append nor read; a FIFO is not read; more token shapes are kept out', async () => {
+    await withTempDir(async (dir) => {
+      const home = join(dir, 'home');
+      await mkdir(home);
+      const victim = join(dir, 'victim.txt');
+      await writeFile(victim, 'original\n');
+      await chmod(victim, 0o644);
+      await symlink(victim, join(home, HISTORY_FILE));
+      const history = new PromptHistoryFile(home, { env: {} });
+      assert.deepEqual(await history.load(), [], 'the link is not read');
+      await assert.rejects(history.append('hello'), /ELOOP/);
+      assert.equal(await readFile(victim, 'utf8'), 'original\n', 'the target got nothing');
+      assert.equal((await stat(victim)).mode & 0o777, 0o644, "the target's mode is untouched");
+
+      await rm(join(home, HISTORY_FILE));
+      execFileSync('mkfifo', [join(home, HISTORY_FILE)]);
+      // Before, loading blocked on the FIFO for good.
+      assert.deepEqual(await new PromptHistoryFile(home, { env: {} }).load(), []);
+    });
+    for (const secret of [
+      'xoxb-1234567890-abcdefghij',
+      'glpat-abcdefghijklmnopqrst',
+      'AIzaSyA1234567890abcdefghijklmnopqrstuv',
+      'sk_live_abcdefghijklmnop1234',
+      'https://deploy:hunter2hunter2@git.example.com/repo.git',
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+    ]) {
+      await withTempDir(async (home) => {
+        assert.equal(await new PromptHistoryFile(home, { env: {} }).append(`use ${secret} please`), 'secret', secret);
+      });
+    }
   });
 });

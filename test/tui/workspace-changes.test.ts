@@ -53,6 +53,26 @@ describe('/diff: workspace changes since the session opened', () => {
     });
   });
 
+  test('a write call naming a FIFO, a device behind a symlinked folder, or a file outside the project reads nothing it should not', async () => {
+    await withTempDir(async (dir) => {
+      const root = join(dir, 'project');
+      await mkdir(join(root, 'node_modules'), { recursive: true });
+      await mkdir(join(dir, 'outside'));
+      await writeFile(join(dir, 'outside', 'private-notes.txt'), 'not yours\n');
+      // A repository can commit these; the model can name them in a write call that is then denied.
+      sh(root, 'mkfifo pipe && ln -s /dev d && ln -s ../outside out && mkfifo node_modules/pipe');
+      const changes = new WorkspaceChanges(root);
+      await changes.ready();
+      // Before: the FIFO blocked the terminal forever, d/zero grew memory without bound, and the
+      // outside file's contents showed in /diff.
+      for (const path of ['pipe', 'node_modules/pipe', 'd/zero', 'out/private-notes.txt']) {
+        changes.noteToolCall('write_file', JSON.stringify({ path, content: 'x' }));
+      }
+      const report = await changes.changes();
+      assert.ok(!JSON.stringify(report).includes('not yours'), JSON.stringify(report));
+    });
+  });
+
   test('a secret file is reported changed without its contents; a binary file without a diff', async () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, '.env'), 'TOKEN=old-secret\n');

@@ -1,7 +1,7 @@
 // File-system checks shared by the editing tools, so the three of them refuse the same things
 // with the same codes and remember what they wrote in the same way.
 
-import type { Stats } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { lstat, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ToolError } from '../../agent/index.js';
@@ -18,7 +18,9 @@ export interface LoadedFile {
 
 /** Read a regular file for editing. `displayPath` is what error messages call it. */
 export async function readExistingFile(absolute: string, displayPath: string): Promise<LoadedFile> {
-  const handle = await open(absolute, 'r').catch((error: NodeJS.ErrnoException) => {
+  // Non-blocking: opening a FIFO for reading would otherwise wait for a writer forever (and hold
+  // a thread-pool thread); a FIFO is then refused by the regular-file check below.
+  const handle = await open(absolute, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') throw new ToolError('PATH_NOT_FOUND', `${displayPath} does not exist.`);
     if (error.code === 'EISDIR') throw isDirectoryError(displayPath);
     throw error;
