@@ -107,7 +107,10 @@ describe('retry and edit-and-resend', () => {
         await page.locator('.turn[data-turn="1"] .message.role-final', { hasText: 'First answer.' }).waitFor();
         // The parent's title arrives after the page: wait for it rather than read too early.
         await page.getByTestId('lineage').filter({ hasText: 'Forked from First question after turn 1' }).waitFor();
-        await page.getByRole('status').filter({ hasText: 'Turn 2 runs again in a fork' }).waitFor();
+        await page
+          .getByRole('status')
+          .filter({ hasText: /Turn 2 runs again with .*, sandbox .*, approvals .* in a fork/ })
+          .waitFor();
         await assertAccessible(page, 'a retried turn in its fork');
         await screenshot(page, '65-retry-in-fork');
 

@@ -225,10 +225,18 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
         const { sessionId: fork } = await api.fork(selectedId, turn - 1);
         setListKey((n) => n + 1);
         navigate({ sessionId: fork, tab: routeRef.current.tab, call: null });
-        setBanner(`Turn ${turn} runs again in a fork of “${title}” after turn ${turn - 1}; the original session is unchanged.`);
         const body: StartRunRequest = { prompt, sessionId: fork };
         if (same !== null) Object.assign(body, { model: same.model, wireApi: same.wireApi, ...same.policy });
-        await launch(body, turn);
+        // Say which policy it runs with: the recorded turn's, which may differ from the form's.
+        const policy = same === null ? '' : ` with ${same.model}, sandbox ${same.policy.sandbox}, approvals ${same.policy.approvalPolicy}`;
+        setBanner(`Turn ${turn} runs again${policy} in a fork of “${title}” after turn ${turn - 1}; the original session is unchanged.`);
+        if (!(await launch(body, turn))) {
+          // Refused (e.g. a policy above this server's limits): the empty fork would only be clutter.
+          await api.deleteSession(fork).catch(() => {});
+          setListKey((n) => n + 1);
+          navigate({ sessionId: selectedId, tab: routeRef.current.tab, call: null });
+          setBanner(`Turn ${turn} could not run again${policy}: the server refused the run (see the message by the prompt box).`);
+        }
       } catch (error) {
         setBanner(`Could not run turn ${turn} again: ${describeError(error)}`);
       }
