@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createElement as h } from 'react';
 import { render } from 'ink-testing-library';
-import { createGateway } from '../../src/model/index.js';
 import { MemorySessionStore } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { App } from '../../src/tui/app-view.js';
-import { SessionController } from '../../src/tui/session-controller.js';
 import { createTheme, stripAnsi } from '../../src/tui/theme.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { testController } from './test-controller.js';
 
 async function until(condition: () => boolean, what: string, output: () => string): Promise<void> {
   const deadline = Date.now() + 15_000;
@@ -39,23 +38,7 @@ describe('the interactive app (ink, in-process)', () => {
         ],
       });
       const store = new MemorySessionStore();
-      const controller = new SessionController({
-        runner: {
-          root,
-          home: join(root, '.home'),
-          model: 'gpt-5-mini',
-          wireApi: 'chat',
-          gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
-          sandbox: 'read-only',
-          approvalPolicy: 'on-request',
-          network: false,
-          store,
-          detectSandbox: async () => ({ available: false, path: null, reason: 'not in this test' }),
-        },
-        sandboxModes: ['read-only', 'workspace-write', 'danger-full-access'],
-        approvalPolicies: ['untrusted', 'on-request', 'never'],
-        glassboxVersion: 'test',
-      });
+      const controller = testController(root, provider, { store });
       await controller.getRunner();
       // The approval guard's timer, fired by hand: a key typed before it fires answers nothing.
       let arm: (() => void) | null = null;
@@ -123,23 +106,7 @@ describe('the interactive app (ink, in-process)', () => {
       const provider = await startFakeProvider({
         script: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'todo.txt', content: 'x\n' } }] }, { text: 'Fine.' }],
       });
-      const controller = new SessionController({
-        runner: {
-          root,
-          home: join(root, '.home'),
-          model: 'gpt-5-mini',
-          wireApi: 'chat',
-          gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
-          sandbox: 'read-only',
-          approvalPolicy: 'on-request',
-          network: false,
-          store: new MemorySessionStore(),
-          detectSandbox: async () => ({ available: false, path: null, reason: 'not in this test' }),
-        },
-        sandboxModes: ['read-only', 'workspace-write', 'danger-full-access'],
-        approvalPolicies: ['untrusted', 'on-request', 'never'],
-        glassboxVersion: 'test',
-      });
+      const controller = testController(root, provider);
       await controller.getRunner();
       // The approval guard's wait is over at once here (its own test is above).
       const scheduleArm = (fire: () => void): (() => void) => {

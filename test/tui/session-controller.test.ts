@@ -3,16 +3,13 @@
 // in the fork, and the fork's first model call replaces it with its own measurement.
 
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { createGateway } from '../../src/model/index.js';
-import { MemorySessionStore } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { runCommand } from '../../src/tui/command-handlers.js';
-import { SessionController } from '../../src/tui/session-controller.js';
 import { contextText } from '../../src/tui/session-meter.js';
 import { createTheme } from '../../src/tui/theme.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { testController } from './test-controller.js';
 
 describe('session controller', () => {
   test('/fork shows the context the parent measured for that history at once; the next call measures its own', async () => {
@@ -24,23 +21,7 @@ describe('session controller', () => {
           { text: 'Branch.', usage: { input: 1500, output: 50 } },
         ],
       });
-      const controller = new SessionController({
-        runner: {
-          root,
-          home: join(root, '.home'),
-          model: 'gpt-5-mini',
-          wireApi: 'chat',
-          gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
-          sandbox: 'read-only',
-          approvalPolicy: 'on-request',
-          network: false,
-          store: new MemorySessionStore(),
-          detectSandbox: async () => ({ available: false, path: null, reason: 'not in this test' }),
-        },
-        sandboxModes: ['read-only', 'workspace-write', 'danger-full-access'],
-        approvalPolicies: ['untrusted', 'on-request', 'never'],
-        glassboxVersion: 'test',
-      });
+      const controller = testController(root, provider);
       const context = { controller, theme: createTheme(false), listed: [] };
       try {
         await controller.sendPrompt('first');

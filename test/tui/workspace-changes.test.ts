@@ -8,14 +8,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { createGateway } from '../../src/model/index.js';
-import { MemorySessionStore } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { runCommand } from '../../src/tui/command-handlers.js';
-import { SessionController } from '../../src/tui/session-controller.js';
 import { createTheme, stripAnsi } from '../../src/tui/theme.js';
 import { WorkspaceChanges } from '../../src/tui/workspace-changes.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { testController } from './test-controller.js';
 
 function sh(root: string, script: string): void {
   execFileSync('sh', ['-c', script], { cwd: root });
@@ -124,24 +122,8 @@ describe('/diff: workspace changes since the session opened', () => {
           { text: 'Done.' },
         ],
       });
-      const controller = new SessionController({
-        runner: {
-          root,
-          home: join(root, '.home'),
-          model: 'gpt-5-mini',
-          wireApi: 'chat',
-          gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
-          // Unsandboxed and never asking, so the test needs no bubblewrap; the sandboxed path is the runner's business.
-          sandbox: 'danger-full-access',
-          approvalPolicy: 'never',
-          network: false,
-          store: new MemorySessionStore(),
-          detectSandbox: async () => ({ available: false, path: null, reason: 'not in this test' }),
-        },
-        sandboxModes: ['read-only', 'workspace-write', 'danger-full-access'],
-        approvalPolicies: ['untrusted', 'on-request', 'never'],
-        glassboxVersion: 'test',
-      });
+      // Unsandboxed and never asking, so the test needs no bubblewrap; the sandboxed path is the runner's business.
+      const controller = testController(root, provider, { sandbox: 'danger-full-access', approvalPolicy: 'never' });
       try {
         // The prompt history goes to the home inside the project: not a change to report.
         controller.rememberPrompt('change the notes');
