@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { chmod, mkdir, open, rename } from 'node:fs/promises';
+import { readConfigFile } from '../workspace/index.js';
 import { join } from 'node:path';
 import { createRedactor } from '../telemetry/index.js';
 
@@ -109,20 +110,9 @@ export class PromptHistoryFile {
 const MAX_HISTORY_FILE_BYTES = 8 * 1024 * 1024;
 
 /** The file's text; empty when it is missing, not a regular file (a FIFO, a symlink) or too large. */
-async function readHistoryFile(path: string): Promise<string> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch {
-    return '';
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > MAX_HISTORY_FILE_BYTES) return '';
-    return await handle.readFile('utf8');
-  } catch {
-    return '';
-  } finally {
-    await handle.close();
-  }
+function readHistoryFile(path: string): Promise<string> {
+  return readConfigFile(path, { maxBytes: MAX_HISTORY_FILE_BYTES, noFollow: true }).then(
+    (text) => text ?? '',
+    () => '',
+  );
 }
