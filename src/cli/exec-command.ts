@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { ApprovalRegistry, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
 import { EXIT } from './usage-error.js';
-import { attachTerminalApprover, visibleLines } from './terminal-approver.js';
+import { visibleText } from '../terminal-text/index.js';
+import { attachTerminalApprover } from './terminal-approver.js';
 import { ProgressPrinter } from './progress-printer.js';
 import { parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } from './run-config.js';
 import { openModel } from './open-model.js';
@@ -149,13 +150,13 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     }
     if (options.json && result.terminal.type === 'run_failed') {
       // Scripts read the events on stdout; a person still gets the one-line reason on stderr.
-      process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${visibleLines(result.terminal.error.message)}\n`);
+      process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${visibleText(result.terminal.error.message)}\n`);
     }
     stopWatchingStdout();
     if (!options.json && result.terminal.type === 'run_succeeded' && !outputs.stdoutClosed) {
       // Piped, the answer is passed on byte for byte; on a terminal its control characters are
       // shown rather than obeyed (an answer is text a prompt injection can choose).
-      const answer = process.stdout.isTTY ? visibleLines(result.terminal.answer) : result.terminal.answer;
+      const answer = process.stdout.isTTY ? visibleText(result.terminal.answer) : result.terminal.answer;
       process.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
     }
     await outputs.flushStdout();

@@ -5,7 +5,7 @@
 import { type Command, Option } from 'commander';
 import { resolve } from 'node:path';
 import { resolveHome } from './glassbox-home.js';
-import { visibleText } from './terminal-approver.js';
+import { escapeControls } from '../terminal-text/index.js';
 
 interface McpListOptions {
   home?: string;
@@ -41,16 +41,16 @@ async function mcpList(options: McpListOptions, version: string): Promise<number
     if (set.servers.length === 0)
       process.stdout.write('No MCP servers configured (mcpServers in ~/.glassbox/config.json or .glassbox/config.json).\n');
     for (const server of set.servers) {
-      process.stdout.write(`${server.name}  [${server.state}]  ${server.source} config  ${visibleText(server.transport)}\n`);
-      if (server.failure) process.stdout.write(`  ${visibleText(server.failure)}\n`);
+      process.stdout.write(`${server.name}  [${server.state}]  ${server.source} config  ${escapeControls(server.transport)}\n`);
+      if (server.failure) process.stdout.write(`  ${escapeControls(server.failure)}\n`);
       for (const tool of server.tools) {
         const flags = [tool.readOnly ? 'read-only' : null, tool.trusted ? 'trusted' : null, tool.offered ? null : 'not offered']
           .filter(Boolean)
           .join(', ');
-        process.stdout.write(`  ${visibleText(tool.exposedAs)}${flags ? `  (${flags})` : ''}\n`);
+        process.stdout.write(`  ${escapeControls(tool.exposedAs)}${flags ? `  (${flags})` : ''}\n`);
       }
     }
-    for (const warning of set.warnings) process.stderr.write(`glassbox: warning [${warning.code}]: ${visibleText(warning.message)}\n`);
+    for (const warning of set.warnings) process.stderr.write(`glassbox: warning [${warning.code}]: ${escapeControls(warning.message)}\n`);
     return set.servers.some((server) => server.state === 'failed') ? 1 : 0;
   } finally {
     await set.close();

@@ -1,7 +1,7 @@
 // Human-readable progress on stderr while a run goes on; stdout stays reserved for the answer.
 
 import type { RunEvent } from '../agent/index.js';
-import { visibleLines, visibleText } from './terminal-approver.js';
+import { escapeControls, visibleText } from '../terminal-text/index.js';
 import { envValue } from './cli-env.js';
 
 const MAX_ARGS_SHOWN = 120;
@@ -21,7 +21,7 @@ export class ProgressPrinter {
    * in any of them could rewrite the screen or the clipboard.
    */
   private write(line: string, dim = false): void {
-    const visible = visibleLines(line);
+    const visible = visibleText(line);
     this.out.write(`${dim && this.color ? `\x1b[2m${visible}\x1b[22m` : visible}\n`);
   }
 
@@ -40,13 +40,12 @@ export class ProgressPrinter {
         this.write(`  retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt + 1}): ${event.error.message}`);
         break;
       case 'tool_requested':
-        if (this.roundText.trim()) this.write(`› ${visibleText(this.roundText.trim().replace(/\s+/g, ' '))}`);
+        if (this.roundText.trim()) this.write(`› ${this.roundText.trim().replace(/\s+/g, ' ')}`);
         this.roundText = '';
         this.write(`  ⚙ ${event.name} ${clip(event.arguments)}`, true);
         break;
       case 'tool_permission_decided':
-        if (event.decision !== 'allow')
-          this.write(`  ${event.decision === 'deny' ? '✗ denied' : '? needs approval'}: ${visibleText(event.reason)}`);
+        if (event.decision !== 'allow') this.write(`  ${event.decision === 'deny' ? '✗ denied' : '? needs approval'}: ${event.reason}`);
         break;
       case 'approval_resolved':
         this.write(`  approval: ${event.decision} (${event.by})${event.message ? ` — ${event.message}` : ''}`);
@@ -79,6 +78,6 @@ export class ProgressPrinter {
 }
 
 function clip(text: string): string {
-  const oneLine = visibleText(text.replace(/\s+/g, ' '));
+  const oneLine = escapeControls(text.replace(/\s+/g, ' '));
   return oneLine.length > MAX_ARGS_SHOWN ? `${oneLine.slice(0, MAX_ARGS_SHOWN)}…` : oneLine;
 }

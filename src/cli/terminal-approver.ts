@@ -3,26 +3,7 @@
 
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalRegistry, PendingApproval } from '../agent/index.js';
-
-/**
- * Text the model controls (a command, a path) is shown with control characters made visible:
- * otherwise escape sequences or carriage returns could redraw the prompt to show a harmless
- * command while a different one waits for the "y".
- */
-export function visibleText(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => {
-    const code = char.charCodeAt(0);
-    return code === 0x1b ? '\\e' : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-}
-
-/** `visibleText` line by line: newlines stay layout, every other control character is shown. */
-export function visibleLines(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => visibleText(line.replace(/\t/g, '  ').replace(/\r$/, '')))
-    .join('\n');
-}
+import { escapeControls, visibleText } from '../terminal-text/index.js';
 
 export interface TerminalApproverOptions {
   /** Ctrl-C at the prompt: the terminal is in raw mode, so no SIGINT reaches the process. */
@@ -73,10 +54,12 @@ async function ask(
     if (!registry.list(pending.runId).some((p) => p.callId === pending.callId)) controller.abort();
   }, 250);
   try {
-    output.write(`\n┌ approval needed: ${visibleText(pending.summary)}\n│ why: ${visibleText(pending.reason)}\n`);
+    // Shown, not obeyed: escape sequences could redraw the prompt to show a harmless command while
+    // a different one waits for the "y".
+    output.write(`\n┌ approval needed: ${escapeControls(pending.summary)}\n│ why: ${escapeControls(pending.reason)}\n`);
     // The one-line summary clips long arguments; nobody approves what they could not read.
     if (pending.summary.endsWith(' characters)') && pending.arguments.trim().length > 0) {
-      output.write(`│ arguments in full:\n${visibleLines(prettyArguments(pending.arguments)).replace(/^/gm, '│   ')}\n`);
+      output.write(`│ arguments in full:\n${visibleText(prettyArguments(pending.arguments)).replace(/^/gm, '│   ')}\n`);
     }
     const answer = (
       await rl.question('└ [y] approve once · [a] approve for this session · [n] deny (optionally "n: message") › ', {

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { hasControlCharacters } from '../terminal-text/index.js';
 import { readConfigFile } from '../workspace/index.js';
 
 /** A setting in a config file is wrong: a usage error (exit 2) naming the file and the key. */
@@ -64,8 +65,7 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 // A config string is shown to the user (warnings, `mcp list`, approvals) and handed to a process;
 // a control character in it could redraw the screen to hide what would really run.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-const text = () => z.string().refine((value) => !CONTROL_CHARACTERS.test(value), 'must not contain control characters');
+const text = () => z.string().refine((value) => !hasControlCharacters(value), 'must not contain control characters');
 
 const commonFields = {
   tools: z.array(z.string().min(1)).optional(),

@@ -18,7 +18,7 @@ import { StatusBar } from './status-bar.js';
 import type { Theme } from './theme.js';
 import { lastToolEntry, type Entry } from './transcript-state.js';
 import { lineRows, textRows } from './text-rows.js';
-import { oneLine, visibleText } from './visible-text.js';
+import { oneLine, visibleText } from '../terminal-text/index.js';
 
 /** Two Ctrl-C within this long quit; one alone only arms it (the usual convention). */
 export const QUIT_WINDOW_MS = 2000;

@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { structuredPatch } from 'diff';
 import { parseArguments } from './tool-summary.js';
 import type { Theme } from './theme.js';
-import { visibleText } from './visible-text.js';
+import { visibleText } from '../terminal-text/index.js';
 
 export interface ApprovalPreview {
   /** `diff`: unified diff lines; `command`: the command; `text`: anything else. */

@@ -7,7 +7,7 @@ import { Box, Text } from 'ink';
 import { diffPainter } from './approval-preview.js';
 import type { PendingView } from './session-controller.js';
 import type { Theme } from './theme.js';
-import { oneLine } from './visible-text.js';
+import { oneLine } from '../terminal-text/index.js';
 
 export interface ApprovalViewProps {
   pending: PendingView;

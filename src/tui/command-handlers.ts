@@ -14,7 +14,7 @@ import { lastRequest } from './session-history.js';
 import { compactNumber, contextText, formatCost } from './session-meter.js';
 import type { SlashCommandName } from './slash-commands.js';
 import type { Theme } from './theme.js';
-import { oneLine, visibleText } from './visible-text.js';
+import { oneLine, visibleText } from '../terminal-text/index.js';
 
 export interface CommandContext {
   controller: SessionController;

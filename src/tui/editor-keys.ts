@@ -5,7 +5,7 @@
 import type { Key } from 'ink';
 import * as edit from './editor-state.js';
 import type { EditorState } from './editor-state.js';
-import { visibleText } from './visible-text.js';
+import { visibleText } from '../terminal-text/index.js';
 
 export type EditorAction = 'none' | 'submit' | 'interrupt' | 'eof' | 'escape' | 'complete' | 'show-output';
 

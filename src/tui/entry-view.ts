@@ -8,7 +8,7 @@ import { markdownToAnsi } from './markdown-to-ansi.js';
 import { lastRows, textRows } from './text-rows.js';
 import type { Theme } from './theme.js';
 import { toolStatusText, type Entry } from './transcript-state.js';
-import { oneLine, visibleText } from './visible-text.js';
+import { oneLine, visibleText } from '../terminal-text/index.js';
 
 const TOOL_MARK: Record<Extract<Entry, { kind: 'tool' }>['status'], string> = {
   pending: '○',

@@ -15,7 +15,7 @@ import { loadSession } from './session-history.js';
 import { addEntry, emptyTranscript, reduceRunEvent, type NewEntry, type TranscriptState } from './transcript-state.js';
 import { WorkspaceChanges } from './workspace-changes.js';
 import { DEFAULT_SNAPSHOT_LIMITS } from './workspace-snapshot.js';
-import { oneLine } from './visible-text.js';
+import { oneLine } from '../terminal-text/index.js';
 
 export type SandboxModeName = ToolPolicySettings['sandbox'];
 export type ApprovalPolicyName = ToolPolicySettings['approvalPolicy'];

@@ -3,7 +3,7 @@
 // write tools touched, and, for /debug, the last model request rebuilt by replaying the session
 // up to that call (session files store no requests; replay is deterministic).
 
-import { oneLine } from './visible-text.js';
+import { oneLine } from '../terminal-text/index.js';
 import { itemsToModelMessages, type ResponseItem } from '../agent/index.js';
 import { cheapItemTokens, historyCompactedEvent } from '../compaction/index.js';
 import type { ModelMessage } from '../model/index.js';

@@ -2,7 +2,7 @@
 // shows `read_file src/app.ts` rather than a blob of JSON. Unknown tools show their first string
 // argument; arguments that are not JSON (a model's mistake) are shown raw, clipped.
 
-import { oneLine } from './visible-text.js';
+import { oneLine } from '../terminal-text/index.js';
 
 const MAIN_ARGUMENT: Record<string, string> = {
   read_file: 'path',

@@ -4,7 +4,7 @@
 
 import type { RunEvent } from '../agent/index.js';
 import { formatDuration, toolCallSummary } from './tool-summary.js';
-import { oneLine } from './visible-text.js';
+import { oneLine } from '../terminal-text/index.js';
 
 export type ToolStatus = 'pending' | 'approval' | 'running' | 'ok' | 'error' | 'denied';
 export type NoticeTone = 'info' | 'success' | 'warning' | 'error';

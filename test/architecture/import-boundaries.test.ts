@@ -17,6 +17,7 @@ const SRC = resolve(fileURLToPath(new URL('../../src', import.meta.url)));
  */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   workspace: [],
+  'terminal-text': [],
   version: [],
   model: [],
   testing: ['model'],
@@ -27,11 +28,11 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   tools: ['agent', 'model', 'sandbox', 'workspace'],
   compaction: ['agent', 'model'],
   sessions: ['agent', 'compaction', 'model'],
-  mcp: ['agent', 'model', 'sandbox', 'workspace'],
+  mcp: ['agent', 'model', 'sandbox', 'terminal-text', 'workspace'],
   telemetry: ['agent', 'compaction', 'model', 'sessions'],
   runner: ['agent', 'compaction', 'mcp', 'model', 'permissions', 'sandbox', 'sessions', 'telemetry', 'tools', 'version', 'workspace'],
   server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'workspace'],
-  tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'workspace'],
+  tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'terminal-text', 'workspace'],
   cli: [
     'agent',
     'compaction',
@@ -44,6 +45,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'server',
     'sessions',
     'telemetry',
+    'terminal-text',
     'tui',
     'version',
     'workspace',
