@@ -9,7 +9,7 @@
 
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { isInside, isSecretPath } from '../workspace/index.js';
+import { isInside, isSecretPath, resolveRoot } from '../workspace/index.js';
 import { diffLines } from './approval-preview.js';
 import { parseArguments, patchFiles } from './tool-summary.js';
 import {
@@ -66,6 +66,20 @@ export class WorkspaceChanges {
     private readonly limits: SnapshotLimits = DEFAULT_SNAPSHOT_LIMITS,
   ) {}
 
+  private realRootPath: string | null = null;
+
+  /** The project's real path, for the containment check of baselines (the root as given if it is gone). */
+  private realRoot(): string {
+    if (this.realRootPath === null) {
+      try {
+        this.realRootPath = resolveRoot(this.root);
+      } catch {
+        this.realRootPath = this.root;
+      }
+    }
+    return this.realRootPath;
+  }
+
   /** Starts over: a new snapshot is taken now (in the background; `ready` waits for it). */
   reset(earlierPaths: Iterable<string> = []): void {
     this.baselines.clear();
@@ -98,7 +112,7 @@ export class WorkspaceChanges {
       const fromSnapshot = this.snapshot?.files.get(key);
       if (fromSnapshot && (fromSnapshot.content !== null || fromSnapshot.uncopied === 'secret')) continue;
       // Not in the snapshot at all: a new file unless a skipped folder hid it, so look now.
-      this.baselines.set(key, readBaseline(this.root, absolute));
+      this.baselines.set(key, readBaseline(this.realRoot(), absolute));
     }
   }
 
@@ -117,7 +131,7 @@ export class WorkspaceChanges {
     for (const [path, baseline] of this.baselines) {
       const known = files.get(path);
       if (known && known.note === null) continue;
-      const change = compareBaseline(path, baseline, readBaseline(this.root, resolve(this.root, path)));
+      const change = compareBaseline(path, baseline, readBaseline(this.realRoot(), resolve(this.root, path)));
       if (change !== null) files.set(path, change);
       else files.delete(path);
     }
@@ -191,7 +205,7 @@ export function writtenPaths(name: string, rawArguments: string): string[] {
  * non-blocking (a FIFO would block the whole terminal), must be a regular file, and is read only
  * up to the cap.
  */
-function readBaseline(root: string, absolute: string): Baseline {
+function readBaseline(realRoot: string, absolute: string): Baseline {
   let real: string;
   try {
     real = realpathSync.native(absolute);
@@ -199,7 +213,7 @@ function readBaseline(root: string, absolute: string): Baseline {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? { kind: 'absent' } : { kind: 'unreadable', why: code ?? 'unreadable' };
   }
-  if (!isInside(realRoot(root), real)) return { kind: 'unreadable', why: 'outside the project' };
+  if (!isInside(realRoot, real)) return { kind: 'unreadable', why: 'outside the project' };
   let fd: number;
   try {
     fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -224,18 +238,4 @@ function readBaseline(root: string, absolute: string): Baseline {
   } finally {
     closeSync(fd);
   }
-}
-
-const realRoots = new Map<string, string>();
-function realRoot(root: string): string {
-  let real = realRoots.get(root);
-  if (real === undefined) {
-    try {
-      real = realpathSync.native(root);
-    } catch {
-      real = root;
-    }
-    realRoots.set(root, real);
-  }
-  return real;
 }
