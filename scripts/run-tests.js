@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 // `npm test`: the suite in a few processes side by side. Most test time is spent waiting on
-// child processes (the CLI, bash, bwrap, tmux, MCP servers), so more shards than cores pays off;
-// each shard is one `node --test` process over its share of the files (see test/all.test.ts).
-// A shard's output is printed whole when it ends, so the reports do not interleave.
-// `--record-durations` also measures each file and rewrites test/durations.json, which the shards
-// are balanced by; run it after adding or reworking slow tests.
+// child processes (the CLI, bash, bwrap, tmux, MCP servers), so more processes than cores pays
+// off. Each process is one `node --test` run of test/all.test.ts; they share one queue of test
+// files, longest first (test/durations.json), and each takes the next file when it is done with
+// its last, so they end together whatever the load. A process's output is printed whole when it
+// ends, so the reports do not interleave.
+// `--record-durations` also measures each file and rewrites test/durations.json; run it after
+// adding or reworking slow tests (the order only affects how evenly the processes end).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const record = process.argv.includes('--record-durations');
 const recordDir = record ? mkdtempSync(join(tmpdir(), 'glassbox-durations-')) : null;
+const queueDir = mkdtempSync(join(tmpdir(), 'glassbox-test-queue-'));
 const requested = Number(process.env.GLASSBOX_TEST_SHARDS);
 const shards = Number.isInteger(requested) && requested > 0 ? requested : Math.min(4, availableParallelism() + 1);
 const started = Date.now();
@@ -30,7 +33,7 @@ function runShard(index) {
       : [];
     const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...reporters, 'test/all.test.ts'], {
       cwd: root,
-      env: { ...process.env, GLASSBOX_TEST_SHARD: `${index}/${shards}` },
+      env: { ...process.env, GLASSBOX_TEST_QUEUE: queueDir, GLASSBOX_TEST_SHARD: undefined },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const chunks = [];
@@ -47,7 +50,7 @@ function count(output, name) {
 
 const pending = Array.from({ length: shards }, (_, index) =>
   runShard(index).then((result) => {
-    process.stdout.write(`\n# ---- shard ${index + 1}/${shards} (exit ${result.signal ?? result.code}) ----\n${result.output}`);
+    process.stdout.write(`\n# ---- process ${index + 1}/${shards} (exit ${result.signal ?? result.code}) ----\n${result.output}`);
     return result;
   }),
 );
@@ -59,9 +62,9 @@ const totals = Object.fromEntries(
   ]),
 );
 process.stdout.write(
-  `\n# all shards: ${Object.entries(totals)
+  `\n# all processes: ${Object.entries(totals)
     .map(([name, value]) => `${name} ${value}`)
-    .join(', ')} — ${((Date.now() - started) / 1000).toFixed(1)} s with ${shards} shards\n`,
+    .join(', ')} — ${((Date.now() - started) / 1000).toFixed(1)} s with ${shards} processes\n`,
 );
 const failed = results.filter((result) => result.code !== 0);
 // Only a passing run is a fair measure (a failing test may stop early or hang until its timeout).
@@ -69,14 +72,15 @@ if (recordDir && failed.length === 0) {
   const durations = {};
   for (const result of results) {
     const measured = JSON.parse(readFileSync(join(recordDir, `${result.index}.json`), 'utf8'));
-    for (const [file, ms] of Object.entries(measured)) durations[relative(join(root, 'test'), file)] = Math.round(ms);
+    for (const [file, ms] of Object.entries(measured)) durations[file] = Math.round(ms);
   }
   const sorted = Object.fromEntries(Object.entries(durations).sort(([a], [b]) => (a < b ? -1 : 1)));
   writeFileSync(join(root, 'test', 'durations.json'), `${JSON.stringify(sorted, null, 2)}\n`);
   process.stdout.write(`# wrote test/durations.json (${Object.keys(sorted).length} files)\n`);
 }
 if (recordDir) rmSync(recordDir, { recursive: true, force: true });
+rmSync(queueDir, { recursive: true, force: true });
 if (failed.length > 0) {
-  process.stdout.write(`# failed shards: ${failed.map((result) => result.index + 1).join(', ')}\n`);
+  process.stdout.write(`# failed processes: ${failed.map((result) => result.index + 1).join(', ')}\n`);
   process.exit(1);
 }

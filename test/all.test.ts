@@ -1,12 +1,16 @@
-// Runs every test file in one process (or one shard of them: `GLASSBOX_TEST_SHARD`, set by
-// scripts/run-tests.js, which runs the shards side by side): on Node 20 `node --test` takes no
-// globs, and a few processes avoid paying tsx start-up per file. `GLASSBOX_TEST_FILTER=substring`
-// narrows the files.
+// Runs every test file in one process, or its share of them when scripts/run-tests.js runs several
+// such processes side by side: on Node 20 `node --test` takes no globs, and a few processes avoid
+// paying tsx start-up per file. Each file's tests run inside one suite named after the file.
+// - `GLASSBOX_TEST_QUEUE=<dir>` (what `npm test` uses): the processes share one queue of files,
+//   longest first (test/durations.json); each takes the next file when it has finished its last,
+//   so they all end within about one file of each other however the machine's load shifts.
+// - `GLASSBOX_TEST_SHARD=i/n`: a fixed i-th of n shards (reproducible on its own, for bisecting).
+// `GLASSBOX_TEST_FILTER=substring` narrows the files.
 // Browser tests (test/browser) and the fault suite (test/faults) have their own scripts:
 // `npm run test:browser`, `npm run test:faults`.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { test } from 'node:test';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { after, describe, test } from 'node:test';
 import { detectSandbox } from '../src/sandbox/index.js';
 import { locateRipgrep } from '../src/tools/grep/index.js';
 import { join, relative } from 'node:path';
@@ -29,29 +33,51 @@ function weightOf(file: string, measured: Readonly<Record<string, number>>): num
   return text.length * (spawns > 0 ? 0.5 : 0.05);
 }
 
-/**
- * `GLASSBOX_TEST_SHARD=i/n` (set by scripts/run-tests.js): this process runs the i-th of n
- * shards. Files are dealt out longest first to the shard with the least work so far, so the shards
- * end together and no core waits on the last one; the split depends only on the files and
- * test/durations.json, so a shard is reproducible on its own.
- */
-function shardOf(all: readonly string[]): string[] {
-  const spec = /^(\d+)\/(\d+)$/.exec(process.env.GLASSBOX_TEST_SHARD ?? '');
-  if (spec === null) return [...all];
-  const [index, count] = [Number(spec[1]), Number(spec[2])];
-  if (count < 1 || index < 0 || index >= count)
-    throw new Error(`GLASSBOX_TEST_SHARD=${process.env.GLASSBOX_TEST_SHARD}: expected i/n with 0 ≤ i < n`);
+function measuredDurations(): Record<string, number> {
   const durationsFile = join(here, 'durations.json');
-  const measured = existsSync(durationsFile) ? (JSON.parse(readFileSync(durationsFile, 'utf8')) as Record<string, number>) : {};
+  return existsSync(durationsFile) ? (JSON.parse(readFileSync(durationsFile, 'utf8')) as Record<string, number>) : {};
+}
+
+/** The files, longest first (ties by name, so every process sees the same order). */
+function longestFirst(all: readonly string[]): Array<{ file: string; weight: number }> {
+  const measured = measuredDurations();
   const weighed = all.map((file) => ({ file, weight: weightOf(file, measured) }));
-  weighed.sort((a, b) => b.weight - a.weight || (a.file < b.file ? -1 : 1));
+  return weighed.sort((a, b) => b.weight - a.weight || (a.file < b.file ? -1 : 1));
+}
+
+/**
+ * `GLASSBOX_TEST_SHARD=i/n`: files are dealt out longest first to the shard with the least work
+ * so far; the split depends only on the files and test/durations.json.
+ */
+function shardOf(all: readonly string[], spec: string): string[] {
+  const match = /^(\d+)\/(\d+)$/.exec(spec);
+  if (match === null) throw new Error(`GLASSBOX_TEST_SHARD=${spec}: expected i/n with 0 ≤ i < n`);
+  const [index, count] = [Number(match[1]), Number(match[2])];
+  if (count < 1 || index < 0 || index >= count) throw new Error(`GLASSBOX_TEST_SHARD=${spec}: expected i/n with 0 ≤ i < n`);
   const loads = Array.from({ length: count }, () => ({ weight: 0, files: [] as string[] }));
-  for (const { file, weight } of weighed) {
+  for (const { file, weight } of longestFirst(all)) {
     const lightest = loads.reduce((best, shard) => (shard.weight < best.weight ? shard : best));
     lightest.weight += weight;
     lightest.files.push(file);
   }
   return (loads[index]?.files ?? []).sort();
+}
+
+/**
+ * The shared queue: the i-th file (longest first) belongs to whichever process creates
+ * `<dir>/<i>` first (mkdir is atomic, so no file runs twice and none is left out).
+ */
+function* claimFromQueue(all: readonly string[], dir: string): Generator<string> {
+  const ordered = longestFirst(all);
+  for (const [index, { file }] of ordered.entries()) {
+    try {
+      mkdirSync(join(dir, String(index)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
+    yield file;
+  }
 }
 
 function collect(dir: string): string[] {
@@ -81,4 +107,19 @@ if (process.env.CI) {
 }
 
 const files = collect(here).filter((file) => !filter || relative(here, file).includes(filter));
-for (const file of shardOf(files)) await import(pathToFileURL(file).href);
+const queue = process.env.GLASSBOX_TEST_QUEUE;
+const shard = process.env.GLASSBOX_TEST_SHARD;
+const mine = queue ? claimFromQueue(files, queue) : shard ? shardOf(files, shard) : files;
+for (const file of mine) {
+  // The next file is taken only when this one's tests have all ended (its suite's `after`), so a
+  // process never holds files another one, already idle, could be running.
+  let resolve = (): void => {};
+  const finished = new Promise<void>((done) => {
+    resolve = done;
+  });
+  describe(relative(here, file), async () => {
+    after(() => resolve());
+    await import(pathToFileURL(file).href);
+  });
+  await finished;
+}

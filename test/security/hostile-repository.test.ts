@@ -41,13 +41,21 @@ async function hostileRepository(dir: string): Promise<{ project: string; marker
   const markers = join(dir, 'markers');
   await mkdir(project);
   await mkdir(markers);
-  await git(project, 'init', '-q', '-b', 'main');
   await writeFile(join(project, 'notes.txt'), 'first\n');
-  await git(project, 'add', 'notes.txt');
-  await git(project, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'init');
-  await git(project, 'config', 'core.fsmonitor', `touch ${markers}/fsmonitor; false`);
-  await git(project, 'config', 'filter.evil.clean', `touch ${markers}/clean; cat`);
-  await git(project, 'config', 'diff.evil.textconv', `touch ${markers}/textconv; cat`);
+  // One shell runs the git commands (a spawn from a large test process is not cheap); the
+  // programs are configured after the commit, so building the repository runs none of them.
+  await run(
+    'sh',
+    [
+      '-ec',
+      'git init -q -b main && git add notes.txt && git -c user.name=t -c user.email=t@t commit -qm init && ' +
+        'git config core.fsmonitor "touch $1/fsmonitor; false" && git config filter.evil.clean "touch $1/clean; cat" && ' +
+        'git config diff.evil.textconv "touch $1/textconv; cat"',
+      'hostile',
+      markers,
+    ],
+    { cwd: project, env: GIT_ENV },
+  );
   await writeFile(join(project, '.gitattributes'), '* filter=evil diff=evil\n');
   // A modified tracked file makes status and diff hash it through the clean filter.
   await writeFile(join(project, 'notes.txt'), 'first\nsecond\n');
