@@ -8,7 +8,7 @@
 // `--record-durations` also measures each file and rewrites test/durations.json; run it after
 // adding or reworking slow tests (the order only affects how evenly the processes end).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,15 +23,12 @@ const started = Date.now();
 
 function runShard(index) {
   return new Promise((resolve) => {
-    const reporters = recordDir
-      ? [
-          '--test-reporter=tap',
-          '--test-reporter-destination=stdout',
-          '--test-reporter=./scripts/test-durations-reporter.js',
-          `--test-reporter-destination=${join(recordDir, `${index}.json`)}`,
-        ]
-      : [];
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...reporters, 'test/all.test.ts'], {
+    const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout'];
+    if (recordDir)
+      reporters.push('--test-reporter=./scripts/test-durations-reporter.js', `--test-reporter-destination=${join(recordDir, `${index}.json`)}`);
+    // The file is run directly, not under `--test`: that would add a parent process per test
+    // process only to relay its report (about a second of CPU each).
+    const child = spawn(process.execPath, ['--import', 'tsx', ...reporters, 'test/all.test.ts'], {
       cwd: root,
       env: { ...process.env, GLASSBOX_TEST_QUEUE: queueDir, GLASSBOX_TEST_SHARD: undefined },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,13 +66,18 @@ process.stdout.write(
 const failed = results.filter((result) => result.code !== 0);
 // Only a passing run is a fair measure (a failing test may stop early or hang until its timeout).
 if (recordDir && failed.length === 0) {
-  const durations = {};
+  // Files not run this time (GLASSBOX_TEST_FILTER) keep their last measure, if they still exist.
+  const durationsFile = join(root, 'test', 'durations.json');
+  const durations = existsSync(durationsFile) ? JSON.parse(readFileSync(durationsFile, 'utf8')) : {};
+  for (const file of Object.keys(durations)) if (!existsSync(join(root, 'test', file))) delete durations[file];
   for (const result of results) {
-    const measured = JSON.parse(readFileSync(join(recordDir, `${result.index}.json`), 'utf8'));
+    // A process that found the queue empty ran no tests and may have written nothing.
+    const report = join(recordDir, `${result.index}.json`);
+    const measured = existsSync(report) ? JSON.parse(readFileSync(report, 'utf8') || '{}') : {};
     for (const [file, ms] of Object.entries(measured)) durations[file] = Math.round(ms);
   }
   const sorted = Object.fromEntries(Object.entries(durations).sort(([a], [b]) => (a < b ? -1 : 1)));
-  writeFileSync(join(root, 'test', 'durations.json'), `${JSON.stringify(sorted, null, 2)}\n`);
+  writeFileSync(durationsFile, `${JSON.stringify(sorted, null, 2)}\n`);
   process.stdout.write(`# wrote test/durations.json (${Object.keys(sorted).length} files)\n`);
 }
 if (recordDir) rmSync(recordDir, { recursive: true, force: true });
