@@ -25,7 +25,10 @@ function runShard(index) {
   return new Promise((resolve) => {
     const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout'];
     if (recordDir)
-      reporters.push('--test-reporter=./scripts/test-durations-reporter.js', `--test-reporter-destination=${join(recordDir, `${index}.json`)}`);
+      reporters.push(
+        '--test-reporter=./scripts/test-durations-reporter.js',
+        `--test-reporter-destination=${join(recordDir, `${index}.json`)}`,
+      );
     // The file is run directly, not under `--test`: that would add a parent process per test
     // process only to relay its report (about a second of CPU each).
     const child = spawn(process.execPath, ['--import', 'tsx', ...reporters, 'test/all.test.ts'], {
