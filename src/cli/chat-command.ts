@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { SANDBOX_MODES } from '../workspace/index.js';
 import type { ExecCliOptions } from './exec-command.js';
 import { openModel } from './open-model.js';
-import { APPROVAL_POLICIES, parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } from './run-config.js';
+import { APPROVAL_POLICIES, resolveTurnConfig, turnRunnerSettings } from './run-config.js';
 import { envValue } from './cli-env.js';
 import { EXIT } from './usage-error.js';
 
@@ -17,11 +17,7 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
   const text = prompt?.trim() ? prompt : null;
   if (!process.stdin.isTTY || !process.stdout.isTTY) return withoutTerminal(text, options);
 
-  const config = resolveCommonConfig(options);
-  const sandbox = parseSandboxMode(options.sandbox, 'read-only');
-  const approvalPolicy = parseApprovalPolicy(options.approvalPolicy, 'on-request');
-  const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
-  const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
+  const config = resolveTurnConfig(options);
   // A bad trace endpoint is a usage error before the screen opens; reads the environment only.
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');
   const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
@@ -43,22 +39,7 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
   try {
     const [{ runInteractive }, { glassboxVersion }] = await Promise.all([import('../tui/index.js'), import('../runner/index.js')]);
     return await runInteractive({
-      runner: {
-        root: config.root,
-        home: config.home,
-        model: config.model,
-        wireApi: config.wireApi,
-        gateway: model.gateway,
-        sandbox,
-        approvalPolicy,
-        network: options.network === true,
-        maxRounds,
-        tokenBudget,
-        reasoningEffort: config.reasoningEffort,
-        telemetry,
-        compactAt: options.compactAt,
-        contextWindow: options.contextWindow,
-      },
+      runner: turnRunnerSettings(config, model.gateway, telemetry),
       sandboxModes: SANDBOX_MODES,
       approvalPolicies: APPROVAL_POLICIES,
       glassboxVersion: glassboxVersion(),

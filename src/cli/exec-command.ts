@@ -7,7 +7,7 @@ import { EXIT } from './usage-error.js';
 import { visibleText } from '../terminal-text/index.js';
 import { attachTerminalApprover } from './terminal-approver.js';
 import { ProgressPrinter } from './progress-printer.js';
-import { parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } from './run-config.js';
+import { resolveTurnConfig, turnRunnerSettings } from './run-config.js';
 import { openModel } from './open-model.js';
 import { processOutputGuard } from './output-guard.js';
 import { resolveRoot } from '../workspace/index.js';
@@ -63,11 +63,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     process.stderr.write('glassbox: the prompt is empty; say what the agent should do\n');
     return EXIT.usage;
   }
-  const config = resolveCommonConfig(options);
-  const sandbox = parseSandboxMode(options.sandbox, 'read-only');
-  const approvalPolicy = parseApprovalPolicy(options.approvalPolicy, 'on-request');
-  const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
-  const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
+  const config = resolveTurnConfig(options);
   // Started now, so that compiling the runner's code overlaps the checks and opening the model.
   const runnerModule = import('../runner/index.js');
   runnerModule.catch(() => {});
@@ -120,22 +116,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
 
   try {
     const { runTurn, openRunner } = await runnerModule;
-    const runner = await openRunner({
-      root: config.root,
-      home: config.home,
-      model: config.model,
-      wireApi: config.wireApi,
-      gateway: model.gateway,
-      sandbox,
-      approvalPolicy,
-      network: options.network === true,
-      maxRounds,
-      tokenBudget,
-      reasoningEffort: config.reasoningEffort,
-      compactAt: options.compactAt,
-      contextWindow: options.contextWindow,
-      telemetry,
-    });
+    const runner = await openRunner(turnRunnerSettings(config, model.gateway, telemetry));
     const result = await runTurn(runner, {
       prompt,
       resume: options.resume ?? null,

@@ -3,7 +3,9 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { REASONING_EFFORTS, WIRE_APIS, type ReasoningEffort, type WireApi } from '../model/index.js';
+import { REASONING_EFFORTS, WIRE_APIS, type ModelGateway, type ReasoningEffort, type WireApi } from '../model/index.js';
+import type { RunnerSettings, ToolPolicySettings } from '../runner/index.js';
+import type { TelemetrySettings } from '../telemetry/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../workspace/index.js';
 import { UsageError } from './usage-error.js';
 import { resolveHome } from './glassbox-home.js';
@@ -81,6 +83,63 @@ export function resolveCommonConfig(options: ModelOptionValues, env: NodeJS.Proc
   if (!existsSync(root)) throw new UsageError(`project root ${root} does not exist (check -C/--cd)`);
   if (!statSync(root).isDirectory()) throw new UsageError(`project root ${root} is not a directory (check -C/--cd)`);
   return { ...resolveModelConfig(options, env), root, home: resolveHome(options.home, env) };
+}
+
+/** The flags of a turn that `exec` and the interactive session share, besides the model's. */
+export interface TurnOptionValues extends ModelOptionValues {
+  sandbox?: string;
+  approvalPolicy?: string;
+  network?: boolean;
+  maxRounds?: string;
+  tokenBudget?: string;
+  compactAt?: string;
+  contextWindow?: string;
+}
+
+/** Everything a turn's runner is opened with except the gateway and telemetry, checked up front. */
+export interface TurnConfig extends CommonConfig, ToolPolicySettings {
+  maxRounds?: number;
+  tokenBudget?: number;
+  compactAt?: string;
+  contextWindow?: string;
+}
+
+/** Flags and environment → a turn's configuration; every bad value is a `UsageError`, before anything starts. */
+export function resolveTurnConfig(options: TurnOptionValues, env: NodeJS.ProcessEnv = process.env): TurnConfig {
+  return {
+    ...resolveCommonConfig(options, env),
+    sandbox: parseSandboxMode(options.sandbox, 'read-only'),
+    approvalPolicy: parseApprovalPolicy(options.approvalPolicy, 'on-request'),
+    network: options.network === true,
+    maxRounds: parsePositiveInt(options.maxRounds, '--max-rounds'),
+    tokenBudget: parsePositiveInt(options.tokenBudget, '--token-budget'),
+    compactAt: options.compactAt,
+    contextWindow: options.contextWindow,
+  };
+}
+
+/** The runner settings of a turn: `exec` and the interactive session open their runners alike. */
+export function turnRunnerSettings(
+  config: TurnConfig,
+  gateway: ModelGateway,
+  telemetry: TelemetrySettings | null,
+): RunnerSettings & ToolPolicySettings {
+  return {
+    root: config.root,
+    home: config.home,
+    model: config.model,
+    wireApi: config.wireApi,
+    gateway,
+    sandbox: config.sandbox,
+    approvalPolicy: config.approvalPolicy,
+    network: config.network,
+    maxRounds: config.maxRounds,
+    tokenBudget: config.tokenBudget,
+    reasoningEffort: config.reasoningEffort,
+    compactAt: config.compactAt,
+    contextWindow: config.contextWindow,
+    telemetry,
+  };
 }
 
 export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): ModelConfig {
