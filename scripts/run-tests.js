@@ -5,10 +5,13 @@
 // files, longest first (test/durations.json), and each takes the next file when it is done with
 // its last, so they end together whatever the load. A process's output is printed whole when it
 // ends, so the reports do not interleave.
+// `--build` (what `npm test` passes) rebuilds dist/ (scripts/build.js --skip-web) side by side with
+// the first test files: only the tests of built code wait for it (test/helpers/build-ready.ts),
+// and the queue hands out the others while it runs.
 // `--record-durations` also measures each file and rewrites test/durations.json; run it after
 // adding or reworking slow tests (the order only affects how evenly the processes end).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +20,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const record = process.argv.includes('--record-durations');
 const recordDir = record ? mkdtempSync(join(tmpdir(), 'glassbox-durations-')) : null;
 const queueDir = mkdtempSync(join(tmpdir(), 'glassbox-test-queue-'));
+const buildState = process.argv.includes('--build') ? mkdtempSync(join(tmpdir(), 'glassbox-test-build-')) : null;
 const requested = Number(process.env.GLASSBOX_TEST_SHARDS);
 const shards = Number.isInteger(requested) && requested > 0 ? requested : Math.min(4, availableParallelism() + 1);
 const started = Date.now();
@@ -33,7 +37,12 @@ function runShard(index) {
     // process only to relay its report (about a second of CPU each).
     const child = spawn(process.execPath, ['--import', 'tsx', ...reporters, 'test/all.test.ts'], {
       cwd: root,
-      env: { ...process.env, GLASSBOX_TEST_QUEUE: queueDir, GLASSBOX_TEST_SHARD: undefined },
+      env: {
+        ...process.env,
+        GLASSBOX_TEST_QUEUE: queueDir,
+        GLASSBOX_TEST_BUILD_STATE: buildState ?? undefined,
+        GLASSBOX_TEST_SHARD: undefined,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const chunks = [];
@@ -48,13 +57,40 @@ function count(output, name) {
   return match ? Number(match[1]) : 0;
 }
 
+/** The build, reported to the test processes through a marker file (test/helpers/build-ready.ts). */
+function runBuild(dir) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(root, 'scripts', 'build.js'), '--skip-web'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const chunks = [];
+    child.stdout.on('data', (chunk) => chunks.push(chunk));
+    child.stderr.on('data', (chunk) => chunks.push(chunk));
+    child.on('close', (code, signal) => {
+      const output = Buffer.concat(chunks).toString('utf8');
+      const ok = code === 0;
+      // Written whole under another name, then renamed: a process never reads half a marker.
+      const marker = join(dir, ok ? 'build-done' : 'build-failed');
+      writeFileSync(`${marker}.tmp`, ok ? '' : `build exited with ${signal ?? code}\n${output}`);
+      renameSync(`${marker}.tmp`, marker);
+      resolve({ ok, output });
+    });
+  });
+}
+
+const build = buildState ? runBuild(buildState) : Promise.resolve({ ok: true, output: '' });
+build.then(({ ok, output }) => {
+  if (!ok) process.stdout.write(`# the build failed; the tests of built code will fail:\n${output}`);
+});
+
 const pending = Array.from({ length: shards }, (_, index) =>
   runShard(index).then((result) => {
     process.stdout.write(`\n# ---- process ${index + 1}/${shards} (exit ${result.signal ?? result.code}) ----\n${result.output}`);
     return result;
   }),
 );
-const results = await Promise.all(pending);
+const [results, built] = await Promise.all([Promise.all(pending), build]);
 const totals = Object.fromEntries(
   ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo'].map((name) => [
     name,
@@ -85,7 +121,12 @@ if (recordDir && failed.length === 0) {
 }
 if (recordDir) rmSync(recordDir, { recursive: true, force: true });
 rmSync(queueDir, { recursive: true, force: true });
+if (buildState) rmSync(buildState, { recursive: true, force: true });
 if (failed.length > 0) {
   process.stdout.write(`# failed processes: ${failed.map((result) => result.index + 1).join(', ')}\n`);
+  process.exit(1);
+}
+if (!built.ok) {
+  process.stdout.write('# the build failed (its output is above)\n');
   process.exit(1);
 }

@@ -13,7 +13,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node
 import { after, describe, test } from 'node:test';
 import { detectSandbox } from '../src/sandbox/index.js';
 import { locateRipgrep } from '../src/tools/grep/index.js';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { BUILD_DONE, BUILD_FAILED } from './helpers/build-ready.js';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -63,19 +64,47 @@ function shardOf(all: readonly string[], spec: string): string[] {
   return (loads[index]?.files ?? []).sort();
 }
 
+/** Whether a test file runs built code: it, or a helper it imports, waits for the build (build-ready.ts). */
+const buildNeeds = new Map<string, boolean>();
+function needsBuild(file: string, seen = new Set<string>()): boolean {
+  const known = buildNeeds.get(file);
+  if (known !== undefined) return known;
+  if (seen.has(file) || !existsSync(file)) return false;
+  seen.add(file);
+  const text = readFileSync(file, 'utf8');
+  const local = [...text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)].map((match) => join(dirname(file), `${match[1]}.ts`));
+  const needs = text.includes('buildReady()') || local.some((helper) => helper.startsWith(here) && needsBuild(helper, seen));
+  buildNeeds.set(file, needs);
+  return needs;
+}
+
 /**
  * The shared queue: the i-th file (longest first) belongs to whichever process creates
- * `<dir>/<i>` first (mkdir is atomic, so no file runs twice and none is left out).
+ * `<dir>/<i>` first (mkdir is atomic, so no file runs twice and none is left out). While
+ * `npm test`'s build is still running, files that need it are passed over for ones that do not,
+ * so no process sits waiting for the build while there is other work.
  */
-function* claimFromQueue(all: readonly string[], dir: string): Generator<string> {
+function* claimFromQueue(all: readonly string[], dir: string, buildState: string | undefined): Generator<string> {
   const ordered = longestFirst(all);
-  for (const [index, { file }] of ordered.entries()) {
-    try {
-      mkdirSync(join(dir, String(index)));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw error;
+  const taken = new Set<number>();
+  const built = (): boolean =>
+    buildState === undefined || existsSync(join(buildState, BUILD_DONE)) || existsSync(join(buildState, BUILD_FAILED));
+  const claim = (eligible: (file: string) => boolean): string | null => {
+    for (const [index, { file }] of ordered.entries()) {
+      if (taken.has(index) || !eligible(file)) continue;
+      taken.add(index);
+      try {
+        mkdirSync(join(dir, String(index)));
+        return file;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
     }
+    return null;
+  };
+  for (;;) {
+    const file = (built() ? null : claim((candidate) => !needsBuild(candidate))) ?? claim(() => true);
+    if (file === null) return;
     yield file;
   }
 }
@@ -109,7 +138,7 @@ if (process.env.CI) {
 const files = collect(here).filter((file) => !filter || relative(here, file).includes(filter));
 const queue = process.env.GLASSBOX_TEST_QUEUE;
 const shard = process.env.GLASSBOX_TEST_SHARD;
-const mine = queue ? claimFromQueue(files, queue) : shard ? shardOf(files, shard) : files;
+const mine = queue ? claimFromQueue(files, queue, process.env.GLASSBOX_TEST_BUILD_STATE) : shard ? shardOf(files, shard) : files;
 for (const file of mine) {
   // The next file is taken only when this one's tests have all ended (its suite's `after`), so a
   // process never holds files another one, already idle, could be running.

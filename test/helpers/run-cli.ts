@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { buildReady } from './build-ready.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// The compiled CLI: `npm test` rebuilds dist/ first (tsc, about a second), and a child started from
+// The compiled CLI: `npm test` rebuilds dist/ (tests of built code wait for it), and a child started from
 // dist/ costs a fraction of one that compiles every source file through tsx again.
 const ENTRY = fileURLToPath(new URL('../../bin/glassbox.js', import.meta.url));
+// Every test that starts the CLI imports this file, so none starts before the build is in place.
+await buildReady();
 
 export interface CliResult {
   code: number | null;

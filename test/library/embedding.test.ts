@@ -9,8 +9,10 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { buildReady } from '../helpers/build-ready.js';
 
 const EXAMPLE = new URL('../../examples/custom-tool.ts', import.meta.url);
+await buildReady();
 
 describe('the embedding example', () => {
   test('imports nothing but the public entry points (and zod and node:)', async () => {

@@ -16,7 +16,7 @@ interface Served {
   interrupt(): void;
 }
 
-/** `glassbox serve` as users start it: the built CLI (`npm test` rebuilds dist/ first). */
+/** `glassbox serve` as users start it: the built CLI (`npm test` rebuilds dist/; run-cli.ts waits for it). */
 function serve(args: string[], env: NodeJS.ProcessEnv): Served {
   const { child, done } = startCli(['serve', ...args], env);
   let stdout = '';

@@ -9,11 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { JsonlSessionStore, SessionLockedError } from '../../src/sessions/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { META, itemRecord, user } from './session-fixtures.js';
+import { buildReady } from '../helpers/build-ready.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-// The holder is another process, so it loads the compiled store (`npm test` rebuilds dist/ first):
+// The holder is another process, so it loads the compiled store (`npm test` rebuilds dist/, and this file waits for it):
 // starting one through tsx would compile the sources again, about three times the CPU.
 const storeModule = new URL('../../dist/sessions/index.js', import.meta.url).href;
+await buildReady();
 
 // The child opens the session for append (taking the lock), says so, then either waits for its
 // stdin to close (and closes the writer), exits without closing, or dies by SIGKILL.
