@@ -20,10 +20,13 @@ describe('glassbox exec / mcp list / trace (processes)', () => {
     await mkdir(home, { recursive: true });
     const pidFile = join(base, 'pids');
     // Stubborn (ignores EOF and SIGTERM) with a grandchild: the hardest server to clean up after.
+    // A short grace to each stop step, so the test does not sit out the default (that the default
+    // is waited: test/mcp/stdio-transport.test.ts).
     const server = {
       command: process.execPath,
       args: [BROKEN_SERVER],
       env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' },
+      stopGraceSec: 0.05,
     };
     await writeFile(join(home, 'config.json'), JSON.stringify({ mcpServers: { notes: { ...server, trustedTools: ['ok'] } } }));
     const provider = await startFakeProvider({

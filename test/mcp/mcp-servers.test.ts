@@ -161,7 +161,8 @@ describe('MCP servers as tools', () => {
         await world.writeUserConfig({
           mcpServers: {
             broken,
-            stubborn: { ...broken, env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' } },
+            // A short grace to each stop step (the default's waits: stdio-transport.test.ts).
+            stubborn: { ...broken, env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' }, stopGraceSec: 0.05 },
             dead: { ...broken, env: { BROKEN_MODE: 'exit-on-start' } },
             missing: { command: 'glassbox-no-such-mcp-server' },
           },
