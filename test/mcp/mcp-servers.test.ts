@@ -26,7 +26,10 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
-describe('MCP servers as tools', () => {
+// Each test has its own temp dirs, provider and servers, so they run side by side. The one
+// process-wide change, OPENAI_API_KEY in the first test, is what its server must not see; no
+// other test reads it (their gateways get their key passed in).
+describe('MCP servers as tools', { concurrency: true }, () => {
   test('stdio (server-everything): tools are offered as mcp__<server>__<tool> and run under our permissions; approvals name server, tool and arguments', async () => {
     const secret = 'sk-test-secret-never-passed-on-0123456789';
     const saved = process.env.OPENAI_API_KEY;

@@ -202,10 +202,7 @@ describe('MCP config', () => {
         { docs: { command: 'x', toolTimeoutSec: -1 } },
         '/h/config.json: mcpServers.docs.toolTimeoutSec: Too small: expected number to be >0',
       ],
-      [
-        { docs: { command: 'x', stopGraceSec: 0 } },
-        '/h/config.json: mcpServers.docs.stopGraceSec: Too small: expected number to be >0',
-      ],
+      [{ docs: { command: 'x', stopGraceSec: 0 } }, '/h/config.json: mcpServers.docs.stopGraceSec: Too small: expected number to be >0'],
       [{ docs: { url: 'http://a', stopGraceSec: 1 } }, '/h/config.json: mcpServers.docs.stopGraceSec: unknown setting'],
       [[], '/h/config.json: mcpServers: expected an object of server name → settings'],
     ];
