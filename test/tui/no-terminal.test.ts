@@ -4,6 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { join } from 'node:path';
+import { JsonlSessionStore } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { cliEnv, runCli } from '../helpers/run-cli.js';
 import { ptyProject } from './pty-fixtures.js';
@@ -26,8 +28,7 @@ describe('glassbox without a terminal', { concurrency: true }, () => {
       assert.equal(chat.code, 0, chat.stderr);
       assert.equal(chat.stdout, 'Answered once.\n');
       assert.match(chat.stderr, /not a terminal .*running the prompt once/);
-      const sessions = await runCli(['sessions', '--json'], env);
-      assert.equal((JSON.parse(sessions.stdout) as unknown[]).length, 1);
+      assert.equal((await new JsonlSessionStore(join(home, 'sessions')).list()).sessions.length, 1);
     } finally {
       await provider.close();
     }
