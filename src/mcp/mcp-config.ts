@@ -45,6 +45,8 @@ export interface McpServerConfig {
   enabled: boolean;
   startupTimeoutMs: number;
   toolTimeoutMs: number;
+  /** A stdio server's time to exit after its stdin closes, and again after SIGTERM (then SIGKILL). */
+  stopGraceMs: number;
 }
 
 export interface McpConfigWarning {
@@ -59,6 +61,7 @@ export interface McpConfig {
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+export const DEFAULT_STOP_GRACE_MS = 1_000;
 
 // Names become part of `mcp__<server>__<tool>`, which providers restrict to [A-Za-z0-9_-].
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
@@ -80,6 +83,8 @@ const stdioSchema = z.strictObject({
   args: z.array(text()).optional(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name'), text()).optional(),
   cwd: text().min(1).optional(),
+  // Bounded: a turn waits up to twice this for a server that ignores EOF and SIGTERM.
+  stopGraceSec: z.number().positive().max(30).optional(),
   ...commonFields,
 });
 const httpSchema = z.strictObject({
@@ -176,6 +181,7 @@ export function parseMcpServers(
       enabled: data.enabled !== false,
       startupTimeoutMs: Math.round((data.startupTimeoutSec ?? DEFAULT_STARTUP_TIMEOUT_MS / 1000) * 1000),
       toolTimeoutMs: Math.round((data.toolTimeoutSec ?? DEFAULT_TOOL_TIMEOUT_MS / 1000) * 1000),
+      stopGraceMs: Math.max(1, Math.round((data.stopGraceSec ?? DEFAULT_STOP_GRACE_MS / 1000) * 1000)),
     });
   }
   return servers;

@@ -72,7 +72,7 @@ export class McpConnection {
         env[key] = expandVariables(value, variables, `mcpServers.${name}.env.${key}`);
       const args = transport.args.map((arg, index) => expandVariables(arg, variables, `mcpServers.${name}.args[${index}]`));
       const cwd = expandVariables(transport.cwd, variables, `mcpServers.${name}.cwd`);
-      this.stdio = new GroupStdioTransport({ command: transport.command, args, cwd, env });
+      this.stdio = new GroupStdioTransport({ command: transport.command, args, cwd, env, graceMs: this.config.stopGraceMs });
       return this.stdio;
     }
     const headers: Record<string, string> = {};

@@ -16,12 +16,11 @@ export interface StdioServerSpec {
   cwd: string;
   /** Added to the allowlisted environment. */
   env: Record<string, string>;
-  /** How long to wait after closing stdin, then after SIGTERM, before the next step. */
-  graceMs?: number;
+  /** How long to wait after closing stdin, then after SIGTERM, before the next step (`stopGraceSec`). */
+  graceMs: number;
 }
 
 const STDERR_TAIL_CHARS = 2_000;
-const DEFAULT_GRACE_MS = 1_000;
 
 /** Groups still running, killed if Glassbox exits without closing them (second Ctrl-C, a crash). */
 const liveGroups = new Set<number>();
@@ -155,7 +154,7 @@ export class GroupStdioTransport implements Transport {
     const child = this.child;
     if (!child || child.pid === undefined) return;
     const pgid = child.pid;
-    const grace = this.spec.graceMs ?? DEFAULT_GRACE_MS;
+    const grace = this.spec.graceMs;
     try {
       child.stdin?.end();
     } catch {

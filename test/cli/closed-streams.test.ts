@@ -33,7 +33,8 @@ async function sessionRecords(home: string): Promise<Array<Record<string, unknow
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-describe('glassbox exec: closed output streams', () => {
+// Own temp dirs and provider each: the tests run side by side.
+describe('glassbox exec: closed output streams', { concurrency: true }, () => {
   test('--json | head -1: a closed stdout cancels the run, the turn is finalised, exit 141, no stack trace', async () => {
     const { root, home } = await project();
     // Slow enough that the run is still streaming when stdout goes away, so a later write fails.

@@ -38,7 +38,9 @@ async function project(): Promise<{ root: string; home: string }> {
   return { root, home: join(base, 'user-home') };
 }
 
-describe('empty environment variables mean unset', () => {
+// Side by side: the processes get their environment from the test, never from this process's
+// (the NO_COLOR test sets it here, but synchronously, so nothing else runs meanwhile).
+describe('empty environment variables mean unset', { concurrency: true }, () => {
   test('the CLI knows every variable it reads, so none escapes the empty-means-unset rule', () => {
     const known = cliEnvVars(buildProgram());
     for (const name of DOCUMENTED) assert.ok(known.includes(name), `${name} is not in ${known.join(', ')}`);

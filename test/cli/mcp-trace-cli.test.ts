@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { cliEnv, jsonLines, runCli } from '../helpers/run-cli.js';
+import { cliEnv, jsonLines, runCli, type CliResult } from '../helpers/run-cli.js';
 import { startOtlpReceiver, spanTree } from '../helpers/otlp-receiver.js';
 import { BROKEN_SERVER, isAlive, readPids } from '../mcp/mcp-harness.js';
 
-describe('glassbox exec / mcp list / trace (processes)', () => {
+// Own temp dirs, providers and receivers each: the tests run side by side.
+describe('glassbox exec / mcp list / trace (processes)', { concurrency: true }, () => {
   test('exec with an MCP server and OTEL_EXPORTER_OTLP_ENDPOINT: the task uses the MCP tool, the process exits 0, no server is left, the trace arrives', async () => {
     const base = await makeTempDir();
     const root = join(base, 'project');
@@ -20,10 +21,13 @@ describe('glassbox exec / mcp list / trace (processes)', () => {
     await mkdir(home, { recursive: true });
     const pidFile = join(base, 'pids');
     // Stubborn (ignores EOF and SIGTERM) with a grandchild: the hardest server to clean up after.
+    // A short grace to each stop step, so the test does not sit out the default (that the default
+    // is waited: test/mcp/stdio-transport.test.ts).
     const server = {
       command: process.execPath,
       args: [BROKEN_SERVER],
       env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' },
+      stopGraceSec: 0.05,
     };
     await writeFile(join(home, 'config.json'), JSON.stringify({ mcpServers: { notes: { ...server, trustedTools: ['ok'] } } }));
     const provider = await startFakeProvider({
@@ -62,17 +66,21 @@ describe('glassbox exec / mcp list / trace (processes)', () => {
       const tool = spans.find((span) => span.name === 'execute_tool mcp__notes__ok')!;
       assert.equal(tool.attributes['gen_ai.tool.type'], 'extension');
 
-      // The recorded session, exported again after the fact.
+      // The recorded session, exported again after the fact (and once to nobody, at the same time).
       const later = await startOtlpReceiver();
+      let unreachable: CliResult;
       try {
-        const traced = await runCli(['trace', 'last', '--otlp-endpoint', later.url, '--home', home], cliEnv({}));
+        let traced: CliResult;
+        [traced, unreachable] = await Promise.all([
+          runCli(['trace', 'last', '--otlp-endpoint', later.url, '--home', home], cliEnv({})),
+          runCli(['trace', 'last', '--otlp-endpoint', 'http://127.0.0.1:9', '--home', home], cliEnv({})),
+        ]);
         assert.equal(traced.code, 0, traced.stderr);
         assert.match(traced.stdout, /^Exported 7 spans of 1 turn of session \S+ to http:\/\/127\.0\.0\.1:\d+\/v1\/traces\n$/);
         assert.deepEqual(spanTree(await later.waitForSpans(7)), spanTree(spans));
       } finally {
         await later.close();
       }
-      const unreachable = await runCli(['trace', 'last', '--otlp-endpoint', 'http://127.0.0.1:9', '--home', home], cliEnv({}));
       assert.equal(unreachable.code, 1);
       assert.match(unreachable.stderr, /the export to http:\/\/127\.0\.0\.1:9\/v1\/traces failed/);
     } finally {
@@ -94,15 +102,19 @@ describe('glassbox exec / mcp list / trace (processes)', () => {
         },
       }),
     );
-    const result = await runCli(['mcp', 'list', '--home', home, '-C', base], cliEnv({}));
+    const badHome = join(base, 'bad-home');
+    await mkdir(badHome, { recursive: true });
+    await writeFile(join(badHome, 'config.json'), JSON.stringify({ mcpServers: { notes: { comand: 'x' } } }));
+    const [result, bad] = await Promise.all([
+      runCli(['mcp', 'list', '--home', home, '-C', base], cliEnv({})),
+      runCli(['mcp', 'list', '--home', badHome], cliEnv({})),
+    ]);
     assert.equal(result.code, 1, 'a server that fails to start fails the listing');
     assert.match(result.stdout, /^notes {2}\[ready\] {2}user config {2}stdio: /m);
     assert.match(result.stdout, /^ {2}mcp__notes__ok {2}\(trusted\)$/m);
     assert.match(result.stdout, /^dead {2}\[failed\]/m);
     assert.match(result.stdout, /could not start: .*exited with code 7/);
 
-    await writeFile(join(home, 'config.json'), JSON.stringify({ mcpServers: { notes: { comand: 'x' } } }));
-    const bad = await runCli(['mcp', 'list', '--home', home], cliEnv({}));
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /mcpServers\.notes: needs either command/);
   });

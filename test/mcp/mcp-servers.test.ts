@@ -26,7 +26,10 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
-describe('MCP servers as tools', () => {
+// Each test has its own temp dirs, provider and servers, so they run side by side. The one
+// process-wide change, OPENAI_API_KEY in the first test, is what its server must not see; no
+// other test reads it (their gateways get their key passed in).
+describe('MCP servers as tools', { concurrency: true }, () => {
   test('stdio (server-everything): tools are offered as mcp__<server>__<tool> and run under our permissions; approvals name server, tool and arguments', async () => {
     const secret = 'sk-test-secret-never-passed-on-0123456789';
     const saved = process.env.OPENAI_API_KEY;
@@ -161,7 +164,8 @@ describe('MCP servers as tools', () => {
         await world.writeUserConfig({
           mcpServers: {
             broken,
-            stubborn: { ...broken, env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' } },
+            // A short grace to each stop step (the default's waits: stdio-transport.test.ts).
+            stubborn: { ...broken, env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' }, stopGraceSec: 0.05 },
             dead: { ...broken, env: { BROKEN_MODE: 'exit-on-start' } },
             missing: { command: 'glassbox-no-such-mcp-server' },
           },

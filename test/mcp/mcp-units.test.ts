@@ -111,7 +111,7 @@ describe('MCP config', () => {
   const parse = (value: unknown) => parseMcpServers(value, '/h/config.json', 'user', ROOT);
 
   test('stdio and http entries, defaults, relative cwd', () => {
-    const [stdio, http] = parse({
+    const [stdio, lint, http] = parse({
       docs: {
         command: 'npx',
         args: ['-y', 'docs-server'],
@@ -120,10 +120,12 @@ describe('MCP config', () => {
         tools: ['search'],
         trustedTools: ['search'],
         toolTimeoutSec: 5,
+        stopGraceSec: 0.05,
       },
+      lint: { command: 'lint-mcp' },
       remote: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, trust: true, enabled: false },
     });
-    assert.ok(stdio && http);
+    assert.ok(stdio && lint && http);
     assert.deepEqual(stdio.transport, {
       kind: 'stdio',
       command: 'npx',
@@ -135,6 +137,8 @@ describe('MCP config', () => {
       [stdio.allowedTools, stdio.trustedTools, stdio.trusted, stdio.toolTimeoutMs, stdio.startupTimeoutMs],
       [['search'], ['search'], false, 5000, 30_000],
     );
+    // A stdio server gets a second to exit after EOF, and another after SIGTERM, unless told otherwise.
+    assert.deepEqual([stdio.stopGraceMs, lint.stopGraceMs], [50, 1000]);
     assert.deepEqual(http.transport, { kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } });
     assert.deepEqual([http.trusted, http.enabled], [true, false]);
   });
@@ -198,6 +202,8 @@ describe('MCP config', () => {
         { docs: { command: 'x', toolTimeoutSec: -1 } },
         '/h/config.json: mcpServers.docs.toolTimeoutSec: Too small: expected number to be >0',
       ],
+      [{ docs: { command: 'x', stopGraceSec: 0 } }, '/h/config.json: mcpServers.docs.stopGraceSec: Too small: expected number to be >0'],
+      [{ docs: { url: 'http://a', stopGraceSec: 1 } }, '/h/config.json: mcpServers.docs.stopGraceSec: unknown setting'],
       [[], '/h/config.json: mcpServers: expected an object of server name → settings'],
     ];
     for (const [value, message] of cases)

@@ -145,7 +145,9 @@ function providerBodies(provider: FakeProvider): string {
   return provider.requests.map((request) => request.rawBody).join('\n');
 }
 
-describe('the API key never leaks', () => {
+// Each run has its own fixture, provider and sleep marker (what the /proc watcher looks for), and
+// inside the sandbox the model's /proc reads see only its own pid namespace: the runs go side by side.
+describe('the API key never leaks', { concurrency: true }, () => {
   const modes: Array<['workspace-write' | 'danger-full-access', string | false]> = [
     ['workspace-write', sandbox.available ? false : `bubblewrap unavailable: ${sandbox.reason}`],
     ['danger-full-access', false],

@@ -4,27 +4,31 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { join } from 'node:path';
+import { JsonlSessionStore } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { cliEnv, runCli } from '../helpers/run-cli.js';
 import { ptyProject } from './pty-fixtures.js';
 
-describe('glassbox without a terminal', () => {
+describe('glassbox without a terminal', { concurrency: true }, () => {
   test('no prompt: exit 2 with a clear message; a prompt: runs once like exec', async () => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [{ text: 'Answered once.' }] });
     try {
       const env = cliEnv({ OPENAI_API_KEY: 'k', GLASSBOX_HOME: home });
-      const bare = await runCli(['--base-url', provider.baseURL, '-C', root], env);
+      // The bare run sends nothing, so both can run at once.
+      const [bare, chat] = await Promise.all([
+        runCli(['--base-url', provider.baseURL, '-C', root], env),
+        runCli(['chat', '--base-url', provider.baseURL, '-C', root, 'say', 'hi'], env),
+      ]);
       assert.equal(bare.code, 2);
       assert.match(bare.stderr, /interactive session needs a terminal/);
       assert.match(bare.stderr, /glassbox exec/);
 
-      const chat = await runCli(['chat', '--base-url', provider.baseURL, '-C', root, 'say', 'hi'], env);
       assert.equal(chat.code, 0, chat.stderr);
       assert.equal(chat.stdout, 'Answered once.\n');
       assert.match(chat.stderr, /not a terminal .*running the prompt once/);
-      const sessions = await runCli(['sessions', '--json'], env);
-      assert.equal((JSON.parse(sessions.stdout) as unknown[]).length, 1);
+      assert.equal((await new JsonlSessionStore(join(home, 'sessions')).list()).sessions.length, 1);
     } finally {
       await provider.close();
     }
