@@ -2,10 +2,23 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { startFakeProvider } from '../../src/testing/index.js';
+import { startFakeProvider, type ScriptedTurn } from '../../src/testing/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { execTurn } from '../helpers/exec-turn.js';
 import { cliEnv, jsonLines, runCli, startCli } from '../helpers/run-cli.js';
+
+/** Three rounds: two tools side by side, then a read, then the answer. */
+const MULTI_ROUND_TASK: ScriptedTurn[] = [
+  {
+    text: 'Looking.',
+    toolCalls: [
+      { name: 'list_dir', arguments: { path: '.' } },
+      { name: 'grep', arguments: { pattern: 'answer' } },
+    ],
+  },
+  { toolCalls: [{ name: 'read_file', arguments: { path: 'src/main.ts' } }] },
+  { text: 'The answer is 42.' },
+];
 
 async function project(): Promise<{ root: string; home: string }> {
   const base = await makeTempDir();
@@ -27,17 +40,7 @@ describe('glassbox exec', { concurrency: true }, () => {
       test('--json prints every event, run_started first and the terminal event last; multi-round tool task', async () => {
         const { root, home } = await project();
         const provider = await startFakeProvider({
-          script: [
-            {
-              text: 'Looking.',
-              toolCalls: [
-                { name: 'list_dir', arguments: { path: '.' } },
-                { name: 'grep', arguments: { pattern: 'answer' } },
-              ],
-            },
-            { toolCalls: [{ name: 'read_file', arguments: { path: 'src/main.ts' } }] },
-            { text: 'The answer is 42.' },
-          ],
+          script: MULTI_ROUND_TASK,
         });
         try {
           const result = await runCli(
@@ -92,17 +95,7 @@ describe('glassbox exec', { concurrency: true }, () => {
       test('every event, run_started first and the terminal event last; multi-round tool task', async () => {
         const { root, home } = await project();
         const provider = await startFakeProvider({
-          script: [
-            {
-              text: 'Looking.',
-              toolCalls: [
-                { name: 'list_dir', arguments: { path: '.' } },
-                { name: 'grep', arguments: { pattern: 'answer' } },
-              ],
-            },
-            { toolCalls: [{ name: 'read_file', arguments: { path: 'src/main.ts' } }] },
-            { text: 'The answer is 42.' },
-          ],
+          script: MULTI_ROUND_TASK,
         });
         try {
           const apiKey = wireApi === 'anthropic' ? 'sk-ant-test' : 'sk-test';

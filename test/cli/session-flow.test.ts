@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { startFakeProvider, type CapturedRequest } from '../../src/testing/index.js';
+import { startFakeProvider, type CapturedRequest, type ScriptedTurn } from '../../src/testing/index.js';
 import { JsonlSessionStore, forkSession } from '../../src/sessions/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { execTurn } from '../helpers/exec-turn.js';
@@ -29,6 +29,14 @@ function messagesOf(request: CapturedRequest): Array<Record<string, unknown>> {
   return (request.wireApi === 'chat' ? body.messages : body.input) ?? [];
 }
 
+/** A read and its answer, then a resumed turn, then a fork of the first turn. */
+const RESUME_AND_FORK: ScriptedTurn[] = [
+  { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+  { text: 'It says to remember the milk.' },
+  { text: 'You asked about notes.' },
+  { text: 'Forked answer.' },
+];
+
 // Every test has its own temp dirs and provider and changes nothing process-wide: they run side by side.
 describe('sessions', { concurrency: true }, () => {
   describe('sessions through the CLI', () => {
@@ -37,12 +45,7 @@ describe('sessions', { concurrency: true }, () => {
     test('resume sends the prior history byte for byte, then appends to the same file; fork is a prefix', async () => {
       const { root, home } = await project();
       const provider = await startFakeProvider({
-        script: [
-          { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
-          { text: 'It says to remember the milk.' },
-          { text: 'You asked about notes.' },
-          { text: 'Forked answer.' },
-        ],
+        script: RESUME_AND_FORK,
       });
       const env = cliEnv({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k-ant', GLASSBOX_HOME: home });
       const common = ['--wire-api', wireApi, '--base-url', provider.baseURL, '-C', root];
@@ -124,12 +127,7 @@ describe('sessions', { concurrency: true }, () => {
       test('resume sends the prior history byte for byte, then appends to the same file; fork is a prefix', async () => {
         const { root, home } = await project();
         const provider = await startFakeProvider({
-          script: [
-            { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
-            { text: 'It says to remember the milk.' },
-            { text: 'You asked about notes.' },
-            { text: 'Forked answer.' },
-          ],
+          script: RESUME_AND_FORK,
         });
         const exec = (prompt: string, resume: string | null) =>
           execTurn({ root, home, baseURL: provider.baseURL, wireApi, prompt, resume });
