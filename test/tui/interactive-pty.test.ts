@@ -54,6 +54,7 @@ describe('glassbox in a terminal (tmux)', { skip }, () => {
       const compacted = await screen.waitFor(/context compacted \(summary, manual\)/);
       assert.match(compacted, /on-request · [0-9a-f]{8}-[0-9a-f]{4}/);
 
+      await screen.waitIdle();
       await screen.keys('C-c');
       await screen.waitFor('Press Ctrl-C again to quit');
       await screen.keys('C-c');
