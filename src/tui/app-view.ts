@@ -70,7 +70,14 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
     setEditorState(next);
   };
   const [selected, setSelected] = useState(0);
-  const [quitArmedAt, setQuitArmedAt] = useState<number | null>(null);
+  const [quitArmedAt, setQuitArmedState] = useState<number | null>(null);
+  // Read through a ref by the key handler: a second Ctrl-C that comes before the handler has been
+  // re-subscribed with the new state (the same read, or right after the hint was drawn) still quits.
+  const quitArmedRef = useRef<number | null>(null);
+  const setQuitArmedAt = (next: number | null): void => {
+    quitArmedRef.current = next;
+    setQuitArmedState(next);
+  };
   const [denyMessage, setDenyState] = useState<string | null>(null);
   // Read through a ref by the key handlers: a paste updates it between renders.
   const denyRef = useRef<string | null>(null);
@@ -260,7 +267,7 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
       case 'interrupt':
         if (controller.isBusy) return controller.cancel();
         if (editorRef.current.text !== '') return setEditor(edit.clearText(editorRef.current));
-        if (quitArmedAt !== null && Date.now() - quitArmedAt < QUIT_WINDOW_MS) return controller.requestExit();
+        if (quitArmedRef.current !== null && Date.now() - quitArmedRef.current < QUIT_WINDOW_MS) return controller.requestExit();
         setQuitArmedAt(Date.now());
         return;
       case 'eof':

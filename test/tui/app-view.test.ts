@@ -138,4 +138,26 @@ describe('the interactive app (ink, in-process)', () => {
       }
     });
   });
+  test('Ctrl-C twice in a row quits, even when the second comes before the app has drawn the first', async () => {
+    await withTempDir(async (root) => {
+      const provider = await startFakeProvider({ script: [] });
+      const controller = testController(root, provider);
+      await controller.getRunner();
+      const app = render(h(App, { controller, theme: createTheme(false), files: [] }));
+      try {
+        // Two writes in one tick: the key handler sees the second before any re-render.
+        app.stdin.write('\x03');
+        app.stdin.write('\x03');
+        await until(
+          () => controller.getSnapshot().exitRequested,
+          'the second Ctrl-C to quit',
+          () => stripAnsi(app.frames.join('\n')),
+        );
+      } finally {
+        app.unmount();
+        await controller.shutdown();
+        await provider.close();
+      }
+    });
+  });
 });

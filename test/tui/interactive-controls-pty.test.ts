@@ -14,7 +14,7 @@ const skip = requireTmux();
 // SGR colour parameters: 30–37, 90–97 and 38;… foregrounds (attributes like bold or inverse are not colour).
 const COLOUR_SGR = /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|9[0-7]|38)(?:;[0-9;]*)?m/;
 
-describe('glassbox in a terminal: controls (tmux)', { skip }, () => {
+describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true }, () => {
   test('Esc cancels the running turn; the session records it and the next prompt works', async () => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [{ fault: { kind: 'hang' } }, { text: 'Back again.' }] });

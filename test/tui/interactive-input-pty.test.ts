@@ -19,7 +19,7 @@ function lastUserText(request: CapturedRequest): string {
   return typeof content === 'string' ? content : JSON.stringify(content);
 }
 
-describe('glassbox in a terminal: input (tmux)', { skip }, () => {
+describe('glassbox in a terminal: input (tmux)', { skip, concurrency: true }, () => {
   test('a bracketed paste keeps its newlines in the editor; a 200 KB paste is one placeholder and is sent whole', async () => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [{ text: 'Got three lines.' }, { text: 'Got the log.' }] });

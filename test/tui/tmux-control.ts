@@ -100,6 +100,10 @@ export class TmuxControl {
       // The server exits when its last client goes: should the test process die without close(),
       // the control client's stdin closes and the server, its panes and their programs go with it.
       await control.command('set-option -s exit-unattached on');
+      // That option needs no session, so it may be answered before a failed start ends the client:
+      // only a client attached to its session has started one.
+      const [session] = await control.command('display-message -p "#{client_session}"');
+      if (!session) throw new Error(`tmux could not start the session: ${control.startupError || 'the client is not attached'}`);
     } catch (error) {
       await control.close();
       throw error;
