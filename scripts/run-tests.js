@@ -24,6 +24,7 @@ const buildState = process.argv.includes('--build') ? mkdtempSync(join(tmpdir(),
 const requested = Number(process.env.GLASSBOX_TEST_SHARDS);
 const shards = Number.isInteger(requested) && requested > 0 ? requested : Math.min(4, availableParallelism() + 1);
 const started = Date.now();
+const SILENCE_LIMIT_MS = 6 * 60_000;
 
 function runShard(index) {
   return new Promise((resolve) => {
@@ -46,9 +47,28 @@ function runShard(index) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const chunks = [];
-    child.stdout.on('data', (chunk) => chunks.push(chunk));
-    child.stderr.on('data', (chunk) => chunks.push(chunk));
-    child.on('close', (code, signal) => resolve({ index, code: code ?? 1, signal, output: Buffer.concat(chunks).toString('utf8') }));
+    // A process that reports nothing for this long is stuck (a test file fails by itself after
+    // 5 minutes, test/all.test.ts; a handle a test leaked can still keep the process alive after
+    // its last test): it is killed and the run fails, with what it reported so far.
+    let silent;
+    const watch = () => {
+      clearTimeout(silent);
+      silent = setTimeout(() => {
+        chunks.push(Buffer.from(`\n# run-tests: no output for ${SILENCE_LIMIT_MS / 60_000} minutes; killed as stuck\n`));
+        child.kill('SIGKILL');
+      }, SILENCE_LIMIT_MS);
+    };
+    watch();
+    const collect = (chunk) => {
+      chunks.push(chunk);
+      watch();
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.on('close', (code, signal) => {
+      clearTimeout(silent);
+      resolve({ index, code: code ?? 1, signal, output: Buffer.concat(chunks).toString('utf8') });
+    });
   });
 }
 
