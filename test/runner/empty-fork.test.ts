@@ -2,28 +2,19 @@
 // new session's does (this is how the workbench retries or edits a session's first turn).
 
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { NO_APPROVER } from '../../src/agent/index.js';
-import { createGateway } from '../../src/model/index.js';
-import { openRunner, runTurn } from '../../src/runner/index.js';
+import { runTurn } from '../../src/runner/index.js';
 import { forkSession } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { openTestRunner } from '../helpers/test-runner.js';
 
 test("a fork at turn 0 sends the system message first, like a new session; a later fork keeps the parent's", async () => {
   await withTempDir(async (root) => {
     const provider = await startFakeProvider({ script: [{ text: 'One.' }, { text: 'Again.' }, { text: 'Later.' }] });
     try {
-      const runner = await openRunner({
-        root,
-        home: join(root, '.home'),
-        model: 'acme',
-        wireApi: 'chat',
-        gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
-        compaction: null,
-        mcp: false,
-      });
+      const runner = await openTestRunner(root, provider.baseURL);
       const policy = { sandbox: 'read-only' as const, approvalPolicy: 'on-request' as const, network: false };
       const turn = (prompt: string, resume: string | null) =>
         runTurn(runner, { prompt, resume, policy, runId: prompt, signal: new AbortController().signal, approvals: NO_APPROVER });

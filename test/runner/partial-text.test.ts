@@ -3,14 +3,13 @@
 // the text is never sent back to the model as if it had been said.
 
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { NO_APPROVER } from '../../src/agent/index.js';
-import { createGateway } from '../../src/model/index.js';
-import { openRunner, runTurn } from '../../src/runner/index.js';
+import { runTurn } from '../../src/runner/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { transcriptFromRecords } from '../../src/web/transcript/transcript-turns.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { openTestRunner } from '../helpers/test-runner.js';
 
 test('a cancelled turn records the streamed, uncommitted answer; a reload shows it as partial; the next turn does not send it', async () => {
   await withTempDir(async (root) => {
@@ -19,15 +18,7 @@ test('a cancelled turn records the streamed, uncommitted answer; a reload shows 
       script: [{ text: answer, chunkSize: 8, fault: { kind: 'stall', afterEvents: 4 } }, { text: 'Fresh start.' }],
     });
     try {
-      const runner = await openRunner({
-        root,
-        home: join(root, '.home'),
-        model: 'acme',
-        wireApi: 'chat',
-        gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
-        compaction: null,
-        mcp: false,
-      });
+      const runner = await openTestRunner(root, provider.baseURL);
       const policy = { sandbox: 'read-only' as const, approvalPolicy: 'on-request' as const, network: false };
       const controller = new AbortController();
       let streamed = '';

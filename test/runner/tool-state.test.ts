@@ -7,10 +7,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { NO_APPROVER } from '../../src/agent/index.js';
-import { createGateway } from '../../src/model/index.js';
-import { openRunner, runTurn } from '../../src/runner/index.js';
+import { runTurn } from '../../src/runner/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { openTestRunner } from '../helpers/test-runner.js';
 
 test('a file read in one turn can be edited in the next turn of the same session', async () => {
   await withTempDir(async (root) => {
@@ -24,15 +24,7 @@ test('a file read in one turn can be edited in the next turn of the same session
       ],
     });
     try {
-      const runner = await openRunner({
-        root,
-        home: join(root, '.home'),
-        model: 'acme',
-        wireApi: 'chat',
-        gateway: createGateway({ wireApi: 'chat', baseURL: provider.baseURL, apiKey: 'k' }),
-        compaction: null,
-        mcp: false,
-      });
+      const runner = await openTestRunner(root, provider.baseURL);
       const policy = { sandbox: 'workspace-write' as const, approvalPolicy: 'on-request' as const, network: false };
       const turn = (prompt: string, resume: string | null) =>
         runTurn(runner, { prompt, resume, policy, runId: prompt, signal: new AbortController().signal, approvals: NO_APPROVER });
