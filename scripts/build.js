@@ -4,15 +4,18 @@
 // dist/bundle/. Runs from `npm install` via `prepare`, so a fresh clone has a runnable
 // `bin/glassbox.js` right after install.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, rmSync, statSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync, statSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildInputsDigest, recordedInputsFile } from './build-inputs.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
 const dist = join(root, 'dist');
 
 const skipWeb = process.env.GLASSBOX_SKIP_WEB === '1' || process.argv.includes('--skip-web');
+// Taken before compiling, so a source edited while the build runs makes the next `npm test` rebuild.
+const inputs = buildInputsDigest(root);
 // Start clean so deleted sources leave no stale modules; keep the web bundle when it is not rebuilt.
 if (existsSync(dist)) {
   for (const name of readdirSync(dist)) {
@@ -46,6 +49,9 @@ copyData(src);
 // entry points use; bin/glassbox.js runs the bundle.
 const { bundleCli } = await import('./bundle-cli.js');
 await bundleCli();
+// Recorded last, once dist/ is complete (the clean-up above removed the old record): `npm test`
+// skips its own build while this matches the sources (scripts/build-inputs.js).
+writeFileSync(recordedInputsFile(root), `${inputs}\n`);
 
 const webBuild = join(root, 'scripts', 'build-web.js');
 // Tests rebuild only the server side (`--skip-web`): the workbench bundle does not change with them.

@@ -16,15 +16,14 @@ const dist = join(root, 'dist');
 export const BUNDLE_DIR = join(dist, 'bundle');
 
 // Loaded from node_modules as they are: they find files next to themselves (the tree-sitter
-// runtime its .wasm, ripgrep its binary, ink its package.json), or are large and needed only by
-// an optional feature, where bundling buys nothing. react goes with ink (one copy of React).
+// runtime its .wasm, ripgrep its binary), or are large and needed only by an optional feature,
+// where bundling buys nothing. ink and react are bundled, in React's production build (below).
 const EXTERNAL = [
   'web-tree-sitter',
   'tree-sitter-bash',
   '@vscode/ripgrep',
-  'ink',
-  'react',
-  'react/*',
+  // Only reachable from ink's React DevTools hook, which inkWithoutDevtools turns off.
+  'react-devtools-core',
   '@modelcontextprotocol/sdk',
   '@modelcontextprotocol/sdk/*',
   '@opentelemetry/*',
@@ -71,6 +70,20 @@ const englishOnlyZodLocales = {
   },
 };
 
+// ink connects React DevTools, and reads its own package.json next to itself, when `DEV=true` is
+// in the environment: a variable a user may well have set for something else. Bundled, that file is
+// not next to it any more, and the interactive session is not a React app to debug; so ink's
+// switch is always off.
+const inkWithoutDevtools = {
+  name: 'ink-without-devtools',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]ink[\\/]build[\\/]utils\.js$/ }, () => ({
+      contents: 'export const isDev = () => false;',
+      loader: 'js',
+    }));
+  },
+};
+
 export async function bundleCli() {
   rmSync(BUNDLE_DIR, { recursive: true, force: true }); // no chunks left from an earlier build
   return build({
@@ -83,6 +96,9 @@ export async function bundleCli() {
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
+    // React's production build: its development build is several times larger, and checks and
+    // warns on every render (the interactive session started with ~0.4 s more CPU).
+    define: { 'process.env.NODE_ENV': '"production"' },
     // Bundled CommonJS dependencies (commander, ignore, picomatch) call require() for Node's modules.
     banner: {
       js: "import { createRequire as __glassboxCreateRequire } from 'node:module';\nconst require = __glassboxCreateRequire(import.meta.url);",
@@ -96,7 +112,7 @@ export async function bundleCli() {
     sourcesContent: false,
     metafile: true,
     logLevel: 'warning',
-    plugins: [dataUrls, englishOnlyZodLocales],
+    plugins: [dataUrls, englishOnlyZodLocales, inkWithoutDevtools],
   });
 }
 

@@ -7,7 +7,8 @@
 // ends, so the reports do not interleave.
 // `--build` (what `npm test` passes) rebuilds dist/ (scripts/build.js --skip-web) side by side with
 // the first test files: only the tests of built code wait for it (test/helpers/build-ready.ts),
-// and the queue hands out the others while it runs.
+// and the queue hands out the others while it runs. It is skipped when dist/ was built from exactly
+// the current sources (scripts/build-inputs.js), as right after `npm install` or `npm run build`.
 // `--record-durations` also measures each file and rewrites test/durations.json; run it after
 // adding or reworking slow tests (the order only affects how evenly the processes end).
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildIsCurrent } from './build-inputs.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const record = process.argv.includes('--record-durations');
@@ -99,7 +101,18 @@ function runBuild(dir) {
   });
 }
 
-const build = buildState ? runBuild(buildState) : Promise.resolve({ ok: true, output: '' });
+/** The build is skipped when dist/ was built from exactly these sources (scripts/build-inputs.js). */
+function skipBuild(dir) {
+  writeFileSync(join(dir, 'build-done'), '');
+  process.stdout.write('# dist/ is up to date with the sources; not rebuilt (GLASSBOX_TEST_REBUILD=1 forces it)\n');
+  return Promise.resolve({ ok: true, output: '' });
+}
+
+const build = !buildState
+  ? Promise.resolve({ ok: true, output: '' })
+  : process.env.GLASSBOX_TEST_REBUILD !== '1' && buildIsCurrent(root)
+    ? skipBuild(buildState)
+    : runBuild(buildState);
 build.then(({ ok, output }) => {
   if (!ok) process.stdout.write(`# the build failed; the tests of built code will fail:\n${output}`);
 });

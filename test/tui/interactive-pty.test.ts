@@ -18,7 +18,7 @@ function bodyText(request: CapturedRequest): string {
 }
 
 describe('glassbox in a terminal (tmux)', { skip }, () => {
-  test('a multi-turn task with tools, an approval with its diff, /compact, quit, then --resume last continues it', async () => {
+  test('a multi-turn task with tools, an approval with its diff, /compact, quit, then --resume last continues it', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({
       script: [
@@ -31,7 +31,11 @@ describe('glassbox in a terminal (tmux)', { skip }, () => {
         { text: 'You asked me to change the milk to oat milk.' },
       ],
     });
-    const env = ptyEnv({ GLASSBOX_HOME: home });
+    // DEV=true is ink's React DevTools switch, a name a user may have set for something else; the
+    // bundled session must not try to connect DevTools or read ink's package.json (it crashed).
+    // Closed however the test ends: an open server would keep the test process alive.
+    t.after(() => provider.close());
+    const env = ptyEnv({ GLASSBOX_HOME: home, DEV: 'true' });
     const args = ['--base-url', provider.baseURL];
     const screen = await TmuxScreen.start({ args, env, cwd: root });
     let sessionId = '';
@@ -86,7 +90,6 @@ describe('glassbox in a terminal (tmux)', { skip }, () => {
       assert.equal(await resumed.exitCode(), 0);
     } finally {
       await resumed.close();
-      await provider.close();
     }
     const after = await sessionRecords(home, sessionId);
     assert.equal(after.filter((r) => r.type === 'turn_started').length, 3);
