@@ -1,6 +1,7 @@
 // The command-line entry. Commands are declared here and their implementations imported only when
 // they run, so `--help` and a usage error never pay for the gateway, tools or server.
 
+import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError, Option } from 'commander';
 import { glassboxVersion } from '../version/index.js';
 import { UsageError, EXIT } from './usage-error.js';
@@ -59,6 +60,14 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // WebAssembly on V8's baseline compiler only, compiled on the calling thread, before any module
+  // is compiled. Node's fetch parses HTTP with a wasm build of llhttp, and left alone V8 re-compiles
+  // its hot parser with the optimising compiler in the background at the first model request:
+  // ~150 ms of CPU in every `exec` (20 % of a short one) for parsing that takes microseconds either
+  // way. The command classifier sets the same flags for its grammar (command-classifier.ts), which
+  // is all an embedding library gets.
+  setFlagsFromString('--liftoff-only');
+  setFlagsFromString('--no-wasm-async-compilation');
   // Before any output: a reader that goes away (`| head`) must not crash us with EPIPE.
   const outputs = processOutputGuard();
   const program = buildProgram();

@@ -75,8 +75,8 @@ async function load(): Promise<CommandClassifier> {
   // compilation waits on background threads, which on a busy machine took 150 ms where compiling
   // here (lazily: functions are compiled on first call) takes 5 ms (docs/benchmarks.md, "First
   // shell call"). The flags are process-wide and read whenever a module or function is compiled or
-  // tiered up, so they stay set; the only other WebAssembly a run executes is undici's HTTP parser,
-  // compiled by the first model request, before this.
+  // tiered up, so they stay set. The CLI sets them at start (src/cli/main.ts) for the only other
+  // WebAssembly a run executes, undici's HTTP parser, which the first model request compiles.
   setFlagsFromString('--liftoff-only');
   setFlagsFromString('--no-wasm-async-compilation');
   const { Language, Parser } = await import('web-tree-sitter');
