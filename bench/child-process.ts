@@ -1,6 +1,6 @@
-// Runs a command as a child process and measures wall time and peak RSS. Peak RSS comes from the
-// child itself (a preload writes process.resourceUsage().maxRSS at exit), which is exact, unlike
-// polling /proc.
+// Runs a command as a child process and measures wall time, peak RSS and CPU time. RSS and CPU come
+// from the child itself (a preload writes them at exit), which is exact, unlike polling /proc; the
+// CPU time is the child's own, not its children's (bash, bwrap, git).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RSS_PRELOAD = fileURLToPath(new URL('./report-rss.cjs', import.meta.url));
+const USAGE_PRELOAD = fileURLToPath(new URL('./report-usage.cjs', import.meta.url));
 
 export interface ChildResult {
   code: number | null;
   ms: number;
   peakRssKb: number | null;
+  /** User + system CPU of the child process (all its threads), when measured. */
+  cpuMs: number | null;
   stdout: string;
   stderr: string;
 }
@@ -22,14 +24,14 @@ export interface ChildResult {
 export function runChild(
   command: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; measureRss?: boolean } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; measureUsage?: boolean } = {},
 ): Promise<ChildResult> {
   const dir = mkdtempSync(join(tmpdir(), 'glassbox-bench-'));
-  const rssFile = join(dir, 'rss');
+  const usageFile = join(dir, 'usage');
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-  if (options.measureRss) {
-    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --require ${RSS_PRELOAD}`.trim();
-    env.GLASSBOX_BENCH_RSS_FILE = rssFile;
+  if (options.measureUsage) {
+    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --require ${USAGE_PRELOAD}`.trim();
+    env.GLASSBOX_BENCH_USAGE_FILE = usageFile;
   }
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -42,13 +44,16 @@ export function runChild(
     child.on('close', (code) => {
       const ms = performance.now() - started;
       let peakRssKb: number | null = null;
+      let cpuMs: number | null = null;
       try {
-        peakRssKb = Number(readFileSync(rssFile, 'utf8'));
+        const [rss, cpuMicros] = readFileSync(usageFile, 'utf8').split(' ').map(Number);
+        peakRssKb = rss ?? null;
+        cpuMs = cpuMicros === undefined ? null : cpuMicros / 1000;
       } catch {
-        peakRssKb = null;
+        // Not measured, or the child died before its exit handler ran.
       }
       rmSync(dir, { recursive: true, force: true });
-      resolve({ code, ms, peakRssKb, stdout, stderr });
+      resolve({ code, ms, peakRssKb, cpuMs, stdout, stderr });
     });
   });
 }

@@ -83,11 +83,11 @@ export async function run(): Promise<BenchRow[]> {
     const glassboxChild = await runChild(
       process.execPath,
       [join(REPO_ROOT, 'bin', 'glassbox.js'), 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', project, 'read the files'],
-      { env, measureRss: true },
+      { env, measureUsage: true },
     );
     if (glassboxChild.code !== 0) throw new Error(`glassbox exec failed: ${glassboxChild.stderr}`);
     const rawScript = await compileForChild(join(REPO_ROOT, 'bench', 'raw-sdk-loop.ts'));
-    const rawChild = await runChild(process.execPath, [rawScript, provider.baseURL, project], { env, measureRss: true });
+    const rawChild = await runChild(process.execPath, [rawScript, provider.baseURL, project], { env, measureUsage: true });
     if (rawChild.code !== 0) throw new Error(`raw loop failed: ${rawChild.stderr}`);
     rows.push(
       withRatio({

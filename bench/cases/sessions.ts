@@ -216,14 +216,14 @@ export async function run(): Promise<BenchRow[]> {
     // Memory: each in its own process; peak RSS above a bare Node start, against the file size.
     const script = (body: string) => ['--import', 'tsx', '-e', body];
     const bare = await runChild(process.execPath, script(`await import(${JSON.stringify(join(REPO_ROOT, 'src/sessions/index.ts'))});`), {
-      measureRss: true,
+      measureUsage: true,
     });
     const replayChild = await runChild(
       process.execPath,
       script(
         `const s = await import(${JSON.stringify(join(REPO_ROOT, 'src/sessions/index.ts'))}); const store = new s.JsonlSessionStore(${JSON.stringify(sessionsDir)}); const r = new s.HistoryReplay(); await store.scan(${JSON.stringify(big.id)}, (rec) => r.add(rec), { skipTypes: s.REPLAY_SKIPPABLE_TYPES }); const h = r.finish().history; if (!h.length) process.exit(3);`,
       ),
-      { measureRss: true },
+      { measureUsage: true },
     );
     if (replayChild.code !== 0 || !replayChild.peakRssKb || !bare.peakRssKb) throw new Error(`replay child failed: ${replayChild.stderr}`);
     const replayExtra = (replayChild.peakRssKb - bare.peakRssKb) * 1024;

@@ -81,6 +81,30 @@ export async function run(): Promise<BenchRow[]> {
       ),
     );
 
+    // CPU of a whole one-answer `exec` process (every thread: V8's background compilers included),
+    // against the raw SDK script's; interleaved. Re-compiling undici's WebAssembly HTTP parser with
+    // the optimising compiler once cost ~150 ms of it (docs/benchmarks.md, "Start-up").
+    const cpuOf = async (args: string[]): Promise<number> => {
+      const child = await runChild(process.execPath, args, { env, measureUsage: true });
+      if (child.code !== 0 || child.cpuMs === null) throw new Error(`${args.join(' ')} exited ${child.code}: ${child.stderr}`);
+      return child.cpuMs;
+    };
+    const glassboxCpu: number[] = [];
+    const rawCpu: number[] = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      glassboxCpu.push(await cpuOf([BIN, 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', REPO_ROOT, 'say ok']));
+      rawCpu.push(await cpuOf([rawScript, provider.baseURL, REPO_ROOT]));
+    }
+    rows.push(
+      withRatio({
+        group: 'startup',
+        name: 'CPU of a one-answer exec process',
+        value: median(glassboxCpu),
+        unit: 'ms',
+        baseline: { name: 'raw SDK loop process', value: median(rawCpu) },
+      }),
+    );
+
     const before = provider.requests.length;
     const result = await runChild(
       process.execPath,

@@ -85,13 +85,13 @@ export async function run(): Promise<BenchRow[]> {
           for (const [index, sandbox] of sandboxes.entries()) {
             const project = freshProject();
             const args = [BIN, 'exec', '--base-url', provider.baseURL, '-m', 'bench', '-C', project, '--sandbox', sandbox, 'bench'];
-            glassbox[index]!.push(await sample(provider, () => runChild(process.execPath, args, { env, measureRss: true }), rounds));
+            glassbox[index]!.push(await sample(provider, () => runChild(process.execPath, args, { env, measureUsage: true }), rounds));
           }
           const project = freshProject();
           raw.push(
             await sample(
               provider,
-              () => runChild(process.execPath, [rawScript, provider.baseURL, project], { env, measureRss: true }),
+              () => runChild(process.execPath, [rawScript, provider.baseURL, project], { env, measureUsage: true }),
               rounds,
             ),
           );
