@@ -55,8 +55,9 @@ describe('glassbox in a terminal (tmux)', { skip }, () => {
       assert.equal(await readFile(join(root, 'notes.txt'), 'utf8'), 'remember the oat milk\n');
 
       await screen.submit('/compact keep what the notes say');
-      const compacted = await screen.waitFor(/context compacted \(summary, manual\)/);
-      assert.match(compacted, /on-request · [0-9a-f]{8}-[0-9a-f]{4}/);
+      // One wait for both: ink writes the new transcript line and redraws the status bar below it in
+      // separate writes, and a screen read between the two shows the line without the bar.
+      await screen.waitFor(/context compacted \(summary, manual\)[\s\S]*on-request · [0-9a-f]{8}-[0-9a-f]{4}/);
 
       await screen.waitIdle();
       await screen.keys('C-c');
