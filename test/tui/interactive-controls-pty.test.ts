@@ -15,9 +15,11 @@ const skip = requireTmux();
 const COLOUR_SGR = /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|9[0-7]|38)(?:;[0-9;]*)?m/;
 
 describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true }, () => {
-  test('Esc cancels the running turn; the session records it and the next prompt works', async () => {
+  test('Esc cancels the running turn; the session records it and the next prompt works', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [{ fault: { kind: 'hang' } }, { text: 'Back again.' }] });
+    // Closed however the test ends: an open server would keep the test process alive.
+    t.after(() => provider.close());
     const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
     try {
       await screen.waitFor('new session');
@@ -40,15 +42,16 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
       );
     } finally {
       await screen.close();
-      await provider.close();
     }
   });
 
-  test('/fork 1 branches the session and the next turn sends only turn 1', async () => {
+  test('/fork 1 branches the session and the next turn sends only turn 1', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({
       script: [{ text: 'First answer.' }, { text: 'Second answer.' }, { text: 'Branch answer.' }],
     });
+    // Closed however the test ends: an open server would keep the test process alive.
+    t.after(() => provider.close());
     const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
     try {
       await screen.waitFor('new session');
@@ -79,11 +82,10 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
       assert.equal((await readdir(join(home, 'sessions'))).filter((f) => f.endsWith('.jsonl') && f !== 'index.jsonl').length, 2);
     } finally {
       await screen.close();
-      await provider.close();
     }
   });
 
-  test('a denial with a reason reaches the model as the call output', async () => {
+  test('a denial with a reason reaches the model as the call output', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({
       script: [
@@ -91,6 +93,8 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
         { text: 'Understood, no file.' },
       ],
     });
+    // Closed however the test ends: an open server would keep the test process alive.
+    t.after(() => provider.close());
     const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
     try {
       await screen.waitFor('new session');
@@ -108,11 +112,10 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
       await screen.waitFor(/⊘ write_file todo\.txt/);
     } finally {
       await screen.close();
-      await provider.close();
     }
   });
 
-  test('at 80×24 an answer taller than the screen ends up printed whole, its last line included', async () => {
+  test('at 80×24 an answer taller than the screen ends up printed whole, its last line included', async (t) => {
     const { root, home } = await ptyProject();
     // Paragraphs of ~3 rows each: far more rows than lines, and more rows than the terminal has.
     const paragraphs = Array.from(
@@ -122,6 +125,8 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
     const answer = `${paragraphs.join('\n\n')}\n\nThe very last line of the answer.`;
     // Larger chunks than the default: fewer frames to draw on a loaded machine, and the live frame still outgrows the screen.
     const provider = await startFakeProvider({ script: [{ text: answer, chunkSize: 120 }] });
+    // Closed however the test ends: an open server would keep the test process alive.
+    t.after(() => provider.close());
     const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
     try {
       await screen.waitFor('new session');
@@ -133,13 +138,14 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
       for (let i = 1; i <= 12; i++) assert.match(scrollback, new RegExp(`Paragraph ${i} says`));
     } finally {
       await screen.close();
-      await provider.close();
     }
   });
 
-  test('80×24 with NO_COLOR has no colour; a resize redraws at the new width; colour is on without NO_COLOR', async () => {
+  test('80×24 with NO_COLOR has no colour; a resize redraws at the new width; colour is on without NO_COLOR', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [{ text: 'Plain **answer** with `code`.' }], whenExhausted: { text: 'again' } });
+    // Closed however the test ends: an open server would keep the test process alive.
+    t.after(() => provider.close());
     const plain = await TmuxScreen.start({
       args: ['--base-url', provider.baseURL],
       env: ptyEnv({ GLASSBOX_HOME: home, NO_COLOR: '1' }),
@@ -172,7 +178,6 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
       assert.match(await coloured.capture({ escapes: true }), COLOUR_SGR);
     } finally {
       await coloured.close();
-      await provider.close();
     }
   });
 });

@@ -20,9 +20,11 @@ function lastUserText(request: CapturedRequest): string {
 }
 
 describe('glassbox in a terminal: input (tmux)', { skip, concurrency: true }, () => {
-  test('a bracketed paste keeps its newlines in the editor; a 200 KB paste is one placeholder and is sent whole', async () => {
+  test('a bracketed paste keeps its newlines in the editor; a 200 KB paste is one placeholder and is sent whole', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [{ text: 'Got three lines.' }, { text: 'Got the log.' }] });
+    // Closed however the test ends: an open server would keep the test process alive.
+    t.after(() => provider.close());
     const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
     try {
       await screen.waitFor('new session');
@@ -47,13 +49,14 @@ describe('glassbox in a terminal: input (tmux)', { skip, concurrency: true }, ()
       assert.doesNotMatch(scrollback, /log line 2000/, 'the transcript shows the placeholder, not 4000 lines');
     } finally {
       await screen.close();
-      await provider.close();
     }
   });
 
-  test('a line typed ahead with its Enter in one read (as while the session starts) is sent', async () => {
+  test('a line typed ahead with its Enter in one read (as while the session starts) is sent', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [{ text: 'Heard you.' }] });
+    // Closed however the test ends: an open server would keep the test process alive.
+    t.after(() => provider.close());
     const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
     try {
       await screen.waitFor('new session');
@@ -62,13 +65,14 @@ describe('glassbox in a terminal: input (tmux)', { skip, concurrency: true }, ()
       assert.equal(lastUserText(provider.requests[0]!), 'typed ahead');
     } finally {
       await screen.close();
-      await provider.close();
     }
   });
 
-  test('prompts are kept in <home>/history.jsonl (0600, no secrets) and Up recalls them in the next session', async () => {
+  test('prompts are kept in <home>/history.jsonl (0600, no secrets) and Up recalls them in the next session', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [], whenExhausted: { text: 'Noted.' } });
+    // Closed however the test ends: an open server would keep the test process alive.
+    t.after(() => provider.close());
     const env = ptyEnv({ GLASSBOX_HOME: home });
     const args = ['--base-url', provider.baseURL];
     const first = await TmuxScreen.start({ args, env, cwd: root });
@@ -105,7 +109,6 @@ describe('glassbox in a terminal: input (tmux)', { skip, concurrency: true }, ()
       assert.equal(lastUserText(provider.requests[2]!), 'remember the first prompt');
     } finally {
       await second.close();
-      await provider.close();
     }
   });
 });
