@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { startFakeProvider, type ScriptedTurn } from '../../src/testing/index.js';
+import { startFakeProvider, type CapturedRequest, type ScriptedTurn } from '../../src/testing/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { execTurn } from '../helpers/exec-turn.js';
 import { cliEnv, jsonLines, runCli, startCli } from '../helpers/run-cli.js';
@@ -19,6 +19,26 @@ const MULTI_ROUND_TASK: ScriptedTurn[] = [
   { toolCalls: [{ name: 'read_file', arguments: { path: 'src/main.ts' } }] },
   { text: 'The answer is 42.' },
 ];
+
+/** What MULTI_ROUND_TASK must produce, through the CLI or in process: every event, in order, and each request. */
+function assertMultiRoundTask(events: ReadonlyArray<Record<string, unknown>>, requests: readonly CapturedRequest[], wireApi: string): void {
+  assert.equal(events[0]!.type, 'run_started');
+  assert.equal(events[0]!.wireApi, wireApi);
+  assert.equal(events.at(-1)!.type, 'run_succeeded');
+  assert.equal(events.at(-1)!.answer, 'The answer is 42.');
+  assert.equal(requests.length, 3);
+  const finished = events.filter((e) => e.type === 'tool_finished');
+  assert.equal(finished.length, 3);
+  assert.ok(
+    finished.every((e) => e.isError === false),
+    JSON.stringify(finished),
+  );
+  assert.match(JSON.stringify(requests[2]!.body), /export const answer = 42/);
+  // The prompt is sent as the user message.
+  assert.match(JSON.stringify(requests[0]!.body), /what is the answer\?/);
+  // The first message is the system prompt with the environment block.
+  assert.match(JSON.stringify(requests[0]!.body), /<environment>/);
+}
 
 async function project(): Promise<{ root: string; home: string }> {
   const base = await makeTempDir();
@@ -63,26 +83,11 @@ describe('glassbox exec', { concurrency: true }, () => {
             cliEnv({ OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test', GLASSBOX_HOME: home }),
           );
           assert.equal(result.code, 0, result.stderr);
-          const events = jsonLines(result.stdout);
-          assert.equal(events[0]!.type, 'run_started');
-          assert.equal(events[0]!.wireApi, wireApi);
+          // The prompt words are joined into one user message (checked by the shared assertions).
+          assertMultiRoundTask(jsonLines(result.stdout), provider.requests, wireApi);
           // Each wire API takes its own provider's key: with both set, chat sends OpenAI's (the
           // anthropic wire's is checked by the ANTHROPIC_API_KEY test below).
           assert.equal(provider.requests[0]!.headers.authorization, 'Bearer sk-test');
-          assert.equal(events.at(-1)!.type, 'run_succeeded');
-          assert.equal(events.at(-1)!.answer, 'The answer is 42.');
-          assert.equal(provider.requests.length, 3);
-          const finished = events.filter((e) => e.type === 'tool_finished');
-          assert.equal(finished.length, 3);
-          assert.ok(
-            finished.every((e) => e.isError === false),
-            JSON.stringify(finished),
-          );
-          assert.match(JSON.stringify(provider.requests[2]!.body), /export const answer = 42/);
-          // The prompt words are joined and sent as the user message.
-          assert.match(JSON.stringify(provider.requests[0]!.body), /what is the answer\?/);
-          // The first message is the system prompt with the environment block.
-          assert.match(JSON.stringify(provider.requests[0]!.body), /<environment>/);
         } finally {
           await provider.close();
         }
@@ -108,23 +113,10 @@ describe('glassbox exec', { concurrency: true }, () => {
             prompt: 'what is the answer?',
           });
           assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
-          assert.equal(events[0]!.type, 'run_started');
-          assert.equal(events[0]!.wireApi, wireApi);
+          assertMultiRoundTask(events, provider.requests, wireApi);
           const auth = provider.requests[0]!.headers;
           if (wireApi === 'anthropic') assert.equal(auth['x-api-key'], 'sk-ant-test');
           else assert.equal(auth.authorization, 'Bearer sk-test');
-          assert.equal(events.at(-1)!.type, 'run_succeeded');
-          assert.equal(events.at(-1)!.answer, 'The answer is 42.');
-          assert.equal(provider.requests.length, 3);
-          const finished = events.filter((e) => e.type === 'tool_finished');
-          assert.equal(finished.length, 3);
-          assert.ok(
-            finished.every((e) => e.isError === false),
-            JSON.stringify(finished),
-          );
-          assert.match(JSON.stringify(provider.requests[2]!.body), /export const answer = 42/);
-          assert.match(JSON.stringify(provider.requests[0]!.body), /what is the answer\?/);
-          assert.match(JSON.stringify(provider.requests[0]!.body), /<environment>/);
         } finally {
           await provider.close();
         }

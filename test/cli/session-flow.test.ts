@@ -37,6 +37,46 @@ const RESUME_AND_FORK: ScriptedTurn[] = [
   { text: 'Forked answer.' },
 ];
 
+/**
+ * The resumed request (request 2) starts with exactly what the last request of turn 1 sent, plus
+ * the final answer and the new prompt: the system prompt is not rebuilt. Returns that prefix.
+ */
+function assertResumedFromTurnOne(requests: readonly CapturedRequest[]): Array<Record<string, unknown>> {
+  const turnOneLast = messagesOf(requests[1]!);
+  const resumed = messagesOf(requests[2]!);
+  assert.deepEqual(resumed.slice(0, turnOneLast.length), turnOneLast);
+  assert.equal(resumed.length, turnOneLast.length + 2);
+  assert.match(JSON.stringify(resumed.at(-1)), /what did I ask\?/);
+  return turnOneLast;
+}
+
+/** The one session listed, after two turns. */
+function assertOneSessionListed(sessions: ReadonlyArray<{ sessionId: string; turns: number; title: string }>, sessionId: string): void {
+  assert.equal(sessions.length, 1);
+  assert.equal(sessions[0]!.sessionId, sessionId);
+  assert.equal(sessions[0]!.turns, 2);
+  assert.equal(sessions[0]!.title, 'what do the notes say?');
+}
+
+/** The session file: its meta first, both turns, and no token deltas. */
+async function assertSessionFile(home: string, sessionId: string): Promise<void> {
+  const file = await readFile(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8');
+  const types = file
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { type: string }).type);
+  assert.equal(types[0], 'session_meta');
+  assert.equal(types.filter((t) => t === 'turn_started').length, 2);
+  assert.ok(!file.includes('assistant_delta'), 'no token deltas are stored');
+}
+
+/** The fork's first request (request 3) holds turn 1 of the parent and the new prompt, not turn 2. */
+function assertForkIsTurnOnePrefix(requests: readonly CapturedRequest[], turnOneLast: ReadonlyArray<Record<string, unknown>>): void {
+  const forkRequest = messagesOf(requests[3]!);
+  assert.deepEqual(forkRequest.slice(0, turnOneLast.length), turnOneLast);
+  assert.equal(forkRequest.length, turnOneLast.length + 2, 'turn 2 of the parent is not in the fork');
+}
+
 // Every test has its own temp dirs and provider and changes nothing process-wide: they run side by side.
 describe('sessions', { concurrency: true }, () => {
   describe('sessions through the CLI', () => {
@@ -62,13 +102,7 @@ describe('sessions', { concurrency: true }, () => {
         assert.equal(resumedStart.sessionId, sessionId);
         assert.equal(resumedStart.resumed, true);
 
-        // The resumed request starts with exactly what the last request of turn 1 sent, plus the
-        // final answer and the new prompt: the system prompt is not rebuilt.
-        const turnOneLast = messagesOf(provider.requests[1]!);
-        const resumed = messagesOf(provider.requests[2]!);
-        assert.deepEqual(resumed.slice(0, turnOneLast.length), turnOneLast);
-        assert.equal(resumed.length, turnOneLast.length + 2);
-        assert.match(JSON.stringify(resumed.at(-1)), /what did I ask\?/);
+        const turnOneLast = assertResumedFromTurnOne(provider.requests);
 
         // Two readers of the same sessions, at once.
         const [list, show] = await Promise.all([
@@ -76,24 +110,13 @@ describe('sessions', { concurrency: true }, () => {
           runCli(['sessions', 'show', sessionId.slice(0, 13)], env),
         ]);
         assert.equal(list.code, 0, list.stderr);
-        const sessions = JSON.parse(list.stdout) as Array<{ sessionId: string; turns: number; title: string }>;
-        assert.equal(sessions.length, 1);
-        assert.equal(sessions[0]!.sessionId, sessionId);
-        assert.equal(sessions[0]!.turns, 2);
-        assert.equal(sessions[0]!.title, 'what do the notes say?');
+        assertOneSessionListed(JSON.parse(list.stdout) as Array<{ sessionId: string; turns: number; title: string }>, sessionId);
 
         assert.equal(show.code, 0, show.stderr);
         assert.match(show.stdout, /turn_started/);
         assert.match(show.stdout, /turn_completed/);
 
-        const file = await readFile(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8');
-        const types = file
-          .trim()
-          .split('\n')
-          .map((line) => (JSON.parse(line) as { type: string }).type);
-        assert.equal(types[0], 'session_meta');
-        assert.equal(types.filter((t) => t === 'turn_started').length, 2);
-        assert.ok(!file.includes('assistant_delta'), 'no token deltas are stored');
+        await assertSessionFile(home, sessionId);
 
         const fork = await runCli(['fork', sessionId, '--at-turn', '1'], env);
         assert.equal(fork.code, 0, fork.stderr);
@@ -111,9 +134,7 @@ describe('sessions', { concurrency: true }, () => {
           resume: forkId,
         });
         assert.equal(forked.terminal.type, 'run_succeeded', JSON.stringify(forked.terminal));
-        const forkRequest = messagesOf(provider.requests[3]!);
-        assert.deepEqual(forkRequest.slice(0, turnOneLast.length), turnOneLast);
-        assert.equal(forkRequest.length, turnOneLast.length + 2, 'turn 2 of the parent is not in the fork');
+        assertForkIsTurnOnePrefix(provider.requests, turnOneLast);
       } finally {
         await provider.close();
       }
@@ -145,35 +166,17 @@ describe('sessions', { concurrency: true }, () => {
           assert.equal(resumedStart.sessionId, sessionId);
           assert.equal(resumedStart.resumed, true);
 
-          const turnOneLast = messagesOf(provider.requests[1]!);
-          const resumed = messagesOf(provider.requests[2]!);
-          assert.deepEqual(resumed.slice(0, turnOneLast.length), turnOneLast);
-          assert.equal(resumed.length, turnOneLast.length + 2);
-          assert.match(JSON.stringify(resumed.at(-1)), /what did I ask\?/);
+          const turnOneLast = assertResumedFromTurnOne(provider.requests);
 
           const store = new JsonlSessionStore(join(home, 'sessions'));
-          const { sessions } = await store.list();
-          assert.equal(sessions.length, 1);
-          assert.equal(sessions[0]!.sessionId, sessionId);
-          assert.equal(sessions[0]!.turns, 2);
-          assert.equal(sessions[0]!.title, 'what do the notes say?');
-
-          const file = await readFile(join(home, 'sessions', `${sessionId}.jsonl`), 'utf8');
-          const types = file
-            .trim()
-            .split('\n')
-            .map((line) => (JSON.parse(line) as { type: string }).type);
-          assert.equal(types[0], 'session_meta');
-          assert.equal(types.filter((t) => t === 'turn_started').length, 2);
-          assert.ok(!file.includes('assistant_delta'), 'no token deltas are stored');
+          assertOneSessionListed((await store.list()).sessions, sessionId);
+          await assertSessionFile(home, sessionId);
 
           const forkId = await forkSession(store, sessionId, { atTurn: 1 });
           assert.notEqual(forkId, sessionId);
           const forked = await exec('branch here', forkId);
           assert.equal(forked.terminal.type, 'run_succeeded', JSON.stringify(forked.terminal));
-          const forkRequest = messagesOf(provider.requests[3]!);
-          assert.deepEqual(forkRequest.slice(0, turnOneLast.length), turnOneLast);
-          assert.equal(forkRequest.length, turnOneLast.length + 2, 'turn 2 of the parent is not in the fork');
+          assertForkIsTurnOnePrefix(provider.requests, turnOneLast);
         } finally {
           await provider.close();
         }
