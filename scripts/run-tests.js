@@ -79,7 +79,17 @@ function count(output, name) {
   return match ? Number(match[1]) : 0;
 }
 
-/** The build, reported to the test processes through a marker file (test/helpers/build-ready.ts). */
+/**
+ * How the build ended, for the test processes (test/helpers/build-ready.ts): a marker file written
+ * whole under another name, then renamed, so a process never reads half of one.
+ */
+function markBuild(dir, ok, text) {
+  const marker = join(dir, ok ? 'build-done' : 'build-failed');
+  writeFileSync(`${marker}.tmp`, text);
+  renameSync(`${marker}.tmp`, marker);
+}
+
+/** The build, reported to the test processes through a marker file. */
 function runBuild(dir) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(root, 'scripts', 'build.js'), '--skip-web'], {
@@ -92,10 +102,7 @@ function runBuild(dir) {
     child.on('close', (code, signal) => {
       const output = Buffer.concat(chunks).toString('utf8');
       const ok = code === 0;
-      // Written whole under another name, then renamed: a process never reads half a marker.
-      const marker = join(dir, ok ? 'build-done' : 'build-failed');
-      writeFileSync(`${marker}.tmp`, ok ? '' : `build exited with ${signal ?? code}\n${output}`);
-      renameSync(`${marker}.tmp`, marker);
+      markBuild(dir, ok, ok ? '' : `build exited with ${signal ?? code}\n${output}`);
       resolve({ ok, output });
     });
   });
@@ -103,7 +110,7 @@ function runBuild(dir) {
 
 /** The build is skipped when dist/ was built from exactly these sources (scripts/build-inputs.js). */
 function skipBuild(dir) {
-  writeFileSync(join(dir, 'build-done'), '');
+  markBuild(dir, true, '');
   process.stdout.write('# dist/ is up to date with the sources; not rebuilt (GLASSBOX_TEST_REBUILD=1 forces it)\n');
   return Promise.resolve({ ok: true, output: '' });
 }
