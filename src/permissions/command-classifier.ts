@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import type { Node, Parser } from 'web-tree-sitter';
-import { analyzeSyntaxTree } from './analyze-syntax-tree.js';
+import type { Parser } from 'web-tree-sitter';
 import type { CommandClassification } from './command-classification.js';
+import { judgeCommands } from './judge-commands.js';
+import { parseLiteralCommand } from './literal-command.js';
+import { treeSitterDisagreement } from './tree-sitter-agreement.js';
 
 /** Longer strings are not parsed: classifying them would cost more than asking. */
 export const MAX_CLASSIFIED_COMMAND_LENGTH = 64 * 1024;
@@ -21,18 +23,8 @@ export interface ClassifyOptions {
   cwd?: string;
 }
 
-function unsafe(reason: string): CommandClassification {
-  return { safe: false, reason: `needs approval: ${reason}`, commands: [], unsafePrefixes: null };
-}
-
-function firstSyntaxProblem(node: Node): Node | null {
-  if (node.isError || node.isMissing) return node;
-  if (!node.hasError) return null;
-  for (const child of node.children) {
-    const found = child === null ? null : firstSyntaxProblem(child);
-    if (found !== null) return found;
-  }
-  return node;
+function unsafe(reason: string, commands: string[] = []): CommandClassification {
+  return { safe: false, reason: `needs approval: ${reason}`, commands, unsafePrefixes: null };
 }
 
 export class CommandClassifier {
@@ -46,26 +38,32 @@ export class CommandClassifier {
     if (command.length > MAX_CLASSIFIED_COMMAND_LENGTH)
       return unsafe(`the command is longer than ${MAX_CLASSIFIED_COMMAND_LENGTH} characters`);
     if (command.includes('\0')) return unsafe('the command contains a NUL byte');
+    // Only a string with nothing left to expand can be judged by its words; anything else needs
+    // the sandbox or a person, and no approve-for-session grant covers more than that exact string.
+    const literal = parseLiteralCommand(command);
+    if (!literal.literal) return unsafe(literal.reason, literal.commands);
+    const verdict = judgeCommands(literal.commands, options.root, cwd);
     const tree = this.parser.parse(command);
     if (tree === null) return unsafe('the command could not be parsed');
     try {
-      const problem = firstSyntaxProblem(tree.rootNode);
-      if (problem !== null) {
-        const { row, column } = problem.startPosition;
-        const what = problem.isMissing ? `a missing \`${problem.type}\`` : `\`${problem.text.slice(0, 40)}\``;
-        return unsafe(`the command does not parse cleanly (${what} at line ${row + 1}, column ${column + 1})`);
+      // Grant keys come from our reading of the words; if the grammar reads them differently, no
+      // grant may cover the string, and it is not known safe.
+      const disagreement = treeSitterDisagreement(tree, literal.commands);
+      if (disagreement !== null) {
+        const reason = verdict.safe ? `${disagreement}, so its words cannot be trusted` : verdict.reason.replace(/^needs approval: /, '');
+        return unsafe(reason, verdict.commands);
       }
-      return analyzeSyntaxTree(tree.rootNode, { root: options.root, cwd });
     } finally {
       tree.delete();
     }
+    return verdict;
   }
 }
 
 let loading: Promise<CommandClassifier> | null = null;
 
 /** Parsed once at load, so the first real command does not pay for compiling the parser's code. */
-const WARM_UP_COMMAND = 'cd src && grep -rn "a b" . | head -n 5; ls -la 2>/dev/null || echo "$HOME" > /dev/null';
+const WARM_UP_COMMAND = 'cd src && grep -rn "a b" . | head -n 5; ls -la 2>/dev/null || echo ok > /dev/null';
 
 async function load(): Promise<CommandClassifier> {
   // WebAssembly: the baseline compiler only, and compiled on this thread. Left alone, V8 re-compiles

@@ -1,6 +1,6 @@
 // What a command rule is: a check of one program's arguments, given a context that knows the
 // project root and where the command may be. The allowlist (command-rules.ts) and the bigger
-// rules in their own files (git, sed) share these types.
+// rules in their own files (git, find, sed) share these types.
 
 import type { ShellWord } from './shell-word.js';
 
@@ -12,10 +12,11 @@ export interface RuleContext {
   /** `cd`: the target must stay inside the root; later relative paths are checked against it too. */
   changeDirectory(word: ShellWord): string | null;
   /**
-   * The arguments are safe, but only inside the sandbox: outside it the command needs approval,
-   * for this reason.
+   * The verdict asked for is the one for running without the sandbox (none on this machine,
+   * danger-full-access, an escalation): only the short list of literal read-only commands
+   * qualifies there, and a rule may be stricter (no recursive reads, no globs of files read).
    */
-  requireSandbox(reason: string): void;
+  readonly outsideSandbox: boolean;
 }
 
 /** Returns null when the arguments are safe, otherwise why they are not. */

@@ -1,97 +1,30 @@
-// The allowlist: for each program that can be known safe, the rule its arguments must pass.
-// A rule returns null when the arguments are safe, or the reason they are not. Anything not in
-// this table needs approval. "Safe" means: no writes, no running other programs, no network, it
-// terminates on its own, and literal paths stay inside the project root.
+// The allowlist: for each program that can be known safe, the options known to be harmless and
+// what its operands are. Anything not in a program's table (an option, a spelling) makes the
+// command not known safe; anything not in this map needs the sandbox or approval. "Safe" means:
+// no writes, no running other programs, no network, and every path it reads stays inside the
+// project root (after symlinks) and is not a secret file. Termination is bounded by the call's
+// timeout and resource limits, not decided here.
 
-import { operands, optionIs, parseOptions, type OptionSpec, type ParsedArgument } from './parse-options.js';
-import { gitRule } from './git-rule.js';
-import { sedRule } from './sed-rule.js';
-import { mayBeOption, type ShellWord } from './shell-word.js';
 import type { CommandRule } from './command-rule.js';
+import { findRule } from './find-rule.js';
+import { gitRule } from './git-rule.js';
+import { hasOption, longOptions, parseOptions, type OptionTable } from './parse-options.js';
+import { programRule, type ProgramSpec } from './program-rule.js';
+import { sedRule } from './sed-rule.js';
+import type { ShellWord } from './shell-word.js';
 
 export type { CommandRule, RuleContext } from './command-rule.js';
-
-interface ForbiddenOptions {
-  flags: readonly string[];
-  reason: string;
-}
-
-interface FlagRuleSpec extends OptionSpec {
-  forbidden?: readonly ForbiddenOptions[];
-  /** Options whose value is a file the command reads. */
-  readOptions?: readonly string[];
-  /** What the operands are. */
-  operands?: 'read' | 'metadata' | 'text';
-  /** The first operand is a pattern, unless one of these options supplies the pattern. */
-  patternUnless?: readonly string[];
-  /** Words the shell expands at run time are refused when some option of the program is harmful. */
-  dynamic: 'allow' | 'refuse';
-  maxOperands?: { count: number; reason: string };
-}
-
-export function firstProblem(checks: Iterable<string | null>): string | null {
-  for (const problem of checks) if (problem !== null) return problem;
-  return null;
-}
-
-function refuseDynamic(parsed: readonly ParsedArgument[]): string | null {
-  const unknown = parsed.find((argument) => argument.kind === 'unknown');
-  return unknown === undefined
-    ? null
-    : `\`${unknown.word.text}\` is expanded by the shell at run time and could become an option this rule refuses`;
-}
-
-function forbiddenProblem(parsed: readonly ParsedArgument[], forbidden: readonly ForbiddenOptions[]): string | null {
-  for (const argument of parsed) {
-    if (argument.kind !== 'option') continue;
-    const hit = forbidden.find((entry) => optionIs(argument.name, entry.flags));
-    if (hit !== undefined) return `${argument.name} ${hit.reason}`;
-  }
-  return null;
-}
-
-export function flagRule(spec: FlagRuleSpec): CommandRule {
-  return (args, context) => {
-    const parsed = parseOptions(args, spec);
-    if (spec.dynamic === 'refuse') {
-      const problem = refuseDynamic(parsed);
-      if (problem !== null) return problem;
-    }
-    const forbidden = forbiddenProblem(parsed, spec.forbidden ?? []);
-    if (forbidden !== null) return forbidden;
-    for (const argument of parsed) {
-      if (argument.kind !== 'option' || argument.value === null) continue;
-      if (spec.readOptions !== undefined && optionIs(argument.name, spec.readOptions)) {
-        const problem = context.checkRead(argument.value);
-        if (problem !== null) return `${argument.name}: ${problem}`;
-      }
-    }
-    // A run-time word that may or may not be an option is checked as a path too: when it names
-    // a file, it is one the command reads.
-    let files = parsed.flatMap((argument) => (argument.kind === 'operand' || argument.kind === 'unknown' ? [argument.word] : []));
-    if (spec.patternUnless !== undefined) {
-      const patternGiven = parsed.some((argument) => argument.kind === 'option' && optionIs(argument.name, spec.patternUnless ?? []));
-      if (!patternGiven) files = files.slice(1);
-    }
-    if (spec.maxOperands !== undefined && files.length > spec.maxOperands.count) return spec.maxOperands.reason;
-    if (spec.operands === 'read') return firstProblem(files.map((file) => context.checkRead(file)));
-    if (spec.operands === 'metadata') return firstProblem(files.map((file) => context.checkMetadata(file)));
-    return null;
-  };
-}
 
 const anyArguments: CommandRule = () => null;
 
 const changeDirectory: CommandRule = (args, context) => {
-  const parsed = parseOptions(args);
-  const problem = refuseDynamic(parsed);
-  if (problem !== null) return problem;
-  const option = parsed.find((argument) => argument.kind === 'option' && !['-L', '-P'].includes(argument.name));
-  if (option !== undefined && option.kind === 'option') return `${option.name} is not a recognised option`;
-  const [target, ...others] = operands(parsed);
+  const result = parseOptions('cd', args, { flags: 'LP' });
+  if (!result.ok) return result.problem;
+  const [target, ...others] = result.parsed.operands;
   if (target === undefined) return 'without a directory it goes to $HOME, outside the project root';
   if (others.length > 0) return 'takes a single directory';
-  if (target.kind === 'static' && target.text === '-') return '`cd -` goes to $OLDPWD, which is unknown';
+  if (target.text === '-') return '`cd -` goes to $OLDPWD, which is unknown';
+  if (target.kind !== 'static') return `the directory \`${target.text}\` is a glob`;
   return context.changeDirectory(target);
 };
 
@@ -99,376 +32,429 @@ const changeDirectory: CommandRule = (args, context) => {
 const printfRule: CommandRule = (args) => {
   const first = args[0];
   if (first === undefined) return null;
-  if (first.kind !== 'static' && mayBeOption(first)) return `the format \`${first.text}\` is expanded at run time and could become -v`;
-  if (first.text.startsWith('-v')) return '-v assigns a shell variable';
+  if (first.kind === 'glob') return `the format \`${first.text}\` is a glob`;
+  if (first.text.startsWith('-') && first.text !== '--') return `${first.text}: printf's only option, -v, assigns a shell variable`;
   return null;
 };
 
-// `test -v NAME` looks NAME up as a variable, and bash evaluates an array subscript in it as
-// arithmetic, which runs command substitutions: `test -v 'a[$(rm -rf ~)]'` executes `rm`. The
-// name can arrive at run time too (`"$(echo -v)"`), so a run-time word that may be an option is
-// refused like a literal -v.
-const testRule: CommandRule = (args) => {
-  for (const word of args) {
-    if (word.kind === 'static' && word.text === '-v') return '-v evaluates an array subscript as arithmetic, which can run commands';
-    if (word.kind !== 'static' && mayBeOption(word)) return `\`${word.text}\` is expanded at run time and could become -v`;
+/** Operators of `test` / `[`; `-v` and `-R` are not among them: they evaluate array subscripts. */
+const TEST_FILE_OPERATORS = new Set(['-a', '-b', '-c', '-d', '-e', '-f', '-g', '-h', '-k', '-p', '-r', '-s', '-u', '-w', '-x']);
+const TEST_OTHER_OPERATORS = new Set([
+  ...['-G', '-L', '-N', '-O', '-S'],
+  ...['-t', '-z', '-n', '-o', '!', '(', ')', '=', '==', '!=', '<', '>'],
+  ...['-eq', '-ne', '-lt', '-le', '-gt', '-ge', '-ef', '-nt', '-ot'],
+]);
+
+const testRule: CommandRule = (args, context) => {
+  for (const [index, word] of args.entries()) {
+    if (word.kind === 'glob') return `\`${word.text}\` is a glob`;
+    if (!word.text.startsWith('-') || word.text === '-') continue;
+    const isFile = TEST_FILE_OPERATORS.has(word.text) || ['-G', '-L', '-N', '-O', '-S'].includes(word.text);
+    if (!isFile && !TEST_OTHER_OPERATORS.has(word.text)) {
+      return `\`${word.text}\` is not one of the test operators known to be harmless (-v and -R evaluate array subscripts)`;
+    }
+    if (isFile && args[index + 1] !== undefined) {
+      const problem = context.checkMetadata(args[index + 1]!);
+      if (problem !== null) return problem;
+    }
   }
   return null;
 };
 
 // `seq inf` (and `infinity`, `nan`, which GNU seq parses as floats) never ends.
-const seqRule: CommandRule = (args) => {
-  for (const word of args) {
-    if (word.kind !== 'static') return `\`${word.text}\` is expanded at run time and could make seq endless (\`inf\`)`;
-    if (/^[+-]?(inf(inity)?|nan)$/i.test(word.text)) return `\`${word.text}\` makes seq count forever`;
-  }
-  return null;
-};
-
-const dateOptions: OptionSpec = {
-  shortWithValue: 'dfr',
-  shortWithOptionalValue: 'I',
-  longWithValue: ['--date', '--file', '--reference', '--rfc-3339'],
-};
-
-const dateFlags = flagRule({
-  ...dateOptions,
-  dynamic: 'refuse',
-  readOptions: ['-f', '--file'],
-  forbidden: [{ flags: ['-s', '--set'], reason: 'sets the system clock' }],
+const seqRule = programRule('seq', {
+  options: { flags: 'w', values: { f: 'text', s: 'text' }, long: longOptions('--format=', '--separator=', '--equal-width') },
+  operands: 'text',
+  floor: true,
+  check: ({ operands }) => {
+    const bad = operands.find((word) => !/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(word.text));
+    return bad === undefined ? null : `\`${bad.text}\` is not a plain number (\`inf\` would make seq count forever)`;
+  },
 });
 
 // `date MMDDhhmm` (an operand that is not +FORMAT) sets the clock, like -s.
-const dateRule: CommandRule = (args, context) => {
-  const problem = dateFlags(args, context);
-  if (problem !== null) return problem;
-  const setting = operands(parseOptions(args, dateOptions)).find((word) => !word.text.startsWith('+'));
-  return setting === undefined ? null : `the operand \`${setting.text}\` (not a +FORMAT) sets the system clock`;
-};
-
-const findForbidden = new Map<string, string>([
-  ['-exec', 'runs a command for each file'],
-  ['-execdir', 'runs a command for each file'],
-  ['-ok', 'runs a command for each file'],
-  ['-okdir', 'runs a command for each file'],
-  ['-delete', 'deletes files'],
-  ['-fprint', 'writes to a file'],
-  ['-fprint0', 'writes to a file'],
-  ['-fprintf', 'writes to a file'],
-  ['-fls', 'writes to a file'],
-]);
-
-const EXPRESSION_START = /^[-(!),]/;
-
-const findRule: CommandRule = (args, context) => {
-  const unknown = args.find((word) => word.kind !== 'static' && mayBeOption(word));
-  if (unknown !== undefined) {
-    return `\`${unknown.text}\` is expanded by the shell at run time and could become an action such as -delete`;
-  }
-  for (const word of args) {
-    const reason = findForbidden.get(word.text);
-    if (reason !== undefined && word.kind === 'static') return `${word.text} ${reason}`;
-  }
-  let index = 0;
-  // Leading options come before the starting points: -H -L -P, -D <debug>, -O<level>.
-  while (index < args.length && /^-([HLP]|O\d*|D)$/.test(args[index]!.text)) {
-    index += args[index]!.text === '-D' ? 2 : 1;
-  }
-  const starts: ShellWord[] = [];
-  while (index < args.length && !EXPRESSION_START.test(args[index]!.text)) starts.push(args[index++]!);
-  const filesFrom = args.findIndex((word) => word.text === '-files0-from');
-  const filesFromList = filesFrom === -1 ? undefined : args[filesFrom + 1];
-  const checks = starts.map((word) => context.checkMetadata(word));
-  if (filesFromList !== undefined) checks.push(context.checkRead(filesFromList));
-  return firstProblem(checks);
-};
-
-const jqTwoValueOptions = new Set(['--arg', '--argjson', '--slurpfile', '--rawfile']);
-
-const jqRule: CommandRule = (args, context) => {
-  const rest: ShellWord[] = [];
-  const checks: (string | null)[] = [];
-  for (let index = 0; index < args.length; index++) {
-    const word = args[index]!;
-    if (word.kind === 'static' && jqTwoValueOptions.has(word.text)) {
-      const file = args[index + 2];
-      if (file === undefined) return `${word.text} needs a name and a value`;
-      if (word.text === '--slurpfile' || word.text === '--rawfile') checks.push(context.checkRead(file));
-      index += 2;
-      continue;
-    }
-    rest.push(word);
-  }
-  const parsed = parseOptions(rest, { shortWithValue: 'fL', longWithValue: ['--from-file', '--indent', '--library-path'] });
-  const fromFile = parsed.find((argument) => argument.kind === 'option' && optionIs(argument.name, ['-f', '--from-file']));
-  for (const argument of parsed) {
-    if (argument.kind === 'option' && argument.value !== null && optionIs(argument.name, ['-f', '--from-file', '-L', '--library-path'])) {
-      checks.push(context.checkRead(argument.value));
-    }
-  }
-  // After --args/--jsonargs operands are strings, not files; they are still checked as paths,
-  // since telling which side of --args an operand sits on is not worth a false "safe".
-  const inputs = operands(parsed).slice(fromFile === undefined ? 1 : 0);
-  checks.push(...inputs.map((word) => context.checkRead(word)));
-  return firstProblem(checks);
-};
-
-const grepSpec: FlagRuleSpec = {
-  dynamic: 'allow',
-  shortWithValue: 'efmABCdD',
-  longWithValue: [
-    '--regexp',
-    '--file',
-    '--max-count',
-    '--after-context',
-    '--before-context',
-    '--context',
-    '--label',
-    '--include',
-    '--exclude',
-    '--exclude-dir',
-    '--exclude-from',
-    '--binary-files',
-    '--devices',
-    '--directories',
-    '--group-separator',
-  ],
-  readOptions: ['-f', '--file', '--exclude-from'],
-  patternUnless: ['-e', '-f', '--regexp', '--file'],
-  operands: 'read',
-};
-
-const rgRule = flagRule({
-  dynamic: 'refuse',
-  shortWithValue: 'ABCdEefgjmMrtT',
-  longWithValue: [
-    '--after-context',
-    '--before-context',
-    '--context',
-    '--max-depth',
-    '--encoding',
-    '--regexp',
-    '--file',
-    '--glob',
-    '--iglob',
-    '--threads',
-    '--max-count',
-    '--max-columns',
-    '--replace',
-    '--type',
-    '--type-not',
-    '--type-add',
-    '--type-clear',
-    '--ignore-file',
-    '--pre',
-    '--pre-glob',
-    '--hostname-bin',
-    '--colors',
-    '--sort',
-    '--sortr',
-    '--max-filesize',
-    '--path-separator',
-    '--engine',
-    '--context-separator',
-    '--field-context-separator',
-    '--field-match-separator',
-    '--hyperlink-format',
-    '--dfa-size-limit',
-    '--regex-size-limit',
-  ],
-  forbidden: [
-    { flags: ['--pre', '--pre-glob'], reason: 'runs a preprocessor command on every file' },
-    { flags: ['--hostname-bin'], reason: 'runs a program to get the host name' },
-    { flags: ['-z', '--search-zip'], reason: 'runs decompression programs on compressed files' },
-  ],
-  readOptions: ['-f', '--file', '--ignore-file'],
-  patternUnless: ['-e', '-f', '--regexp', '--file'],
-  operands: 'read',
+const dateRule = programRule('date', {
+  options: {
+    flags: 'Ru',
+    values: { d: 'text', f: 'read', r: 'metadata' },
+    optionalValues: 'I',
+    long: longOptions(
+      '--date=',
+      '--debug',
+      '--file=@read',
+      '--iso-8601[=]',
+      '--resolution',
+      '--rfc-email',
+      '--rfc-3339=',
+      '--reference=@meta',
+      '--utc',
+      '--universal',
+    ),
+  },
+  operands: 'text',
+  floor: true,
+  check: ({ operands }) => {
+    const setting = operands.find((word) => !word.text.startsWith('+'));
+    return setting === undefined ? null : `the operand \`${setting.text}\` (not a +FORMAT) sets the system clock`;
+  },
 });
+
+// GNU tail's obsolete `+N` operand form has a follow flag (`tail +5f`): it never ends.
+const tailRule = programRule('tail', {
+  options: {
+    flags: 'qvz',
+    values: { c: 'text', n: 'text' },
+    numeric: true,
+    long: longOptions('--bytes=', '--lines=', '--quiet', '--silent', '--verbose', '--zero-terminated'),
+  },
+  operands: 'read',
+  floor: true,
+  check: ({ operands }) => {
+    const obsolete = operands.find((word) => word.text.startsWith('+'));
+    return obsolete === undefined ? null : `\`${obsolete.text}\`: tail reads a \`+\` operand as an option (\`+f\` follows forever)`;
+  },
+});
+
+const GREP_TABLE: OptionTable = {
+  everyOptionHarmless: true,
+  flags: 'EFGPiyvwxcLloqsbHhnTZzaIrRU',
+  values: { m: 'text', A: 'text', B: 'text', C: 'text', e: 'text', f: 'read' },
+  numeric: true,
+  long: longOptions(
+    ...['--extended-regexp', '--fixed-strings', '--basic-regexp', '--perl-regexp', '--regexp=', '--file=@read'],
+    ...['--ignore-case', '--no-ignore-case', '--word-regexp', '--line-regexp', '--null-data', '--no-messages'],
+    ...['--invert-match', '--max-count=', '--byte-offset', '--line-number', '--line-buffered', '--with-filename'],
+    ...['--no-filename', '--label=', '--only-matching', '--quiet', '--silent', '--binary-files=', '--text'],
+    ...['--recursive', '--dereference-recursive', '--include=', '--exclude=', '--exclude-from=@read', '--exclude-dir='],
+    ...['--files-without-match', '--files-with-matches', '--count', '--initial-tab', '--null', '--before-context='],
+    ...['--after-context=', '--context=', '--group-separator=', '--no-group-separator', '--color[=]', '--colour[=]'],
+    '--binary',
+  ),
+};
+
+/** grep: outside the sandbox only on the files named, never recursively (it would read secret files). */
+const grepSpec: ProgramSpec = {
+  options: GREP_TABLE,
+  operands: 'read',
+  patternUnless: ['-e', '-f', '--regexp', '--file'],
+  floor: true,
+  check: (parsed, context) =>
+    context.outsideSandbox && hasOption(parsed, '-r', '-R', '--recursive', '--dereference-recursive')
+      ? 'a recursive grep reads every file, secret ones included; outside the sandbox that needs approval'
+      : null,
+};
+
+const rgRule = programRule('rg', {
+  options: {
+    flags: 'iISsvwxnNlcoFUuLaqp0HPb',
+    // -e PATTERN, -g GLOB, -t/-T TYPE, -r REPLACEMENT, -E ENCODING are text; -f FILE is read.
+    values: {
+      A: 'text',
+      B: 'text',
+      C: 'text',
+      m: 'text',
+      M: 'text',
+      j: 'text',
+      d: 'text',
+      e: 'text',
+      g: 'text',
+      t: 'text',
+      T: 'text',
+      r: 'text',
+      E: 'text',
+      f: 'read',
+    },
+    long: longOptions(
+      ...['--after-context=', '--before-context=', '--context=', '--max-count=', '--max-columns=', '--max-columns-preview'],
+      ...['--threads=', '--max-depth=', '--type=', '--type-not=', '--type-add=', '--type-clear=', '--glob=', '--iglob='],
+      ...['--regexp=', '--file=@read', '--replace=', '--encoding=', '--ignore-case', '--case-sensitive', '--smart-case'],
+      ...['--invert-match', '--word-regexp', '--line-regexp', '--line-number', '--no-line-number', '--files-with-matches'],
+      ...['--files-without-match', '--count', '--count-matches', '--only-matching', '--fixed-strings', '--multiline'],
+      ...['--multiline-dotall', '--unrestricted', '--hidden', '--no-ignore', '--no-ignore-vcs', '--no-ignore-dot'],
+      ...['--no-ignore-parent', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-files', '--follow', '--text'],
+      ...['--quiet', '--null', '--with-filename', '--no-filename', '--heading', '--no-heading', '--pretty', '--column'],
+      ...['--no-column', '--vimgrep', '--json', '--trim', '--files', '--type-list', '--stats', '--no-messages', '--color='],
+      ...['--sort=', '--sortr=', '--passthru', '--byte-offset', '--pcre2', '--engine=', '--context-separator='],
+      ...['--no-config', '--one-file-system', '--binary', '--crlf', '--null-data', '--ignore-file=@read', '--max-filesize='],
+      '--ignore-file-case-insensitive',
+    ),
+  },
+  operands: 'read',
+  patternUnless: ['-e', '-f', '--regexp', '--file', '--files', '--type-list'],
+  floor: false,
+});
+
+function gnu(program: string, spec: Omit<ProgramSpec, 'floor'> & { floor?: boolean }): [string, CommandRule] {
+  return [program, programRule(program, { floor: true, ...spec })];
+}
 
 export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, CommandRule>([
   ['echo', anyArguments],
-  ['printf', printfRule],
   ['true', anyArguments],
   ['false', anyArguments],
+  ['printf', printfRule],
   ['test', testRule],
   ['[', testRule],
-  ['pwd', anyArguments],
-  ['whoami', anyArguments],
-  ['uname', anyArguments],
-  ['which', anyArguments],
-  ['basename', anyArguments],
-  ['dirname', anyArguments],
-  ['realpath', anyArguments],
+  gnu('pwd', { options: { flags: 'LP' }, operands: 'text', maxOperands: { count: 0, reason: 'pwd takes no operands' } }),
+  gnu('whoami', { options: {}, operands: 'text' }),
+  gnu('id', { options: { flags: 'ugGnrza' }, operands: 'text' }),
+  gnu('uname', {
+    options: {
+      flags: 'asnrvmpio',
+      long: longOptions(
+        ...['--all', '--kernel-name', '--nodename', '--kernel-release', '--kernel-version', '--machine'],
+        ...['--processor', '--hardware-platform', '--operating-system'],
+      ),
+    },
+    operands: 'text',
+  }),
+  gnu('basename', {
+    options: { flags: 'az', values: { s: 'text' }, long: longOptions('--multiple', '--suffix=', '--zero') },
+    operands: 'text',
+  }),
+  gnu('dirname', { options: { flags: 'z', long: longOptions('--zero') }, operands: 'text' }),
+  gnu('realpath', {
+    options: {
+      flags: 'emLPqsz',
+      long: longOptions(
+        ...['--canonicalize-existing', '--canonicalize-missing', '--logical', '--physical', '--quiet', '--strip'],
+        ...['--no-symlinks', '--zero', '--relative-to=@meta', '--relative-base=@meta'],
+      ),
+    },
+    operands: 'metadata',
+  }),
+  gnu('which', { options: { flags: 'a' }, operands: 'text' }),
   ['seq', seqRule],
-  ['numfmt', anyArguments],
-  ['tr', anyArguments],
-  ['df', anyArguments],
+  gnu('numfmt', {
+    options: {
+      flags: 'z',
+      values: { d: 'text' },
+      long: longOptions(
+        ...['--debug', '--delimiter=', '--field=', '--format=', '--from=', '--from-unit=', '--grouping', '--header[=]'],
+        ...['--invalid=', '--padding=', '--round=', '--suffix=', '--to=', '--to-unit=', '--zero-terminated'],
+      ),
+    },
+    operands: 'text',
+  }),
+  gnu('tr', {
+    options: { flags: 'cCdst', long: longOptions('--complement', '--delete', '--squeeze-repeats', '--truncate-set1') },
+    operands: 'text',
+  }),
+  gnu('df', {
+    options: {
+      flags: 'ahHiklPTv',
+      values: { B: 'text', t: 'text', x: 'text' },
+      long: longOptions(
+        ...['--all', '--block-size=', '--human-readable', '--si', '--inodes', '--local', '--no-sync', '--output[=]'],
+        ...['--portability', '--total', '--type=', '--print-type', '--exclude-type='],
+      ),
+    },
+    operands: 'metadata',
+  }),
   ['cd', changeDirectory],
   ['date', dateRule],
-  ['cat', flagRule({ dynamic: 'allow', operands: 'read' })],
-  ['tac', flagRule({ dynamic: 'allow', shortWithValue: 's', longWithValue: ['--separator'], operands: 'read' })],
-  // GNU base64 only prints; BSD base64 (macOS) also has -o/--output and -i/--input <file>.
-  [
-    'base64',
-    flagRule({
-      dynamic: 'refuse',
-      shortWithValue: 'wo',
-      longWithValue: ['--wrap', '--output', '--input'],
-      forbidden: [{ flags: ['-o', '--output'], reason: 'writes to a file' }],
-      readOptions: ['--input'],
-      operands: 'read',
-    }),
-  ],
-  ['head', flagRule({ dynamic: 'allow', shortWithValue: 'nc', longWithValue: ['--lines', '--bytes'], operands: 'read' })],
-  ['wc', flagRule({ dynamic: 'allow', longWithValue: ['--files0-from'], readOptions: ['--files0-from'], operands: 'read' })],
-  ['nl', flagRule({ dynamic: 'allow', shortWithValue: 'bdfhilnsvw', operands: 'read' })],
-  [
-    'cut',
-    flagRule({
-      dynamic: 'allow',
-      shortWithValue: 'bcdf',
-      longWithValue: ['--bytes', '--characters', '--delimiter', '--fields', '--output-delimiter'],
-      operands: 'read',
-    }),
-  ],
-  ['cmp', flagRule({ dynamic: 'allow', shortWithValue: 'in', longWithValue: ['--ignore-initial', '--bytes'], operands: 'read' })],
-  ['comm', flagRule({ dynamic: 'allow', longWithValue: ['--output-delimiter'], operands: 'read' })],
-  [
-    'diff',
-    flagRule({
-      dynamic: 'allow',
-      shortWithValue: 'CUFIxXSLW',
-      longWithValue: [
-        '--label',
-        '--from-file',
-        '--to-file',
-        '--exclude',
-        '--exclude-from',
-        '--ignore-matching-lines',
-        '--show-function-line',
-        '--starting-file',
-        '--width',
-        '--tabsize',
-        '--horizon-lines',
-        '--context',
-        '--unified',
-      ],
-      forbidden: [{ flags: ['--output'], reason: 'writes to a file' }],
-      readOptions: ['-X', '--exclude-from', '--from-file', '--to-file'],
-      operands: 'read',
-    }),
-  ],
-  [
-    'ls',
-    flagRule({
-      dynamic: 'allow',
-      shortWithValue: 'ITw',
-      longWithValue: [
-        '--block-size',
-        '--format',
-        '--hide',
-        '--ignore',
-        '--indicator-style',
-        '--quoting-style',
-        '--sort',
-        '--tabsize',
-        '--time',
-        '--time-style',
-        '--width',
-      ],
-      operands: 'metadata',
-    }),
-  ],
-  ['stat', flagRule({ dynamic: 'allow', shortWithValue: 'c', longWithValue: ['--format', '--printf'], operands: 'metadata' })],
-  [
-    'du',
-    flagRule({
-      dynamic: 'allow',
-      shortWithValue: 'BdtX',
-      longWithValue: ['--block-size', '--max-depth', '--threshold', '--exclude', '--exclude-from', '--files0-from', '--time-style'],
-      readOptions: ['-X', '--exclude-from', '--files0-from'],
-      operands: 'metadata',
-    }),
-  ],
-  [
-    'file',
-    flagRule({
-      dynamic: 'refuse',
-      shortWithValue: 'efmFP',
-      longWithValue: ['--exclude', '--exclude-quiet', '--files-from', '--magic-file', '--separator', '--parameter'],
-      forbidden: [{ flags: ['-C', '--compile'], reason: 'writes a compiled magic file' }],
-      readOptions: ['-f', '--files-from', '-m', '--magic-file'],
-      operands: 'metadata',
-    }),
-  ],
-  // tree reads every letter of a cluster as an option, even after one that takes a value.
-  [
-    'tree',
-    flagRule({
-      dynamic: 'refuse',
-      forbidden: [
-        { flags: ['-o'], reason: 'writes the listing to a file' },
-        { flags: ['-R'], reason: 'writes an index file into every directory (with -H)' },
-        // The operands become files whose lines are printed as the tree: a way to show any file.
-        { flags: ['--fromfile', '--fromtabfile'], reason: 'prints the contents of the files it is given' },
-      ],
-      operands: 'metadata',
-    }),
-  ],
-  [
-    'tail',
-    flagRule({
-      dynamic: 'refuse',
-      shortWithValue: 'ncs',
-      longWithValue: ['--lines', '--bytes', '--pid', '--sleep-interval', '--max-unchanged-stats'],
-      forbidden: [{ flags: ['-f', '-F', '--follow'], reason: 'follows the file and never ends' }],
-      operands: 'read',
-    }),
-  ],
-  [
-    'sort',
-    flagRule({
-      dynamic: 'refuse',
-      shortWithValue: 'kotTS',
-      longWithValue: [
-        '--key',
-        '--output',
-        '--field-separator',
-        '--temporary-directory',
-        '--buffer-size',
-        '--parallel',
-        '--batch-size',
-        '--compress-program',
-        '--random-source',
-        '--files0-from',
-        '--sort',
-      ],
-      forbidden: [
-        { flags: ['-o', '--output'], reason: 'writes the result to a file' },
-        { flags: ['--compress-program'], reason: 'runs a program to compress temporary files' },
-        { flags: ['-T', '--temporary-directory'], reason: 'writes temporary files to a chosen directory' },
-      ],
-      readOptions: ['--random-source', '--files0-from'],
-      operands: 'read',
-    }),
-  ],
-  [
-    'uniq',
-    flagRule({
-      dynamic: 'refuse',
-      shortWithValue: 'fsw',
-      longWithValue: ['--skip-fields', '--skip-chars', '--check-chars'],
-      operands: 'read',
-      maxOperands: { count: 1, reason: 'a second operand is an output file that uniq writes' },
-    }),
-  ],
-  ['grep', flagRule(grepSpec)],
-  ['egrep', flagRule(grepSpec)],
-  ['fgrep', flagRule(grepSpec)],
+  gnu('cat', {
+    options: {
+      everyOptionHarmless: true,
+      flags: 'AbeEnstTuv',
+      long: longOptions(
+        ...['--show-all', '--number-nonblank', '--show-ends', '--number', '--squeeze-blank', '--show-tabs'],
+        '--show-nonprinting',
+      ),
+    },
+    operands: 'read',
+  }),
+  gnu('tac', {
+    options: { everyOptionHarmless: true, flags: 'br', values: { s: 'text' }, long: longOptions('--before', '--regex', '--separator=') },
+    operands: 'read',
+  }),
+  // Only GNU's options: BSD base64 (macOS) reads -i FILE and writes -o FILE.
+  gnu('base64', { options: { flags: 'd', values: { w: 'text' }, long: longOptions('--decode', '--wrap=') }, operands: 'read' }),
+  gnu('head', {
+    options: {
+      everyOptionHarmless: true,
+      flags: 'qvz',
+      values: { c: 'text', n: 'text' },
+      numeric: true,
+      long: longOptions('--bytes=', '--lines=', '--quiet', '--silent', '--verbose', '--zero-terminated'),
+    },
+    operands: 'read',
+  }),
+  ['tail', tailRule],
+  gnu('wc', {
+    options: {
+      everyOptionHarmless: true,
+      flags: 'cmlLw',
+      long: longOptions('--bytes', '--chars', '--lines', '--max-line-length', '--words', '--files0-from=@read', '--total='),
+    },
+    operands: 'read',
+  }),
+  gnu('nl', {
+    options: {
+      everyOptionHarmless: true,
+      flags: 'p',
+      values: { b: 'text', d: 'text', f: 'text', h: 'text', i: 'text', l: 'text', n: 'text', s: 'text', v: 'text', w: 'text' },
+      long: longOptions(
+        ...['--body-numbering=', '--section-delimiter=', '--footer-numbering=', '--header-numbering='],
+        ...['--line-increment=', '--join-blank-lines=', '--number-format=', '--no-renumber', '--number-separator='],
+        ...['--starting-line-number=', '--number-width='],
+      ),
+    },
+    operands: 'read',
+  }),
+  gnu('cut', {
+    options: {
+      everyOptionHarmless: true,
+      flags: 'nsz',
+      values: { b: 'text', c: 'text', d: 'text', f: 'text' },
+      long: longOptions(
+        ...['--bytes=', '--characters=', '--delimiter=', '--fields=', '--complement', '--only-delimited'],
+        ...['--output-delimiter=', '--zero-terminated'],
+      ),
+    },
+    operands: 'read',
+  }),
+  gnu('paste', {
+    options: {
+      everyOptionHarmless: true,
+      flags: 'sz',
+      values: { d: 'text' },
+      long: longOptions('--delimiters=', '--serial', '--zero-terminated'),
+    },
+    operands: 'read',
+  }),
+  gnu('rev', { options: { everyOptionHarmless: true }, operands: 'read' }),
+  gnu('cmp', {
+    options: {
+      everyOptionHarmless: true,
+      flags: 'bls',
+      values: { i: 'text', n: 'text' },
+      long: longOptions('--print-bytes', '--ignore-initial=', '--verbose', '--bytes=', '--quiet', '--silent'),
+    },
+    operands: 'read',
+  }),
+  gnu('comm', {
+    options: {
+      everyOptionHarmless: true,
+      flags: '123z',
+      long: longOptions('--check-order', '--nocheck-order', '--output-delimiter=', '--total', '--zero-terminated'),
+    },
+    operands: 'read',
+  }),
+  // Not -l/--paginate: it runs `pr`.
+  gnu('diff', {
+    options: {
+      flags: 'qscuenytTrNiEZbwBadpH',
+      values: { C: 'text', U: 'text', W: 'text', F: 'text', x: 'text', X: 'read', S: 'text', I: 'text', D: 'text' },
+      long: longOptions(
+        ...['--normal', '--brief', '--report-identical-files', '--context[=]', '--unified[=]', '--ed', '--rcs'],
+        ...['--side-by-side', '--width=', '--left-column', '--suppress-common-lines', '--show-c-function'],
+        ...['--show-function-line=', '--label=', '--expand-tabs', '--initial-tab', '--tabsize=', '--suppress-blank-empty'],
+        ...['--recursive', '--no-dereference', '--new-file', '--unidirectional-new-file', '--ignore-file-name-case'],
+        ...['--no-ignore-file-name-case', '--exclude=', '--exclude-from=@read', '--starting-file=', '--from-file=@read'],
+        ...['--to-file=@read', '--ignore-case', '--ignore-tab-expansion', '--ignore-trailing-space'],
+        ...['--ignore-space-change', '--ignore-all-space', '--ignore-blank-lines', '--ignore-matching-lines=', '--text'],
+        ...['--strip-trailing-cr', '--ifdef=', '--minimal', '--horizon-lines=', '--speed-large-files', '--color[=]'],
+      ),
+    },
+    operands: 'read',
+  }),
+  gnu('ls', {
+    options: {
+      everyOptionHarmless: true,
+      flags: 'aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1',
+      values: { I: 'text', T: 'text', w: 'text' },
+      long: longOptions(
+        ...['--all', '--almost-all', '--author', '--escape', '--block-size=', '--ignore-backups', '--color[=]'],
+        ...['--directory', '--dired', '--classify[=]', '--file-type', '--format=', '--full-time'],
+        ...['--group-directories-first', '--no-group', '--human-readable', '--si', '--dereference-command-line'],
+        ...['--dereference-command-line-symlink-to-dir', '--hide=', '--hyperlink[=]', '--indicator-style=', '--inode'],
+        ...['--ignore=', '--kibibytes', '--dereference', '--literal', '--numeric-uid-gid', '--hide-control-chars'],
+        ...['--show-control-chars', '--quote-name', '--quoting-style=', '--reverse', '--recursive', '--size', '--sort='],
+        ...['--time=', '--time-style=', '--tabsize=', '--width=', '--context', '--zero'],
+      ),
+    },
+    operands: 'metadata',
+  }),
+  gnu('stat', {
+    options: {
+      everyOptionHarmless: true,
+      flags: 'Lft',
+      values: { c: 'text' },
+      long: longOptions('--dereference', '--file-system', '--cached=', '--format=', '--printf=', '--terse'),
+    },
+    operands: 'metadata',
+  }),
+  gnu('du', {
+    options: {
+      everyOptionHarmless: true,
+      flags: '0abcDHhkLlmPSsx',
+      values: { B: 'text', d: 'text', t: 'text', X: 'read' },
+      long: longOptions(
+        ...['--null', '--all', '--apparent-size', '--block-size=', '--bytes', '--total', '--dereference-args'],
+        ...['--max-depth=', '--files0-from=@read', '--human-readable', '--inodes', '--dereference', '--count-links'],
+        ...['--no-dereference', '--separate-dirs', '--si', '--summarize', '--threshold=', '--time[=]', '--time-style='],
+        ...['--exclude-from=@read', '--exclude=', '--one-file-system'],
+      ),
+    },
+    operands: 'metadata',
+  }),
+  // Not -p (it resets access times: a write), -z/-Z (decompressors), -C (writes a magic file).
+  gnu('file', {
+    options: {
+      flags: 'bhiLkNr',
+      long: longOptions(
+        ...['--brief', '--mime', '--mime-type', '--mime-encoding', '--no-dereference', '--dereference'],
+        ...['--keep-going', '--no-pad', '--raw', '--extension', '--apple'],
+      ),
+    },
+    operands: 'metadata',
+  }),
+  // tree reads every letter of a cluster as an option, even after one that takes a value; not -o
+  // (writes the listing), -R/-H (write index files), --fromfile (prints files as the tree).
+  gnu('tree', {
+    options: {
+      flags: 'adlfiqNQpugshDFvtcUrCnJX',
+      values: { L: 'text', P: 'text', I: 'text' },
+      separateValues: true,
+      long: longOptions(
+        ...['--noreport', '--dirsfirst', '--si', '--du', '--prune', '--gitignore', '--matchdirs', '--ignore-case'],
+        ...['--charset=', '--filelimit=', '--timefmt=', '--sort='],
+      ),
+    },
+    operands: 'metadata',
+  }),
+  gnu('sort', {
+    options: {
+      flags: 'bdfgiMhnRrVcCmsuz',
+      values: { k: 'text', t: 'text' },
+      long: longOptions(
+        ...['--ignore-leading-blanks', '--dictionary-order', '--ignore-case', '--general-numeric-sort'],
+        ...['--ignore-nonprinting', '--month-sort', '--human-numeric-sort', '--numeric-sort', '--random-sort'],
+        ...['--random-source=@read', '--reverse', '--sort=', '--version-sort', '--check[=]', '--debug'],
+        ...['--files0-from=@read', '--key=', '--merge', '--stable', '--field-separator=', '--parallel=', '--unique'],
+        '--zero-terminated',
+      ),
+    },
+    operands: 'read',
+  }),
+  gnu('uniq', {
+    options: {
+      flags: 'cdDiuz',
+      values: { f: 'text', s: 'text', w: 'text' },
+      long: longOptions(
+        ...['--count', '--repeated', '--all-repeated[=]', '--skip-fields=', '--group[=]', '--ignore-case'],
+        ...['--skip-chars=', '--unique', '--zero-terminated', '--check-chars='],
+      ),
+    },
+    operands: 'read',
+    maxOperands: { count: 1, reason: 'a second operand is an output file that uniq writes' },
+  }),
+  ['grep', programRule('grep', grepSpec)],
+  ['egrep', programRule('egrep', grepSpec)],
+  ['fgrep', programRule('fgrep', grepSpec)],
   ['rg', rgRule],
   ['find', findRule],
-  ['jq', jqRule],
   ['sed', sedRule],
   ['git', gitRule],
 ]);
@@ -486,15 +472,24 @@ export const COMMAND_RUNNERS: ReadonlyMap<string, string> = new Map([
   ['su', 'runs a command as another user'],
   ['nohup', 'runs a command that outlives the shell'],
   ['setsid', 'runs a command in a new session'],
-  ['time', 'runs another command'],
   ['timeout', 'runs another command'],
   ['nice', 'runs another command'],
   ['stdbuf', 'runs another command'],
   ['watch', 'runs a command repeatedly and never ends'],
   ['command', 'runs another command, bypassing functions'],
   ['builtin', 'runs a shell builtin'],
-  ['coproc', 'runs a command in the background'],
   ['trap', 'runs a command when the shell gets a signal'],
+  ['alias', 'changes what a later command name means'],
+  ['hash', 'changes where a later command is found'],
+  ['enable', 'loads or disables shell builtins'],
+  ['set', 'changes shell options for the rest of the command'],
+  ['shopt', 'changes shell options for the rest of the command'],
+  ['export', 'changes the environment of later commands'],
+  ['declare', 'changes shell state'],
+  ['typeset', 'changes shell state'],
+  ['readonly', 'changes shell state'],
+  ['local', 'changes shell state'],
+  ['unset', 'changes shell state'],
 ]);
 
 export const UNSAFE_PROGRAM_REASONS: ReadonlyMap<string, string> = new Map([
@@ -502,4 +497,7 @@ export const UNSAFE_PROGRAM_REASONS: ReadonlyMap<string, string> = new Map([
   ['gawk', 'awk programs can run commands (system()) and write files'],
   ['mawk', 'awk programs can run commands (system()) and write files'],
   ['nawk', 'awk programs can run commands (system()) and write files'],
+  ['jq', 'a jq program can run forever (`repeat`, `range(infinite)`), so jq is not known safe'],
 ]);
+
+export type { ShellWord };

@@ -17,6 +17,9 @@ export const COMMAND_TOOL_NAMES: ReadonlySet<string> = new Set(['shell']);
 
 type ExecAccess = Extract<ToolAccess, { kind: 'exec' }>;
 
+/** How a known-safe command runs under danger-full-access + untrusted: it needs nothing more. */
+const SANDBOXED_READ_ONLY: ExecutionPolicy = Object.freeze({ mode: 'read-only', sandboxed: true, network: false, secretsApproved: false });
+
 function execution(settings: PermissionSettings, sandboxed: boolean): ExecutionPolicy {
   // Outside the sandbox nothing restricts the network, so say so rather than pretend.
   return { mode: settings.sandbox, sandboxed, network: sandboxed ? settings.network : true, secretsApproved: false };
@@ -118,6 +121,12 @@ function decideExec(access: ExecAccess, input: PermissionInput, settings: Permis
   );
 
   if (settings.sandbox === 'danger-full-access') {
+    // Known safe skips the approval, never the sandbox: where 'untrusted' would otherwise ask, a
+    // known-safe command runs without asking only inside a read-only, offline sandbox (or, with no
+    // sandbox on this machine, only if it is on the short list judged for running without one).
+    if (safe && policy === 'untrusted' && settings.sandboxAvailable) {
+      return decision('allow', 'known-safe', `${why}; runs in a read-only sandbox`, SANDBOXED_READ_ONLY);
+    }
     if (safe) return decision('allow', 'known-safe', why, unsandboxed);
     if (policy === 'untrusted')
       return decision('ask', 'policy-untrusted', `${why}; the 'untrusted' policy asks before it runs.`, unsandboxed);
@@ -125,7 +134,8 @@ function decideExec(access: ExecAccess, input: PermissionInput, settings: Permis
   }
 
   if (!settings.sandboxAvailable) {
-    // The fail-closed floor: with no sandbox, only known-safe commands run without a person.
+    // The fail-closed floor: with no sandbox, only the short list of literal read-only commands
+    // (the classifier's verdict for running outside the sandbox) runs without a person.
     if (safe) return decision('allow', 'known-safe', `${why}; runs unsandboxed because the sandbox is unavailable`, unsandboxed);
     if (policy === 'untrusted') {
       return decision('ask', 'sandbox-unavailable', `${why}; the sandbox is unavailable, so if approved it runs unsandboxed.`, unsandboxed);
@@ -210,7 +220,9 @@ function decideWithoutGrants(input: PermissionInput, settings: PermissionSetting
 export function effectivePermissionInput(input: PermissionInput, settings: PermissionSettings): PermissionInput {
   const { access, commandSafety } = input;
   if (access.kind !== 'exec' || commandSafety?.outsideSandbox === undefined) return input;
-  const unsandboxed = settings.sandbox === 'danger-full-access' || !settings.sandboxAvailable || access.escalate;
+  // danger-full-access + untrusted runs known-safe commands in a sandbox when there is one.
+  const fullAccess = settings.sandbox === 'danger-full-access' && !(settings.approvalPolicy === 'untrusted' && settings.sandboxAvailable);
+  const unsandboxed = fullAccess || !settings.sandboxAvailable || access.escalate;
   return unsandboxed ? { ...input, commandSafety: commandSafety.outsideSandbox } : input;
 }
 

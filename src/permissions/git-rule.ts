@@ -1,25 +1,14 @@
-// git is known safe for a fixed set of read-only subcommands, called by name (an alias could
-// run anything), with no option that runs a program or writes a file. Configuration options
-// (`-c`, `--config-env`) are refused outright: `core.pager`, `diff.external` and friends turn
-// configuration into command execution.
+// git is known safe for a fixed set of read-only subcommands, called by name (an alias could run
+// anything), with options from each subcommand's allowlist: an option not listed (`-c`, `--output`,
+// `--ext-diff`, `--show-signature`, `--no-index`, an abbreviation…) makes the command not known
+// safe. Long options with a value are accepted only as `--name=value`: git reads some of them
+// with an optional value, and taking the next word for a value could leave a path unchecked.
 
-import { optionIs, parseOptions, type OptionSpec } from './parse-options.js';
 import type { CommandRule, RuleContext } from './command-rule.js';
+import { hasOption, longOptions, parseOptions, type OptionTable } from './parse-options.js';
+import { firstProblem } from './program-rule.js';
 import { isSecretPath } from '../workspace/index.js';
-import { mayBeOption, type ShellWord } from './shell-word.js';
-
-const READ_ONLY_SUBCOMMANDS = new Set([
-  'status',
-  'log',
-  'diff',
-  'show',
-  'branch',
-  'rev-parse',
-  'ls-files',
-  'blame',
-  'describe',
-  'shortlog',
-]);
+import type { ShellWord } from './shell-word.js';
 
 /**
  * Even read-only subcommands start programs that repository content names: `core.fsmonitor` on
@@ -31,11 +20,9 @@ export const GIT_RUNS_CONFIGURED_PROGRAMS =
   "git runs programs that the repository's configuration names (core.fsmonitor, filter and diff drivers, textconv); outside the sandbox that needs a person's approval";
 
 /** Global options (before the subcommand) that change nothing but output or path matching. */
-const HARMLESS_GLOBAL_OPTIONS = new Set([
+const GLOBAL_FLAGS = new Set([
   '--no-pager',
   '-P',
-  '-p',
-  '--paginate',
   '--no-replace-objects',
   '--literal-pathspecs',
   '--glob-pathspecs',
@@ -45,31 +32,101 @@ const HARMLESS_GLOBAL_OPTIONS = new Set([
   '--no-advice',
 ]);
 
-const GLOBAL_OPTION_REASONS: readonly { flags: readonly string[]; reason: string }[] = [
-  { flags: ['-c', '--config-env'], reason: 'sets configuration, which can name programs to run (core.pager, diff.external)' },
-  { flags: ['--exec-path'], reason: 'changes where git finds the programs it runs' },
-  { flags: ['--git-dir', '--work-tree'], reason: 'points git at another repository, whose configuration can run programs' },
-];
+/** log, show, diff, shortlog: revision walking and diff output, nothing that runs or writes. */
+const HISTORY: OptionTable = {
+  flags: 'psuzwbRiEFPm',
+  values: { n: 'text' },
+  optionalValues: 'MCUSGl',
+  numeric: true,
+  long: longOptions(
+    ...['--oneline', '--graph', '--all', '--branches[=]', '--tags[=]', '--remotes[=]', '--decorate[=]', '--no-decorate'],
+    ...['--abbrev-commit', '--no-abbrev-commit', '--abbrev[=]', '--no-abbrev', '--pretty[=]', '--format[=]', '--date[=]'],
+    ...['--relative-date', '--stat[=]', '--shortstat', '--numstat', '--dirstat[=]', '--summary', '--name-only'],
+    ...['--name-status', '--raw', '--patch', '--no-patch', '--patch-with-stat', '--follow', '--first-parent', '--merges'],
+    ...['--no-merges', '--min-parents[=]', '--max-parents[=]', '--reverse', '--max-count[=]', '--skip[=]', '--since[=]'],
+    ...['--until[=]', '--after[=]', '--before[=]', '--author[=]', '--committer[=]', '--grep[=]', '--all-match'],
+    ...['--invert-grep', '--regexp-ignore-case', '--extended-regexp', '--fixed-strings', '--perl-regexp', '--topo-order'],
+    ...['--date-order', '--author-date-order', '--left-right', '--cherry-pick', '--cherry-mark', '--cherry', '--boundary'],
+    ...['--full-history', '--simplify-by-decoration', '--simplify-merges', '--ancestry-path', '--no-walk[=]', '--do-walk'],
+    ...['--color[=]', '--no-color', '--word-diff[=]', '--word-diff-regex[=]', '--color-words[=]', '--unified[=]'],
+    ...['--ignore-all-space', '--ignore-space-change', '--ignore-space-at-eol', '--ignore-blank-lines', '--ignore-cr-at-eol'],
+    ...['--find-renames[=]', '--find-copies[=]', '--find-copies-harder', '--no-renames', '--diff-filter[=]', '--no-ext-diff'],
+    ...['--no-textconv', '--full-index', '--binary', '--src-prefix[=]', '--dst-prefix[=]', '--no-prefix', '--relative[=]@meta'],
+    ...['--no-relative', '--minimal', '--patience', '--histogram', '--diff-algorithm[=]', '--pickaxe-all', '--pickaxe-regex'],
+    ...['--use-mailmap', '--no-use-mailmap', '--mailmap', '--no-mailmap', '--no-notes', '--expand-tabs[=]', '--no-expand-tabs'],
+    ...['--log-size', '--source', '--parents', '--children', '--cc', '--diff-merges[=]', '--no-diff-merges'],
+    // diff
+    ...['--cached', '--staged', '--merge-base', '--exit-code', '--quiet', '--check', '--ita-invisible-in-index'],
+    // shortlog
+    ...['--summary', '--numbered', '--email', '--group[=]'],
+  ),
+};
 
-/** Options refused for every subcommand: they write files or run programs. */
-const REFUSED_OPTIONS: readonly { flags: readonly string[]; reason: string }[] = [
-  { flags: ['--output'], reason: 'writes the output to a file' },
-  { flags: ['--ext-diff'], reason: 'runs the external diff program' },
-  { flags: ['--textconv'], reason: 'runs textconv filters' },
-  { flags: ['--exec'], reason: 'runs a command' },
-  { flags: ['--upload-pack', '--receive-pack'], reason: 'runs a program on the remote side' },
-  { flags: ['--open-files-in-pager'], reason: 'runs a pager program' },
-  // Compares any two files on disk, inside the repository or not, so the path checks would not see them.
-  { flags: ['--no-index'], reason: 'reads files outside the repository' },
-];
+const SUBCOMMANDS: Readonly<Record<string, OptionTable>> = {
+  log: HISTORY,
+  show: HISTORY,
+  diff: HISTORY,
+  shortlog: { ...HISTORY, flags: `${HISTORY.flags}nce`, values: {} },
+  status: {
+    flags: 'sbvz',
+    optionalValues: 'u',
+    long: longOptions(
+      ...['--short', '--branch', '--show-stash', '--porcelain[=]', '--long', '--verbose', '--untracked-files[=]'],
+      ...['--ignored[=]', '--ignore-submodules[=]', '--column[=]', '--no-column', '--ahead-behind', '--no-ahead-behind'],
+      ...['--renames', '--no-renames', '--find-renames[=]', '--null'],
+    ),
+  },
+  branch: {
+    flags: 'arlvqi',
+    long: longOptions(
+      ...['--all', '--remotes', '--list', '--verbose', '--quiet', '--show-current', '--contains[=]', '--no-contains[=]'],
+      ...['--merged[=]', '--no-merged[=]', '--points-at[=]', '--sort[=]', '--format[=]', '--color[=]', '--no-color'],
+      ...['--column[=]', '--no-column', '--ignore-case', '--abbrev[=]', '--no-abbrev', '--omit-empty'],
+    ),
+  },
+  'rev-parse': {
+    flags: 'q',
+    long: longOptions(
+      ...['--show-toplevel', '--show-prefix', '--show-cdup', '--git-dir', '--git-common-dir', '--absolute-git-dir'],
+      ...['--is-inside-work-tree', '--is-inside-git-dir', '--is-bare-repository', '--is-shallow-repository'],
+      ...['--show-superproject-working-tree', '--abbrev-ref[=]', '--short[=]', '--verify', '--quiet', '--symbolic'],
+      ...['--symbolic-full-name', '--all', '--branches[=]', '--tags[=]', '--remotes[=]', '--show-object-format[=]'],
+    ),
+  },
+  'ls-files': {
+    flags: 'cdmoiskutvzf',
+    values: { x: 'text', X: 'read' },
+    long: longOptions(
+      ...['--cached', '--deleted', '--modified', '--others', '--ignored', '--stage', '--killed', '--unmerged'],
+      ...['--full-name', '--error-unmatch', '--exclude-standard', '--directory', '--no-empty-directory', '--eol'],
+      ...['--deduplicate', '--sparse', '--abbrev[=]', '--exclude[=]', '--exclude-from[=]@read', '--exclude-per-directory[=]'],
+      '--format[=]',
+    ),
+  },
+  blame: {
+    flags: 'lstfnpecw',
+    values: { L: 'text' },
+    optionalValues: 'MC',
+    long: longOptions(
+      ...['--porcelain', '--line-porcelain', '--incremental', '--root', '--show-stats', '--show-name', '--show-number'],
+      ...['--show-email', '--date[=]', '--abbrev[=]', '--ignore-rev[=]'],
+    ),
+  },
+  describe: {
+    long: longOptions(
+      ...['--tags', '--all', '--always', '--long', '--abbrev[=]', '--dirty[=]', '--broken[=]', '--exact-match'],
+      ...['--first-parent', '--match[=]', '--exclude[=]', '--contains', '--candidates[=]'],
+    ),
+  },
+};
 
 /**
  * A literal secret file named as a path or a `<rev>:<path>` blob (`git show HEAD:.env`,
- * `git log -p -- .env`): its contents come out of the repository even when the sandbox masks
- * the file itself, since `.git` stays readable.
+ * `git log -p -- .env`): its contents come out of the repository even when the sandbox masks the
+ * file itself, since `.git` stays readable.
  */
-function secretOperand(args: readonly ShellWord[]): string | null {
-  for (const word of args) {
+function secretOperand(words: readonly ShellWord[]): string | null {
+  for (const word of words) {
     const colon = word.text.indexOf(':');
     const path = colon === -1 ? word.text : word.text.slice(colon + 1);
     if (isSecretPath(word.text) || isSecretPath(path.replace(/^(\.\/)+/, ''))) {
@@ -79,153 +136,49 @@ function secretOperand(args: readonly ShellWord[]): string | null {
   return null;
 }
 
-/** `git branch` options that only list, and which of them take a value as the next word. */
-const BRANCH_LISTING_FLAGS = new Set([
-  '-a',
-  '--all',
-  '-r',
-  '--remotes',
-  '-l',
-  '--list',
-  '-v',
-  '-vv',
-  '--verbose',
-  '-q',
-  '--quiet',
-  '--show-current',
-  '--contains',
-  '--no-contains',
-  '--merged',
-  '--no-merged',
-  '--points-at',
-  '--sort',
-  '--format',
-  '--color',
-  '--no-color',
-  '--column',
-  '--no-column',
-  '-i',
-  '--ignore-case',
-  '--abbrev',
-  '--no-abbrev',
-  '--omit-empty',
-]);
-const BRANCH_VALUE_FLAGS = ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'];
-
-function checkBranch(args: readonly ShellWord[]): string | null {
-  const parsed = parseOptions(args, { longWithValue: BRANCH_VALUE_FLAGS });
-  let listing = false;
-  const names: ShellWord[] = [];
-  for (const argument of parsed) {
-    if (argument.kind === 'option') {
-      if (!BRANCH_LISTING_FLAGS.has(argument.name)) {
-        return `git branch ${argument.name} is not a listing option (only listing branches is known safe)`;
-      }
-      if (argument.name === '-l' || argument.name === '--list') listing = true;
-    } else if (argument.kind === 'operand') {
-      names.push(argument.word);
-    }
-  }
-  const [name] = names;
-  if (name !== undefined && !listing) return `git branch ${name.text} would create a branch`;
-  return null;
-}
-
-/**
- * Options of the read-only subcommands that take a value as the next word (so the value is not
- * mistaken for a path operand), and those whose value is a file git reads. `-S` is a pickaxe
- * string for log/diff/show but a file of revisions for blame.
- */
-const SUBCOMMAND_OPTIONS: Readonly<Record<string, { spec: OptionSpec; readOptions: readonly string[] }>> = {
-  blame: {
-    spec: { shortWithValue: 'LS', longWithValue: ['--contents', '--ignore-rev', '--ignore-revs-file', '--date', '--abbrev'] },
-    readOptions: ['--contents', '-S', '--ignore-revs-file'],
-  },
-  'ls-files': {
-    spec: { shortWithValue: 'xX', longWithValue: ['--exclude', '--exclude-from', '--exclude-per-directory', '--format', '--with-tree'] },
-    readOptions: ['-X', '--exclude-from'],
-  },
-};
-
-const HISTORY_OPTIONS: { spec: OptionSpec; readOptions: readonly string[] } = {
-  // -O<orderfile> is always attached; its file is read.
-  spec: {
-    shortWithValue: 'nSGLU',
-    shortWithOptionalValue: 'O',
-    longWithValue: [
-      '--author',
-      '--committer',
-      '--grep',
-      '--since',
-      '--until',
-      '--after',
-      '--before',
-      '--max-count',
-      '--skip',
-      '--date',
-      '--unified',
-      '--diff-filter',
-      '--relative',
-      '--find-renames',
-      '--orderfile',
-    ],
-  },
-  readOptions: ['-O', '--orderfile'],
-};
-
-/**
- * Options that write or run programs are refused; files options read, and every operand
- * (revisions and paths are not told apart: a revision like `HEAD~1` resolves inside the root
- * anyway) must stay inside the root and not name a secret file. `git diff` silently becomes
- * `--no-index` when a path lies outside the repository, which is how it could read any file.
- */
-function checkSubcommandArguments(subcommand: string, args: readonly ShellWord[], context: RuleContext): string | null {
-  const options = SUBCOMMAND_OPTIONS[subcommand] ?? HISTORY_OPTIONS;
-  for (const argument of parseOptions(args, options.spec)) {
-    if (argument.kind === 'option') {
-      const refused = REFUSED_OPTIONS.find((entry) => optionIs(argument.name, entry.flags));
-      if (refused !== undefined) return `git ${argument.name} ${refused.reason}`;
-      if (argument.value !== null && optionIs(argument.name, options.readOptions)) {
-        const problem = context.checkRead(argument.value);
-        if (problem !== null) return `git ${subcommand} ${argument.name}: ${problem}`;
-      }
-    } else {
-      const problem = context.checkRead(argument.word);
-      if (problem !== null) return `git ${subcommand}: ${problem}`;
-    }
-  }
-  return null;
+/** `git branch` lists only when given no name, or with a listing option that takes patterns. */
+function branchProblem(parsed: ReturnType<typeof parseOptions>, subcommand: string): string | null {
+  if (subcommand !== 'branch' || !parsed.ok) return null;
+  const listing = hasOption(parsed.parsed, '-l', '--list', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at');
+  const [name] = parsed.parsed.operands;
+  return name !== undefined && !listing ? `git branch ${name.text} would create a branch` : null;
 }
 
 export const gitRule: CommandRule = (args: readonly ShellWord[], context: RuleContext) => {
-  const unknown = args.find((word) => word.kind !== 'static' && mayBeOption(word));
-  if (unknown !== undefined) return `\`${unknown.text}\` is expanded by the shell at run time and could become an option`;
+  if (context.outsideSandbox) return GIT_RUNS_CONFIGURED_PROGRAMS;
   let index = 0;
   while (index < args.length && args[index]!.text.startsWith('-')) {
     const option = args[index]!.text;
-    const name = option.includes('=') ? option.slice(0, option.indexOf('=')) : option;
-    if (name === '-C') {
+    if (option === '-C') {
       const directory = args[index + 1];
       if (directory === undefined) return 'git -C needs a directory';
+      if (directory.kind !== 'static') return `git -C \`${directory.text}\` is a glob`;
       const problem = context.checkMetadata(directory);
       if (problem !== null) return `git -C: ${problem}`;
       index += 2;
       continue;
     }
-    const known = GLOBAL_OPTION_REASONS.find((entry) => optionIs(name, entry.flags));
-    if (known !== undefined) return `git ${name} ${known.reason}`;
-    if (!HARMLESS_GLOBAL_OPTIONS.has(name)) return `git ${option} is not a recognised harmless global option`;
+    if (!GLOBAL_FLAGS.has(option))
+      return `git ${option} is not one of the global options known to be harmless (-c, --git-dir, --exec-path… change what git runs)`;
     index++;
   }
   const subcommand = args[index];
   if (subcommand === undefined) return 'no subcommand given';
-  if (!READ_ONLY_SUBCOMMANDS.has(subcommand.text)) {
-    return `git ${subcommand.text} is not one of the read-only subcommands (${[...READ_ONLY_SUBCOMMANDS].join(', ')})`;
+  const table = subcommand.kind === 'static' ? SUBCOMMANDS[subcommand.text] : undefined;
+  if (table === undefined) {
+    return `git ${subcommand.text} is not one of the read-only subcommands (${Object.keys(SUBCOMMANDS).join(', ')})`;
   }
   const rest = args.slice(index + 1);
-  const problem = checkSubcommandArguments(subcommand.text, rest, context) ?? secretOperand(rest);
-  if (problem !== null) return problem;
-  const branchProblem = subcommand.text === 'branch' ? checkBranch(rest) : null;
-  if (branchProblem === null) context.requireSandbox(GIT_RUNS_CONFIGURED_PROGRAMS);
-  return branchProblem;
+  const parsed = parseOptions(`git ${subcommand.text}`, rest, table);
+  if (!parsed.ok) return parsed.problem;
+  const { options, operands } = parsed.parsed;
+  const checks: (string | null)[] = [];
+  for (const option of options) {
+    if (option.value === null || option.kind === 'text') continue;
+    checks.push(option.kind === 'read' ? context.checkRead(option.value) : context.checkMetadata(option.value));
+  }
+  // Revisions and paths are not told apart: a revision like `HEAD~1` resolves inside the root
+  // anyway, and `git diff <outside> <inside>` would silently become `--no-index`.
+  for (const operand of operands) checks.push(context.checkRead(operand));
+  return firstProblem(checks) ?? secretOperand(operands) ?? branchProblem(parsed, subcommand.text);
 };

@@ -231,9 +231,11 @@ describe('decidePermission: commands', () => {
       'deny sandbox-unavailable unsandboxed',
     ],
   };
-  // danger-full-access: the sandbox and escalation play no part.
+  // danger-full-access: escalation plays no part; the sandbox only where 'untrusted' would ask,
+  // since known safe skips the approval, never the sandbox.
   const danger: Record<string, readonly [string, string, string]> = {
     safe: ['allow known-safe unsandboxed', 'allow known-safe unsandboxed', 'allow known-safe unsandboxed'],
+    'safe-with-sandbox': ['allow known-safe sandboxed', 'allow known-safe unsandboxed', 'allow known-safe unsandboxed'],
     unsafe: ['ask policy-untrusted unsandboxed', 'allow danger-full-access unsandboxed', 'allow danger-full-access unsandboxed'],
     unclassified: ['ask policy-untrusted unsandboxed', 'allow danger-full-access unsandboxed', 'allow danger-full-access unsandboxed'],
   };
@@ -265,13 +267,23 @@ describe('decidePermission: commands', () => {
   }
   for (const available of [true, false]) {
     for (const [kind, expected] of Object.entries(danger)) {
+      if (kind === (available ? 'safe' : 'safe-with-sandbox')) continue;
+      const safetyKind = (kind === 'safe-with-sandbox' ? 'safe' : kind) as keyof typeof safety;
       for (const escalation of ['none', 'justified', 'unjustified'] as const) {
-        it(`danger-full-access, sandbox ${available ? 'available' : 'unavailable'}: ${kind}|${escalation}`, () => {
-          assert.deepEqual(row('danger-full-access', available, kind as keyof typeof safety, escalation), expected);
+        it(`danger-full-access, sandbox ${available ? 'available' : 'unavailable'}: ${safetyKind}|${escalation}`, () => {
+          assert.deepEqual(row('danger-full-access', available, safetyKind, escalation), expected);
         });
       }
     }
   }
+
+  it('runs a known-safe command under danger-full-access + untrusted in a read-only, offline sandbox', () => {
+    const result = decidePermission(
+      { toolName: 'shell', access: exec('ls'), commandSafety: SAFE },
+      settings({ approvalPolicy: 'untrusted', sandbox: 'danger-full-access', sandboxAvailable: true, network: true }),
+    );
+    assert.deepEqual(result.execution, { mode: 'read-only', sandboxed: true, network: false, secretsApproved: false });
+  });
 
   it('runs sandboxed commands in the configured mode and network setting; unsandboxed ones are unrestricted', () => {
     for (const sandbox of ['read-only', 'workspace-write'] as const) {

@@ -153,12 +153,25 @@ describe('a hostile repository', () => {
     });
   });
 
-  test("the model's git status/diff under danger-full-access + untrusted ask first (and nobody approves)", async () => {
+  test("the model's git status/diff under danger-full-access + untrusted run in a read-only sandbox, programs contained", async () => {
     await withTempDir(async (dir) => {
       const { project, markers } = await hostileRepository(dir);
       const { outputs } = await runOneTurn(project, join(dir, 'home'), gitCalls, {
         sandbox: 'danger-full-access',
         approvalPolicy: 'untrusted',
+      });
+      assert.deepEqual(markersIn(markers), []);
+      assert.match(outputs[0]!, /sandbox: read-only \(network off\)/);
+    });
+  });
+
+  test("the model's git status/diff under danger-full-access + untrusted with no sandbox ask first (and nobody approves)", async () => {
+    await withTempDir(async (dir) => {
+      const { project, markers } = await hostileRepository(dir);
+      const { outputs } = await runOneTurn(project, join(dir, 'home'), gitCalls, {
+        sandbox: 'danger-full-access',
+        approvalPolicy: 'untrusted',
+        detectSandbox: UNAVAILABLE,
       });
       assert.deepEqual(markersIn(markers), []);
       for (const output of outputs) assert.match(output, /denied|not approved|approval/i);
@@ -200,8 +213,12 @@ describe('git is known safe only inside the sandbox', () => {
         'ask',
         command,
       );
+      // danger-full-access + untrusted: known safe runs in a read-only sandbox where there is one,
+      // and asks where there is none.
       const full = permissionSettings({ sandbox: 'danger-full-access', approvalPolicy: 'untrusted' });
-      assert.equal(decidePermission(input, full).decision, 'ask', command);
+      assert.deepEqual(decidePermission(input, full).execution.sandboxed, true, command);
+      const fullNoSandbox = permissionSettings({ sandbox: 'danger-full-access', approvalPolicy: 'untrusted', sandboxAvailable: false });
+      assert.equal(decidePermission(input, fullNoSandbox).decision, 'ask', command);
       assert.equal(decidePermission(input, permissionSettings({ sandbox: 'danger-full-access' })).rule, 'danger-full-access', command);
     }
     assert.equal(classifier.classify('ls src', { root }).outsideSandbox, undefined, 'other known-safe commands are unaffected');
@@ -211,7 +228,12 @@ describe('git is known safe only inside the sandbox', () => {
     const classifier = await loadCommandClassifier();
     const root = '/work/project';
     const grants = new SessionGrants();
-    const settings = permissionSettings({ sandbox: 'danger-full-access', approvalPolicy: 'untrusted', sessionGrants: grants });
+    const settings = permissionSettings({
+      sandbox: 'danger-full-access',
+      approvalPolicy: 'untrusted',
+      sandboxAvailable: false,
+      sessionGrants: grants,
+    });
     const input = (command: string) => ({
       toolName: 'shell',
       access: { kind: 'exec' as const, command, workdir: root, escalate: false, justification: null },

@@ -1,0 +1,138 @@
+// Bash as the oracle for "known safe": run commands the way the shell tool runs them (the same
+// `bash -c` wrapper, resource limits included, stdin closed) under strace, in a scratch project,
+// and report for each command every program it started and every write it attempted. The
+// classifier's claim is checked against what bash really did, not against a list of payloads.
+
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { defaultResourceLimits, limitedShellArgs } from '../../src/sandbox/index.js';
+
+export function straceAvailable(): boolean {
+  return spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
+}
+
+export interface OracleReport {
+  /** Basenames of every program a command's processes executed (its own bash excluded). */
+  programs: string[];
+  /** Paths opened for writing, created, removed, renamed or re-permissioned (attempts count). */
+  writes: string[];
+}
+
+const execFileAsync = promisify(execFile);
+const MARKER = 'glassbox-oracle-sample-';
+const WRITE_FLAGS = /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND/;
+const WRITE_CALLS =
+  /^(mkdir|mkdirat|rename|renameat|renameat2|unlink|unlinkat|rmdir|link|linkat|symlink|symlinkat|truncate|chmod|fchmodat|utimensat|chown|fchownat|lchown|creat)\(/;
+
+/**
+ * Runs every command in `commands` (in `cwd`, one after another) under one strace and returns a
+ * report per command. `env` is the whole environment of the commands.
+ */
+export function runUnderBash(commands: readonly string[], cwd: string, env: Record<string, string>, logDir: string): OracleReport[] {
+  const [flag, script] = limitedShellArgs('true', defaultResourceLimits(10_000));
+  // Each command runs as `bash -c <the tool's wrapper> <marker-N> <command>`; the marker, as $0,
+  // names the command's own bash in strace's record of execve.
+  const driver = `i=0; for c in "$@"; do bash ${flag} '${script!.replaceAll("'", "'\\''")}' ${MARKER}$i "$c" </dev/null >/dev/null 2>&1; i=$((i+1)); done`;
+  const log = join(logDir, 'strace.log');
+  const traced =
+    'execve,clone,clone3,fork,vfork,open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir,link,linkat,symlink,symlinkat,truncate,chmod,fchmodat,utimensat,chown,fchownat,lchown';
+  const result = spawnSync(
+    'strace',
+    [
+      '-f',
+      '--seccomp-bpf',
+      '-qq',
+      '-s',
+      '4096',
+      '-e',
+      `trace=${traced}`,
+      '-e',
+      'signal=none',
+      '-o',
+      log,
+      'bash',
+      '-c',
+      driver,
+      'oracle',
+      ...commands,
+    ],
+    {
+      cwd,
+      env,
+      stdio: 'ignore',
+      timeout: 120_000,
+    },
+  );
+  if (result.error !== undefined) throw result.error;
+  if (result.signal !== null) throw new Error(`the oracle run was killed by ${result.signal} (a command did not end?)`);
+  return parseLog(readFileSync(log, 'utf8'), commands.length);
+}
+
+function parseLog(text: string, count: number): OracleReport[] {
+  const reports: OracleReport[] = Array.from({ length: count }, () => ({ programs: [], writes: [] }));
+  const sampleOf = new Map<number, number>();
+  for (const line of text.split('\n')) {
+    const match = /^(\d+)\s+(.*)$/.exec(line);
+    if (match === null) continue;
+    const pid = Number(match[1]);
+    const call = match[2]!;
+    const child =
+      /^(?:clone3?|fork|vfork)\(.*\)\s+=\s+(\d+)$/.exec(call) ?? /^<\.\.\. (?:clone3?|fork|vfork) resumed>.*\)\s+=\s+(\d+)$/.exec(call);
+    if (child !== null) {
+      const sample = sampleOf.get(pid);
+      if (sample !== undefined) sampleOf.set(Number(child[1]), sample);
+      continue;
+    }
+    if (call.startsWith('execve(')) {
+      const marker = new RegExp(`"${MARKER}(\\d+)"`).exec(call);
+      if (marker !== null && /^execve\("[^"]*\/bash"/.test(call)) {
+        sampleOf.set(pid, Number(marker[1]));
+        continue;
+      }
+      const sample = sampleOf.get(pid);
+      const program = /^execve\("([^"]*)"/.exec(call)?.[1];
+      if (sample !== undefined && program !== undefined) {
+        reports[sample]!.programs.push(basename(program));
+      }
+      continue;
+    }
+    const sample = sampleOf.get(pid);
+    if (sample === undefined) continue;
+    const path = /"((?:[^"\\]|\\.)*)"/.exec(call)?.[1] ?? '?';
+    if (/^(open|openat)\(/.test(call)) {
+      // bash opens the terminal read-write when there is one; that is not a write to a file.
+      if (WRITE_FLAGS.test(call) && path !== '/dev/null' && path !== '/dev/tty') reports[sample]!.writes.push(path);
+    } else if (WRITE_CALLS.test(call)) {
+      reports[sample]!.writes.push(`${call.slice(0, call.indexOf('('))} ${path}`);
+    }
+  }
+  return reports;
+}
+
+/**
+ * Which of `commands` ran the payload? Each runs in plain `bash -c` (as a command string would be
+ * run anywhere), with its own marker file name in place of `mark`; a few drivers share the list.
+ */
+export async function commandsRunningPayload(
+  commands: readonly string[],
+  mark: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<boolean[]> {
+  const marked = commands.map((text, index) => text.replaceAll(mark, `${mark}-${index}`));
+  // A generated string can block for ever (`cat >(…)` reads a pipe it holds open itself).
+  const driver = 'for c in "$@"; do timeout -k 1 2 bash -c "$c" </dev/null >/dev/null 2>&1; done';
+  const drivers = 3;
+  await Promise.all(
+    Array.from({ length: drivers }, (_, part) =>
+      execFileAsync('bash', ['-c', driver, 'reach', ...marked.filter((_, index) => index % drivers === part)], {
+        cwd,
+        env,
+        timeout: 120_000,
+      }).catch(() => {}),
+    ),
+  );
+  return commands.map((_, index) => existsSync(join(cwd, `${mark}-${index}`)));
+}
