@@ -18,6 +18,8 @@ export interface OracleReport {
   programs: string[];
   /** Paths opened for writing, created, removed, renamed or re-permissioned (attempts count). */
   writes: string[];
+  /** It had not ended after a few seconds and was killed. */
+  timedOut: boolean;
 }
 
 const execFileAsync = promisify(execFile);
@@ -34,7 +36,11 @@ export function runUnderBash(commands: readonly string[], cwd: string, env: Reco
   const [flag, script] = limitedShellArgs('true', defaultResourceLimits(10_000));
   // Each command runs as `bash -c <the tool's wrapper> <marker-N> <command>`; the marker, as $0,
   // names the command's own bash in strace's record of execve.
-  const driver = `i=0; for c in "$@"; do bash ${flag} '${script!.replaceAll("'", "'\\''")}' ${MARKER}$i "$c" </dev/null >/dev/null 2>&1; i=$((i+1)); done`;
+  // Commands run one after another, each with a few seconds to end; a status file says which
+  // were killed for not ending.
+  const statuses = join(logDir, 'statuses');
+  const wrapper = script!.replaceAll("'", "'\\''");
+  const driver = `i=0; for c in "$@"; do timeout -k 1 5 bash ${flag} '${wrapper}' ${MARKER}$i "$c" </dev/null >/dev/null 2>&1; echo "$i $?" >> '${statuses}'; i=$((i+1)); done`;
   const log = join(logDir, 'strace.log');
   const traced =
     'execve,clone,clone3,fork,vfork,open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir,link,linkat,symlink,symlinkat,truncate,chmod,fchmodat,utimensat,chown,fchownat,lchown';
@@ -71,7 +77,7 @@ export function runUnderBash(commands: readonly string[], cwd: string, env: Reco
 }
 
 function parseLog(text: string, count: number): OracleReport[] {
-  const reports: OracleReport[] = Array.from({ length: count }, () => ({ programs: [], writes: [] }));
+  const reports: OracleReport[] = Array.from({ length: count }, () => ({ programs: [], writes: [], timedOut: false }));
   const sampleOf = new Map<number, number>();
   for (const line of text.split('\n')) {
     const match = /^(\d+)\s+(.*)$/.exec(line);

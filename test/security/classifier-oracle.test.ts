@@ -250,12 +250,12 @@ describe('known safe, with bash as the oracle', { skip: hasStrace ? false : 'str
       );
       const wrong: string[] = [];
       for (const [index, { text, verdict }] of known.entries()) {
-        const { programs, writes } = reports[index]!;
+        const { programs, writes, timedOut } = reports[index]!;
         const unlisted = programs.filter((program) => !verdict.commands.includes(program));
         const written = writes.filter((path) => !(programs.includes('git') && /(^|\/)\.git\//.test(path)));
-        if (unlisted.length > 0 || written.length > 0) {
+        if (unlisted.length > 0 || written.length > 0 || timedOut) {
           wrong.push(
-            `${JSON.stringify(text)}: listed ${JSON.stringify(verdict.commands)}, ran ${JSON.stringify(programs)}, wrote ${JSON.stringify(written)}`,
+            `${JSON.stringify(text)}: listed ${JSON.stringify(verdict.commands)}, ran ${JSON.stringify(programs)}, wrote ${JSON.stringify(written)}${timedOut ? ', and never ended' : ''}`,
           );
         }
       }
