@@ -21,6 +21,7 @@ const cases: BenchCase[] = [
   { name: 'extensions', run: async () => (await import('./cases/extensions.js')).run() },
   { name: 'context', run: async () => (await import('./cases/context-economy.js')).run() },
   { name: 'workbench', run: async () => (await import('./cases/workbench-long-session.js')).run() },
+  { name: 'classifier', run: async () => (await import('./cases/command-classifier.js')).run() },
 ];
 
 const only = (process.env.GLASSBOX_BENCH_ONLY ?? '').split(',').filter(Boolean);

@@ -46,6 +46,18 @@ function commandPrefix(words: readonly ShellWord[]): string {
   return first === undefined ? name!.text : `${name!.text} ${first.text}`;
 }
 
+/** Real locations looked up once per classification (both verdicts ask for the same paths). */
+type RealLocations = Map<string, string>;
+
+function realLocation(cache: RealLocations, path: string): string {
+  let real = cache.get(path);
+  if (real === undefined) {
+    real = realLocationSync(path);
+    cache.set(path, real);
+  }
+  return real;
+}
+
 class CommandJudge implements RuleContext {
   private readonly directories: string[];
 
@@ -53,6 +65,7 @@ class CommandJudge implements RuleContext {
     private readonly root: string,
     cwd: string,
     readonly outsideSandbox: boolean,
+    private readonly real: RealLocations,
   ) {
     this.directories = [cwd];
   }
@@ -93,7 +106,7 @@ class CommandJudge implements RuleContext {
       for (const { path, secret } of paths) {
         const absolute = resolve(directory, path);
         if (!isInside(this.root, absolute)) return `\`${word.text}\` is outside the project root`;
-        const real = word.kind === 'glob' ? realLocationSync(resolve(directory, globBaseDirectory(word.text))) : realLocationSync(absolute);
+        const real = realLocation(this.real, word.kind === 'glob' ? resolve(directory, globBaseDirectory(word.text)) : absolute);
         if (!isInside(this.root, real)) return `\`${word.text}\` leads outside the project root (through a symbolic link)`;
         if (!secret) continue;
         const candidates =
@@ -120,7 +133,7 @@ class CommandJudge implements RuleContext {
     // Where the shell ends up depends on which commands ran, so later paths must be inside the
     // root from every directory the command might be in.
     for (const directory of [...this.directories]) {
-      const target = realLocationSync(resolve(directory, word.text));
+      const target = realLocation(this.real, resolve(directory, word.text));
       if (!this.directories.includes(target)) this.directories.push(target);
     }
     return null;
@@ -144,17 +157,24 @@ function verdict(commands: string[], findings: readonly Finding[]): CommandClass
   };
 }
 
-function findingsFor(commands: readonly LiteralSimpleCommand[], root: string, cwd: string, outsideSandbox: boolean): Finding[] {
-  const judge = new CommandJudge(root, cwd, outsideSandbox);
+function findingsFor(
+  commands: readonly LiteralSimpleCommand[],
+  root: string,
+  cwd: string,
+  outsideSandbox: boolean,
+  real: RealLocations,
+): Finding[] {
+  const judge = new CommandJudge(root, cwd, outsideSandbox, real);
   return commands.flatMap((command) => judge.judge(command) ?? []);
 }
 
 /** The verdict inside the sandbox, with the verdict outside it attached where that differs. */
 export function judgeCommands(commands: readonly LiteralSimpleCommand[], root: string, cwd: string): CommandClassification {
   const names = commands.map((command) => command.words[0]!.value);
-  const realCwd = realLocationSync(cwd);
-  const inSandbox = verdict(names, findingsFor(commands, root, realCwd, false));
+  const real: RealLocations = new Map();
+  const realCwd = realLocation(real, cwd);
+  const inSandbox = verdict(names, findingsFor(commands, root, realCwd, false, real));
   if (!inSandbox.safe) return inSandbox;
-  const outside = verdict(names, findingsFor(commands, root, realCwd, true));
+  const outside = verdict(names, findingsFor(commands, root, realCwd, true, real));
   return outside.safe ? inSandbox : { ...inSandbox, outsideSandbox: outside };
 }

@@ -99,7 +99,10 @@ function mayTurnIntoOption(word: ShellWord): boolean {
 export function parseOptions(program: string, words: readonly ShellWord[], table: OptionTable): OptionParse {
   const options: ParsedOption[] = [];
   const operands: ShellWord[] = [];
-  const long = { ...COMMON_LONG, ...table.long };
+  const longTable = table.long ?? {};
+  // Own properties only: an argument is never looked up on Object.prototype.
+  const longOption = (name: string): LongOption | undefined =>
+    Object.hasOwn(longTable, name) ? longTable[name] : Object.hasOwn(COMMON_LONG, name) ? COMMON_LONG[name] : undefined;
   const flags = table.flags ?? '';
   const values = table.values ?? {};
   const optional = table.optionalValues ?? '';
@@ -127,7 +130,7 @@ export function parseOptions(program: string, words: readonly ShellWord[], table
     if (text.startsWith('--')) {
       const equals = text.indexOf('=');
       const name = equals === -1 ? text : text.slice(0, equals);
-      const spec = long[name];
+      const spec = longOption(name);
       if (spec === undefined) return unknown(name);
       if (equals !== -1) {
         if (spec.value === 'none') return { ok: false, problem: `${program} ${name} takes no value` };
@@ -149,7 +152,7 @@ export function parseOptions(program: string, words: readonly ShellWord[], table
     }
     for (let position = 1; position < text.length; position++) {
       const letter = text[position]!;
-      const kind = values[letter];
+      const kind = Object.hasOwn(values, letter) ? values[letter] : undefined;
       if (kind !== undefined) {
         const rest = text.slice(position + 1);
         if (table.separateValues && (position !== 1 || rest !== '')) {
