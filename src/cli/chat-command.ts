@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { SANDBOX_MODES } from '../workspace/index.js';
 import type { ExecCliOptions } from './exec-command.js';
 import { openModel } from './open-model.js';
+import { sandboxNotice, sandboxState } from './sandbox-notice.js';
 import { APPROVAL_POLICIES, resolveTurnConfig, turnRunnerSettings } from './run-config.js';
 import { envValue } from './cli-env.js';
 import { EXIT } from './usage-error.js';
@@ -36,6 +37,9 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
     },
   });
   const model = await openModel(config, { stderr: collect });
+  const sandbox = await sandboxState(config.sandbox);
+  const notice = sandboxNotice(sandbox);
+  if (notice !== null) notices.push(notice);
   try {
     const [{ runInteractive }, { glassboxVersion }] = await Promise.all([import('../tui/index.js'), import('../runner/index.js')]);
     return await runInteractive({
@@ -44,6 +48,7 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
       approvalPolicies: APPROVAL_POLICIES,
       glassboxVersion: glassboxVersion(),
       notices,
+      sandboxUnavailable: sandbox !== null && !sandbox.available ? sandbox.reason : null,
       prompt: text,
       resume: options.resume ?? null,
       color: envValue('NO_COLOR') === undefined,

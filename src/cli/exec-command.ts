@@ -8,6 +8,7 @@ import { visibleText } from '../terminal-text/index.js';
 import { attachTerminalApprover } from './terminal-approver.js';
 import { ProgressPrinter } from './progress-printer.js';
 import { resolveTurnConfig, turnRunnerSettings } from './run-config.js';
+import { sandboxNotice, sandboxState } from './sandbox-notice.js';
 import { openModel } from './open-model.js';
 import { processOutputGuard } from './output-guard.js';
 import { resolveRoot } from '../workspace/index.js';
@@ -75,6 +76,8 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
 
   const model = await openModel(config, { stderr: process.stderr, intro: options.demoIntro === true });
+  const notice = sandboxNotice(await sandboxState(config.sandbox));
+  if (notice !== null) process.stderr.write(`glassbox: ${notice}\n`);
   const approvals = new ApprovalRegistry();
   const controller = new AbortController();
   let interrupts = 0;

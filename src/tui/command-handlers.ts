@@ -260,7 +260,14 @@ function statusText(context: CommandContext): string {
   const rows: Array<[string, string]> = [
     ['model', `${s.model} (${s.wireApi})`],
     ['project', settings.root],
-    ['sandbox', `${s.sandbox}${settings.network ? ' + network' : ''}`],
+    [
+      'sandbox',
+      `${s.sandbox}${settings.network ? ' + network' : ''}${
+        controller.options.sandboxUnavailable && s.sandbox !== 'danger-full-access'
+          ? ` — UNAVAILABLE here (${controller.options.sandboxUnavailable}); only literal read-only commands run unasked`
+          : ''
+      }`,
+    ],
     ['approvals', s.approvalPolicy],
     ['session', s.sessionId ?? '(new: starts with the next prompt)'],
     ['context', contextText(s.meter, s.limits).replace(/^context /, '')],

@@ -28,6 +28,8 @@ export interface ControllerOptions {
   glassboxVersion: string;
   /** Shown once at the top (e.g. the offline demo notice). */
   notices?: string[];
+  /** Why the OS sandbox cannot run here, for /status; null or absent when it works. */
+  sandboxUnavailable?: string | null;
   /**
    * Wipes the terminal before another session's transcript is shown (/clear, /resume, /fork):
    * what ink printed into the scrollback cannot be taken back any other way.
