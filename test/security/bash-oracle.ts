@@ -29,51 +29,52 @@ const WRITE_CALLS =
   /^(mkdir|mkdirat|rename|renameat|renameat2|unlink|unlinkat|rmdir|link|linkat|symlink|symlinkat|truncate|chmod|fchmodat|utimensat|chown|fchownat|lchown|creat)\(/;
 
 /**
- * Runs every command in `commands` (in `cwd`, one after another) under one strace and returns a
- * report per command. `env` is the whole environment of the commands.
+ * Runs every command in `commands` (in `cwd`) under strace, a few at a time side by side, and
+ * returns a report per command. `env` is the whole environment of the commands.
  */
-export function runUnderBash(commands: readonly string[], cwd: string, env: Record<string, string>, logDir: string): OracleReport[] {
+export async function runUnderBash(
+  commands: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  logDir: string,
+): Promise<OracleReport[]> {
+  const parts = 2;
+  const indexes = commands.map((_, index) => index);
+  const chunks = Array.from({ length: parts }, (_, part) => indexes.filter((index) => index % parts === part));
+  const reports: OracleReport[] = new Array(commands.length);
+  await Promise.all(
+    chunks.map(async (chunk, part) => {
+      const chunkReports = await traceChunk(
+        chunk.map((index) => commands[index]!),
+        cwd,
+        env,
+        join(logDir, `oracle-${part}`),
+      );
+      for (const [position, index] of chunk.entries()) reports[index] = chunkReports[position]!;
+    }),
+  );
+  return reports;
+}
+
+async function traceChunk(commands: readonly string[], cwd: string, env: Record<string, string>, prefix: string): Promise<OracleReport[]> {
   const [flag, script] = limitedShellArgs('true', defaultResourceLimits(10_000));
   // Each command runs as `bash -c <the tool's wrapper> <marker-N> <command>`; the marker, as $0,
-  // names the command's own bash in strace's record of execve.
-  // Commands run one after another, each with a few seconds to end; a status file says which
-  // were killed for not ending.
-  const statuses = join(logDir, 'statuses');
+  // names the command's own bash in strace's record of execve. Commands run one after another,
+  // each with a few seconds to end; a status file says which were killed for not ending.
+  const statuses = `${prefix}.statuses`;
   const wrapper = script!.replaceAll("'", "'\\''");
-  const driver = `i=0; for c in "$@"; do timeout -k 1 5 bash ${flag} '${wrapper}' ${MARKER}$i "$c" </dev/null >/dev/null 2>&1; echo "$i $?" >> '${statuses}'; i=$((i+1)); done`;
-  const log = join(logDir, 'strace.log');
+  const driver = `i=0; for c in "$@"; do timeout -k 1 10 bash ${flag} '${wrapper}' ${MARKER}$i "$c" </dev/null >/dev/null 2>&1; echo "$i $?" >> '${statuses}'; i=$((i+1)); done`;
+  const log = `${prefix}.strace`;
   const traced =
     'execve,clone,clone3,fork,vfork,open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir,link,linkat,symlink,symlinkat,truncate,chmod,fchmodat,utimensat,chown,fchownat,lchown';
-  const result = spawnSync(
-    'strace',
-    [
-      '-f',
-      '--seccomp-bpf',
-      '-qq',
-      '-s',
-      '4096',
-      '-e',
-      `trace=${traced}`,
-      '-e',
-      'signal=none',
-      '-o',
-      log,
-      'bash',
-      '-c',
-      driver,
-      'oracle',
-      ...commands,
-    ],
-    {
-      cwd,
-      env,
-      stdio: 'ignore',
-      timeout: 120_000,
-    },
-  );
-  if (result.error !== undefined) throw result.error;
-  if (result.signal !== null) throw new Error(`the oracle run was killed by ${result.signal} (a command did not end?)`);
-  return parseLog(readFileSync(log, 'utf8'), commands.length);
+  const args = ['-f', '--seccomp-bpf', '-qq', '-s', '4096', '-e', `trace=${traced}`, '-e', 'signal=none', '-o', log];
+  await execFileAsync('strace', [...args, 'bash', '-c', driver, 'oracle', ...commands], { cwd, env, timeout: 280_000 });
+  const reports = parseLog(readFileSync(log, 'utf8'), commands.length);
+  for (const line of readFileSync(statuses, 'utf8').split('\n')) {
+    const [index, status] = line.split(' ').map(Number);
+    if (index !== undefined && (status === 124 || status === 137)) reports[index]!.timedOut = true;
+  }
+  return reports;
 }
 
 function parseLog(text: string, count: number): OracleReport[] {

@@ -242,7 +242,7 @@ describe('known safe, with bash as the oracle', { skip: hasStrace ? false : 'str
       assert.ok(known.length >= 100, `only ${known.length} generated strings were known safe`);
       process.stderr.write(`oracle: ${known.length} of ${samples.length} strings known safe\n`);
       const before = snapshot(root);
-      const reports = runUnderBash(
+      const reports = await runUnderBash(
         known.map(({ text }) => text),
         root,
         env,
