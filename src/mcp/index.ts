@@ -22,8 +22,10 @@ export {
   type McpTransportConfig,
 } from './mcp-config.js';
 export {
+  MAX_MCP_SCHEMA_CHARS,
   MCP_TOOL_PREFIX,
   createMcpTool,
+  mcpSchemaProblem,
   mcpParameters,
   mcpToolName,
   shortDescription,
@@ -33,6 +35,7 @@ export {
 export { formatMcpResult, type McpResultOutput } from './mcp-result.js';
 export {
   EMPTY_MCP_TOOL_SET,
+  MAX_MCP_SCHEMAS_CHARS,
   MAX_MCP_TOOLS,
   startMcpTools,
   type McpServerStatus,
