@@ -241,11 +241,14 @@ describe('MCP servers as tools', { concurrency: true }, () => {
 
   test('the schemas of all offered MCP tools together are capped too', async () => {
     await withMcpWorld([{ text: 'Done.' }], async (world) => {
-      // Each server's `huge` schema fits the per-tool cap; together they pass the total.
-      const server = { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_SCHEMA_CHARS: '25000' }, tools: ['huge'] };
-      await world.writeUserConfig({ mcpServers: Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`s${n}`, server])) });
+      // Each `huge` schema fits the per-tool cap; together the ten pass the total.
+      await world.writeUserConfig({
+        mcpServers: {
+          many: { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_SCHEMA_CHARS: '25000', BROKEN_SCHEMA_TOOLS: '10' } },
+        },
+      });
       const { events } = await world.turn();
-      const offered = sentToolNames(world.provider);
+      const offered = sentToolNames(world.provider).filter((name) => name.startsWith('mcp__many__huge'));
       assert.ok(offered.length >= 1 && offered.length < 10, offered.join(', '));
       assert.ok(world.provider.requests[0]!.rawBody.length < 300 * 1024);
       assert.ok(
@@ -253,6 +256,22 @@ describe('MCP servers as tools', { concurrency: true }, () => {
           (event) =>
             event.type === 'warning' && event.code === 'MCP_SCHEMAS_CAPPED' && /at most 262,144 characters in all/.test(event.message),
         ),
+      );
+    });
+  });
+
+  test('a stdio server answering with one line over 16 MiB is stopped, and the call says why', async () => {
+    await withMcpWorld([{ toolCalls: [call('mcp__flood__flood')] }, { text: 'Coped.' }], async (world) => {
+      await world.writeUserConfig({
+        mcpServers: {
+          flood: { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_FLOOD_BYTES: String(40 * 1024 * 1024) }, trust: true },
+        },
+      });
+      const { result, records } = await world.turn();
+      assert.equal(result.terminal.type, 'run_succeeded');
+      assert.match(
+        outputs(records).get('mcp__flood__flood')!.output,
+        /^Error \[MCP_SERVER_CRASHED\]: MCP server "flood" stopped during the flood call \(the server stopped: .*it sent a message larger than 16 MiB/,
       );
     });
   });
