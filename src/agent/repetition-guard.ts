@@ -1,6 +1,8 @@
 // Models sometimes repeat the same call forever. We count identical (name, canonical args, output)
 // triples: the third time the model is told it is looping, the fifth time the run fails.
 
+import { jsonNestsDeeperThan } from '../model/index.js';
+
 export const REPETITION_WARN_AT = 3;
 export const REPETITION_FAIL_AT = 5;
 
@@ -8,6 +10,8 @@ export type RepetitionVerdict = { kind: 'ok' } | { kind: 'warn'; count: number }
 
 /** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same call. */
 export function canonicalJson(raw: string): string {
+  // Sorting recurses: a text nested deeper than any tool accepts is compared as written.
+  if (jsonNestsDeeperThan(raw)) return raw.trim();
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -2,7 +2,7 @@
 // person when it says `ask`), run the tool, and turn every outcome into exactly one output.
 // Consecutive read-only calls run in parallel; everything else runs in call order.
 
-import { parseToolArguments, type ModelToolCall, type ModelToolDefinition } from '../model/index.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH, parseToolArguments, type ModelToolCall, type ModelToolDefinition } from '../model/index.js';
 import { FatalToolError, ToolError, formatToolError, toolDefinition, type AnyTool, type ToolAccess, type ToolContext } from './tool.js';
 import type { ApprovalBroker, ApprovalResolution, GateRequest, PermissionGate } from './tool-gate.js';
 import type { RunEvent } from './run-events.js';
@@ -163,11 +163,16 @@ export class ToolRuntime {
 
     let raw: unknown;
     try {
+      // The default parser refuses arguments nested deeper than validation can walk; a host's own
+      // parser gets the same guard, since the schema check below recurses either way.
+      if (this.options.parseArguments && jsonNestsDeeperThan(call.arguments)) {
+        throw new Error(`Tool arguments nest arrays or objects more than ${MAX_JSON_DEPTH} levels deep; send a flatter value.`);
+      }
       raw = this.options.parseArguments
         ? this.options.parseArguments(call.arguments, tool)
         : parseToolArguments(call.arguments, toolDefinition(tool).parameters, tool.strict);
     } catch (error) {
-      return fail('INVALID_ARGUMENTS', `Arguments for ${tool.name} are not valid JSON: ${(error as Error).message}`);
+      return fail('INVALID_ARGUMENTS', `Invalid arguments for ${tool.name}: ${(error as Error).message}`);
     }
     const parsed = tool.schema.safeParse(raw);
     if (!parsed.success) {

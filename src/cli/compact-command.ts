@@ -5,6 +5,7 @@
 import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { HistoryCompactedEvent } from '../compaction/index.js';
+import { terminalJson, visibleText } from '../terminal-text/index.js';
 import { addModelOptions } from './model-options.js';
 import type { ModelOptionValues } from './run-config.js';
 import { EXIT } from './usage-error.js';
@@ -66,12 +67,14 @@ export async function compactCommand(reference: string, options: CompactCliOptio
       sessionId,
       instructions: options.instructions,
       onEvent: (runEvent) => {
-        if (runEvent.type === 'warning') err(`glassbox: warning [${runEvent.code}] ${runEvent.message}\n`);
+        // A warning or a provider's error can quote text others chose: shown, never obeyed.
+        if (runEvent.type === 'warning') err(`glassbox: warning [${runEvent.code}] ${visibleText(runEvent.message)}\n`);
         else if (runEvent.type === 'model_retry')
-          err(`glassbox: retrying the summary request (attempt ${runEvent.attempt}): ${runEvent.error.message}\n`);
+          err(`glassbox: retrying the summary request (attempt ${runEvent.attempt}): ${visibleText(runEvent.error.message)}\n`);
       },
     });
-    out(options.json ? `${JSON.stringify(event)}\n` : describeCompaction(sessionId, event));
+    // The summary is the model's text: its control sequences are shown, never obeyed.
+    out(options.json ? `${terminalJson(event)}\n` : visibleText(describeCompaction(sessionId, event)));
     return EXIT.ok;
   } finally {
     await model.close();

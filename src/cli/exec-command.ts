@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApprovalRegistry, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
 import { EXIT } from './usage-error.js';
-import { visibleText } from '../terminal-text/index.js';
+import { terminalJson, visibleText } from '../terminal-text/index.js';
 import { attachTerminalApprover } from './terminal-approver.js';
 import { ProgressPrinter } from './progress-printer.js';
 import { resolveTurnConfig, turnRunnerSettings } from './run-config.js';
@@ -114,7 +114,8 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const printer = new ProgressPrinter();
   const onEvent = (event: RunEvent): void => {
     if (!options.json) printer.handle(event);
-    else if (!outputs.stdoutClosed) process.stdout.write(`${JSON.stringify(event)}\n`);
+    // The same JSON, with the controls JSON leaves raw (C1, bidi) escaped: the reader may be a terminal.
+    else if (!outputs.stdoutClosed) process.stdout.write(`${terminalJson(event)}\n`);
   };
 
   try {

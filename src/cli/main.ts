@@ -3,6 +3,7 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError, Option } from 'commander';
+import { visibleText } from '../terminal-text/index.js';
 import { glassboxVersion } from '../version/index.js';
 import { UsageError, EXIT } from './usage-error.js';
 import { registerSessionCommands } from './sessions-command.js';
@@ -83,7 +84,11 @@ export async function main(argv: string[]): Promise<void> {
   if (outputs.stdoutClosed) process.exitCode = EXIT.brokenPipe;
 }
 
-function reportError(error: unknown): number {
+/**
+ * Prints a command's failure and returns its exit code. The message can carry text others chose
+ * (a provider's error for `compact`, a session file's contents), so it is shown, never obeyed.
+ */
+export function reportError(error: unknown, write: (text: string) => void = (text) => void process.stderr.write(text)): number {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
     return EXIT.usage; // commander already printed the message
@@ -91,8 +96,8 @@ function reportError(error: unknown): number {
   const debug = envValue('GLASSBOX_DEBUG') === '1';
   const exitCode = (error as { exitCode?: unknown })?.exitCode;
   const message = (error as Error)?.message ?? String(error);
-  process.stderr.write(`glassbox: ${message}\n`);
-  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  write(`glassbox: ${visibleText(message)}\n`);
+  if (debug && error instanceof Error && error.stack) write(`${visibleText(error.stack)}\n`);
   if (error instanceof UsageError || exitCode === 2) return EXIT.usage;
   return typeof exitCode === 'number' ? exitCode : EXIT.failed;
 }

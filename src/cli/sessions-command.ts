@@ -1,8 +1,11 @@
 // `glassbox sessions`, `glassbox sessions show` and `glassbox fork`: looking at and branching the
-// session files. Read-only except for fork, which only creates a new session.
+// session files. Read-only except for fork, which only creates a new session. A session holds text
+// others chose (the model's answers, tool output, a pasted prompt, a repository's path), so every
+// line printed goes through terminal-text/: control sequences are shown, never obeyed.
 
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { escapeControls, terminalJson } from '../terminal-text/index.js';
 // Types only at the top: the store (zod schemas, the model layer) loads when a command runs, so
 // `glassbox --help` stays cheap.
 import type { AuditEvent, JsonlSessionStore, ResponseItemRecord, SessionRecord, SessionSummary } from '../sessions/index.js';
@@ -20,6 +23,11 @@ export interface SessionCommandDeps {
 interface Output {
   out: (text: string) => void;
   err: (text: string) => void;
+}
+
+/** One line of a session's text for the terminal: every control character shown, none obeyed. */
+function line(text: string): string {
+  return `${escapeControls(text)}\n`;
 }
 
 const DEFAULT_LIST_LIMIT = 20;
@@ -71,14 +79,16 @@ function clipStart(text: string, max: number): string {
   return chars.length <= max ? text : `…${chars.slice(chars.length - max + 1).join('')}`;
 }
 
-function formatTable(headers: string[], rows: string[][]): string {
+function formatTable(headers: string[], rawRows: string[][]): string {
+  // Escaped before measuring: the escapes are what the terminal shows.
+  const rows = rawRows.map((row) => row.map(escapeControls));
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => Array.from(row[column]!).length)));
-  const line = (cells: string[]) =>
+  const tableLine = (cells: string[]) =>
     cells
       .map((cell, column) => (column === cells.length - 1 ? cell : cell + ' '.repeat(widths[column]! - Array.from(cell).length)))
       .join('  ')
       .trimEnd();
-  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
+  return `${[tableLine(headers), ...rows.map(tableLine)].join('\n')}\n`;
 }
 
 function summaryRow(summary: SessionSummary): string[] {
@@ -176,14 +186,14 @@ async function listSessions(
   const store = await storeFor(deps, options.home);
   const list = await store.list({ limit: options.limit ?? DEFAULT_LIST_LIMIT, query: options.query });
   for (const problem of list.problems) {
-    io.err(problem.sessionId === null ? `warning: ${problem.message}\n` : `warning: session ${problem.sessionId}: ${problem.message}\n`);
+    io.err(line(problem.sessionId === null ? `warning: ${problem.message}` : `warning: session ${problem.sessionId}: ${problem.message}`));
   }
   if (options.json) {
-    io.out(`${JSON.stringify(list.sessions, null, 2)}\n`);
+    io.out(`${terminalJson(list.sessions, 2)}\n`);
     return;
   }
   if (list.sessions.length === 0) {
-    io.out(options.query ? `No sessions match "${options.query}" in ${store.location}.\n` : `No sessions yet in ${store.location}.\n`);
+    io.out(line(options.query ? `No sessions match "${options.query}" in ${store.location}.` : `No sessions yet in ${store.location}.`));
     return;
   }
   io.out(formatTable(['ID', 'CREATED', 'UPDATED', 'TURNS', 'TOKENS', 'MODEL', 'CWD', 'TITLE'], list.sessions.map(summaryRow)));
@@ -196,7 +206,9 @@ async function showSession(deps: SessionCommandDeps, io: Output, reference: stri
   // Stream: a long session is printed without holding all of its records.
   let pending: string[] = [];
   const scan = await store.scan(sessionId, (record) => {
-    pending.push(json ? `${JSON.stringify(record)}\n` : `${formatTime(record.ts)}  ${record.type.padEnd(14)}  ${describeRecord(record)}\n`);
+    pending.push(
+      json ? `${terminalJson(record)}\n` : line(`${formatTime(record.ts)}  ${record.type.padEnd(14)}  ${describeRecord(record)}`),
+    );
     if (pending.length >= 500) {
       io.out(pending.join(''));
       pending = [];
@@ -204,9 +216,9 @@ async function showSession(deps: SessionCommandDeps, io: Output, reference: stri
   });
   if (pending.length > 0) io.out(pending.join(''));
   const path = store.sessionPath(sessionId);
-  for (const problem of scan.problems) io.err(`${path}:${problem.line}: ${problem.message}\n`);
+  for (const problem of scan.problems) io.err(line(`${path}:${problem.line}: ${problem.message}`));
   if (scan.tornTail !== null) {
-    io.err(`${path}:${scan.tornTail.line}: unfinished last line (${scan.tornTail.bytes} bytes) ignored; the next resume removes it\n`);
+    io.err(line(`${path}:${scan.tornTail.line}: unfinished last line (${scan.tornTail.bytes} bytes) ignored; the next resume removes it`));
   }
 }
 

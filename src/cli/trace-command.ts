@@ -4,10 +4,11 @@
 
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { visibleText } from '../terminal-text/index.js';
 import { resolveHome } from './glassbox-home.js';
 import { UsageError } from './usage-error.js';
 
-interface TraceOptions {
+export interface TraceOptions {
   home?: string;
   otlpEndpoint?: string;
   traceContent?: boolean;
@@ -33,7 +34,22 @@ export function registerTraceCommand(program: Command, version: string): void {
     });
 }
 
-async function traceCommand(reference: string, options: TraceOptions, version: string): Promise<number> {
+export interface TraceCommandOutput {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const PROCESS_OUTPUT: TraceCommandOutput = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
+export async function traceCommand(
+  reference: string,
+  options: TraceOptions,
+  version: string,
+  io: TraceCommandOutput = PROCESS_OUTPUT,
+): Promise<number> {
   const { resolveTelemetrySettings, exportSessionTrace } = await import('../telemetry/index.js');
   const settings = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
   if (settings === null) throw new UsageError('no trace endpoint: pass --otlp-endpoint or set OTEL_EXPORTER_OTLP_ENDPOINT');
@@ -43,19 +59,16 @@ async function traceCommand(reference: string, options: TraceOptions, version: s
   const { records } = await store.read(sessionId);
   const { turns, report } = await exportSessionTrace(records, settings, version, { turn: options.turn });
   if (turns === 0) {
-    process.stderr.write(
-      `glassbox: session ${sessionId} has no ${options.turn === undefined ? 'turns' : `turn ${options.turn}`} to export\n`,
-    );
+    io.stderr(`glassbox: session ${sessionId} has no ${options.turn === undefined ? 'turns' : `turn ${options.turn}`} to export\n`);
     return 1;
   }
   if (report.failed > 0 || report.exported === 0) {
-    process.stderr.write(
-      `glassbox: the export to ${settings.endpoint} failed: ${report.error ?? 'the collector did not answer in time'}\n`,
+    // The exporter's error carries the collector's words (its HTTP reason phrase): shown, never obeyed.
+    io.stderr(
+      visibleText(`glassbox: the export to ${settings.endpoint} failed: ${report.error ?? 'the collector did not answer in time'}\n`),
     );
     return 1;
   }
-  process.stdout.write(
-    `Exported ${report.exported} spans of ${turns} turn${turns > 1 ? 's' : ''} of session ${sessionId} to ${settings.endpoint}\n`,
-  );
+  io.stdout(`Exported ${report.exported} spans of ${turns} turn${turns > 1 ? 's' : ''} of session ${sessionId} to ${settings.endpoint}\n`);
   return 0;
 }

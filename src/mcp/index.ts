@@ -5,6 +5,7 @@ export {
   DEFAULT_STARTUP_TIMEOUT_MS,
   DEFAULT_STOP_GRACE_MS,
   DEFAULT_TOOL_TIMEOUT_MS,
+  MAX_MCP_RESPONSE_BYTES,
   McpConfigError,
   PROJECT_ROOT_VARIABLE,
   describeTransport,
@@ -22,8 +23,10 @@ export {
   type McpTransportConfig,
 } from './mcp-config.js';
 export {
+  MAX_MCP_SCHEMA_CHARS,
   MCP_TOOL_PREFIX,
   createMcpTool,
+  mcpSchemaProblem,
   mcpParameters,
   mcpToolName,
   shortDescription,
@@ -33,6 +36,7 @@ export {
 export { formatMcpResult, type McpResultOutput } from './mcp-result.js';
 export {
   EMPTY_MCP_TOOL_SET,
+  MAX_MCP_SCHEMAS_CHARS,
   MAX_MCP_TOOLS,
   startMcpTools,
   type McpServerStatus,

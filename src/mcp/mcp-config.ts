@@ -61,6 +61,12 @@ export interface McpConfig {
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+/**
+ * The largest message a remote (Streamable HTTP) server may send: one SSE event, or one JSON
+ * body, counted while it streams. Results are cut to 30,000 characters for the model anyway;
+ * this leaves room for images and resources.
+ */
+export const MAX_MCP_RESPONSE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_STOP_GRACE_MS = 1_000;
 
 // Names become part of `mcp__<server>__<tool>`, which providers restrict to [A-Za-z0-9_-].

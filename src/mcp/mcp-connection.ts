@@ -1,14 +1,17 @@
 // One MCP server for the length of a run, on the official SDK client: connect (stdio or
 // Streamable HTTP) with a start-up deadline, list its tools, call them with a per-call deadline and
 // the run's abort signal, and close. Every failure becomes a `ToolError` the model can read; a
-// server that crashed stays down for the rest of the run and says why on every later call.
+// server that crashed stays down for the rest of the run and says why on every later call. A
+// remote server's answers are byte-bounded while they stream (model/'s bounded fetch): the SDK
+// would otherwise hold a 200 MB answer whole, several times over, before anything could look at it.
 // Loaded only when a run has MCP servers configured: the SDK is not part of start-up.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../agent/index.js';
-import { PROJECT_ROOT_VARIABLE, expandVariables, type McpServerConfig } from './mcp-config.js';
+import { boundedFetch } from '../model/index.js';
+import { MAX_MCP_RESPONSE_BYTES, PROJECT_ROOT_VARIABLE, expandVariables, type McpServerConfig } from './mcp-config.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 
 export type { McpToolInfo };
@@ -25,6 +28,12 @@ export class McpConnection {
   private client: Client | null = null;
   private stdio: GroupStdioTransport | null = null;
   private http: StreamableHTTPClientTransport | null = null;
+  /**
+   * One per request in flight. An oversized answer cannot be tied to its request (the SDK picks
+   * the ids), so it fails every request then waiting; the SDK would otherwise wait for an answer
+   * that will never come until the call's timeout.
+   */
+  private readonly inflight = new Set<AbortController>();
 
   constructor(
     readonly config: McpServerConfig,
@@ -36,6 +45,7 @@ export class McpConnection {
     const { config } = this;
     const client = new Client({ name: 'glassbox', version: this.version }, { capabilities: {} });
     this.client = client;
+    const guard = this.guard(signal);
     try {
       const transport = this.createTransport();
       client.onclose = () => {
@@ -45,7 +55,7 @@ export class McpConnection {
       };
       // Logged by the transport only; calls see the failure through their own rejections.
       client.onerror = () => {};
-      const options = { timeout: config.startupTimeoutMs, signal };
+      const options = { timeout: config.startupTimeoutMs, signal: guard.signal };
       await client.connect(transport, options);
       const tools: McpToolInfo[] = [];
       let cursor: string | undefined;
@@ -58,9 +68,33 @@ export class McpConnection {
       this.tools = tools;
       if (this.state === 'starting') this.state = 'ready';
     } catch (error) {
-      this.fail(`could not start: ${this.describe(error, config.startupTimeoutMs)}`);
+      const tooLarge = guard.tooLarge();
+      this.fail(`could not start: ${tooLarge ? tooLarge.message : this.describe(error, config.startupTimeoutMs)}`);
       await this.closeTransport();
+    } finally {
+      guard.done();
     }
+  }
+
+  /** A request's signal: the caller's, aborted also when an oversized answer arrives. */
+  private guard(signal: AbortSignal | undefined): { signal: AbortSignal; tooLarge(): ToolError | null; done(): void } {
+    const controller = new AbortController();
+    this.inflight.add(controller);
+    return {
+      signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal,
+      tooLarge: () => (controller.signal.aborted && controller.signal.reason instanceof ToolError ? controller.signal.reason : null),
+      done: () => this.inflight.delete(controller),
+    };
+  }
+
+  private responseTooLarge(): ToolError {
+    const mib = Math.round(MAX_MCP_RESPONSE_BYTES / (1024 * 1024));
+    const error = new ToolError(
+      'MCP_RESPONSE_TOO_LARGE',
+      `MCP server "${this.config.name}" sent an answer larger than ${mib} MiB; it was not read further. Ask it for less (a narrower query, a page, a range).`,
+    );
+    for (const controller of this.inflight) controller.abort(error);
+    return error;
   }
 
   private createTransport(): GroupStdioTransport | StreamableHTTPClientTransport {
@@ -79,7 +113,10 @@ export class McpConnection {
     for (const [key, value] of Object.entries(transport.headers))
       headers[key] = expandVariables(value, variables, `mcpServers.${name}.headers.${key}`);
     const url = new URL(expandVariables(transport.url, variables, `mcpServers.${name}.url`));
-    this.http = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+    this.http = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers },
+      fetch: boundedFetch(MAX_MCP_RESPONSE_BYTES, () => this.responseTooLarge()),
+    });
     return this.http;
   }
 
@@ -95,11 +132,15 @@ export class McpConnection {
     if (this.state !== 'ready' || !this.client) {
       throw new ToolError('MCP_SERVER_UNAVAILABLE', `MCP server "${server}" is not available: ${this.failure ?? this.state}.`);
     }
+    const guard = this.guard(signal);
     try {
-      const result = await this.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: this.config.toolTimeoutMs });
+      const options = { signal: guard.signal, timeout: this.config.toolTimeoutMs };
+      const result = await this.client.callTool({ name: tool, arguments: args }, undefined, options);
       return result as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw error;
+      const tooLarge = guard.tooLarge();
+      if (tooLarge) throw tooLarge;
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         const seconds = Math.round(this.config.toolTimeoutMs / 1000);
         const noise = this.stdio?.describeFailure();
@@ -120,6 +161,8 @@ export class McpConnection {
         'MCP_BAD_RESULT',
         `MCP server "${server}" answered the ${tool} call with something that is not a valid tool result: ${describeInvalid(error)}`,
       );
+    } finally {
+      guard.done();
     }
   }
 

@@ -6,10 +6,12 @@
 import type { AnyTool } from '../agent/index.js';
 import { type McpConfig, type McpConfigWarning, type McpServerConfig, describeTransport } from './mcp-config.js';
 import type { McpServerState } from './mcp-connection.js';
-import { createMcpTool, mcpToolName, type McpToolDescription } from './mcp-tool.js';
+import { createMcpTool, MAX_MCP_SCHEMA_CHARS, mcpSchemaProblem, mcpToolName, type McpToolDescription } from './mcp-tool.js';
 
 /** MCP tools offered to the model at most, over all servers: each is sent with every request. */
 export const MAX_MCP_TOOLS = 50;
+/** All offered MCP tools' input schemas together, in JSON characters: also sent with every request. */
+export const MAX_MCP_SCHEMAS_CHARS = 256 * 1024;
 
 export interface McpToolStatus {
   name: string;
@@ -17,7 +19,7 @@ export interface McpToolStatus {
   exposedAs: string;
   readOnly: boolean;
   trusted: boolean;
-  /** False when left out by the server's `tools` allowlist or the cap. */
+  /** False when left out by the server's `tools` allowlist, the caps or its schema. */
   offered: boolean;
 }
 
@@ -45,6 +47,9 @@ export interface StartMcpOptions {
   version: string;
   signal?: AbortSignal;
   maxTools?: number;
+  /** Per tool and over all tools: the input schemas' JSON characters (defaults above). */
+  maxSchemaChars?: number;
+  maxSchemasChars?: number;
 }
 
 export const EMPTY_MCP_TOOL_SET: McpToolSet = { tools: [], warnings: [], servers: [], close: async () => {} };
@@ -64,8 +69,12 @@ export async function startMcpTools(config: McpConfig, options: StartMcpOptions)
   const tools: AnyTool[] = [];
   const taken = new Set<string>();
   const cap = options.maxTools ?? MAX_MCP_TOOLS;
+  const schemaCap = options.maxSchemaChars ?? MAX_MCP_SCHEMA_CHARS;
+  const schemasCap = options.maxSchemasChars ?? MAX_MCP_SCHEMAS_CHARS;
   const statuses: McpServerStatus[] = [];
   let capped = 0;
+  let schemaChars = 0;
+  const overBudget: string[] = [];
   for (const connection of connections) {
     const server = connection.config;
     if (connection.state !== 'ready') {
@@ -98,9 +107,24 @@ export async function startMcpTools(config: McpConfig, options: StartMcpOptions)
       const exposedAs = mcpToolName(server.name, info.name);
       const readOnly = description.annotations?.readOnlyHint === true;
       let offered = (allow === null || allow.has(info.name)) && !taken.has(exposedAs);
-      if (offered && tools.length >= cap) {
-        offered = false;
-        capped += 1;
+      if (offered) {
+        // Measured before the adapter walks the schema: it recurses, and a deep one would throw.
+        const schema = mcpSchemaProblem(description.inputSchema, schemaCap);
+        if (schema.problem !== null) {
+          offered = false;
+          warnings.push({
+            code: 'MCP_SCHEMA_TOO_LARGE',
+            message: `MCP tool "${info.name}" of server "${server.name}" is not offered: ${schema.problem}; it would be sent with every request.`,
+          });
+        } else if (schemaChars + schema.chars > schemasCap) {
+          offered = false;
+          overBudget.push(exposedAs);
+        } else if (tools.length >= cap) {
+          offered = false;
+          capped += 1;
+        } else {
+          schemaChars += schema.chars;
+        }
       }
       if (offered) {
         taken.add(exposedAs);
@@ -129,6 +153,12 @@ export async function startMcpTools(config: McpConfig, options: StartMcpOptions)
     warnings.push({
       code: 'MCP_TOOLS_CAPPED',
       message: `${capped} MCP tool${capped > 1 ? 's were' : ' was'} left out: at most ${cap} are offered to the model. List the ones you need in mcpServers.<name>.tools.`,
+    });
+  }
+  if (overBudget.length > 0) {
+    warnings.push({
+      code: 'MCP_SCHEMAS_CAPPED',
+      message: `${overBudget.length} MCP tool${overBudget.length > 1 ? 's were' : ' was'} left out (${overBudget.slice(0, 5).join(', ')}${overBudget.length > 5 ? ', …' : ''}): the offered tools' input schemas may take at most ${schemasCap.toLocaleString('en-US')} characters in all. List the ones you need in mcpServers.<name>.tools.`,
     });
   }
   statuses.push(...disabled.map((server) => disabledStatus(server)));

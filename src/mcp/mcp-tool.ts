@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AnyTool, ToolAccess } from '../agent/index.js';
-import { toStrictJsonSchema, type JsonSchema } from '../model/index.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH, toStrictJsonSchema, type JsonSchema } from '../model/index.js';
 import { formatMcpResult } from './mcp-result.js';
 
 /** What the adapter needs of a server: its name and a way to call a tool. */
@@ -69,6 +69,35 @@ function hasOpenObject(node: unknown): boolean {
   if (isObjectType && (!isObject(node.properties) || Object.keys(node.properties).length === 0)) return true;
   if (node.additionalProperties === true || isObject(node.additionalProperties)) return true;
   return Object.values(node).some(hasOpenObject);
+}
+
+/**
+ * The most JSON characters one MCP tool's input schema may take. Every request carries every
+ * offered tool's schema, so one server's 6 MB schema would be sent (and paid for) each round;
+ * real tools' schemas are a few KiB.
+ */
+export const MAX_MCP_SCHEMA_CHARS = 32 * 1024;
+
+/**
+ * Why a tool's input schema cannot be offered, or null when it can: larger than `maxChars` as
+ * JSON, nested deeper than the schema adapters (which recurse) can walk, or not serialisable.
+ * Returns the size too, for the run's total.
+ */
+export function mcpSchemaProblem(inputSchema: unknown, maxChars = MAX_MCP_SCHEMA_CHARS): { chars: number; problem: string | null } {
+  let text: string;
+  try {
+    text = JSON.stringify(inputSchema ?? {});
+  } catch (error) {
+    return { chars: 0, problem: `its input schema cannot be read (${(error as Error).message})` };
+  }
+  if (text.length > maxChars) {
+    return {
+      chars: text.length,
+      problem: `its input schema is ${text.length.toLocaleString('en-US')} characters (at most ${maxChars.toLocaleString('en-US')})`,
+    };
+  }
+  if (jsonNestsDeeperThan(text)) return { chars: text.length, problem: `its input schema nests more than ${MAX_JSON_DEPTH} levels deep` };
+  return { chars: text.length, problem: null };
 }
 
 /** The schema to send, and whether strict mode can take it unchanged in meaning. */

@@ -3,12 +3,15 @@
 // reaches Glassbox alone (a cancelled run still closes its servers in order), and a Glassbox that
 // exits without closing kills the group on the way out. The environment is the allowlisted one
 // commands get (no API keys) plus the server's own `env`. stderr is kept (the tail) for messages.
+// Lines are collected in linear time and capped (MAX_MCP_RESPONSE_BYTES): the SDK's own buffer
+// re-copies everything received with every chunk, so a 6 MB tools/list took seconds of CPU.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { buildChildEnvironment, isProcessGroupAlive } from '../sandbox/index.js';
+import { MAX_MCP_RESPONSE_BYTES } from './mcp-config.js';
 
 export interface StdioServerSpec {
   command: string;
@@ -21,6 +24,45 @@ export interface StdioServerSpec {
 }
 
 const STDERR_TAIL_CHARS = 2_000;
+const NEWLINE = 0x0a;
+
+/** Newline-delimited lines from chunks, each byte copied once; a line over `maxBytes` throws. */
+class LineReader {
+  private parts: Buffer[] = [];
+  private size = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** The lines `chunk` completes, without their line ends. */
+  push(chunk: Buffer): string[] {
+    const lines: string[] = [];
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      this.add(chunk.subarray(start, end));
+      const line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
+      lines.push(line.toString('utf8').replace(/\r$/, ''));
+      this.parts = [];
+      this.size = 0;
+      start = end + 1;
+    }
+    if (start < chunk.length) this.add(chunk.subarray(start));
+    return lines;
+  }
+
+  private add(piece: Buffer): void {
+    this.size += piece.length;
+    if (this.size > this.maxBytes) {
+      this.clear();
+      throw new Error(`it sent a message larger than ${Math.round(this.maxBytes / (1024 * 1024))} MiB`);
+    }
+    if (piece.length > 0) this.parts.push(piece);
+  }
+
+  clear(): void {
+    this.parts = [];
+    this.size = 0;
+  }
+}
 
 /** Groups still running, killed if Glassbox exits without closing them (second Ctrl-C, a crash). */
 const liveGroups = new Set<number>();
@@ -57,11 +99,13 @@ export class GroupStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
 
   private child: ChildProcess | null = null;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer = new LineReader(MAX_MCP_RESPONSE_BYTES);
   private stderr = '';
   private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   /** The first line the server wrote that was not a JSON-RPC message, for error messages. */
   private badLine: string | null = null;
+  /** Why reading stopped (an oversized message), for error messages. */
+  private overflow: string | null = null;
 
   constructor(private readonly spec: StdioServerSpec) {}
 
@@ -73,6 +117,7 @@ export class GroupStdioTransport implements Transport {
   describeFailure(): string {
     const parts: string[] = [];
     if (this.exit) parts.push(this.exit.signal ? `it was killed by ${this.exit.signal}` : `it exited with code ${this.exit.code}`);
+    if (this.overflow) parts.push(this.overflow);
     if (this.badLine) parts.push(`it wrote output that is not JSON-RPC (${this.badLine.slice(0, 200)})`);
     const tail = this.stderr.trim();
     if (tail) parts.push(`stderr: ${tail.slice(-500)}`);
@@ -115,24 +160,28 @@ export class GroupStdioTransport implements Transport {
   }
 
   private receive(chunk: Buffer): void {
+    if (this.overflow) return;
+    let lines: string[];
     try {
-      this.buffer.append(chunk);
+      lines = this.buffer.push(chunk);
     } catch (error) {
+      // No way to find the next message's start for sure: the server is stopped, and its calls
+      // fail saying why.
+      this.overflow = (error as Error).message;
       this.onerror?.(error as Error);
       void this.close();
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
+    for (const line of lines) {
+      let message: JSONRPCMessage;
       try {
-        message = this.buffer.readMessage();
+        message = deserializeMessage(line);
       } catch (error) {
-        // The line is consumed; a server that logs to stdout is broken, but later lines may be fine.
+        // A server that logs to stdout is broken, but later lines may be fine.
         this.badLine ??= (error as Error).message;
         this.onerror?.(error as Error);
         continue;
       }
-      if (message === null) return;
       this.onmessage?.(message);
     }
   }

@@ -2,9 +2,8 @@
 // SDK hold. The SDK reads a whole SSE event (or a whole non-streamed body) before we see any of it,
 // and re-copies an event's buffer each time another piece of it arrives, so one enormous event
 // would cost unbounded memory and quadratic time before the size limits of response-limits.ts got
-// a look. Counting bytes on the way in stops such a body at the bound instead.
-
-import type { ModelError } from './model-error.js';
+// a look. Counting bytes on the way in stops such a body at the bound instead. The MCP client's
+// Streamable HTTP transport has the same shape of problem and uses it too.
 
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -65,7 +64,7 @@ class EventBytes {
  * body as soon as it does in total. The error comes from `tooLarge` and reaches the caller as it
  * is; erroring the body also cancels it, which closes the connection.
  */
-export function boundedFetch(maxBytes: number, tooLarge: (unit: 'event' | 'body') => ModelError, inner: Fetch = globalThis.fetch): Fetch {
+export function boundedFetch(maxBytes: number, tooLarge: (unit: 'event' | 'body') => Error, inner: Fetch = globalThis.fetch): Fetch {
   return async (input, init) => {
     const response = await inner(input, init);
     if (response.body === null || BODILESS_STATUSES.has(response.status)) return response;

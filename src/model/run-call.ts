@@ -38,6 +38,22 @@ export interface StreamMapper<Chunk> {
   finish(): ModelStreamEvent[];
 }
 
+/**
+ * Whether an event is progress. An empty delta is not: a provider or a proxy that keeps a stream
+ * alive with frames that carry nothing (empty deltas, `ping`, a repeated `in_progress`) would
+ * otherwise hold a broken call open forever, so the silence limits count content, not chunks.
+ */
+function carriesContent(event: ModelStreamEvent): boolean {
+  switch (event.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+    case 'tool-call-delta':
+      return event.delta !== '';
+    default:
+      return true;
+  }
+}
+
 /** One non-streaming attempt: `call` gets the signal to hand the SDK. */
 export async function runCall<T>(settings: AttemptSettings, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const { timeoutMs } = settings;
@@ -81,13 +97,17 @@ export async function* runStream<Chunk>(
     } catch (error) {
       throw errors.request(error, scope.errorContext());
     }
+    // Headers arrived: the provider took the request; the wait for its first content starts now.
     scope.touch();
     try {
       // Leaving this loop early (a mapper error, e.g. a size limit; the caller stopping) makes the
       // SDK abort the request, so the connection closes instead of being read to its end.
       for await (const chunk of stream) {
-        scope.touch();
+        // Only content resets the silence timer and reaches the caller; a chunk that maps to
+        // nothing, or to an empty delta, is a keepalive.
         for (const event of mapper.push(chunk)) {
+          if (!carriesContent(event)) continue;
+          scope.touch();
           if (!yielded) scope.answerStarted();
           yielded = true;
           yield event;

@@ -4,6 +4,7 @@
 // which knows nothing about strict mode, sees `undefined` again and applies its defaults.
 
 import type { JsonSchema, ModelToolDefinition } from './ir.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.js';
 import { ModelError } from './model-error.js';
 
 /** Keywords strict mode rejects; dropping them loses only hints, never constraints the model relies on. */
@@ -217,6 +218,10 @@ function describeJsonType(value: unknown): string {
 export function parseToolArguments(raw: string, originalSchema: JsonSchema, strict: boolean): unknown {
   // Models calling a tool without parameters sometimes send an empty string instead of `{}`.
   const text = raw.trim() === '' ? '{}' : raw;
+  // Before anything walks the value: a recursion over 100,000 levels would end the run.
+  if (jsonNestsDeeperThan(text)) {
+    throw new ToolArgumentsError(`Tool arguments nest arrays or objects more than ${MAX_JSON_DEPTH} levels deep; send a flatter value.`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -46,8 +46,6 @@ export interface TraceBuilderOptions {
 /** Content attributes are clipped: collectors refuse or truncate huge attributes anyway. */
 const MAX_CONTENT_CHARS = 32_000;
 const MAX_FREE_TEXT_CHARS = 2_000;
-/** How the permission layer words an escalation; what follows is the model's justification. */
-const ESCALATION_REASON = 'asks to run outside the sandbox';
 
 export function providerName(wireApi: WireApi | string): string {
   return wireApi === 'anthropic' ? 'anthropic' : 'openai';
@@ -95,17 +93,21 @@ export class TraceBuilder {
 
   /**
    * Free text that is not a message's content but can carry some (a warning quoting an MCP
-   * server's stderr, a provider's error, a permission reason): always redacted, always short.
+   * server's stderr, a provider's error): always redacted, always short.
    */
   private freeText(text: string): string {
     const clean = this.options.redact(text);
     return clean.length > MAX_FREE_TEXT_CHARS ? `${clean.slice(0, MAX_FREE_TEXT_CHARS)}… [clipped]` : clean;
   }
 
-  /** A permission or approval reason; an escalation's justification is the model's words: content. */
-  private reason(text: string): string {
-    if (!this.options.traceContent && text.startsWith(ESCALATION_REASON)) return `${ESCALATION_REASON} (justification: --trace-content)`;
-    return this.freeText(text);
+  /**
+   * A permission or approval reason is content: it quotes what it judges (the command's words,
+   * `MYSQL_PWD=…` included; the paths; an escalation's justification in the model's words), and a
+   * secret of no known shape passes redaction. Without --trace-content the rule and the decision
+   * say why; the reason is left out.
+   */
+  private reason(key: string, text: string): Attributes {
+    return this.options.traceContent ? { [key]: this.freeText(text) } : {};
   }
 
   private parent(): SpanHandle | null {
@@ -163,13 +165,13 @@ export class TraceBuilder {
         this.tools.get(event.callId)?.span.set({
           'glassbox.permission.decision': event.decision,
           'glassbox.permission.rule': event.rule,
-          'glassbox.permission.reason': this.reason(event.reason),
+          ...this.reason('glassbox.permission.reason', event.reason),
         });
         return;
       case 'approval_requested': {
         const tool = this.tools.get(event.callId);
         if (!tool) return;
-        const attributes: Attributes = { 'glassbox.approval.reason': this.reason(event.reason) };
+        const attributes: Attributes = { ...this.reason('glassbox.approval.reason', event.reason) };
         if (this.options.traceContent) attributes['glassbox.approval.summary'] = this.content(event.summary);
         tool.approval = this.sink.start(`approval_wait ${event.name}`, { parent: tool.span, startMs: atMs, kind: 'internal', attributes });
         return;

@@ -30,6 +30,18 @@ export function visibleText(text: string): string {
   return text.replace(/\t/g, '  ').replace(CONTROL_BUT_LAYOUT, (char) => (char === '\r' ? '' : shown(char)));
 }
 
+/** What `JSON.stringify` leaves raw in strings: DEL, C1 (`\x9b` is a CSI), separators, bidi overrides. */
+const CONTROL_JSON_KEEPS = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON for a terminal: the same value (`JSON.parse` gives back every string as it was), with the
+ * controls JSON leaves raw written as `\uXXXX` escapes. Outside strings JSON holds only its own
+ * punctuation and layout, so the replacement can only touch string contents.
+ */
+export function terminalJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(CONTROL_JSON_KEEPS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** One line: newlines and runs of spaces collapsed, then made visible. */
 export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   const line = visibleText(text.replace(/\s+/g, ' ').trim());

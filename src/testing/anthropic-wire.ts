@@ -91,12 +91,16 @@ function contentBlocks(turn: ResolvedTurn): Json[] {
   if (turn.reasoning !== null) blocks.push(anthropicThinkingBlock(turn.reasoning));
   if (turn.text !== '' || (turn.toolCalls.length === 0 && turn.refusal === null)) blocks.push({ type: 'text', text: turn.text });
   for (const call of turn.toolCalls) {
-    // The API hands back the parsed input; arguments scripted as invalid JSON travel as a string.
-    let input: unknown;
+    // The API hands back the parsed input; arguments scripted as invalid JSON travel as a string,
+    // and so do arguments nested too deep for this server to serialise again (streamed, that is
+    // exactly the text the API sends).
+    let input: unknown = call.arguments;
     try {
-      input = JSON.parse(call.arguments);
+      const parsed: unknown = JSON.parse(call.arguments);
+      JSON.stringify(parsed);
+      input = parsed;
     } catch {
-      input = call.arguments;
+      // Kept as the string.
     }
     blocks.push({ type: 'tool_use', id: call.id, name: call.name, input, caller: { type: 'direct' } });
   }

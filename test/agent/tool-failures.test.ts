@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
 import { ALLOW_ALL_GATE, FatalToolError, type PermissionGate, type Tool } from '../../src/agent/index.js';
-import { echoTool, runLoop, toolOutputsSent } from '../helpers/loop-harness.js';
+import { WIRE_APIS_UNDER_TEST, echoTool, runLoop, toolOutputsSent } from '../helpers/loop-harness.js';
 
 const fatalTool: Tool<Record<string, never>> = {
   name: 'explode',
@@ -117,3 +117,24 @@ for (const thrownOn of ['run_started', 'model_requested', 'assistant_delta', 'mo
     assert.ok(run.events.some((e) => e.type === 'warning' && e.code === 'OBSERVER_FAILED'));
   });
 }
+
+test('arguments nested 100,000 deep are a tool error the model reads, and the run goes on (every wire API)', async () => {
+  const depth = 100_000;
+  const deep = `{"text":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+  await Promise.all(
+    WIRE_APIS_UNDER_TEST.map(async (wireApi) => {
+      const run = await runLoop({
+        wireApi,
+        tools: [echoTool()],
+        script: [{ toolCalls: [{ name: 'echo', arguments: deep }] }, { text: 'Recovered.' }],
+      });
+      assert.equal(run.terminal.type, 'run_succeeded', `${wireApi}: ${JSON.stringify(run.terminal).slice(0, 300)}`);
+      const [sent] = toolOutputsSent(run.provider.requests[1]!.body, wireApi);
+      assert.match(
+        String(sent).slice(0, 400),
+        /^Error \[INVALID_ARGUMENTS\]: Invalid arguments for echo: .*more than 256 levels deep/,
+        `${wireApi}: ${String(sent).slice(0, 300)}`,
+      );
+    }),
+  );
+});

@@ -141,6 +141,20 @@ describe('glassbox exec', { concurrency: true }, () => {
       }
     });
 
+    test('--json writes no raw control character: C1 and bidi controls in the answer are \\u escapes, the same JSON', async () => {
+      const { root, home } = await project();
+      const answer = 'ok \x1b]52;c;ZXZpbA==\x07 \x9b2J \x9d0;title\x9c \u202e end';
+      const provider = await startFakeProvider({ script: [{ text: answer }] });
+      try {
+        const result = await runCli(['exec', '--json', '--base-url', provider.baseURL, '-C', root, 'hi'], cliEnv({ GLASSBOX_HOME: home }));
+        assert.equal(result.code, 0, result.stderr);
+        assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/.test(result.stdout), JSON.stringify(result.stdout));
+        assert.equal(jsonLines(result.stdout).at(-1)!.answer, answer);
+      } finally {
+        await provider.close();
+      }
+    });
+
     test('the API key is sent to the provider but never appears in output', async () => {
       const { root, home } = await project();
       const provider = await startFakeProvider({ apiKey: 'sk-secret-123', script: [{ text: 'ok' }] });

@@ -268,6 +268,36 @@ describe('manual compaction', () => {
       assert.equal((await world.records(first.sessionId)).filter((record) => record.type === 'compaction').length, 1);
     });
   });
+
+  test('`glassbox compact` prints the summary with its control sequences shown, never obeyed', async () => {
+    const hostile = '## Goal\nThe summary \x1b]52;c;ZXZpbA==\x07\x1b]0;title\x07\x1b[2J\x9b2J done.';
+    const script = queue(() => ({ text: hostile, usage: { input: 400, output: 30 } }));
+    await withWorld('chat', script.step, async (world) => {
+      const runner = await world.open({ compaction: null });
+      const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+      for (const json of [false, true]) {
+        // A turn with something to compact, each time (the second resumes the first's session).
+        script.turns.push({ toolCalls: [readBig(`a${json}`)] }, { text: 'Done.' });
+        await world.turn(runner, `prompt ${json}`, json ? 'last' : null);
+        let stdout = '';
+        let stderr = '';
+        const program = new Command('glassbox').exitOverride();
+        registerCompactCommand(program, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
+        const previousExitCode = process.exitCode;
+        try {
+          const args = ['compact', 'last', '--home', world.home, '-C', world.root, '--base-url', world.provider.baseURL, '-m', 'gpt-4o'];
+          await program.parseAsync(json ? [...args, '--json'] : args, { from: 'user' });
+          assert.equal(process.exitCode, 0);
+        } finally {
+          process.exitCode = previousExitCode;
+        }
+        assert.ok(!CONTROL.test(stdout), JSON.stringify(stdout));
+        assert.ok(!CONTROL.test(stderr), JSON.stringify(stderr));
+        if (json) assert.equal((JSON.parse(stdout) as { summary: string }).summary, hostile, 'the JSON is the same value');
+        else assert.ok(stdout.includes('The summary \\e]52;c;ZXZpbA==\\u0007'), stdout);
+      }
+    });
+  });
 });
 
 describe('breaker across turns', () => {

@@ -203,6 +203,79 @@ describe('MCP servers as tools', { concurrency: true }, () => {
     );
   });
 
+  test("a tool whose schema is huge (6.3 MB) or nests 100,000 deep is not offered, with a warning; the server's other tools are", async () => {
+    await withMcpWorld([{ toolCalls: [call('mcp__big__ok', { text: 'small' })] }, { text: 'Done.' }], async (world) => {
+      await world.writeUserConfig({
+        mcpServers: {
+          big: {
+            command: process.execPath,
+            args: [BROKEN_SERVER],
+            env: { BROKEN_SCHEMA_CHARS: '6300000', BROKEN_SCHEMA_DEPTH: '100000' },
+            trust: true,
+          },
+        },
+      });
+      const { result, events, records } = await world.turn();
+      assert.equal(result.terminal.type, 'run_succeeded', JSON.stringify(result.terminal));
+      const offered = sentToolNames(world.provider);
+      assert.ok(offered.includes('mcp__big__ok'), offered.join(', '));
+      assert.ok(!offered.includes('mcp__big__huge') && !offered.includes('mcp__big__deep'), offered.join(', '));
+      // Every request carries the tools: none carried the huge schema.
+      for (const request of world.provider.requests) assert.ok(request.rawBody.length < 64 * 1024, `${request.rawBody.length} bytes sent`);
+      const warnings = events.flatMap((event) => (event.type === 'warning' ? [`${event.code}: ${event.message}`] : []));
+      assert.ok(
+        warnings.some((w) =>
+          /^MCP_SCHEMA_TOO_LARGE: MCP tool "huge" of server "big" is not offered: its input schema is [\d,]+ characters \(at most 32,768\)/.test(
+            w,
+          ),
+        ),
+        warnings.join('\n'),
+      );
+      assert.ok(
+        warnings.some((w) => /^MCP_SCHEMA_TOO_LARGE: MCP tool "deep" of server "big" is not offered/.test(w)),
+        warnings.join('\n'),
+      );
+      assert.equal(outputs(records).get('mcp__big__ok')?.output, 'ok: small');
+    });
+  });
+
+  test('the schemas of all offered MCP tools together are capped too', async () => {
+    await withMcpWorld([{ text: 'Done.' }], async (world) => {
+      // Each `huge` schema fits the per-tool cap; together the ten pass the total.
+      await world.writeUserConfig({
+        mcpServers: {
+          many: { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_SCHEMA_CHARS: '25000', BROKEN_SCHEMA_TOOLS: '10' } },
+        },
+      });
+      const { events } = await world.turn();
+      const offered = sentToolNames(world.provider).filter((name) => name.startsWith('mcp__many__huge'));
+      assert.ok(offered.length >= 1 && offered.length < 10, offered.join(', '));
+      assert.ok(world.provider.requests[0]!.rawBody.length < 300 * 1024);
+      assert.ok(
+        events.some(
+          (event) =>
+            event.type === 'warning' && event.code === 'MCP_SCHEMAS_CAPPED' && /at most 262,144 characters in all/.test(event.message),
+        ),
+      );
+    });
+  });
+
+  test('a stdio server answering with one line over 16 MiB is stopped, and the call says why', async () => {
+    await withMcpWorld([{ toolCalls: [call('mcp__flood__flood')] }, { text: 'Coped.' }], async (world) => {
+      await world.writeUserConfig({
+        mcpServers: {
+          flood: { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_FLOOD_BYTES: String(40 * 1024 * 1024) }, trust: true },
+        },
+      });
+      const { result, records } = await world.turn();
+      assert.equal(result.terminal.type, 'run_succeeded');
+      assert.match(
+        outputs(records).get('mcp__flood__flood')!.output,
+        /^Error \[MCP_SERVER_CRASHED\]: MCP server "flood" stopped during the flood call \(the server stopped: .*it sent a message larger than 16 MiB/,
+      );
+    });
+  });
+
   test('cancelling the run during an MCP call ends it promptly and stops the server', async () => {
     await withMcpWorld([{ toolCalls: [call('mcp__broken__hang')] }], async (world) => {
       const pidFile = join(world.home, 'pids');

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import {
   isModelError,
+  jsonNestsDeeperThan,
+  MAX_JSON_DEPTH,
   parseToolArguments,
   StrictSchemaError,
   stripStrictNulls,
@@ -197,6 +199,52 @@ describe('parseToolArguments', () => {
     assert.throws(
       () => parseToolArguments('[1,2]', original, false),
       (error: unknown) => error instanceof ToolArgumentsError && /must be a JSON object, got an array/.test(error.message),
+    );
+  });
+});
+
+describe('jsonNestsDeeperThan', () => {
+  /** The oracle: the depth of the value JSON.parse builds, measured without recursion. */
+  function parsedDepth(text: string): number {
+    let deepest = 0;
+    const stack: Array<[unknown, number]> = [[JSON.parse(text), 0]];
+    while (stack.length > 0) {
+      const [value, depth] = stack.pop()!;
+      if (value === null || typeof value !== 'object') continue;
+      deepest = Math.max(deepest, depth + 1);
+      for (const child of Object.values(value as object)) stack.push([child, depth + 1]);
+    }
+    return deepest;
+  }
+
+  it('agrees with the parsed value for generated texts whose strings hold brackets, quotes and escapes', () => {
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const tricky = ['[', ']', '{', '}', '"', '\\', '\\"', '"]', '\\[', 'x'];
+    const value = (depth: number): unknown => {
+      if (depth === 0 || random(4) === 0) return Array.from({ length: random(3) }, () => tricky[random(tricky.length)]).join('');
+      const children = Array.from({ length: 1 + random(2) }, () => value(depth - 1 - random(2)));
+      return random(2) === 0 ? children : Object.fromEntries(children.map((child, i) => [tricky[random(tricky.length)]! + i, child]));
+    };
+    for (let round = 0; round < 300; round++) {
+      const text = JSON.stringify(value(random(12)));
+      const depth = parsedDepth(text);
+      for (const limit of [0, 1, depth - 1, depth, depth + 1]) {
+        if (limit < 0) continue;
+        assert.equal(jsonNestsDeeperThan(text, limit), depth > limit, `${text} at limit ${limit} (depth ${depth})`);
+      }
+    }
+  });
+
+  it('makes parseToolArguments refuse arguments nested past the limit, and accept them at it', () => {
+    const nested = (depth: number) => `{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    assert.deepEqual(Object.keys(parseToolArguments(nested(MAX_JSON_DEPTH), { type: 'object' }, false) as object), ['a']);
+    assert.throws(
+      () => parseToolArguments(nested(100_000), { type: 'object' }, true),
+      (error: unknown) => error instanceof ToolArgumentsError && /more than 256 levels deep/.test(error.message),
     );
   });
 });

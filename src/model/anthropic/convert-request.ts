@@ -26,6 +26,7 @@ import type {
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelMessage, ModelReasoning, ModelRequest, ModelToolCall, ModelToolDefinition } from '../ir.js';
+import { jsonNestsDeeperThan } from '../json-depth.js';
 import { thinkingSettings } from './thinking-config.js';
 
 const CACHE_BREAKPOINT: CacheControlEphemeral = { type: 'ephemeral' };
@@ -50,6 +51,9 @@ export function wireToolUseId(id: string): string {
  */
 function toolInput(argumentsText: string): Record<string, unknown> {
   if (argumentsText.trim() === '') return {};
+  // Serialising the body recurses: a call nested deeper than any tool accepts (it got an
+  // INVALID_ARGUMENTS output) goes back as its text.
+  if (jsonNestsDeeperThan(argumentsText)) return { _raw_arguments: argumentsText };
   try {
     const parsed: unknown = JSON.parse(argumentsText);
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
