@@ -23,4 +23,15 @@ export interface CommandClassification {
    * run on the host without a person's approval. Absent when the verdict is the same.
    */
   outsideSandbox?: CommandClassification;
+  /**
+   * Secret files the command names and reads: from the work tree (`cat .env`), which the sandbox
+   * masks, or from the repository (`git show HEAD:.env`, `git log -p -- .env`), which it cannot.
+   * Absent when there is none (or the string is not literal, so nothing could be read off it).
+   */
+  secretReads?: SecretRead[];
+}
+
+export interface SecretRead {
+  path: string;
+  from: 'file' | 'repository';
 }

@@ -17,6 +17,11 @@ export interface RuleContext {
    * qualifies there, and a rule may be stricter (no recursive reads, no globs of files read).
    */
   readonly outsideSandbox: boolean;
+  /**
+   * The command reads this secret file by name: from the work tree (`cat .env`, masked inside the
+   * sandbox) or from the repository (`git show HEAD:.env`, which the sandbox cannot mask).
+   */
+  secretRead(path: string, from: 'file' | 'repository'): void;
 }
 
 /** Returns null when the arguments are safe, otherwise why they are not. */

@@ -105,7 +105,27 @@ function decideWrite(paths: readonly string[], settings: PermissionSettings): Pe
     : decision('allow', 'workspace-write', 'writes inside the project root are allowed in workspace-write mode', how);
 }
 
+/**
+ * A command that reads a secret file by name needs approval where nothing masks it, as
+ * `read_file` on it does: the sandbox masks the file itself (so `cat .env` there reads nothing),
+ * but not the repository's copy (`git show HEAD:.env`), and without a sandbox nothing is masked.
+ * Approving lets the call see it (`secretsApproved`).
+ */
 function decideExec(access: ExecAccess, input: PermissionInput, settings: PermissionSettings): PermissionDecision {
+  const result = decideExecWithoutSecrets(access, input, settings);
+  const secrets = (input.commandSafety?.secretReads ?? []).filter((read) => read.from === 'repository' || !result.execution.sandboxed);
+  if (result.decision !== 'allow' || secrets.length === 0) return result;
+  const list = secrets.map(({ path }) => `\`${path}\``).join(', ');
+  return approvalNeeded(
+    settings.approvalPolicy,
+    'secret-file',
+    `the command reads ${list}, which looks like a secret file; reading it needs approval.`,
+    `the command reads ${list}, which looks like a secret file, and reading it needs approval, which the 'never' policy does not allow. Work without its contents.`,
+    result.execution,
+  );
+}
+
+function decideExecWithoutSecrets(access: ExecAccess, input: PermissionInput, settings: PermissionSettings): PermissionDecision {
   const unsandboxed = execution(settings, false);
   const outside = outsideRoot([access.workdir], settings, unsandboxed);
   if (outside !== null) return outside;

@@ -125,15 +125,17 @@ const SUBCOMMANDS: Readonly<Record<string, OptionTable>> = {
  * `git log -p -- .env`): its contents come out of the repository even when the sandbox masks the
  * file itself, since `.git` stays readable.
  */
-function secretOperand(words: readonly ShellWord[]): string | null {
+function secretOperand(words: readonly ShellWord[], context: RuleContext): string | null {
+  let problem: string | null = null;
   for (const word of words) {
     const colon = word.text.indexOf(':');
     const path = colon === -1 ? word.text : word.text.slice(colon + 1);
     if (isSecretPath(word.text) || isSecretPath(path.replace(/^(\.\/)+/, ''))) {
-      return `\`${word.text}\` names a secret file, whose contents git would show`;
+      context.secretRead(word.text, 'repository');
+      problem ??= `\`${word.text}\` names a secret file, whose contents git would show`;
     }
   }
-  return null;
+  return problem;
 }
 
 /** `git branch` lists only when given no name, or with a listing option that takes patterns. */
@@ -180,5 +182,7 @@ export const gitRule: CommandRule = (args: readonly ShellWord[], context: RuleCo
   // Revisions and paths are not told apart: a revision like `HEAD~1` resolves inside the root
   // anyway, and `git diff <outside> <inside>` would silently become `--no-index`.
   for (const operand of operands) checks.push(context.checkRead(operand));
-  return firstProblem(checks) ?? secretOperand(operands) ?? branchProblem(parsed, subcommand.text);
+  // Secrets first, so every secret the command names is noted even when another check fails.
+  const secret = secretOperand(operands, context);
+  return secret ?? firstProblem(checks) ?? branchProblem(parsed, subcommand.text);
 };

@@ -1,4 +1,4 @@
-export type { CommandClassification } from './command-classification.js';
+export type { CommandClassification, SecretRead } from './command-classification.js';
 export {
   CommandClassifier,
   loadCommandClassifier,

@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { isInside, isSecretPath } from '../workspace/index.js';
-import type { CommandClassification } from './command-classification.js';
+import type { CommandClassification, SecretRead } from './command-classification.js';
 import type { RuleContext } from './command-rule.js';
 import { COMMAND_RULES, COMMAND_RUNNERS, UNSAFE_PROGRAM_REASONS } from './command-rules.js';
 import type { LiteralSimpleCommand } from './literal-command.js';
@@ -60,6 +60,7 @@ function realLocation(cache: RealLocations, path: string): string {
 
 class CommandJudge implements RuleContext {
   private readonly directories: string[];
+  readonly secrets: SecretRead[] = [];
 
   constructor(
     private readonly root: string,
@@ -112,11 +113,16 @@ class CommandJudge implements RuleContext {
         const candidates =
           word.kind === 'glob' ? [relative(this.root, absolute)] : [relative(this.root, absolute), relative(this.root, real)];
         if (candidates.some((candidate) => isSecretPath(candidate))) {
+          this.secretRead(word.text, 'file');
           return `\`${word.text}\` ${word.kind === 'glob' ? 'can match' : 'is'} a secret file`;
         }
       }
     }
     return null;
+  }
+
+  secretRead(path: string, from: 'file' | 'repository'): void {
+    if (!this.secrets.some((entry) => entry.path === path && entry.from === from)) this.secrets.push({ path, from });
   }
 
   checkRead(word: ShellWord): string | null {
@@ -163,9 +169,10 @@ function findingsFor(
   cwd: string,
   outsideSandbox: boolean,
   real: RealLocations,
-): Finding[] {
+): { findings: Finding[]; secrets: SecretRead[] } {
   const judge = new CommandJudge(root, cwd, outsideSandbox, real);
-  return commands.flatMap((command) => judge.judge(command) ?? []);
+  const findings = commands.flatMap((command) => judge.judge(command) ?? []);
+  return { findings, secrets: judge.secrets };
 }
 
 /** The verdict inside the sandbox, with the verdict outside it attached where that differs. */
@@ -173,8 +180,10 @@ export function judgeCommands(commands: readonly LiteralSimpleCommand[], root: s
   const names = commands.map((command) => command.words[0]!.value);
   const real: RealLocations = new Map();
   const realCwd = realLocation(real, cwd);
-  const inSandbox = verdict(names, findingsFor(commands, root, realCwd, false, real));
+  const judged = findingsFor(commands, root, realCwd, false, real);
+  const inSandbox = verdict(names, judged.findings);
+  if (judged.secrets.length > 0) return { ...inSandbox, secretReads: judged.secrets };
   if (!inSandbox.safe) return inSandbox;
-  const outside = verdict(names, findingsFor(commands, root, realCwd, true, real));
+  const outside = verdict(names, findingsFor(commands, root, realCwd, true, real).findings);
   return outside.safe ? inSandbox : { ...inSandbox, outsideSandbox: outside };
 }

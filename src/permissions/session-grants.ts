@@ -22,7 +22,9 @@ function grantKeys(input: PermissionInput, level?: ExecLevel): { key: string; la
   if (access.kind === 'mcp') return [{ key: `${toolName}\0mcp\0${access.server}\0${access.tool}`, label: `${toolName}: any call` }];
   if (access.kind !== 'exec') return [];
   const where = level ?? execLevel(access.escalate);
-  const prefixes = input.commandSafety?.unsafePrefixes ?? null;
+  // A grant to read a secret by name covers that exact command only, never `git show` at large.
+  const readsSecret = (input.commandSafety?.secretReads?.length ?? 0) > 0;
+  const prefixes = readsSecret ? null : (input.commandSafety?.unsafePrefixes ?? null);
   if (prefixes !== null && prefixes.length > 0) {
     return prefixes.map((prefix) => ({
       key: `${toolName}\0exec-${where}\0prefix\0${prefix}`,

@@ -5,6 +5,7 @@ import type { SandboxMode } from '../../src/workspace/index.js';
 import {
   APPROVAL_POLICIES,
   SANDBOX_UNAVAILABLE_HINT,
+  SessionGrants,
   decidePermission,
   isToolVisible,
   type ApprovalPolicy,
@@ -385,5 +386,49 @@ describe('isToolVisible', () => {
     );
     assert.equal(result.decision, 'deny');
     assert.equal(isToolVisible(writer, hiddenSettings), false);
+  });
+});
+
+describe('decidePermission: commands that read a secret file by name', () => {
+  it('ask in every mode (never: deny), and a grant covers only that exact command', async () => {
+    const { loadCommandClassifier } = await import('../../src/permissions/index.js');
+    const classifier = await loadCommandClassifier();
+    for (const command of ['git show HEAD:.env', 'git log -p -- .env', 'git diff HEAD~1 -- deploy/server.key']) {
+      const verdict = classifier.classify(command, { root });
+      assert.ok((verdict.secretReads ?? []).length > 0, command);
+      for (const sandbox of ['read-only', 'workspace-write', 'danger-full-access'] as const) {
+        const got = POLICIES.map((approvalPolicy) =>
+          cell(
+            decidePermission({ toolName: 'shell', access: exec(command), commandSafety: verdict }, settings({ approvalPolicy, sandbox })),
+          )
+            .split(' ')
+            .slice(0, 2)
+            .join(' '),
+        );
+        // 'untrusted' asks before any command that is not known safe anyway.
+        assert.deepEqual(got.slice(1), ['ask secret-file', 'deny secret-file'], `${command} ${sandbox}`);
+        assert.match(got[0]!, /^ask /, `${command} ${sandbox}`);
+      }
+    }
+    const grants = new SessionGrants();
+    const input = (command: string) => ({
+      toolName: 'shell',
+      access: exec(command),
+      commandSafety: classifier.classify(command, { root }),
+    });
+    grants.add(input('git show HEAD:.env'));
+    const granted = settings({ sessionGrants: grants });
+    assert.equal(decidePermission(input('git show HEAD:.env'), granted).rule, 'session-grant');
+    assert.equal(decidePermission(input('git show HEAD:secrets/.env.production'), granted).rule, 'secret-file');
+    assert.equal(classifier.classify('git show HEAD:src/a.ts', { root }).secretReads, undefined);
+  });
+
+  it('a secret file in the work tree asks only where the sandbox does not mask it', async () => {
+    const { loadCommandClassifier } = await import('../../src/permissions/index.js');
+    const classifier = await loadCommandClassifier();
+    const input = { toolName: 'shell', access: exec('cat .env'), commandSafety: classifier.classify('cat .env', { root }) };
+    assert.deepEqual(input.commandSafety.secretReads, [{ path: '.env', from: 'file' }]);
+    assert.equal(cell(decidePermission(input, settings({ sandbox: 'workspace-write' }))), 'allow sandboxed sandboxed');
+    assert.equal(decidePermission(input, settings({ sandbox: 'danger-full-access' })).rule, 'secret-file');
   });
 });
