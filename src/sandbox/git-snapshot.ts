@@ -12,6 +12,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SandboxAvailability } from './bubblewrap.js';
 import { runCommand } from './run-command.js';
+import { describeUnverifiedTree, readUnverifiedTree } from './unverified-tree.js';
 
 const STATUS_LINES = 15;
 const STATUS_TIMEOUT_MS = 5_000;
@@ -33,6 +34,13 @@ export async function gitSnapshot(options: GitSnapshotOptions): Promise<string> 
   // starting a sandbox, which costs tens of milliseconds on every new session.
   const gitDir = await findGitDirectory(options.root);
   if (gitDir === null) return 'git: not a git repository';
+  // A tree a sandboxed command may have planted git metadata in gets no git run at all, not even
+  // in the sandbox, until a person confirms it (unverified-tree.ts): fail closed.
+  const unverified = await readUnverifiedTree(options.glassboxHome, options.root);
+  if (unverified !== null) {
+    const head = await branchOf(gitDir);
+    return `git branch: ${head ?? '(unknown)'}\ngit status: not collected (${describeUnverifiedTree(unverified)})`;
+  }
   const sandbox = await options.detectSandbox().catch(() => null);
   if (sandbox?.available && sandbox.path !== null) {
     const status = await sandboxedStatus(options, sandbox.path);
