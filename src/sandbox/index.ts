@@ -53,3 +53,12 @@ export {
   type SandboxSettings,
 } from './run-command.js';
 export { gitSnapshot, type GitSnapshotOptions } from './git-snapshot.js';
+export {
+  PROGRAM_VARIABLES,
+  SYSTEM_DIRECTORIES,
+  checkConfiguredProgram,
+  findTrustedProgram,
+  isSystemOwned,
+  type ProgramLookup,
+  type TrustedProgramOptions,
+} from './trusted-program.js';

@@ -1,12 +1,14 @@
 // One shell command, end to end: filtered environment, optional bubblewrap wrapping, process-group
 // lifetime and bounded output. The shell tool adds argument checks and formatting on top.
 
+import { isInside } from '../workspace/index.js';
 import { buildBubblewrapArgs, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
 import { markTreeUnverified, unverifiedTreeMarker, type UnverifiedTree } from './unverified-tree.js';
 import { describeProtectedPath, findProtectedPaths, type ProtectedPath } from './protected-paths.js';
 import { runProcess, type ProcessResult } from './run-process.js';
+import { findTrustedProgram } from './trusted-program.js';
 import { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
 
 export interface SandboxSettings {
@@ -64,8 +66,12 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     killGraceMs: options.killGraceMs,
   };
   if (options.sandbox === null) {
+    // The shell itself comes from a system directory (or GLASSBOX_BASH), not from PATH, where a
+    // project's `.venv/bin/bash` would stand in for it (trusted-program.ts).
+    const bash = await findTrustedProgram('bash', { env: options.env, root: options.root, searchPath: options.env.PATH });
+    if (bash.path === null) throw new Error(`bash cannot be run: ${bash.reason}.`);
     const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '0' });
-    const result = await runProcess({ ...common, file: 'bash', args: limitedShellArgs(options.command, limits), env });
+    const result = await runProcess({ ...common, file: bash.path, args: limitedShellArgs(options.command, limits), env });
     return {
       ...result,
       sandbox: null,
@@ -77,6 +83,9 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   }
 
   const sandbox = options.sandbox;
+  if (isInside(options.root, sandbox.bwrapPath)) {
+    throw new Error(`refusing to run ${sandbox.bwrapPath}: it is inside the project, which sandboxed commands can write.`);
+  }
   // Only a writable project can gain git metadata; read-only runs skip both walks.
   const writable = sandbox.mode === 'workspace-write';
   const [scan, gitBefore] = await Promise.all([
