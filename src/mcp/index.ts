@@ -10,7 +10,6 @@ export {
   describeTransport,
   describeTransportInFull,
   expandVariables,
-  mcpServerFingerprint,
   parseMcpServers,
   projectConfigPath,
   readMcpConfig,
@@ -21,6 +20,14 @@ export {
   type McpServerConfig,
   type McpTransportConfig,
 } from './mcp-config.js';
+export {
+  MAX_FINGERPRINTED_FILE_BYTES,
+  McpFingerprintError,
+  filesRun,
+  mcpServerFingerprint,
+  type FileRun,
+  type FingerprintSubject,
+} from './mcp-fingerprint.js';
 export {
   MCP_TOOL_PREFIX,
   createMcpTool,
