@@ -13,6 +13,11 @@ export const DIRECT_ENV_VARS: readonly string[] = [
   'ANTHROPIC_BASE_URL',
   'GLASSBOX_DEBUG',
   'NO_COLOR',
+  // The helpers' paths (sandbox/'s trusted-program.ts reads them).
+  'GLASSBOX_BWRAP',
+  'GLASSBOX_GIT',
+  'GLASSBOX_RG',
+  'GLASSBOX_BASH',
 ];
 
 /** A variable's value, or undefined when it is unset or blank. */

@@ -78,15 +78,26 @@ function firstSignal(): { promise: Promise<void>; dispose(): void } {
   return { promise, dispose };
 }
 
-/** Best effort: a missing opener or a headless machine is not an error, the URL is printed anyway. */
-function openBrowser(url: string): void {
-  const [command, args] =
+/**
+ * Best effort: a missing opener or a headless machine is not an error, the URL is printed anyway.
+ * The opener comes from a system directory, not PATH, where a project's `.venv/bin` or
+ * `node_modules/.bin` could hold one a sandboxed command wrote (sandbox/'s trusted-program.ts).
+ */
+async function openBrowser(url: string): Promise<void> {
+  const [name, args] =
     process.platform === 'darwin'
       ? ['open', [url]]
       : process.platform === 'win32'
         ? ['cmd', ['/c', 'start', '', url]]
         : ['xdg-open', [url]];
   try {
+    let command = name;
+    if (process.platform !== 'win32') {
+      const { findTrustedProgram } = await import('../sandbox/index.js');
+      const found = await findTrustedProgram(name);
+      if (found.path === null) return;
+      command = found.path;
+    }
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.on('error', () => {});
     child.unref();
@@ -194,7 +205,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     io.stderr.write(
       `glassbox serve: workbench for ${config.root} at ${address.origin} (model ${config.model}, caps: sandbox ${caps.sandbox}, approvals ${caps.approvalPolicy}); Ctrl-C to stop\n`,
     );
-    if (options.open) openBrowser(address.url);
+    if (options.open) void openBrowser(address.url);
     await signal.promise;
     io.stderr.write('glassbox serve: stopping (cancelling active runs)…\n');
     await server.close();

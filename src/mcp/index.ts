@@ -11,7 +11,6 @@ export {
   describeTransport,
   describeTransportInFull,
   expandVariables,
-  mcpServerFingerprint,
   parseMcpServers,
   projectConfigPath,
   readMcpConfig,
@@ -22,6 +21,14 @@ export {
   type McpServerConfig,
   type McpTransportConfig,
 } from './mcp-config.js';
+export {
+  MAX_FINGERPRINTED_FILE_BYTES,
+  McpFingerprintError,
+  filesRun,
+  mcpServerFingerprint,
+  type FileRun,
+  type FingerprintSubject,
+} from './mcp-fingerprint.js';
 export {
   MAX_MCP_SCHEMA_CHARS,
   MCP_TOOL_PREFIX,

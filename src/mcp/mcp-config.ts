@@ -2,16 +2,18 @@
 // project's `.glassbox/config.json`. Only the user's file can trust a server or tool; a project's
 // servers start only when the user's file enables them (`projectMcpServers`), because starting one
 // runs whatever command the repository names. The opt-in is pinned to the project's directory and
-// to a fingerprint of the server's command: enabling "lint" for one repository must not let
-// another repository (or a later commit of the same one) run a different command under that name.
-// Reading costs two small file reads, no SDK.
+// to a fingerprint of what the server runs (mcp-fingerprint.ts: the command line and the contents
+// of the project files it runs): enabling "lint" for one repository must not let another
+// repository, a later commit of the same one, or a sandboxed command editing its script run
+// different code under that name. Reading costs two small file reads (and a read of each project
+// file a project's server runs), no SDK.
 
-import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { hasControlCharacters } from '../terminal-text/index.js';
 import { readConfigFile } from '../workspace/index.js';
+import { McpFingerprintError, describeFilesRun, filesRun, mcpServerFingerprint, type FileRun } from './mcp-fingerprint.js';
 
 /** A setting in a config file is wrong: a usage error (exit 2) naming the file and the key. */
 export class McpConfigError extends Error {
@@ -47,6 +49,11 @@ export interface McpServerConfig {
   toolTimeoutMs: number;
   /** A stdio server's time to exit after its stdin closes, and again after SIGTERM (then SIGKILL). */
   stopGraceMs: number;
+  /**
+   * A project's server that the user enabled: the fingerprint they pinned, checked again just
+   * before it starts (what it runs may have changed since the config was read).
+   */
+  pinnedFingerprint?: string;
 }
 
 export interface McpConfigWarning {
@@ -238,19 +245,6 @@ export function projectConfigPath(root: string): string {
   return join(root, '.glassbox', 'config.json');
 }
 
-/**
- * What a project's server would run, as a short stable digest: the transport with its command,
- * arguments, environment and directory (or URL and headers) as the project file gives them.
- */
-export function mcpServerFingerprint(server: McpServerConfig): string {
-  const transport = server.transport;
-  const canonical =
-    transport.kind === 'stdio'
-      ? ['stdio', transport.command, transport.args, sortedEntries(transport.env), transport.cwd]
-      : ['http', transport.url, sortedEntries(transport.headers)];
-  return `sha256:${createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 32)}`;
-}
-
 function sortedEntries(record: Record<string, string>): [string, string][] {
   return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -343,22 +337,36 @@ export async function readMcpConfig(home: string, root: string): Promise<McpConf
       });
     }
     const untrusted = { ...server, trusted: false, trustedTools: [] };
-    const fingerprint = mcpServerFingerprint(server);
+    let files: FileRun[];
+    let fingerprint: string;
+    try {
+      files = await filesRun(server);
+      fingerprint = await mcpServerFingerprint(server, files);
+    } catch (error) {
+      if (!(error instanceof McpFingerprintError)) throw error;
+      servers.push({ ...untrusted, enabled: false });
+      warnings.push({
+        code: 'MCP_PROJECT_SERVER_UNVERIFIABLE',
+        message: `MCP server "${server.name}" in ${projectPath} is not started: ${error.message}, so what it runs cannot be checked against what you enabled.`,
+      });
+      continue;
+    }
     const state = optIn(server.name, fingerprint);
     if (state === 'enabled') {
-      servers.push(untrusted);
+      servers.push({ ...untrusted, pinnedFingerprint: fingerprint });
       continue;
     }
     servers.push({ ...untrusted, enabled: false });
+    const runs = `${describeTransportInFull(server)}${describeFilesRun(files)}`;
     if (state === 'changed') {
       warnings.push({
         code: 'MCP_PROJECT_SERVER_CHANGED',
         message:
-          `MCP server "${server.name}" in ${projectPath} is not started: what it runs changed since you enabled it (now ${describeTransportInFull(server)}). ` +
-          `If you trust the new command, set projectMcpServers[${JSON.stringify(projectKey)}].${server.name} to ${JSON.stringify(fingerprint)} in ${userPath}.`,
+          `MCP server "${server.name}" in ${projectPath} is not started: what it runs changed since you enabled it — its command line, or the contents of a project file it runs (now ${runs}). ` +
+          `If you trust what it runs now, set projectMcpServers[${JSON.stringify(projectKey)}].${server.name} to ${JSON.stringify(fingerprint)} in ${userPath}.`,
       });
     } else {
-      notEnabled.push({ name: server.name, fingerprint, runs: describeTransportInFull(server) });
+      notEnabled.push({ name: server.name, fingerprint, runs });
     }
   }
   if (notEnabled.length > 0) {

@@ -12,6 +12,7 @@ import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolInfo } fr
 import { ToolError } from '../agent/index.js';
 import { boundedFetch } from '../model/index.js';
 import { MAX_MCP_RESPONSE_BYTES, PROJECT_ROOT_VARIABLE, expandVariables, type McpServerConfig } from './mcp-config.js';
+import { mcpServerFingerprint } from './mcp-fingerprint.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 
 export type { McpToolInfo };
@@ -43,6 +44,17 @@ export class McpConnection {
   /** Connect and list the tools; never throws: a failure is recorded in `state`/`failure`. */
   async start(signal?: AbortSignal): Promise<void> {
     const { config } = this;
+    if (config.pinnedFingerprint !== undefined) {
+      // Checked again as late as possible: a command may have changed a file it runs since the
+      // config was read.
+      const now = await mcpServerFingerprint(config).catch((error: Error) => `unreadable: ${error.message}`);
+      if (now !== config.pinnedFingerprint) {
+        this.fail(
+          `could not start: what it runs changed since you enabled it (its command line, or the contents of a project file it runs: ${now.startsWith('unreadable') ? now : `now ${now}`})`,
+        );
+        return;
+      }
+    }
     const client = new Client({ name: 'glassbox', version: this.version }, { capabilities: {} });
     this.client = client;
     const guard = this.guard(signal);

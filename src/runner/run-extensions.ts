@@ -1,12 +1,15 @@
 // What a turn adds to the built-in tools and the session recorder when configured: MCP servers
 // (their tools, started when the turn starts and stopped when it ends) and an OpenTelemetry trace
-// (an observer beside the recorder). With neither configured it costs two small file reads and
-// hands the recorder back untouched; neither module (nor any SDK) is loaded.
+// (an observer beside the recorder). With neither configured it costs three small file reads and
+// hands the recorder back untouched; neither module (nor any SDK) is loaded. The third read is the
+// mark of a project a sandboxed command may have planted git metadata in (sandbox/'s
+// unverified-tree.ts): while it is there every turn starts with a warning saying so.
 
 import { join } from 'node:path';
 import type { AnyTool, ModelCallRecord, RunEvent, RunObserver } from '../agent/index.js';
 import type { McpConfig, McpToolSet } from '../mcp/index.js';
 import type { RunTrace, TelemetrySettings } from '../telemetry/index.js';
+import { describeUnverifiedTree, readUnverifiedTree } from '../sandbox/index.js';
 import { readConfigFile } from '../workspace/index.js';
 
 export interface RunExtensionSettings {
@@ -52,11 +55,16 @@ async function mentionsMcp(home: string, root: string): Promise<boolean> {
 
 /** Reads the config (a bad `mcpServers` entry rejects here, before any session is opened). */
 export async function prepareRunExtensions(settings: RunExtensionSettings): Promise<RunExtensions> {
-  const mcp = settings.mcp && (await mentionsMcp(settings.home, settings.root)) ? await import('../mcp/index.js') : null;
+  const [mentioned, unverified] = await Promise.all([
+    settings.mcp ? mentionsMcp(settings.home, settings.root) : false,
+    readUnverifiedTree(settings.home, settings.root),
+  ]);
+  const mcp = mentioned ? await import('../mcp/index.js') : null;
   const config: McpConfig = mcp ? await mcp.readMcpConfig(settings.home, settings.root) : NO_MCP;
   let toolSet: McpToolSet = NO_TOOLS;
   let trace: RunTrace | null = null;
   const warnings: { code: string; message: string }[] = [];
+  if (unverified !== null) warnings.push({ code: 'PROJECT_UNVERIFIED', message: describeUnverifiedTree(unverified) });
   return {
     get tools() {
       return toolSet.tools;

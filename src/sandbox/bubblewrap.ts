@@ -4,12 +4,11 @@
 // bwrap actually works on this machine is proven once by running it.
 
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import { isInside } from '../workspace/index.js';
 import type { ProtectedPath } from './protected-paths.js';
 import { limitedShellArgs, type ResourceLimits } from './resource-limits.js';
+import { checkConfiguredProgram, findTrustedProgram, type ProgramLookup } from './trusted-program.js';
 
 export type SandboxedMode = 'read-only' | 'workspace-write';
 
@@ -142,10 +141,12 @@ export interface SandboxAvailability {
 export type SandboxDetector = () => Promise<SandboxAvailability>;
 
 export interface SandboxDetectorOptions {
-  /** Use this binary instead of searching PATH and /usr/bin. */
+  /** Use this binary (an absolute path, as if configured in `GLASSBOX_BWRAP`). */
   bwrapPath?: string;
-  /** PATH to search (default: the current process's). */
+  /** PATH, only to try the system directories in its order (default: the current process's). */
   searchPath?: string;
+  /** Where `GLASSBOX_BWRAP` is read (default: `process.env`). */
+  env?: NodeJS.ProcessEnv;
   probeTimeoutMs?: number;
 }
 
@@ -174,22 +175,15 @@ const PROBE_ARGS = [
   'true',
 ];
 
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function findBwrap(searchPath: string): Promise<string | null> {
-  const directories = searchPath.split(delimiter).filter((dir) => isAbsolute(dir));
-  for (const dir of [...directories, '/usr/bin', '/usr/local/bin']) {
-    const candidate = join(dir, 'bwrap');
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return null;
+/**
+ * The bwrap to run: a configured absolute path, else one in a system directory only root can
+ * change (trusted-program.ts). Never one found on PATH: a PATH directory inside the project (an
+ * activated virtualenv, `node_modules/.bin`) is writable from the sandbox, and the bwrap found
+ * there would run outside it.
+ */
+function findBwrap(options: SandboxDetectorOptions): Promise<ProgramLookup> {
+  if (options.bwrapPath !== undefined) return checkConfiguredProgram(options.bwrapPath, 'the configured bwrap');
+  return findTrustedProgram('bwrap', { env: options.env, searchPath: options.searchPath });
 }
 
 function probe(path: string, timeoutMs: number): Promise<SandboxAvailability> {
@@ -215,12 +209,9 @@ export function createSandboxDetector(options: SandboxDetectorOptions = {}): San
   let answer: Promise<SandboxAvailability> | null = null;
   return () => {
     answer ??= (async () => {
-      const path = options.bwrapPath ?? (await findBwrap(options.searchPath ?? process.env.PATH ?? ''));
-      if (path === null) return { available: false, path: null, reason: 'bwrap (bubblewrap) was not found on PATH.' };
-      if (!(await isExecutable(path))) {
-        return { available: false, path: null, reason: `${path} is not an executable file.` };
-      }
-      return probe(path, options.probeTimeoutMs ?? 5_000);
+      const found = await findBwrap(options);
+      if (found.path === null) return { available: false, path: null, reason: `bwrap (bubblewrap) was not found: ${found.reason}.` };
+      return probe(found.path, options.probeTimeoutMs ?? 5_000);
     })();
     return answer;
   };

@@ -5,28 +5,60 @@
 // sandbox must not be the easier way. Before a workspace-write command runs, every existing git
 // directory in the project is found (and frozen read-only by the caller); afterwards the project
 // is walked again, and whatever git metadata the command created is quarantined: a `.git` entry is
-// renamed, and a directory made to look like a bare repository (`HEAD`, `objects/`, `refs/`, which
-// git discovers when run inside it) has its `HEAD` renamed. Nothing is deleted.
+// renamed, and a directory git would take for a repository of its own (a bare one) has its `HEAD`
+// renamed. Nothing is deleted.
+//
+// "Created" is decided by identity (device and inode), not by path: a frozen repository that a
+// command moved (by renaming a directory above it) is still the frozen one, and a new `.git` put
+// where the old one was is new. What a new git directory holds is walked too, since a repository
+// can hold another one. A walk that cannot see everything (its entry budget ran out, a directory
+// it may not read could hold what the command made) says so in `incomplete`: the caller then
+// treats the tree as planted (run-command.ts).
 
-import { lstat, readdir, rename } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, lstat, readdir, rename } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { isGitMetadataName } from '../workspace/index.js';
+import { foldFileName, isGitMetadataName } from '../workspace/index.js';
 
 export const QUARANTINE_SUFFIX = '.glassbox-quarantine';
-const DEFAULT_MAX_ENTRIES = 200_000;
+/** Entries the walk before a command reads at most, and how many more the walk after it may read. */
+export const DEFAULT_MAX_ENTRIES = 200_000;
+/** Directories read at once: enough to keep the disk busy, few enough to bound open descriptors. */
+const CONCURRENCY = 64;
 
 export interface GitMetadataScan {
-  /** `.git` entries (directory, file or symlink) by absolute path. */
-  dotGit: Set<string>;
+  /** `.git` entries (directory, file or symlink, any spelling a file system folds to it): path → identity. */
+  dotGit: Map<string, string>;
   /**
    * The project's `.glassbox` (any case), which can name MCP servers, i.e. programs Glassbox
    * starts on the host: guarded like git metadata (frozen if present, quarantined if created).
    */
-  projectConfig: string | null;
-  /** Directories that git would take for a bare repository. */
-  bareLookalikes: Set<string>;
-  /** The walk stopped at its entry cap, so something may have been missed. */
-  truncated: boolean;
+  projectConfig: { path: string; identity: string } | null;
+  /** Directories git would take for a repository of their own (bare): path → identity and their `HEAD` entries. */
+  bareLookalikes: Map<string, BareLookalike>;
+  /** Why the walk did not see the whole project, or null when it did. */
+  incomplete: string | null;
+  /** Directories not read because the budget ran out: nothing below them was seen. */
+  unlisted: Set<string>;
+  /** Directory entries read. */
+  entries: number;
+}
+
+export interface BareLookalike {
+  identity: string;
+  /** The entries git would read as `HEAD` (the name in any case): renaming them is what disarms it. */
+  heads: string[];
+}
+
+export interface ScanOptions {
+  /** Entries read at most (after a command: more than the walk before it read). Default 200,000. */
+  maxEntries?: number;
+  /**
+   * The walk before the command. Its git directories were frozen, so only the others are entered;
+   * its unlisted directories are not entered either (nothing to compare them with).
+   */
+  before?: GitMetadataScan;
 }
 
 export interface QuarantinedGitMetadata {
@@ -36,42 +68,158 @@ export interface QuarantinedGitMetadata {
   movedTo: string;
 }
 
+export interface QuarantineResult {
+  quarantined: QuarantinedGitMetadata[];
+  /** Metadata the command created that could not be renamed (it is still usable), with why. */
+  failed: string[];
+}
+
+/** First letters (lower case) of the folded names the walk looks for: `.git`, `git~1`, `.glassbox`, `head`, `refs`, `commondir`. */
+const INTERESTING_FIRST = new Set(['.', 'g', 'h', 'r', 'c']);
+
+/**
+ * The name as the walk compares it, or null when it cannot be one it looks for. Most names are
+ * ASCII and start with another letter, so the full fold (with its expressions) is skipped for them:
+ * the code points HFS+ ignores are not ASCII, so an ASCII first letter stays first when folded.
+ */
+function interestingName(name: string): string | null {
+  const first = name.charCodeAt(0);
+  if (first < 128 && !INTERESTING_FIRST.has(String.fromCharCode(first).toLowerCase())) return null;
+  return foldFileName(name);
+}
+
+function identityOf(info: { dev: number; ino: number }): string {
+  return `${info.dev}:${info.ino}`;
+}
+
+async function identify(path: string): Promise<string> {
+  // Gone since it was listed: an identity nothing shares, so it counts as new if it reappears.
+  return lstat(path).then(identityOf, () => `missing:${path}`);
+}
+
+/**
+ * Whether a directory that could not be read may still hold what a command created. Only its owner
+ * can change its mode, so the command cannot have made someone else's directory unreadable; and if
+ * we cannot even enter it (no search permission), neither could the command, nor reach anything
+ * below it. Anything else we cannot list may hide a new `.git`.
+ */
+async function couldHoldNewEntries(directory: string): Promise<boolean> {
+  const info = await lstat(directory).catch(() => null);
+  if (info === null || !info.isDirectory()) return false;
+  if (info.uid === process.getuid?.()) return true;
+  return access(directory, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
 /**
  * Every git directory in the project, `node_modules` included (a dependency checked out from git
- * is a repository too), without descending into one. Directories are read level by level, in
- * parallel; symlinked directories are not followed.
+ * is a repository too). Before a command nothing inside a git directory is entered (it is frozen
+ * for the command); after it, new ones are. Symlinked directories are not followed: a symlink
+ * inside the project points at something the walk reaches anyway, and the sandbox cannot write
+ * outside the project.
  */
-export async function scanGitMetadata(root: string, maxEntries = DEFAULT_MAX_ENTRIES): Promise<GitMetadataScan> {
-  const scan: GitMetadataScan = { dotGit: new Set(), bareLookalikes: new Set(), projectConfig: null, truncated: false };
-  let visited = 0;
-  let level = [root];
-  while (level.length > 0 && !scan.truncated) {
-    const next: string[] = [];
-    await Promise.all(
-      level.map(async (directory) => {
-        const entries = await readdir(directory, { withFileTypes: true }).catch(() => null);
-        if (entries === null) return;
-        visited += entries.length;
-        if (visited > maxEntries) scan.truncated = true;
-        const names = new Map(entries.map((entry) => [entry.name, entry]));
-        if (names.get('HEAD')?.isFile() && names.get('objects')?.isDirectory() && names.get('refs')?.isDirectory()) {
-          scan.bareLookalikes.add(directory);
-          return;
+export async function scanGitMetadata(root: string, options: ScanOptions = {}): Promise<GitMetadataScan> {
+  const { before } = options;
+  const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  const budget = before === undefined ? maxEntries : before.entries + maxEntries;
+  const scan: GitMetadataScan = {
+    dotGit: new Map(),
+    bareLookalikes: new Map(),
+    projectConfig: null,
+    incomplete: before?.incomplete ?? null,
+    unlisted: new Set(),
+    entries: 0,
+  };
+  const known = before === undefined ? null : knownIdentities(before);
+  const queue: string[] = [root];
+  let next = 0;
+
+  const visit = async (directory: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(directory, { withFileTypes: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      // Gone, or no longer a directory: nothing below it to find.
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      if ((code === 'EACCES' || code === 'EPERM') && !(await couldHoldNewEntries(directory))) return;
+      scan.incomplete ??= `${directory} could not be read (${code})`;
+      return;
+    }
+    scan.entries += entries.length;
+    // Git's own test for a repository directory (`is_git_directory`), widened, and checked against
+    // real git in test/security/planted-git-metadata.test.ts: a `HEAD` that is a file or a symlink
+    // (a symlink into `refs/` counts even when it dangles), then `objects` and `refs` of any kind
+    // git can enter (a symlink to a directory elsewhere, an executable file), or neither here when
+    // a `commondir` file sends git elsewhere for them. `objects` is not required at all, since
+    // `GIT_OBJECT_DIRECTORY` can stand in for it. Names are compared folded (a case-insensitive volume).
+    const heads: string[] = [];
+    let refs = false;
+    const special: { entry: Dirent; isConfig: boolean }[] = [];
+    const subdirectories: Dirent[] = [];
+    for (const entry of entries) {
+      const folded = interestingName(entry.name);
+      if (folded === 'head' && !entry.isDirectory()) heads.push(entry.name);
+      else if (folded === 'refs' || folded === 'commondir') refs = true;
+      const isConfig = directory === root && folded === '.glassbox';
+      if (isConfig || (folded !== null && isGitMetadataName(entry.name))) special.push({ entry, isConfig });
+      else if (entry.isDirectory()) subdirectories.push(entry);
+    }
+    if (heads.length > 0 && refs) {
+      const identity = await identify(directory);
+      scan.bareLookalikes.set(directory, { identity, heads });
+      // Before a command it is frozen from now on; a known one after it is still frozen. Only a
+      // new one is entered, since what it holds is new as well.
+      if (known === null || known.has(identity)) return;
+    }
+    for (const { entry, isConfig } of special) {
+      const path = join(directory, entry.name);
+      const identity = await identify(path);
+      if (isConfig) scan.projectConfig = { path, identity };
+      else scan.dotGit.set(path, identity);
+      if (entry.isDirectory() && known !== null && !known.has(identity)) queue.push(path);
+    }
+    for (const entry of subdirectories) {
+      const path = join(directory, entry.name);
+      if (before?.unlisted.has(path)) scan.unlisted.add(path);
+      else queue.push(path);
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    let active = 0;
+    const pump = (): void => {
+      while (active < CONCURRENCY && next < queue.length) {
+        const directory = queue[next++]!;
+        if (scan.entries >= budget) {
+          scan.unlisted.add(directory);
+          scan.incomplete ??=
+            before === undefined
+              ? `the project holds more than ${maxEntries.toLocaleString('en-US')} entries`
+              : `the command added more than ${maxEntries.toLocaleString('en-US')} entries`;
+          continue;
         }
-        for (const entry of entries) {
-          const path = join(directory, entry.name);
-          if (directory === root && entry.name.toLowerCase() === '.glassbox') {
-            scan.projectConfig = path;
-            continue;
-          }
-          if (isGitMetadataName(entry.name)) scan.dotGit.add(path);
-          else if (entry.isDirectory()) next.push(path);
-        }
-      }),
-    );
-    level = next;
-  }
+        active += 1;
+        visit(directory).then(() => {
+          active -= 1;
+          pump();
+        }, reject);
+      }
+      if (active === 0 && next >= queue.length) resolve();
+    };
+    pump();
+  });
   return scan;
+}
+
+/** The identities of every git directory, look-alike and project config a scan found. */
+function knownIdentities(scan: GitMetadataScan): Set<string> {
+  const identities = new Set<string>(scan.dotGit.values());
+  for (const lookalike of scan.bareLookalikes.values()) identities.add(lookalike.identity);
+  if (scan.projectConfig !== null) identities.add(scan.projectConfig.identity);
+  return identities;
 }
 
 async function freeName(path: string): Promise<string> {
@@ -85,18 +233,47 @@ async function freeName(path: string): Promise<string> {
   }
 }
 
-/** Renames what `after` has and `before` had not. Returns what was moved, in path order. */
-export async function quarantineNewGitMetadata(before: GitMetadataScan, after: GitMetadataScan): Promise<QuarantinedGitMetadata[]> {
-  const moved: QuarantinedGitMetadata[] = [];
-  const created = [
-    ...[...after.dotGit].filter((path) => !before.dotGit.has(path)).map((path) => ({ path, target: path })),
-    ...[...after.bareLookalikes].filter((path) => !before.bareLookalikes.has(path)).map((path) => ({ path, target: join(path, 'HEAD') })),
-    ...(after.projectConfig !== null && before.projectConfig === null ? [{ path: after.projectConfig, target: after.projectConfig }] : []),
-  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  for (const { path, target } of created) {
-    const movedTo = await freeName(target);
-    await rename(target, movedTo);
-    moved.push({ path, movedTo });
+interface Planted {
+  path: string;
+  /** Renamed in this order; the first one is what the report names as where it went. */
+  targets: string[];
+}
+
+/**
+ * Renames what `after` has and `before` had not (by identity). A new `.git` directory that is a
+ * repository of its own loses its `HEAD` as well, so the renamed directory is not one either.
+ * Deeper entries go first, so a rename never moves what is still to be renamed. Returns what was
+ * moved, in path order, and what could not be.
+ */
+export async function quarantineNewGitMetadata(before: GitMetadataScan, after: GitMetadataScan): Promise<QuarantineResult> {
+  const known = knownIdentities(before);
+  const planted: Planted[] = [];
+  const headsOf = (path: string): string[] => (after.bareLookalikes.get(path)?.heads ?? []).map((head) => join(path, head));
+  for (const [path, identity] of after.dotGit) {
+    if (!known.has(identity)) planted.push({ path, targets: [path, ...headsOf(path)] });
   }
-  return moved;
+  for (const [path, lookalike] of after.bareLookalikes) {
+    if (!known.has(lookalike.identity) && !after.dotGit.has(path)) planted.push({ path, targets: headsOf(path) });
+  }
+  if (after.projectConfig !== null && !known.has(after.projectConfig.identity)) {
+    planted.push({ path: after.projectConfig.path, targets: [after.projectConfig.path] });
+  }
+  const renames = planted
+    .flatMap((item) => item.targets.map((target, index) => ({ item, target, index })))
+    .sort((a, b) => (a.target < b.target ? 1 : a.target > b.target ? -1 : 0));
+  const movedTo = new Map<Planted, string>();
+  const failed = new Map<Planted, string>();
+  for (const { item, target, index } of renames) {
+    try {
+      const destination = await freeName(target);
+      await rename(target, destination);
+      if (index === 0) movedTo.set(item, destination);
+    } catch (error) {
+      failed.set(item, `${target} could not be renamed: ${(error as Error).message}`);
+    }
+  }
+  const quarantined = [...movedTo]
+    .map(([item, destination]) => ({ path: item.path, movedTo: destination }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { quarantined, failed: [...failed.values()].sort() };
 }

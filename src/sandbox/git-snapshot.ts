@@ -12,10 +12,12 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SandboxAvailability } from './bubblewrap.js';
 import { runCommand } from './run-command.js';
+import { SYSTEM_DIRECTORIES, findTrustedProgram } from './trusted-program.js';
+import { describeUnverifiedTree, readUnverifiedTree } from './unverified-tree.js';
 
 const STATUS_LINES = 15;
 const STATUS_TIMEOUT_MS = 5_000;
-const STATUS_COMMAND = 'git --no-optional-locks status --porcelain=v1 --branch --untracked-files=normal 2>/dev/null';
+const STATUS_ARGUMENTS = '--no-optional-locks status --porcelain=v1 --branch --untracked-files=normal 2>/dev/null';
 
 export interface GitSnapshotOptions {
   root: string;
@@ -33,24 +35,41 @@ export async function gitSnapshot(options: GitSnapshotOptions): Promise<string> 
   // starting a sandbox, which costs tens of milliseconds on every new session.
   const gitDir = await findGitDirectory(options.root);
   if (gitDir === null) return 'git: not a git repository';
-  const sandbox = await options.detectSandbox().catch(() => null);
-  if (sandbox?.available && sandbox.path !== null) {
-    const status = await sandboxedStatus(options, sandbox.path);
+  // A tree a sandboxed command may have planted git metadata in gets no git run at all, not even
+  // in the sandbox, until a person confirms it (unverified-tree.ts): fail closed.
+  const unverified = await readUnverifiedTree(options.glassboxHome, options.root);
+  if (unverified !== null) {
+    const head = await branchOf(gitDir);
+    return `git branch: ${head ?? '(unknown)'}\ngit status: not collected (${describeUnverifiedTree(unverified)})`;
+  }
+  const env = options.env ?? process.env;
+  const [sandbox, git] = await Promise.all([
+    options.detectSandbox().catch(() => null),
+    // Even in the sandbox, not a `git` from PATH: a project's `.venv/bin/git` could forge the answer.
+    findTrustedProgram('git', { env, root: options.root, searchPath: env.PATH }),
+  ]);
+  if (sandbox?.available && sandbox.path !== null && git.path !== null) {
+    const status = await sandboxedStatus(options, sandbox.path, git.path);
     if (status !== null) return status;
   }
   const head = await branchOf(gitDir);
   if (head === null) return 'git: not a git repository';
-  const why = sandbox?.available ? 'git status failed in the sandbox' : 'git status runs only inside the sandbox, which is unavailable';
+  const why = !sandbox?.available
+    ? 'git status runs only inside the sandbox, which is unavailable'
+    : git.path === null
+      ? `git cannot be run: ${git.reason}`
+      : 'git status failed in the sandbox';
   return `git branch: ${head}\ngit status: not collected (${why})`;
 }
 
-async function sandboxedStatus(options: GitSnapshotOptions, bwrapPath: string): Promise<string | null> {
+async function sandboxedStatus(options: GitSnapshotOptions, bwrapPath: string, gitPath: string): Promise<string | null> {
   try {
     const result = await runCommand({
-      command: STATUS_COMMAND,
+      command: `'${gitPath.replaceAll("'", "'\\''")}' ${STATUS_ARGUMENTS}`,
       root: options.root,
       workdir: options.root,
-      env: options.env ?? process.env,
+      // bwrap finds `bash` on this PATH: the system's, not one a project's `.venv/bin` provides.
+      env: { ...(options.env ?? process.env), PATH: SYSTEM_DIRECTORIES.join(':') },
       sandbox: {
         bwrapPath,
         mode: 'read-only',

@@ -29,12 +29,23 @@ export {
 } from './bubblewrap.js';
 export { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
 export {
+  DEFAULT_MAX_ENTRIES as GIT_SCAN_MAX_ENTRIES,
   QUARANTINE_SUFFIX,
   scanGitMetadata,
   quarantineNewGitMetadata,
+  type BareLookalike,
   type GitMetadataScan,
+  type QuarantineResult,
   type QuarantinedGitMetadata,
+  type ScanOptions as GitMetadataScanOptions,
 } from './git-metadata.js';
+export {
+  describeUnverifiedTree,
+  markTreeUnverified,
+  readUnverifiedTree,
+  unverifiedTreeMarker,
+  type UnverifiedTree,
+} from './unverified-tree.js';
 export {
   runCommand,
   type RunCommandOptions,
@@ -42,3 +53,12 @@ export {
   type SandboxSettings,
 } from './run-command.js';
 export { gitSnapshot, type GitSnapshotOptions } from './git-snapshot.js';
+export {
+  PROGRAM_VARIABLES,
+  SYSTEM_DIRECTORIES,
+  checkConfiguredProgram,
+  findTrustedProgram,
+  isSystemOwned,
+  type ProgramLookup,
+  type TrustedProgramOptions,
+} from './trusted-program.js';

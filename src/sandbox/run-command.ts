@@ -1,11 +1,14 @@
 // One shell command, end to end: filtered environment, optional bubblewrap wrapping, process-group
 // lifetime and bounded output. The shell tool adds argument checks and formatting on top.
 
+import { isInside } from '../workspace/index.js';
 import { buildBubblewrapArgs, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
+import { markTreeUnverified, unverifiedTreeMarker, type UnverifiedTree } from './unverified-tree.js';
 import { describeProtectedPath, findProtectedPaths, type ProtectedPath } from './protected-paths.js';
 import { runProcess, type ProcessResult } from './run-process.js';
+import { findTrustedProgram } from './trusted-program.js';
 import { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
 
 export interface SandboxSettings {
@@ -33,6 +36,8 @@ export interface RunCommandOptions {
   killGraceMs?: number;
   /** Per-process memory and CPU bounds (default: `defaultResourceLimits(timeoutMs)`). */
   limits?: ResourceLimits;
+  /** Entries the git-metadata walks read at most (default `DEFAULT_MAX_ENTRIES`; tests make it small). */
+  gitScanMaxEntries?: number;
 }
 
 export interface CommandResult extends ProcessResult {
@@ -41,8 +46,13 @@ export interface CommandResult extends ProcessResult {
   secretScanTruncated: boolean;
   /** Git metadata the command created in the project, renamed so git no longer finds it (workspace-write only). */
   quarantinedGitMetadata: QuarantinedGitMetadata[];
-  /** Problems with the git-metadata check: a walk that hit its cap, a rename that failed. */
+  /** Problems with the git-metadata check: a walk that could not finish, a rename that failed. */
   gitMetadataProblems: string[];
+  /**
+   * The check could not finish, so the project is treated as planted and marked in Glassbox's
+   * home (`unverified-tree.ts`); null when it finished (or nothing was checked: read-only, host).
+   */
+  unverifiedTree: UnverifiedTree | null;
 }
 
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
@@ -56,17 +66,31 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     killGraceMs: options.killGraceMs,
   };
   if (options.sandbox === null) {
+    // The shell itself comes from a system directory (or GLASSBOX_BASH), not from PATH, where a
+    // project's `.venv/bin/bash` would stand in for it (trusted-program.ts).
+    const bash = await findTrustedProgram('bash', { env: options.env, root: options.root, searchPath: options.env.PATH });
+    if (bash.path === null) throw new Error(`bash cannot be run: ${bash.reason}.`);
     const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '0' });
-    const result = await runProcess({ ...common, file: 'bash', args: limitedShellArgs(options.command, limits), env });
-    return { ...result, sandbox: null, secretScanTruncated: false, quarantinedGitMetadata: [], gitMetadataProblems: [] };
+    const result = await runProcess({ ...common, file: bash.path, args: limitedShellArgs(options.command, limits), env });
+    return {
+      ...result,
+      sandbox: null,
+      secretScanTruncated: false,
+      quarantinedGitMetadata: [],
+      gitMetadataProblems: [],
+      unverifiedTree: null,
+    };
   }
 
   const sandbox = options.sandbox;
+  if (isInside(options.root, sandbox.bwrapPath)) {
+    throw new Error(`refusing to run ${sandbox.bwrapPath}: it is inside the project, which sandboxed commands can write.`);
+  }
   // Only a writable project can gain git metadata; read-only runs skip both walks.
   const writable = sandbox.mode === 'workspace-write';
   const [scan, gitBefore] = await Promise.all([
     findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome }),
-    writable ? scanGitMetadata(options.root) : null,
+    writable ? scanGitMetadata(options.root, { maxEntries: options.gitScanMaxEntries }) : null,
   ]);
   const protectedPaths = gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore);
   const args = buildBubblewrapArgs({
@@ -82,36 +106,55 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   // Inside the sandbox only the private /tmp is writable outside the project.
   const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '1', TMPDIR: '/tmp' });
   const result = await runProcess({ ...common, file: sandbox.bwrapPath, args, env });
-  const gitCheck = gitBefore === null ? { quarantined: [], problems: [] } : await quarantineCreatedGitMetadata(options.root, gitBefore);
+  const gitCheck =
+    gitBefore === null
+      ? { quarantined: [], problems: [], unverifiedTree: null }
+      : await quarantineCreatedGitMetadata(options.root, gitBefore, sandbox.glassboxHome, options.gitScanMaxEntries);
   return {
     ...result,
     sandbox: { mode: sandbox.mode, network: sandbox.network },
     secretScanTruncated: scan.truncated,
     quarantinedGitMetadata: gitCheck.quarantined,
     gitMetadataProblems: gitCheck.problems,
+    unverifiedTree: gitCheck.unverifiedTree,
   };
 }
 
 /** The scan's protected paths plus every git directory found (node_modules included), frozen read-only. */
 async function withGitDirectories(paths: readonly ProtectedPath[], git: GitMetadataScan): Promise<ProtectedPath[]> {
   const seen = new Set(paths.map((entry) => entry.path));
-  const guarded = [...git.dotGit, ...git.bareLookalikes, ...(git.projectConfig === null ? [] : [git.projectConfig])];
+  const guarded = [...git.dotGit.keys(), ...git.bareLookalikes.keys(), ...(git.projectConfig === null ? [] : [git.projectConfig.path])];
   const found = await Promise.all(guarded.map((path) => describeProtectedPath(path, 'git').catch(() => null)));
   const extra = found.filter((entry): entry is ProtectedPath => entry !== null && !seen.has(entry.path));
   return [...paths, ...extra];
 }
 
+/**
+ * Quarantines what the command created. When the walk could not see everything, or a rename
+ * failed, what the command planted may survive: the project is marked unverified (fail closed).
+ */
 async function quarantineCreatedGitMetadata(
   root: string,
   before: GitMetadataScan,
-): Promise<{ quarantined: QuarantinedGitMetadata[]; problems: string[] }> {
+  glassboxHome: string,
+  maxEntries: number | undefined,
+): Promise<{ quarantined: QuarantinedGitMetadata[]; problems: string[]; unverifiedTree: UnverifiedTree | null }> {
   const problems: string[] = [];
+  let quarantined: QuarantinedGitMetadata[] = [];
+  let unfinished: string | null;
   try {
-    const after = await scanGitMetadata(root);
-    if (before.truncated || after.truncated) problems.push('the project is too large to check completely for new git metadata');
-    return { quarantined: await quarantineNewGitMetadata(before, after), problems };
+    const after = await scanGitMetadata(root, { before, maxEntries });
+    const result = await quarantineNewGitMetadata(before, after);
+    quarantined = result.quarantined;
+    problems.push(...result.failed);
+    unfinished = after.incomplete ?? (result.failed.length > 0 ? result.failed[0]! : null);
   } catch (error) {
-    problems.push(`new git metadata could not be checked or quarantined: ${(error as Error).message}`);
-    return { quarantined: [], problems };
+    unfinished = `the check failed: ${(error as Error).message}`;
   }
+  if (unfinished === null) return { quarantined, problems, unverifiedTree: null };
+  const unverifiedTree = await markTreeUnverified(glassboxHome, root, unfinished).catch((error: Error) => {
+    problems.push(`the project could not be marked unverified in ${glassboxHome}: ${error.message}`);
+    return { root, reason: unfinished, at: new Date().toISOString(), marker: unverifiedTreeMarker(glassboxHome, root) };
+  });
+  return { quarantined, problems, unverifiedTree };
 }

@@ -9,11 +9,20 @@
 /** Code points HFS+ ignores when comparing names. */
 const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
 
-/** True when a file system may resolve `name` (one path component) to a `.git` entry. */
-export function isGitMetadataName(name: string): boolean {
-  const folded = name
+/**
+ * `name` (one path component) as a folding file system may compare it: without the code points
+ * HFS+ ignores, lower case, without NTFS's trailing dots and spaces. Two names that fold alike
+ * may be the same entry somewhere, so a check for a name git reads compares folded names.
+ */
+export function foldFileName(name: string): string {
+  return name
     .replace(HFS_IGNORABLE, '')
     .toLowerCase()
     .replace(/[. ]+$/, '');
+}
+
+/** True when a file system may resolve `name` (one path component) to a `.git` entry. */
+export function isGitMetadataName(name: string): boolean {
+  const folded = foldFileName(name);
   return folded === '.git' || folded === 'git~1';
 }

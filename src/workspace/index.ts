@@ -4,6 +4,6 @@
 
 export { isInside, realLocation, resolveRoot } from './path-containment.js';
 export { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath } from './secret-paths.js';
-export { isGitMetadataName } from './git-metadata-name.js';
+export { foldFileName, isGitMetadataName } from './git-metadata-name.js';
 export { SANDBOX_MODES, UNRESTRICTED_EXECUTION, isExecutionPolicy, type ExecutionPolicy, type SandboxMode } from './execution-policy.js';
 export { MAX_CONFIG_FILE_BYTES, readConfigFile, type ReadConfigFileOptions } from './read-config-file.js';

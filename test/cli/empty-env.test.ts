@@ -23,6 +23,10 @@ const DOCUMENTED = [
   'ANTHROPIC_BASE_URL',
   'GLASSBOX_DEBUG',
   'NO_COLOR',
+  'GLASSBOX_BWRAP',
+  'GLASSBOX_GIT',
+  'GLASSBOX_RG',
+  'GLASSBOX_BASH',
 ];
 
 function allEmpty(names: readonly string[]): Record<string, string> {

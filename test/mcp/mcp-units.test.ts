@@ -275,7 +275,7 @@ describe('MCP config', () => {
         ['lint:true'],
       );
       assert.deepEqual(after.warnings, []);
-      assert.equal(entry[key].lint, mcpServerFingerprint(after.servers[0]!));
+      assert.equal(entry[key].lint, await mcpServerFingerprint(after.servers[0]!));
       // The same directory reached through a symlink is the same project.
       await symlink(root, join(dir, 'link'));
       assert.equal((await readMcpConfig(home, join(dir, 'link'))).warnings.length, 0);

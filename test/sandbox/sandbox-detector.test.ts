@@ -11,7 +11,7 @@ test('a missing bwrap is reported as unavailable', async () => {
     const answer = await detect();
     assert.equal(answer.available, false);
     assert.equal(answer.path, null);
-    assert.match(answer.reason, /not an executable/);
+    assert.match(answer.reason, /bwrap \(bubblewrap\) was not found: the configured bwrap: .*bwrap does not exist/);
   });
 });
 
@@ -21,7 +21,7 @@ test('a bwrap that cannot create namespaces is unavailable, with its error, and 
     const counter = join(dir, 'runs');
     await writeFile(fake, `#!/bin/sh\necho run >> ${counter}\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n`);
     await chmod(fake, 0o755);
-    const detect = createSandboxDetector({ searchPath: dir });
+    const detect = createSandboxDetector({ bwrapPath: fake });
     const [first, second] = await Promise.all([detect(), detect()]);
     assert.equal(first.available, false);
     assert.equal(first.path, fake);

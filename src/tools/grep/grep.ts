@@ -1,10 +1,14 @@
 // grep: search file contents with ripgrep, the one engine (one regex syntax, one set of ignore
 // rules). The binary comes from @vscode/ripgrep's per-platform npm packages, so installing
-// Glassbox installs it; an `rg` on PATH serves platforms those packages do not cover.
+// Glassbox installs it; an `rg` in a system directory (or `GLASSBOX_RG`) serves platforms those
+// packages do not cover. Never an `rg` from PATH or from inside the project (sandbox/'s
+// trusted-program.ts): ripgrep runs on the host, and a sandboxed command can write there. That
+// includes Glassbox's own node_modules when Glassbox works on its own checkout.
 // docs/benchmarks.md has the measurements behind dropping the JavaScript engine.
 
-import { access, constants, stat } from 'node:fs/promises';
-import { basename, delimiter, dirname, join, relative, resolve, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { findTrustedProgram, type ProgramLookup } from '../../sandbox/index.js';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { isSecretPath } from '../../workspace/index.js';
 import picomatch from 'picomatch';
 import { z } from 'zod';
@@ -30,39 +34,34 @@ export interface GrepToolOptions {
   limits?: GrepLimits;
 }
 
-/** Find an executable named `name` on PATH, or null. */
-export async function findOnPath(name: string, path: string = process.env.PATH ?? ''): Promise<string | null> {
-  for (const directory of path.split(delimiter)) {
-    if (directory === '') continue;
-    const candidate = join(directory, name);
-    try {
-      await access(candidate, constants.X_OK);
-      if ((await stat(candidate)).isFile()) return candidate;
-    } catch {
-      // Not here; keep looking.
-    }
-  }
-  return null;
-}
+let bundled: Promise<string | null> | null = null;
 
 /** The binary @vscode/ripgrep installed for this platform, or null (no package for it, or installed without optional dependencies). */
-async function bundledRipgrep(): Promise<string | null> {
-  try {
-    // Imported here, not at the top: the module throws on load when the platform package is absent.
-    const { rgPath } = await import('@vscode/ripgrep');
-    await access(rgPath, constants.X_OK);
-    return rgPath;
-  } catch {
-    return null;
-  }
+function bundledRipgrep(): Promise<string | null> {
+  bundled ??= (async () => {
+    try {
+      // Imported here, not at the top: the module throws on load when the platform package is absent.
+      const { rgPath } = await import('@vscode/ripgrep');
+      return rgPath;
+    } catch {
+      return null;
+    }
+  })();
+  return bundled;
 }
 
-let located: Promise<string | null> | null = null;
+/**
+ * The ripgrep the tool runs for a project at `root`: `GLASSBOX_RG`, else the bundled binary unless
+ * it lies inside the project, else `rg` in a system directory; with why when there is none.
+ */
+export async function findRipgrep(root?: string, env: NodeJS.ProcessEnv = process.env): Promise<ProgramLookup> {
+  const path = await bundledRipgrep();
+  return findTrustedProgram('rg', { env, root, bundled: path === null ? [] : [path] });
+}
 
-/** The ripgrep the tool runs: the bundled binary, else `rg` on PATH, else null. Looked up once per process. */
-export function locateRipgrep(): Promise<string | null> {
-  located ??= bundledRipgrep().then((bundled) => bundled ?? findOnPath('rg'));
-  return located;
+/** The ripgrep the tool runs (see `findRipgrep`), or null. */
+export async function locateRipgrep(root?: string): Promise<string | null> {
+  return (await findRipgrep(root)).path;
 }
 
 /**
@@ -98,13 +97,11 @@ function skipSecretsUnlessNamed(
 
 export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
   const limits = options.limits ?? DEFAULT_GREP_LIMITS;
-  const executable = async (): Promise<string> => {
-    const found = options.ripgrepPath ?? (await locateRipgrep());
-    if (found !== null) return found;
-    throw new ToolError(
-      'SEARCH_FAILED',
-      `ripgrep is not available: @vscode/ripgrep has no binary for ${process.platform}-${process.arch} here and there is no rg on PATH. Install ripgrep, or search with the shell tool.`,
-    );
+  const executable = async (root: string): Promise<string> => {
+    if (options.ripgrepPath !== undefined) return options.ripgrepPath;
+    const found = await findRipgrep(root);
+    if (found.path !== null) return found.path;
+    throw new ToolError('SEARCH_FAILED', `ripgrep is not available: ${found.reason}. Install ripgrep, or search with the shell tool.`);
   };
 
   return {
@@ -134,7 +131,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
         // The target's own .gitignore ripgrep reads itself as it enters it.
         ancestorIgnoreFiles = loaded.explicitlyIgnored ? [] : loaded.rules.files.filter((file) => dirname(file) !== target.absolute);
       }
-      const ripgrep = await executable();
+      const ripgrep = await executable(root);
       const files = await searchWithRipgrep(
         {
           root,

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { FatalToolError, ToolError, loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { resolveExisting, type ResolvedPath } from '../path-policy.js';
 import {
+  describeUnverifiedTree,
   detectSandbox,
   runCommand,
   SANDBOX_INSTALL_HINT,
@@ -43,6 +44,8 @@ export interface ShellToolOptions {
   outputLimit?: number;
   /** Time between SIGTERM and SIGKILL when a command is stopped (default 2 s). */
   killGraceMs?: number;
+  /** Entries the git-metadata walks around a workspace-write command read at most (default 200,000). */
+  gitScanMaxEntries?: number;
 }
 
 interface CheckedArguments {
@@ -121,6 +124,7 @@ function gitMetadataNotice(result: CommandResult): string {
     );
   }
   for (const problem of result.gitMetadataProblems) lines.push(`glassbox: ${problem}.`);
+  if (result.unverifiedTree !== null) lines.push(`glassbox: ${describeUnverifiedTree(result.unverifiedTree)}`);
   return lines.length === 0 ? '' : `\n${lines.join('\n')}`;
 }
 
@@ -183,6 +187,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
           signal: context.signal,
           outputLimit: options.outputLimit,
           killGraceMs: options.killGraceMs,
+          gitScanMaxEntries: options.gitScanMaxEntries,
         });
       } catch (error) {
         throw new ToolError('SPAWN_FAILED', `The command could not be started: ${(error as Error).message}`);
