@@ -113,6 +113,19 @@ function decideWrite(paths: readonly string[], settings: PermissionSettings): Pe
  */
 function decideExec(access: ExecAccess, input: PermissionInput, settings: PermissionSettings): PermissionDecision {
   const result = decideExecWithoutSecrets(access, input, settings);
+  // Where planted git metadata may have been missed, a git on the host could run what a command
+  // planted: a command that runs git there, or one whose programs cannot be read off it, asks.
+  const commands = input.commandSafety?.commands ?? [];
+  const literal = input.commandSafety !== null && (input.commandSafety.safe || input.commandSafety.unsafePrefixes !== null);
+  if (settings.projectUnverified && result.decision === 'allow' && !result.execution.sandboxed && (!literal || commands.includes('git'))) {
+    return approvalNeeded(
+      settings.approvalPolicy,
+      'project-unverified',
+      'the project could not be fully checked for planted git metadata, and this command may run git outside the sandbox; it needs approval until a person has looked.',
+      "the project could not be fully checked for planted git metadata, so git outside the sandbox needs approval, which the 'never' policy does not allow. Run it inside the sandbox, or ask the user to check the project.",
+      result.execution,
+    );
+  }
   const secrets = (input.commandSafety?.secretReads ?? []).filter((read) => read.from === 'repository' || !result.execution.sandboxed);
   if (result.decision !== 'allow' || secrets.length === 0) return result;
   const list = secrets.map(({ path }) => `\`${path}\``).join(', ');

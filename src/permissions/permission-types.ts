@@ -41,6 +41,11 @@ export interface PermissionSettings {
   glassboxHome: string;
   /** Approvals remembered for the session (`SessionGrants`): only consulted, never changed, here. */
   sessionGrants: GrantLookup;
+  /**
+   * A check for planted git metadata could not finish in this project (src/sandbox/
+   * unverified-tree.ts): until a person has looked, git outside the sandbox needs approval.
+   */
+  projectUnverified?: boolean;
 }
 
 /** Which rule decided; recorded with every decision so the audit log says why. */
@@ -60,6 +65,7 @@ export type PermissionRule =
   | 'escalation-denied'
   | 'escalation-needs-justification'
   | 'sandbox-unavailable'
+  | 'project-unverified'
   | 'session-grant'
   | 'mcp-trusted'
   | 'mcp-read-only'

@@ -2,6 +2,7 @@
 // bash parser behind the command classifier loads on the first shell call, not at start-up.
 
 import { realLocation } from '../workspace/index.js';
+import { readUnverifiedTree } from '../sandbox/index.js';
 import type { AnyTool, GateDecision, GateRequest, PermissionGate, ToolAccess } from '../agent/index.js';
 import type { ExecutionPolicy, SandboxMode } from '../workspace/index.js';
 import {
@@ -52,7 +53,11 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
   return {
     async decide(request: GateRequest): Promise<GateDecision> {
       const commandSafety = await classify(request);
-      if (request.access.kind === 'exec') permissionSettings.sandboxAvailable = await settings.detectSandbox();
+      if (request.access.kind === 'exec') {
+        const [available, unverified] = await Promise.all([settings.detectSandbox(), readUnverifiedTree(settings.home, settings.root)]);
+        permissionSettings.sandboxAvailable = available;
+        permissionSettings.projectUnverified = unverified !== null;
+      }
       const access = await withRealPaths(request.access);
       checkedAccess.set(request, access);
       return decidePermission({ toolName: request.tool.name, access, commandSafety }, permissionSettings);

@@ -432,3 +432,23 @@ describe('decidePermission: commands that read a secret file by name', () => {
     assert.equal(decidePermission(input, settings({ sandbox: 'danger-full-access' })).rule, 'secret-file');
   });
 });
+
+describe('decidePermission: a project not fully checked for planted git metadata', () => {
+  it('asks before git (or a command whose programs cannot be read off it) runs outside the sandbox', async () => {
+    const { loadCommandClassifier } = await import('../../src/permissions/index.js');
+    const classifier = await loadCommandClassifier();
+    const decide = (command: string, overrides: Parameters<typeof settings>[0]) =>
+      decidePermission(
+        { toolName: 'shell', access: exec(command), commandSafety: classifier.classify(command, { root }) },
+        settings({ projectUnverified: true, ...overrides }),
+      );
+    const full = { sandbox: 'danger-full-access' } as const;
+    assert.equal(decide('git status', full).rule, 'project-unverified');
+    assert.equal(decide('npm test && git commit -m x', full).rule, 'project-unverified');
+    assert.equal(decide('$(echo git) status', full).rule, 'project-unverified');
+    assert.equal(decide('git status', { ...full, approvalPolicy: 'never' }).decision, 'deny');
+    assert.equal(decide('npm test', full).rule, 'danger-full-access', 'a literal command without git is unaffected');
+    assert.equal(decide('git status', {}).rule, 'known-safe', 'inside the sandbox git is contained');
+    assert.equal(decide('git status', { ...full, projectUnverified: false }).rule, 'danger-full-access');
+  });
+});
