@@ -11,7 +11,7 @@ import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { hasControlCharacters } from '../terminal-text/index.js';
-import { readConfigFile } from '../workspace/index.js';
+import { readProjectFile } from '../workspace/index.js';
 
 /** A setting in a config file is wrong: a usage error (exit 2) naming the file and the key. */
 export class McpConfigError extends Error {
@@ -206,10 +206,11 @@ function findVariable(value: unknown, at: string): string | null {
   return null;
 }
 
-async function readJson(path: string): Promise<Record<string, unknown> | null> {
+/** `root`: the project the file belongs to, which its real path must stay inside; null for the user's. */
+async function readJson(path: string, root: string | null): Promise<Record<string, unknown> | null> {
   let text: string | null;
   try {
-    text = await readConfigFile(path);
+    text = await readProjectFile(path, { root });
   } catch (error) {
     throw new McpConfigError((error as Error).message);
   }
@@ -312,8 +313,8 @@ export async function readMcpConfig(home: string, root: string): Promise<McpConf
   const userPath = userConfigPath(home);
   const projectPath = projectConfigPath(root);
   const [user, project, projectKey] = await Promise.all([
-    readJson(userPath),
-    readJson(projectPath),
+    readJson(userPath, null),
+    readJson(projectPath, root),
     realpath(root).catch(() => resolve(root)),
   ]);
   const warnings: McpConfigWarning[] = [];

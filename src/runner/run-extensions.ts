@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { AnyTool, ModelCallRecord, RunEvent, RunObserver } from '../agent/index.js';
 import type { McpConfig, McpToolSet } from '../mcp/index.js';
 import type { RunTrace, TelemetrySettings } from '../telemetry/index.js';
-import { readConfigFile } from '../workspace/index.js';
+import { readProjectFile } from '../workspace/index.js';
 
 export interface RunExtensionSettings {
   root: string;
@@ -37,14 +37,16 @@ const NO_TOOLS: McpToolSet = { tools: [], warnings: [], servers: [], close: asyn
 
 /** Whether either config file mentions MCP at all: without one, the mcp module is never loaded. */
 async function mentionsMcp(home: string, root: string): Promise<boolean> {
-  // A file that cannot be read as a config (missing, a FIFO, too large) mentions nothing here;
-  // if the other one names servers, the MCP module reads both again and says what is wrong.
+  // A file that cannot be read as a config (missing, a FIFO, too large, a link out of the project)
+  // mentions nothing here; if the other one names servers, the MCP module reads both again and
+  // says what is wrong.
   const texts = await Promise.all(
-    [join(home, 'config.json'), join(root, '.glassbox', 'config.json')].map((path) =>
-      readConfigFile(path).then(
-        (text) => text ?? '',
-        () => '',
-      ),
+    [readProjectFile(join(home, 'config.json'), { root: null }), readProjectFile(join(root, '.glassbox', 'config.json'), { root })].map(
+      (read) =>
+        read.then(
+          (text) => text ?? '',
+          () => '',
+        ),
     ),
   );
   return texts.some((text) => text.includes('mcpServers'));
