@@ -18,6 +18,11 @@ export interface RunExtensionSettings {
   version: string;
 }
 
+export interface StartupWarning {
+  code: string;
+  message: string;
+}
+
 /** An observer that also takes the compaction summarizer's model calls. */
 export type TurnObserver = RunObserver & { onModelCall(call: ModelCallRecord): void | Promise<void> };
 
@@ -26,8 +31,11 @@ export interface RunExtensions {
   readonly tools: AnyTool[];
   /** Starts the servers and the trace; never rejects (a server that fails is a warning). */
   start(signal: AbortSignal): Promise<void>;
-  /** The recorder, with the trace beside it and start-up warnings emitted after `run_started`. */
-  observe(recorder: TurnObserver): TurnObserver;
+  /**
+   * The recorder, with the trace beside it and start-up warnings (its own, then `more` from the
+   * rest of the turn's start) emitted after `run_started`.
+   */
+  observe(recorder: TurnObserver, more?: readonly StartupWarning[]): TurnObserver;
   /** Stops the servers and flushes the trace (bounded). Never rejects. */
   close(): Promise<void>;
 }
@@ -58,7 +66,7 @@ export async function prepareRunExtensions(settings: RunExtensionSettings): Prom
   const config: McpConfig = mcp ? await mcp.readMcpConfig(settings.home, settings.root) : NO_MCP;
   let toolSet: McpToolSet = NO_TOOLS;
   let trace: RunTrace | null = null;
-  const warnings: { code: string; message: string }[] = [];
+  const warnings: StartupWarning[] = [];
   return {
     get tools() {
       return toolSet.tools;
@@ -76,7 +84,8 @@ export async function prepareRunExtensions(settings: RunExtensionSettings): Prom
       if (traced.status === 'fulfilled') trace = traced.value;
       else warnings.push({ code: 'TRACE_UNAVAILABLE', message: `Tracing is off for this run: ${(traced.reason as Error)?.message}` });
     },
-    observe(recorder) {
+    observe(recorder, more = []) {
+      warnings.push(...more);
       if (trace === null && warnings.length === 0) return recorder;
       const runTrace = trace;
       const emit = (event: RunEvent): void => {
