@@ -2,7 +2,8 @@
 // AGENTS.md. It is committed as the session's first history item, so every later round and every
 // resumed turn sends it byte for byte the same and provider prompt caches keep hitting.
 // AGENTS.md is the repository's text: it is read through workspace/'s guarded reader (a link to
-// `/proc/self/environ` or a FIFO in its place is refused with a warning).
+// `/proc/self/environ` or a FIFO in its place is refused with a warning), and it cannot close the
+// frame that marks it as the project's.
 
 import { readdir } from 'node:fs/promises';
 import { platform, release } from 'node:os';
@@ -78,6 +79,19 @@ function byFoldedName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+// `</project_instructions` as a model would still read it: blanks or invisible format characters
+// (zero-width space, joiners) may sit between `<`, `/` and the letters, in any case.
+const GAP = '[\\s\\p{Cf}]*';
+const FRAME_CLOSE = new RegExp(`<(?=${GAP}/${GAP}${[...'project_instructions'].join('\\p{Cf}*')})`, 'giu');
+
+/**
+ * The file's text as it goes inside its frame: a closing tag of the frame in it has its `<`
+ * written as `&lt;`, so what follows still reads as the project's text, not as the harness's.
+ */
+export function framedProjectText(text: string): string {
+  return text.replace(FRAME_CLOSE, '&lt;');
+}
+
 async function agentsFile(root: string): Promise<{ text: string | null; warnings: SystemPrompt['warnings'] }> {
   const path = join(root, 'AGENTS.md');
   let text: string | null;
@@ -92,5 +106,5 @@ async function agentsFile(root: string): Promise<{ text: string | null; warnings
     text.length <= AGENTS_FILE_CAP
       ? text.trim()
       : `${text.slice(0, AGENTS_FILE_CAP).trim()}\n[AGENTS.md clipped at ${AGENTS_FILE_CAP} of ${text.length} characters; read the file for the rest.]`;
-  return { text: clipped, warnings: [] };
+  return { text: framedProjectText(clipped), warnings: [] };
 }
