@@ -314,14 +314,29 @@ export async function readMcpConfig(home: string, root: string): Promise<McpConf
   const projectPath = projectConfigPath(root);
   const [user, project, projectKey] = await Promise.all([
     readJson(userPath, null),
-    readJson(projectPath, root),
+    readJson(projectPath, root).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
     realpath(root).catch(() => resolve(root)),
   ]);
   const warnings: McpConfigWarning[] = [];
   const servers = parseMcpServers(user?.mcpServers, userPath, 'user', home, root);
   const optIn = projectOptIn(user?.projectMcpServers, userPath, projectKey, warnings);
-  // Resolved against the real directory, so a symlinked checkout has the same fingerprints.
-  const projectServers = parseMcpServers(project?.mcpServers, projectPath, 'project', projectKey);
+  // A repository's broken or planted file must not stop every run in its checkout (exit 2): it is
+  // left out with a warning, and the user's own file still counts.
+  let projectServers: McpServerConfig[] = [];
+  try {
+    if ('error' in project) throw project.error;
+    // Resolved against the real directory, so a symlinked checkout has the same fingerprints.
+    projectServers = parseMcpServers(project.value?.mcpServers, projectPath, 'project', projectKey);
+  } catch (error) {
+    if (!(error instanceof McpConfigError)) throw error;
+    warnings.push({
+      code: 'PROJECT_CONFIG_IGNORED',
+      message: `${error.message}. The project's config is ignored for this run; your own settings in ${userPath} still apply.`,
+    });
+  }
   const notEnabled: { name: string; fingerprint: string; runs: string }[] = [];
   for (const server of projectServers) {
     if (servers.some((existing) => existing.name === server.name)) {

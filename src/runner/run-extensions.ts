@@ -45,15 +45,14 @@ const NO_TOOLS: McpToolSet = { tools: [], warnings: [], servers: [], close: asyn
 
 /** Whether either config file mentions MCP at all: without one, the mcp module is never loaded. */
 async function mentionsMcp(home: string, root: string): Promise<boolean> {
-  // A file that cannot be read as a config (missing, a FIFO, too large, a link out of the project)
-  // mentions nothing here; if the other one names servers, the MCP module reads both again and
-  // says what is wrong.
+  // A file that cannot be read as a config (a FIFO, too large, a link out of the project) counts
+  // as a mention: the MCP module reads both again and says what is wrong, where warnings go.
   const texts = await Promise.all(
     [readProjectFile(join(home, 'config.json'), { root: null }), readProjectFile(join(root, '.glassbox', 'config.json'), { root })].map(
       (read) =>
         read.then(
           (text) => text ?? '',
-          () => '',
+          () => 'mcpServers',
         ),
     ),
   );
