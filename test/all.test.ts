@@ -166,10 +166,15 @@ for (const file of mine) {
  * and names what held it. The timer itself does not keep the process alive.
  */
 const EXIT_GRACE_MS = 10_000;
-setTimeout(() => {
-  const held = process.getActiveResourcesInfo().filter((resource) => resource !== 'Timeout');
-  process.stdout.write(
-    `\n# all.test.ts: still running ${EXIT_GRACE_MS / 1000} s after its last test file ended, held open by: ${held.join(', ') || 'nothing listed'}; a test left it open (see the failures above)\n`,
-  );
-  process.exit(1);
-}, EXIT_GRACE_MS).unref();
+// Started by the root's `after`, not here: a file that registers its tests after a top-level
+// `await` (`await detectSandbox()`) puts them at the root, beside its file suite, so they may still
+// be running when the loop above is done; the root ends only when they have too.
+after(() => {
+  setTimeout(() => {
+    const held = process.getActiveResourcesInfo().filter((resource) => resource !== 'Timeout');
+    process.stdout.write(
+      `\n# all.test.ts: still running ${EXIT_GRACE_MS / 1000} s after its last test file ended, held open by: ${held.join(', ') || 'nothing listed'}; a test left it open (see the failures above)\n`,
+    );
+    process.exit(1);
+  }, EXIT_GRACE_MS).unref();
+});

@@ -3,10 +3,10 @@
 // over `compaction.compactAt` over 85 % of the window. Resolved once per runner, so a bad value is
 // a usage error before any model call.
 
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { modelOverrideSchema, resolveModel, type ModelEntry, type ModelLimits, type ModelOverride } from '../model/index.js';
+import { readProjectFile } from '../workspace/index.js';
 import {
   CompactionConfigError,
   compactAtTokens,
@@ -66,13 +66,14 @@ export function parseCompactionConfig(value: unknown, path: string): CompactionC
 /** Read `<home>/config.json`; a missing file is an empty configuration, a broken one an error. */
 export async function readCompactionConfig(home: string): Promise<CompactionConfig> {
   const path = configFilePath(home);
-  let text: string;
+  let text: string | null;
   try {
-    text = await readFile(path, 'utf8');
+    // The same guarded read as the MCP settings of this file: a FIFO here must not hang every run.
+    text = await readProjectFile(path, { root: null });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ...EMPTY_COMPACTION_CONFIG };
-    throw new CompactionConfigError(`cannot read ${path}: ${(error as Error).message}`);
+    throw new CompactionConfigError((error as Error).message);
   }
+  if (text === null) return { ...EMPTY_COMPACTION_CONFIG };
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -12,7 +12,7 @@ import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { hasControlCharacters } from '../terminal-text/index.js';
-import { readConfigFile } from '../workspace/index.js';
+import { readProjectFile } from '../workspace/index.js';
 import { McpFingerprintError, describeFilesRun, filesRun, mcpServerFingerprint, type FileRun } from './mcp-fingerprint.js';
 
 /** A setting in a config file is wrong: a usage error (exit 2) naming the file and the key. */
@@ -219,10 +219,11 @@ function findVariable(value: unknown, at: string): string | null {
   return null;
 }
 
-async function readJson(path: string): Promise<Record<string, unknown> | null> {
+/** `root`: the project the file belongs to, which its real path must stay inside; null for the user's. */
+async function readJson(path: string, root: string | null): Promise<Record<string, unknown> | null> {
   let text: string | null;
   try {
-    text = await readConfigFile(path);
+    text = await readProjectFile(path, { root });
   } catch (error) {
     throw new McpConfigError((error as Error).message);
   }
@@ -312,15 +313,30 @@ export async function readMcpConfig(home: string, root: string): Promise<McpConf
   const userPath = userConfigPath(home);
   const projectPath = projectConfigPath(root);
   const [user, project, projectKey] = await Promise.all([
-    readJson(userPath),
-    readJson(projectPath),
+    readJson(userPath, null),
+    readJson(projectPath, root).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
     realpath(root).catch(() => resolve(root)),
   ]);
   const warnings: McpConfigWarning[] = [];
   const servers = parseMcpServers(user?.mcpServers, userPath, 'user', home, root);
   const optIn = projectOptIn(user?.projectMcpServers, userPath, projectKey, warnings);
-  // Resolved against the real directory, so a symlinked checkout has the same fingerprints.
-  const projectServers = parseMcpServers(project?.mcpServers, projectPath, 'project', projectKey);
+  // A repository's broken or planted file must not stop every run in its checkout (exit 2): it is
+  // left out with a warning, and the user's own file still counts.
+  let projectServers: McpServerConfig[] = [];
+  try {
+    if ('error' in project) throw project.error;
+    // Resolved against the real directory, so a symlinked checkout has the same fingerprints.
+    projectServers = parseMcpServers(project.value?.mcpServers, projectPath, 'project', projectKey);
+  } catch (error) {
+    if (!(error instanceof McpConfigError)) throw error;
+    warnings.push({
+      code: 'PROJECT_CONFIG_IGNORED',
+      message: `${error.message}. The project's config is ignored for this run; your own settings in ${userPath} still apply.`,
+    });
+  }
   const notEnabled: { name: string; fingerprint: string; runs: string }[] = [];
   for (const server of projectServers) {
     if (servers.some((existing) => existing.name === server.name)) {

@@ -28,7 +28,7 @@ import {
 } from '../compaction/index.js';
 import { loadCommandClassifier, type ApprovalPolicy } from '../permissions/index.js';
 import { detectSandbox, gitSnapshot, type SandboxDetector } from '../sandbox/index.js';
-import { buildSystemPrompt } from './system-prompt.js';
+import { buildSystemPrompt, type SystemPrompt } from './system-prompt.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
 import { createEditingTools, createReadOnlyTools, createShellTool, createToolSessionState, type ToolSessionState } from '../tools/index.js';
 import { createPermissionGate } from './permission-gate.js';
@@ -172,6 +172,8 @@ interface OpenedSession {
   resumed: boolean;
   /** The compaction breaker tripped in an earlier turn of this session. */
   compactionDisabled: boolean;
+  /** What the system message left out (a refused AGENTS.md), shown after `run_started`. */
+  warnings: SystemPrompt['warnings'];
 }
 
 /**
@@ -179,7 +181,7 @@ interface OpenedSession {
  * directory listing, AGENTS.md, `git status` in the sandbox) is read while the turn's config and
  * extensions load. Nothing in it depends on them, and it writes nothing.
  */
-function startSystemPrompt(runner: Runner, started?: Promise<string>): Promise<string> {
+function startSystemPrompt(runner: Runner, started?: Promise<string>): Promise<SystemPrompt> {
   const { settings } = runner;
   const system = buildSystemPrompt({
     root: runner.root,
@@ -191,7 +193,7 @@ function startSystemPrompt(runner: Runner, started?: Promise<string>): Promise<s
   return system;
 }
 
-async function openSession(runner: Runner, request: TurnRequest, systemPrompt: Promise<string> | null): Promise<OpenedSession> {
+async function openSession(runner: Runner, request: TurnRequest, systemPrompt: Promise<SystemPrompt> | null): Promise<OpenedSession> {
   const { settings, store } = runner;
   if (request.resume) {
     const sessionId = await store.resolveId(request.resume);
@@ -199,14 +201,15 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
     const resumed = await resumeSession(store, sessionId);
     // A fork at turn 0 (how a first turn is retried or edited) has no history at all, so no
     // system message to keep byte for byte: it gets one now, as a new session would.
-    const opening = resumed.history.length === 0 ? [systemMessage(await startSystemPrompt(runner))] : [];
+    const opening = resumed.history.length === 0 ? await startSystemPrompt(runner) : null;
     return {
       writer: resumed.writer,
       history: resumed.history,
-      newItems: [...opening, userMessage(request.prompt)],
+      newItems: [...(opening ? [systemMessage(opening.text)] : []), userMessage(request.prompt)],
       turn: resumed.turns + 1,
       resumed: true,
       compactionDisabled: resumed.autoCompactionDisabled,
+      warnings: opening?.warnings ?? [],
     };
   }
   // The environment snapshot (git status, in the sandbox) is gathered while the session file is created.
@@ -217,10 +220,11 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
   return {
     writer,
     history: [],
-    newItems: [systemMessage(system), userMessage(request.prompt)],
+    newItems: [systemMessage(system.text), userMessage(request.prompt)],
     turn: 1,
     resumed: false,
     compactionDisabled: false,
+    warnings: system.warnings,
   };
 }
 
@@ -252,7 +256,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   const session = opened.value;
   const forward = request.onEvent ?? (() => {});
   const recorder = new SessionRecorder(session.writer, session.turn, forward);
-  const observer = extensions.observe(recorder);
+  const observer = extensions.observe(recorder, session.warnings);
   try {
     await session.writer.append({
       type: 'turn_started',

@@ -10,7 +10,7 @@ import type { AnyTool, ModelCallRecord, RunEvent, RunObserver } from '../agent/i
 import type { McpConfig, McpToolSet } from '../mcp/index.js';
 import type { RunTrace, TelemetrySettings } from '../telemetry/index.js';
 import { describeUnverifiedTree, readUnverifiedTree } from '../sandbox/index.js';
-import { readConfigFile } from '../workspace/index.js';
+import { readProjectFile } from '../workspace/index.js';
 
 export interface RunExtensionSettings {
   root: string;
@@ -21,6 +21,11 @@ export interface RunExtensionSettings {
   version: string;
 }
 
+export interface StartupWarning {
+  code: string;
+  message: string;
+}
+
 /** An observer that also takes the compaction summarizer's model calls. */
 export type TurnObserver = RunObserver & { onModelCall(call: ModelCallRecord): void | Promise<void> };
 
@@ -29,8 +34,11 @@ export interface RunExtensions {
   readonly tools: AnyTool[];
   /** Starts the servers and the trace; never rejects (a server that fails is a warning). */
   start(signal: AbortSignal): Promise<void>;
-  /** The recorder, with the trace beside it and start-up warnings emitted after `run_started`. */
-  observe(recorder: TurnObserver): TurnObserver;
+  /**
+   * The recorder, with the trace beside it and start-up warnings (its own, then `more` from the
+   * rest of the turn's start) emitted after `run_started`.
+   */
+  observe(recorder: TurnObserver, more?: readonly StartupWarning[]): TurnObserver;
   /** Stops the servers and flushes the trace (bounded). Never rejects. */
   close(): Promise<void>;
 }
@@ -40,14 +48,15 @@ const NO_TOOLS: McpToolSet = { tools: [], warnings: [], servers: [], close: asyn
 
 /** Whether either config file mentions MCP at all: without one, the mcp module is never loaded. */
 async function mentionsMcp(home: string, root: string): Promise<boolean> {
-  // A file that cannot be read as a config (missing, a FIFO, too large) mentions nothing here;
-  // if the other one names servers, the MCP module reads both again and says what is wrong.
+  // A file that cannot be read as a config (a FIFO, too large, a link out of the project) counts
+  // as a mention: the MCP module reads both again and says what is wrong, where warnings go.
   const texts = await Promise.all(
-    [join(home, 'config.json'), join(root, '.glassbox', 'config.json')].map((path) =>
-      readConfigFile(path).then(
-        (text) => text ?? '',
-        () => '',
-      ),
+    [readProjectFile(join(home, 'config.json'), { root: null }), readProjectFile(join(root, '.glassbox', 'config.json'), { root })].map(
+      (read) =>
+        read.then(
+          (text) => text ?? '',
+          () => 'mcpServers',
+        ),
     ),
   );
   return texts.some((text) => text.includes('mcpServers'));
@@ -63,7 +72,7 @@ export async function prepareRunExtensions(settings: RunExtensionSettings): Prom
   const config: McpConfig = mcp ? await mcp.readMcpConfig(settings.home, settings.root) : NO_MCP;
   let toolSet: McpToolSet = NO_TOOLS;
   let trace: RunTrace | null = null;
-  const warnings: { code: string; message: string }[] = [];
+  const warnings: StartupWarning[] = [];
   if (unverified !== null) warnings.push({ code: 'PROJECT_UNVERIFIED', message: describeUnverifiedTree(unverified) });
   return {
     get tools() {
@@ -82,7 +91,8 @@ export async function prepareRunExtensions(settings: RunExtensionSettings): Prom
       if (traced.status === 'fulfilled') trace = traced.value;
       else warnings.push({ code: 'TRACE_UNAVAILABLE', message: `Tracing is off for this run: ${(traced.reason as Error)?.message}` });
     },
-    observe(recorder) {
+    observe(recorder, more = []) {
+      warnings.push(...more);
       if (trace === null && warnings.length === 0) return recorder;
       const runTrace = trace;
       const emit = (event: RunEvent): void => {

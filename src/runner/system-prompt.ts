@@ -1,11 +1,15 @@
 // The first system message of a session: instructions, an environment snapshot and the project's
 // AGENTS.md. It is committed as the session's first history item, so every later round and every
 // resumed turn sends it byte for byte the same and provider prompt caches keep hitting.
+// AGENTS.md is the repository's text: it is read through workspace/'s guarded reader (a link to
+// `/proc/self/environ` or a FIFO in its place is refused with a warning), and it cannot close the
+// frame that marks it as the project's.
 
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { platform, release } from 'node:os';
 import { join } from 'node:path';
 import { loadToolDescription } from '../agent/index.js';
+import { RefusedFileError, readProjectFile } from '../workspace/index.js';
 
 export const AGENTS_FILE_CAP = 8_000;
 const LISTING_CAP = 40;
@@ -23,7 +27,13 @@ export interface SystemPromptInput {
   git?: () => Promise<string>;
 }
 
-export async function buildSystemPrompt(input: SystemPromptInput): Promise<string> {
+export interface SystemPrompt {
+  text: string;
+  /** What could not go into it (an AGENTS.md that was refused), to be shown as `warning` events. */
+  warnings: { code: string; message: string }[];
+}
+
+export async function buildSystemPrompt(input: SystemPromptInput): Promise<SystemPrompt> {
   const instructions = loadToolDescription(new URL('./prompts/system-instructions.md', import.meta.url));
   const [git, listing, agents] = await Promise.all([
     input.git?.().catch(() => null) ?? Promise.resolve(null),
@@ -41,9 +51,9 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
     '</environment>',
   ].join('\n');
   const parts = [instructions, environment];
-  if (agents) parts.push(`<project_instructions source="AGENTS.md">\n${agents}\n</project_instructions>`);
+  if (agents.text) parts.push(`<project_instructions source="AGENTS.md">\n${agents.text}\n</project_instructions>`);
   if (input.extraInstructions?.trim()) parts.push(input.extraInstructions.trim());
-  return parts.join('\n\n');
+  return { text: parts.join('\n\n'), warnings: agents.warnings };
 }
 
 async function topLevelListing(root: string): Promise<string> {
@@ -69,12 +79,32 @@ function byFoldedName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-async function agentsFile(root: string): Promise<string | null> {
+// `</project_instructions` as a model would still read it: blanks or invisible format characters
+// (zero-width space, joiners) may sit between `<`, `/` and the letters, in any case.
+const GAP = '[\\s\\p{Cf}]*';
+const FRAME_CLOSE = new RegExp(`<(?=${GAP}/${GAP}${[...'project_instructions'].join('\\p{Cf}*')})`, 'giu');
+
+/**
+ * The file's text as it goes inside its frame: a closing tag of the frame in it has its `<`
+ * written as `&lt;`, so what follows still reads as the project's text, not as the harness's.
+ */
+export function framedProjectText(text: string): string {
+  return text.replace(FRAME_CLOSE, '&lt;');
+}
+
+async function agentsFile(root: string): Promise<{ text: string | null; warnings: SystemPrompt['warnings'] }> {
+  const path = join(root, 'AGENTS.md');
+  let text: string | null;
   try {
-    const text = await readFile(join(root, 'AGENTS.md'), 'utf8');
-    if (text.length <= AGENTS_FILE_CAP) return text.trim();
-    return `${text.slice(0, AGENTS_FILE_CAP).trim()}\n[AGENTS.md clipped at ${AGENTS_FILE_CAP} of ${text.length} characters; read the file for the rest.]`;
-  } catch {
-    return null;
+    text = await readProjectFile(path, { root });
+  } catch (error) {
+    const reason = error instanceof RefusedFileError ? error.message : `${path} cannot be read: ${(error as Error).message}`;
+    return { text: null, warnings: [{ code: 'AGENTS_FILE_IGNORED', message: `${reason}; this session starts without its instructions.` }] };
   }
+  if (text === null) return { text: null, warnings: [] };
+  const clipped =
+    text.length <= AGENTS_FILE_CAP
+      ? text.trim()
+      : `${text.slice(0, AGENTS_FILE_CAP).trim()}\n[AGENTS.md clipped at ${AGENTS_FILE_CAP} of ${text.length} characters; read the file for the rest.]`;
+  return { text: framedProjectText(clipped), warnings: [] };
 }

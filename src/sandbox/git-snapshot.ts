@@ -7,15 +7,24 @@
 // is left out. It lives beside the sandbox (not in runner/, which builds the prompt) so that
 // `exec` can start it while the runner's code is still loading.
 
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { readProjectFile } from '../workspace/index.js';
 import type { SandboxAvailability } from './bubblewrap.js';
 import { runCommand } from './run-command.js';
 import { SYSTEM_DIRECTORIES, findTrustedProgram } from './trusted-program.js';
 import { describeUnverifiedTree, readUnverifiedTree } from './unverified-tree.js';
 
 const STATUS_LINES = 15;
+// `HEAD` and a `gitdir:` file are one line; the repository chooses what they really are (a FIFO
+// would hang every start-up outside the sandbox), so they are read through the guarded reader.
+// Not against the root: git's directory may lie above it, or anywhere a `gitdir:` line says.
+const GIT_FILE_BYTES = 64 * 1024;
+
+function readGitFile(path: string): Promise<string | null> {
+  return readProjectFile(path, { root: null, maxBytes: GIT_FILE_BYTES }).catch(() => null);
+}
 const STATUS_TIMEOUT_MS = 5_000;
 const STATUS_ARGUMENTS = '--no-optional-locks status --porcelain=v1 --branch --untracked-files=normal 2>/dev/null';
 
@@ -106,7 +115,7 @@ export async function readBranch(root: string): Promise<string | null> {
 }
 
 async function branchOf(gitDir: string): Promise<string | null> {
-  const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => null);
+  const head = await readGitFile(join(gitDir, 'HEAD'));
   if (head === null) return null;
   const text = head.trim();
   const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(text);
@@ -122,7 +131,7 @@ async function findGitDirectory(root: string): Promise<string | null> {
     if (info?.isDirectory()) return candidate;
     if (info?.isFile()) {
       // Worktrees and submodules: `.git` is a file saying `gitdir: <path>`.
-      const pointer = /^gitdir:\s*(.+)$/m.exec(await readFile(candidate, 'utf8').catch(() => ''));
+      const pointer = /^gitdir:\s*(.+)$/m.exec((await readGitFile(candidate)) ?? '');
       if (pointer === null) return null;
       const target = pointer[1]!.trim();
       return isAbsolute(target) ? target : resolve(directory, target);

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readConfigFile } from '../workspace/index.js';
+import { readProjectFile } from '../workspace/index.js';
 
 export interface UnverifiedTree {
   /** Real path of the project root. */
@@ -47,7 +47,7 @@ export async function readUnverifiedTree(glassboxHome: string, project: string):
   const marker = unverifiedTreeMarker(glassboxHome, root);
   let text: string | null;
   try {
-    text = await readConfigFile(marker, { noFollow: true, maxBytes: 64 * 1024 });
+    text = await readProjectFile(marker, { root: null, noFollow: true, maxBytes: 64 * 1024 });
   } catch (error) {
     return { root, reason: `its mark could not be read (${(error as Error).message})`, at: '', marker };
   }

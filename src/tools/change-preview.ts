@@ -3,6 +3,7 @@
 // the same path resolution and patch planning the tools use, shown as a diff per file under its
 // project-relative path. Nothing is written. A call that would fail says why instead.
 
+import { realpath } from 'node:fs/promises';
 import { structuredPatch } from 'diff';
 import { ToolError } from '../agent/index.js';
 import { isSecretPath } from '../workspace/index.js';
@@ -79,23 +80,42 @@ async function currentText(root: string, path: string): Promise<{ relative: stri
   return { relative: target.relative, text: lf(decoded.text) };
 }
 
-function fileDiff(path: string, change: FilePreview['change'], to: string | null, before: string, after: string, problems: string[]) {
+/** The lines of a text as preview lines of one kind. */
+function textLines(text: string, kind: PreviewLineKind): PreviewLine[] {
+  if (text === '') return [];
+  return text
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => ({ kind, text: line }));
+}
+
+/**
+ * One file's diff. For a secret file only what the call itself writes is shown: what the file
+ * holds now (context, removed lines, and the rest of a line an edit changes) is a secret the model
+ * has not been allowed to read, and the approver's screen no more. `ownText`: what the call writes
+ * when that is not simply the added lines (an edit: its new string).
+ */
+function fileDiff(
+  path: string,
+  change: FilePreview['change'],
+  to: string | null,
+  before: string,
+  after: string,
+  problems: string[],
+  ownText?: PreviewLine[],
+): FilePreview {
   const diff = diffLines(before, after);
   if (typeof diff === 'string') {
     problems.push(`${path}: ${diff}`);
     return { path, change, to, lines: [], omittedLines: 0 };
   }
   if (isSecretPath(path) || (to !== null && isSecretPath(to))) {
-    // What the call would write is the model's and shown; what the file holds now (context and
-    // removed lines) is a secret the model has not been allowed to read, and the page no more.
     problems.push(`${path} is a secret file: only the lines the call adds are shown, not what it holds now`);
-    return {
-      path,
-      change,
-      to,
-      lines: diff.lines.filter((line) => line.kind === 'add' || line.kind === 'hunk'),
-      omittedLines: diff.omittedLines,
-    };
+    // A write's or a patch's added lines are lines the model wrote (a whole file, a patch's `+`
+    // lines); an edit's are not (the rest of each line it changes is the file's): it shows its
+    // new string instead.
+    const own = ownText ?? diff.lines.filter((line) => line.kind === 'add' || line.kind === 'hunk');
+    return { path, change, to, lines: own.slice(0, MAX_PREVIEW_LINES), omittedLines: Math.max(0, own.length - MAX_PREVIEW_LINES) };
   }
   return { path, change, to, ...diff };
 }
@@ -126,7 +146,8 @@ async function previewEdit(args: Record<string, unknown>, root: string, problems
     throw new ToolError('EDIT_TARGET_NOT_UNIQUE', `old_string occurs ${count} times in ${relative}; the edit will fail.`);
   }
   const after = args.replace_all === true ? text.split(oldString).join(newString) : text.replace(oldString, () => newString);
-  return [fileDiff(relative, 'update', null, text, after, problems)];
+  const ownText = textLines(newString, 'add');
+  return [fileDiff(relative, 'update', null, text, after, problems, ownText)];
 }
 
 async function previewPatch(args: Record<string, unknown>, root: string, problems: string[]): Promise<FilePreview[]> {
@@ -147,7 +168,8 @@ async function previewPatch(args: Record<string, unknown>, root: string, problem
 
 /**
  * The change a file-writing call would make if it ran now, or null for a tool that writes no
- * file through its arguments (a shell command shows its command instead).
+ * file through its arguments (a shell command shows its command instead). The one preview of an
+ * approval: the server sends it to the workbench, and the terminal renders it (tui/).
  */
 export async function previewChange(toolName: string, rawArguments: string, root: string): Promise<ChangePreview | null> {
   if (!PREVIEWED_TOOLS.has(toolName)) return null;
@@ -155,6 +177,8 @@ export async function previewChange(toolName: string, rawArguments: string, root
   if (args === null) return { files: [], problem: 'the arguments are not a JSON object; the call will fail' };
   const problems: string[] = [];
   try {
+    // Paths are checked after realpath against the real root, whichever form the caller holds.
+    root = await realpath(root);
     const files =
       toolName === 'write_file'
         ? await previewWrite(args, root, problems)

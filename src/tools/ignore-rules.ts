@@ -1,12 +1,13 @@
 // The .gitignore rules of the search tools: glob applies them, and grep points ripgrep at the
 // same files. Only `.gitignore` files from the project root downwards count:
 // ignore files above the root, global excludes and `.git/info/exclude` are outside the project.
-// `.git` and `node_modules` are never descended into, whatever the rules say.
+// `.git` and `node_modules` are never descended into, whatever the rules say. A `.gitignore` is
+// the repository's file: it is read through workspace/'s guarded reader, and one that is refused
+// (a FIFO, a link out of the project, too large) is not applied and is reported with the result.
 
-import { readFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isInside } from '../workspace/index.js';
+import { isInside, readProjectFile } from '../workspace/index.js';
 
 /** Entry names skipped by every search tool, at any depth below the starting directory. */
 export const ALWAYS_IGNORED_NAMES: readonly string[] = ['.git', 'node_modules'];
@@ -34,24 +35,38 @@ function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
 }
 
-async function readLayer(directory: string): Promise<IgnoreLayer | null> {
+async function readLayer(root: string, directory: string, refused: string[]): Promise<IgnoreLayer | null> {
   const file = join(directory, '.gitignore');
-  let text: string;
+  let text: string | null;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readProjectFile(file, { root });
   } catch (error) {
-    // Missing, a directory, or unreadable: git would not apply it either.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES' || code === 'ENOTDIR') return null;
-    throw error;
+    refused.push((error as Error).message);
+    return null;
   }
+  if (text === null) return null;
   // Git matches case-sensitively unless core.ignorecase is set; ripgrep does too.
   return { directory, file, matcher: ignore({ ignorecase: false }).add(text) };
 }
 
+const REFUSALS_SHOWN = 3;
+
+/** The line a search result ends with when some `.gitignore` was not applied; null when all were. */
+export function describeRefusedIgnoreFiles(refused: readonly string[]): string | null {
+  if (refused.length === 0) return null;
+  const shown = refused.slice(0, REFUSALS_SHOWN).join('; ');
+  const more = refused.length > REFUSALS_SHOWN ? `; and ${refused.length - REFUSALS_SHOWN} more` : '';
+  return `[Ignore rules not applied: ${shown}${more}. Files they would hide may be listed.]`;
+}
+
 /** The `.gitignore` rules in effect for the entries of one directory. */
 export class IgnoreRules {
-  private constructor(private readonly layers: readonly IgnoreLayer[]) {}
+  private constructor(
+    private readonly root: string,
+    private readonly layers: readonly IgnoreLayer[],
+    /** Shared by every rule set one `load` leads to, so a whole crawl reports in one place. */
+    private readonly refusedFiles: string[],
+  ) {}
 
   /**
    * Rules for the entries of `directory` (absolute, real, inside `root`): every `.gitignore`
@@ -62,15 +77,16 @@ export class IgnoreRules {
     const below = toPosix(relative(root, directory))
       .split('/')
       .filter((name) => name !== '');
-    const rootLayer = await readLayer(root);
-    let rules = new IgnoreRules(rootLayer ? [rootLayer] : []);
+    const refused: string[] = [];
+    const rootLayer = await readLayer(root, root, refused);
+    let rules = new IgnoreRules(root, rootLayer ? [rootLayer] : [], refused);
     let current = root;
     for (const name of below) {
       current = join(current, name);
       if (rules.ignores(current, true)) {
         // Like ripgrep with an explicit path: the ancestors' rules do not hide what was asked for.
-        const own = await readLayer(directory);
-        return { rules: new IgnoreRules(own ? [own] : []), explicitlyIgnored: true };
+        const own = await readLayer(root, directory, refused);
+        return { rules: new IgnoreRules(root, own ? [own] : [], refused), explicitlyIgnored: true };
       }
       rules = await rules.enter(current);
     }
@@ -79,8 +95,13 @@ export class IgnoreRules {
 
   /** Rules for the entries of `child`, a directory directly inside this one. */
   async enter(child: string): Promise<IgnoreRules> {
-    const layer = await readLayer(child);
-    return new IgnoreRules(layer ? [...this.layers, layer] : this.layers);
+    const layer = await readLayer(this.root, child, this.refusedFiles);
+    return new IgnoreRules(this.root, layer ? [...this.layers, layer] : this.layers, this.refusedFiles);
+  }
+
+  /** Why `.gitignore` files met so far were not applied, one sentence each. */
+  get refused(): readonly string[] {
+    return this.refusedFiles;
   }
 
   /** `.gitignore` files in effect, shallowest first. */

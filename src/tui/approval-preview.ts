@@ -1,11 +1,10 @@
-// What an approval shows besides the one-line summary: for a write, the diff it would make
-// (computed here from the file as it is now and the call's arguments, before anything runs);
-// for a patch, the patch; for a command, the command in full. The approver decides on this,
-// so model-controlled text is made visible (no control characters) before it is shown.
+// What an approval shows besides the one-line summary: for a file write, the server's change
+// preview (runner/'s `previewChange`, a dry run against the files as they are now, which never
+// shows what a secret file holds), rendered here as diff lines; for a command, the command in
+// full. The approver decides on this, so model-controlled text is made visible (no control
+// characters) before it is shown.
 
-import { readFile, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
-import { structuredPatch } from 'diff';
+import { previewChange, type ChangePreview, type FilePreview } from '../runner/index.js';
 import { parseArguments } from './tool-summary.js';
 import type { Theme } from './theme.js';
 import { visibleText } from '../terminal-text/index.js';
@@ -16,71 +15,60 @@ export interface ApprovalPreview {
   lines: string[];
 }
 
-const MAX_PREVIEW_FILE_BYTES = 1024 * 1024;
+const LINE_PREFIX = { add: '+', del: '-', ctx: ' ' } as const;
 
-async function currentText(root: string, path: string): Promise<{ text: string | null; problem: string | null }> {
-  const target = resolve(root, path);
-  try {
-    const [realRoot, realTarget] = await Promise.all([realpath(root), realpath(target)]);
-    const rel = relative(realRoot, realTarget);
-    if (rel.startsWith('..') || isAbsolute(rel)) return { text: null, problem: 'the path is outside the project' };
-    const info = await stat(realTarget);
-    if (!info.isFile()) return { text: null, problem: 'not a regular file' };
-    if (info.size > MAX_PREVIEW_FILE_BYTES) return { text: null, problem: 'the file is too large to preview' };
-    return { text: (await readFile(realTarget, 'utf8')).replace(/\r\n/g, '\n'), problem: null };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: null, problem: null };
-    return { text: null, problem: (error as Error).message };
-  }
+function fileHeader(file: FilePreview): string {
+  if (file.change === 'add') return `new file ${file.path}`;
+  if (file.change === 'delete') return `deleted ${file.path}`;
+  return file.change === 'move' ? `--- ${file.path} → ${file.to}` : `--- ${file.path}`;
 }
 
-export function diffLines(oldText: string, newText: string, context = 3): string[] {
-  const patch = structuredPatch('a', 'b', oldText, newText, undefined, undefined, { context, maxEditLength: 4000 });
-  if (patch === undefined) return ['(diff too large to preview)'];
+const MAX_ASKED_LINES = 400;
+
+/**
+ * What a call that cannot be previewed asks for, from its arguments alone (the model's text, no
+ * file is read): the new content, the replaced text, the patch.
+ */
+function askedLines(toolName: string, args: Record<string, unknown> | null): string[] {
+  if (args === null) return [];
+  const split = (text: unknown, prefix: string): string[] =>
+    typeof text === 'string' && text !== ''
+      ? text
+          .replace(/\r\n/g, '\n')
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((line) => `${prefix}${line}`)
+      : [];
+  const lines =
+    toolName === 'write_file'
+      ? split(args.content, '+')
+      : toolName === 'edit_file'
+        ? [...split(args.old_string, '-'), ...split(args.new_string, '+')]
+        : split(args.patch, '').filter((line) => line !== '*** Begin Patch' && line !== '*** End Patch');
+  if (lines.length === 0) return [];
+  const shown = lines.slice(0, MAX_ASKED_LINES);
+  const more = lines.length > shown.length ? [`… ${lines.length - shown.length} more lines`] : [];
+  return ['what the call asks for:', ...shown, ...more];
+}
+
+/** The change preview as the terminal shows it: per file a header, then its diff lines. */
+export function changePreviewLines(preview: ChangePreview, toolName: string, rawArguments: string): string[] {
   const lines: string[] = [];
-  for (const hunk of patch.hunks) {
-    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
-    for (const line of hunk.lines) if (!line.startsWith('\\')) lines.push(line);
+  if (preview.problem !== null) lines.push(`(${preview.problem})`);
+  for (const file of preview.files) {
+    lines.push(fileHeader(file));
+    for (const line of file.lines) lines.push(line.kind === 'hunk' ? line.text : `${LINE_PREFIX[line.kind]}${line.text}`);
+    if (file.omittedLines > 0) lines.push(`… ${file.omittedLines} more lines`);
   }
-  return lines;
+  if (preview.files.length === 0) lines.push(...askedLines(toolName, parseArguments(rawArguments)));
+  return lines.map(visibleText);
 }
 
 export async function buildApprovalPreview(toolName: string, rawArguments: string, root: string): Promise<ApprovalPreview> {
+  const change = await previewChange(toolName, rawArguments, root);
+  if (change !== null) return { kind: 'diff', lines: changePreviewLines(change, toolName, rawArguments) };
   const args = parseArguments(rawArguments);
   if (args === null) return { kind: 'text', lines: [visibleText(rawArguments)] };
-  if (toolName === 'write_file' && typeof args.path === 'string' && typeof args.content === 'string') {
-    const current = await currentText(root, args.path);
-    const header = current.text === null ? `new file ${args.path}` : `--- ${args.path}`;
-    const lines = diffLines(current.text ?? '', args.content.replace(/\r\n/g, '\n'));
-    return { kind: 'diff', lines: [header, ...(current.problem ? [`(${current.problem})`] : []), ...lines].map(visibleText) };
-  }
-  if (
-    toolName === 'edit_file' &&
-    typeof args.path === 'string' &&
-    typeof args.old_string === 'string' &&
-    typeof args.new_string === 'string'
-  ) {
-    const current = await currentText(root, args.path);
-    const oldString = args.old_string.replace(/\r\n/g, '\n');
-    const newString = args.new_string.replace(/\r\n/g, '\n');
-    if (current.text !== null && oldString !== '' && current.text.includes(oldString)) {
-      const next =
-        args.replace_all === true ? current.text.split(oldString).join(newString) : current.text.replace(oldString, () => newString);
-      return { kind: 'diff', lines: [`--- ${args.path}`, ...diffLines(current.text, next)].map(visibleText) };
-    }
-    // The edit will fail (or the file cannot be read): show what it asks for.
-    return {
-      kind: 'diff',
-      lines: [`--- ${args.path} (${current.problem ?? 'text not found as given'})`, ...diffLines(oldString, newString, 0)].map(visibleText),
-    };
-  }
-  if (toolName === 'apply_patch' && typeof args.patch === 'string') {
-    const lines = args.patch
-      .replace(/\r\n/g, '\n')
-      .split('\n')
-      .filter((line) => line !== '*** Begin Patch' && line !== '*** End Patch');
-    return { kind: 'diff', lines: lines.map(visibleText) };
-  }
   if (typeof args.command === 'string' || Array.isArray(args.command)) {
     const command = Array.isArray(args.command) ? args.command.map(String).join(' ') : (args.command as string);
     const extra = [

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { chmod, mkdir, open, rename } from 'node:fs/promises';
-import { readConfigFile } from '../workspace/index.js';
+import { readProjectFile } from '../workspace/index.js';
 import { join } from 'node:path';
 import { createRedactor } from '../telemetry/index.js';
 
@@ -111,7 +111,7 @@ const MAX_HISTORY_FILE_BYTES = 8 * 1024 * 1024;
 
 /** The file's text; empty when it is missing, not a regular file (a FIFO, a symlink) or too large. */
 function readHistoryFile(path: string): Promise<string> {
-  return readConfigFile(path, { maxBytes: MAX_HISTORY_FILE_BYTES, noFollow: true }).then(
+  return readProjectFile(path, { root: null, maxBytes: MAX_HISTORY_FILE_BYTES, noFollow: true }).then(
     (text) => text ?? '',
     () => '',
   );

@@ -9,8 +9,8 @@
 
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { structuredPatch } from 'diff';
 import { isInside, isSecretPath, resolveRoot } from '../workspace/index.js';
-import { diffLines } from './approval-preview.js';
 import { parseArguments, patchFiles } from './tool-summary.js';
 import {
   DEFAULT_SNAPSHOT_LIMITS,
@@ -26,6 +26,18 @@ import {
 
 const MAX_BASELINE_BYTES = 1024 * 1024;
 const WRITE_TOOLS = new Set(['write_file', 'edit_file', 'apply_patch']);
+
+/** Unified-diff lines (hunk headers and `+`/`-`/` ` lines) from one text to another. */
+export function diffLines(oldText: string, newText: string, context = 3): string[] {
+  const patch = structuredPatch('a', 'b', oldText, newText, undefined, undefined, { context, maxEditLength: 4000 });
+  if (patch === undefined) return ['(diff too large to preview)'];
+  const lines: string[] = [];
+  for (const hunk of patch.hunks) {
+    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
+    for (const line of hunk.lines) if (!line.startsWith('\\')) lines.push(line);
+  }
+  return lines;
+}
 
 type Baseline = { kind: 'absent' } | { kind: 'text'; text: string } | { kind: 'unreadable'; why: string };
 

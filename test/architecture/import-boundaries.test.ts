@@ -26,7 +26,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   permissions: ['agent', 'model', 'workspace'],
   sandbox: ['workspace'],
   tools: ['agent', 'model', 'sandbox', 'workspace'],
-  compaction: ['agent', 'model'],
+  compaction: ['agent', 'model', 'workspace'],
   sessions: ['agent', 'compaction', 'model'],
   mcp: ['agent', 'model', 'sandbox', 'terminal-text', 'workspace'],
   telemetry: ['agent', 'compaction', 'model', 'sessions'],

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -113,6 +114,24 @@ describe('compaction settings', () => {
         readCompactionConfig(home),
         (error: unknown) => error instanceof CompactionConfigError && /is not valid JSON/.test(error.message),
       );
+    });
+  });
+
+  test('a <home>/config.json that is a FIFO is a usage error at once, never read (like the MCP settings of the same file)', async () => {
+    await withTempDir(async (home) => {
+      const path = join(home, 'config.json');
+      execFileSync('mkfifo', [path]);
+      // Were it opened blocking, this writer would hand it a valid config and the read would succeed.
+      const writer = spawn('sh', ['-c', 'printf %s "$1" > "$2"', 'writer', '{"models":{}}', path], { stdio: 'ignore' });
+      try {
+        await assert.rejects(
+          readCompactionConfig(home),
+          (error: unknown) =>
+            error instanceof CompactionConfigError && error.message === `${path} is not a regular file (a FIFO), so it is not read`,
+        );
+      } finally {
+        writer.kill('SIGKILL');
+      }
     });
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -309,6 +309,26 @@ describe('MCP servers as tools', { concurrency: true }, () => {
       assert.ok(second.events.some((event) => event.type === 'warning' && event.code === 'MCP_PROJECT_TRUST_IGNORED'));
       assert.deepEqual(decisions(second.events), { mcp__proj__ok: 'ask mcp-tool' });
       assert.equal(outputs(second.records).get('mcp__proj__ok')?.output, 'ok: hi');
+    });
+  });
+
+  test("a project's config that cannot be read is ignored with a warning: the turn runs, with the user's own servers", async () => {
+    await withMcpWorld([{ toolCalls: [call('mcp__everything__echo', { message: 'still here' })] }, { text: 'Done.' }], async (world) => {
+      await world.writeUserConfig({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } } });
+      // A FIFO no one writes to: before, every run in this checkout ended as a usage error (exit 2).
+      const projectFile = join(world.root, '.glassbox', 'config.json');
+      execFileSync('mkfifo', [projectFile]);
+      const { result, events, records } = await world.turn();
+      assert.equal(result.terminal.type, 'run_succeeded', JSON.stringify(result.terminal));
+      assert.equal(outputs(records).get('mcp__everything__echo')?.output, 'Echo: still here');
+      const warning = events.find((event) => event.type === 'warning' && event.code === 'PROJECT_CONFIG_IGNORED');
+      assert.ok(warning?.type === 'warning', JSON.stringify(events.filter((event) => event.type === 'warning')));
+      assert.equal(
+        warning.message,
+        `${projectFile} is not a regular file (a FIFO), so it is not read. The project's config is ignored for this run; your own settings in ${join(world.home, 'config.json')} still apply.`,
+      );
+      // Recorded in the session too.
+      assert.ok(records.some((record) => record.type === 'warning' && record.code === 'PROJECT_CONFIG_IGNORED'));
     });
   });
 

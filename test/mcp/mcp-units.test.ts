@@ -310,15 +310,80 @@ describe('MCP config', () => {
       const root = join(dir, 'project');
       await mkdir(home);
       await mkdir(join(root, '.glassbox'), { recursive: true });
-      // Before, reading a FIFO here blocked start-up for good.
-      execFileSync('mkfifo', [join(root, '.glassbox', 'config.json')]);
-      await assert.rejects(readMcpConfig(home, root), /config\.json is not a regular file/);
-      // The runner's "is MCP configured at all?" check does not hang on it either.
+      // Before, reading a FIFO here blocked start-up for good. The project's file is left out
+      // with a warning; the user's own file is theirs to fix (a usage error).
+      const projectFile = join(root, '.glassbox', 'config.json');
+      execFileSync('mkfifo', [projectFile]);
+      const config = await readMcpConfig(home, root);
+      assert.deepEqual(config.servers, []);
+      assert.deepEqual(
+        config.warnings.map((warning) => warning.code),
+        ['PROJECT_CONFIG_IGNORED'],
+      );
+      assert.ok(config.warnings[0]!.message.startsWith(`${projectFile} is not a regular file (a FIFO)`), config.warnings[0]!.message);
+      // The runner's "is MCP configured at all?" check does not hang on it either, and with no
+      // config of the user's at all the turn still says why the project's was ignored.
       const extensions = await prepareRunExtensions({ root, home, mcp: true, telemetry: null, version: 't' });
+      await extensions.start(new AbortController().signal);
       assert.deepEqual(extensions.tools, []);
-      await rm(join(root, '.glassbox', 'config.json'));
+      const seen: string[] = [];
+      extensions
+        .observe({ onEvent: (event) => void seen.push(event.type === 'warning' ? event.code : event.type), onModelCall: () => {} })
+        .onEvent?.({ type: 'run_started', sessionId: 's', runId: 'r', model: 'm', wireApi: 'chat', resumed: false });
+      assert.deepEqual(seen, ['run_started', 'PROJECT_CONFIG_IGNORED']);
+      await extensions.close();
+      await rm(projectFile);
       await writeFile(join(home, 'config.json'), `{"models":{},"pad":"${'x'.repeat(1024 * 1024)}"}`);
       await assert.rejects(readMcpConfig(home, root), /config\.json is larger than 1048576 bytes/);
+    });
+  });
+
+  test("a project's config that is refused, broken or invalid is ignored with a warning; the user's servers still count", async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'outside.json'), JSON.stringify({ mcpServers: { planted: { command: 'x' } } }));
+      const plants: Array<[string, (file: string) => Promise<unknown>, RegExp]> = [
+        ['fifo', async (file) => execFileSync('mkfifo', [file]), /is not a regular file \(a FIFO\)/],
+        ['outside', (file) => symlink(join(dir, 'outside.json'), file), /leads outside the project/],
+        ['environ', (file) => symlink('/proc/self/environ', file), /leads outside the project \(to \/proc\//],
+        ['large', (file) => writeFile(file, `{"pad":"${'x'.repeat(1024 * 1024)}"}`), /is larger than 1048576 bytes/],
+        ['json', (file) => writeFile(file, '{ nope'), /is not valid JSON/],
+        [
+          'setting',
+          (file) => writeFile(file, JSON.stringify({ mcpServers: { lint: { command: 'x', arg: [] } } })),
+          /mcpServers\.lint\.arg: unknown setting/,
+        ],
+        [
+          'variable',
+          (file) => writeFile(file, JSON.stringify({ mcpServers: { lint: { command: 'x', env: { T: '${OPENAI_API_KEY}' } } } })),
+          /cannot read environment variables/,
+        ],
+      ];
+      await Promise.all(
+        plants.map(async ([name, plant, reason]) => {
+          const home = join(dir, name, 'home');
+          const root = join(dir, name, 'project');
+          await mkdir(home, { recursive: true });
+          await mkdir(join(root, '.glassbox'), { recursive: true });
+          await writeFile(join(home, 'config.json'), JSON.stringify({ mcpServers: { docs: { command: 'docs-mcp' } } }));
+          const projectFile = join(root, '.glassbox', 'config.json');
+          await plant(projectFile);
+          const config = await readMcpConfig(home, root);
+          assert.deepEqual(
+            config.servers.map((server) => `${server.name}:${server.source}:${server.enabled}`),
+            ['docs:user:true'],
+            name,
+          );
+          assert.deepEqual(
+            config.warnings.map((warning) => warning.code),
+            ['PROJECT_CONFIG_IGNORED'],
+            name,
+          );
+          const { message } = config.warnings[0]!;
+          assert.ok(message.startsWith(`${projectFile}`), message);
+          assert.match(message, reason, name);
+          assert.ok(message.endsWith(`your own settings in ${join(home, 'config.json')} still apply.`), message);
+        }),
+      );
     });
   });
 

@@ -173,7 +173,8 @@ describe('previewChange on hostile files', () => {
         assert.ok(!shown.includes('sk_live_') && !shown.includes('MIIEsecret') && !shown.includes('DEBUG=0'), shown);
         assert.match(preview?.problem ?? '', /is a secret file: only the lines the call adds are shown/);
       }
-      assert.deepEqual(rendered(edit), ['update .env', '@@ -1,3 +1,3 @@', '+DEBUG=1']);
+      // An edit shows its new string, not the changed lines (the rest of such a line is the file's).
+      assert.deepEqual(rendered(edit), ['update .env', '+DEBUG=1']);
       assert.deepEqual(rendered(write), ['update certs/server.key', '@@ -1,3 +1,1 @@', '+replaced']);
     });
   });

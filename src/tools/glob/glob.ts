@@ -7,7 +7,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
-import { IgnoreRules } from '../ignore-rules.js';
+import { IgnoreRules, describeRefusedIgnoreFiles } from '../ignore-rules.js';
 import { resolveExisting } from '../path-policy.js';
 import { isInside } from '../../workspace/index.js';
 import { createIgnoringFileSystem } from './ignoring-file-system.js';
@@ -125,11 +125,11 @@ export function createGlobTool(options: GlobOptions = DEFAULT_GLOB_OPTIONS): Too
         .filter((path) => times.has(path))
         .map((path) => ({ path: toPosix(relative(root, path)), mtimeMs: times.get(path) ?? 0 }))
         .sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const refusedNote = describeRefusedIgnoreFiles(rules.refused);
       if (ranked.length === 0) {
         const where = requested.relative === '.' ? 'the project root' : requested.relative;
-        return {
-          output: `No files matched ${args.pattern} in ${where} (files ignored by .gitignore, .git and node_modules are skipped).`,
-        };
+        const none = `No files matched ${args.pattern} in ${where} (files ignored by .gitignore, .git and node_modules are skipped).`;
+        return { output: refusedNote === null ? none : `${none}\n${refusedNote}` };
       }
       const shown = ranked.slice(0, options.maxResults).map((entry) => entry.path);
       if (ranked.length > shown.length) {
@@ -137,6 +137,7 @@ export function createGlobTool(options: GlobOptions = DEFAULT_GLOB_OPTIONS): Too
           `[Showing ${shown.length} of ${ranked.length} matching files, newest first; ${ranked.length - shown.length} more not shown. Narrow the pattern or set path.]`,
         );
       }
+      if (refusedNote !== null) shown.push(refusedNote);
       return { output: shown.join('\n') };
     },
   };

@@ -13,7 +13,7 @@ import { isSecretPath } from '../../workspace/index.js';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
-import { IgnoreRules } from '../ignore-rules.js';
+import { IgnoreRules, describeRefusedIgnoreFiles } from '../ignore-rules.js';
 import { resolveExisting } from '../path-policy.js';
 import { DEFAULT_GREP_LIMITS, formatGrepReport, type GrepLimits } from './grep-report.js';
 import { searchWithRipgrep } from './ripgrep-search.js';
@@ -126,8 +126,10 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
       }
       const searchDirectory = targetIsDirectory ? target.absolute : dirname(target.absolute);
       let ancestorIgnoreFiles: string[] = [];
+      let refusedNote: string | null = null;
       if (targetIsDirectory) {
         const loaded = await IgnoreRules.load(root, target.absolute);
+        refusedNote = describeRefusedIgnoreFiles(loaded.rules.refused);
         // The target's own .gitignore ripgrep reads itself as it enters it.
         ancestorIgnoreFiles = loaded.explicitlyIgnored ? [] : loaded.rules.files.filter((file) => dirname(file) !== target.absolute);
       }
@@ -149,7 +151,8 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
         ripgrep,
       );
       signal.throwIfAborted();
-      return { output: formatGrepReport(files, limits) };
+      const report = formatGrepReport(files, limits);
+      return { output: refusedNote === null ? report : `${report}\n${refusedNote}` };
     },
   };
 }
