@@ -165,7 +165,14 @@ describe('MCP servers as tools', { concurrency: true }, () => {
           mcpServers: {
             broken,
             // A short grace to each stop step (the default's waits: stdio-transport.test.ts).
-            stubborn: { ...broken, env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' }, stopGraceSec: 0.05 },
+            // Its call must answer: only `broken`'s hang needs the short timeout (a loaded machine
+            // can take more than 1 s to answer).
+            stubborn: {
+              ...broken,
+              env: { BROKEN_PID_FILE: pidFile, BROKEN_MODE: 'stubborn', BROKEN_CHILD: '1' },
+              stopGraceSec: 0.05,
+              toolTimeoutSec: 30,
+            },
             dead: { ...broken, env: { BROKEN_MODE: 'exit-on-start' } },
             missing: { command: 'glassbox-no-such-mcp-server' },
           },
