@@ -452,3 +452,29 @@ describe('decidePermission: a project not fully checked for planted git metadata
     assert.equal(decide('git status', { ...full, projectUnverified: false }).rule, 'danger-full-access');
   });
 });
+
+describe('decidePermission: the everyday commands of a coding session', () => {
+  it('run without asking in workspace-write (on-request), in the sandbox', async () => {
+    const { loadCommandClassifier } = await import('../../src/permissions/index.js');
+    const classifier = await loadCommandClassifier();
+    for (const command of [
+      'ls',
+      'ls -la src',
+      'cat README.md',
+      'rg -n "TODO" src',
+      'git status',
+      'git diff',
+      'git log --oneline -10',
+      'npm test',
+      'npm run build && npm test',
+      'grep -rn foo src | head -20',
+    ]) {
+      const result = decidePermission(
+        { toolName: 'shell', access: exec(command), commandSafety: classifier.classify(command, { root }) },
+        settings({ sandbox: 'workspace-write', approvalPolicy: 'on-request' }),
+      );
+      assert.equal(result.decision, 'allow', command);
+      assert.equal(result.execution.sandboxed, true, command);
+    }
+  });
+});
