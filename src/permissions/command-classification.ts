@@ -8,11 +8,10 @@ export interface CommandClassification {
   /** argv[0] of each simple command, in source order, including those inside substitutions. */
   commands: string[];
   /**
-   * Grant keys (`argv[0]` plus the first argument that is not an option, e.g. `npm test`) of
-   * the simple commands that are not known safe. Null when something other than a program's
-   * own arguments made the string unsafe (a redirect to a file, an assignment, a command name
-   * that is expanded at run time, a command runner such as `xargs`, a parse error): no
-   * approve-for-session grant may cover such a string.
+   * Grant keys of the simple commands that are not known safe: each one's whole argv, quoted
+   * (`npm test`, `git commit -m 'a b'`). Null when something other than a program's own words
+   * made the string unsafe (it is not literal, a redirect to a file, an assignment, a command
+   * runner such as `xargs`): no approve-for-session grant may cover more than that exact string.
    */
   unsafePrefixes: string[] | null;
   /**

@@ -21,6 +21,11 @@ export interface ClassifyOptions {
   root: string;
   /** Absolute directory the command runs in (defaults to the root). */
   cwd?: string;
+  /**
+   * The PATH the command will run with (default: this process's): outside the sandbox a program
+   * found first in a directory inside the project is not known safe.
+   */
+  searchPath?: string;
 }
 
 function unsafe(reason: string, commands: string[] = []): CommandClassification {
@@ -42,7 +47,7 @@ export class CommandClassifier {
     // the sandbox or a person, and no approve-for-session grant covers more than that exact string.
     const literal = parseLiteralCommand(command);
     if (!literal.literal) return unsafe(literal.reason, literal.commands);
-    const verdict = judgeCommands(literal.commands, options.root, cwd);
+    const verdict = judgeCommands(literal.commands, options.root, cwd, options.searchPath ?? process.env.PATH ?? '');
     const tree = this.parser.parse(command);
     if (tree === null) return unsafe('the command could not be parsed');
     try {

@@ -57,6 +57,13 @@ const testRule: CommandRule = (args, context) => {
       const problem = context.checkMetadata(args[index + 1]!);
       if (problem !== null) return problem;
     }
+    // -ef, -nt and -ot compare two files: both sides are paths.
+    if (['-ef', '-nt', '-ot'].includes(word.text)) {
+      for (const side of [args[index - 1], args[index + 1]]) {
+        const problem = side === undefined ? null : context.checkMetadata(side);
+        if (problem !== null) return problem;
+      }
+    }
   }
   return null;
 };
@@ -67,8 +74,10 @@ const seqRule = programRule('seq', {
   operands: 'text',
   floor: true,
   check: ({ operands }) => {
-    const bad = operands.find((word) => !/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(word.text));
-    return bad === undefined ? null : `\`${bad.text}\` is not a plain number (\`inf\` would make seq count forever)`;
+    // Whole numbers only: `inf`, and a step below the precision of a long double (`seq 1 1e-20 2`),
+    // make seq count for ever.
+    const bad = operands.find((word) => !/^[+-]?\d{1,18}$/.test(word.text));
+    return bad === undefined ? null : `\`${bad.text}\` is not a plain whole number (\`inf\` or a tiny step would make seq count for ever)`;
   },
 });
 
@@ -93,7 +102,10 @@ const dateRule = programRule('date', {
   },
   operands: 'text',
   floor: true,
-  check: ({ operands }) => {
+  check: ({ operands, options }) => {
+    // A date string can name a time zone file (`TZ="/any/file" now`), which date then opens.
+    const zone = options.find((option) => (option.name === '-d' || option.name === '--date') && /TZ\s*=/i.test(option.value?.text ?? ''));
+    if (zone !== undefined) return `${zone.name}: a \`TZ=\` in the date string names a file date would read`;
     const setting = operands.find((word) => !word.text.startsWith('+'));
     return setting === undefined ? null : `the operand \`${setting.text}\` (not a +FORMAT) sets the system clock`;
   },
@@ -115,9 +127,10 @@ const tailRule = programRule('tail', {
   },
 });
 
+// Not -R/--dereference-recursive: it follows links out of the root. Not every option of grep is
+// harmless to a glob that expands into one (-f, --exclude-from name files).
 const GREP_TABLE: OptionTable = {
-  everyOptionHarmless: true,
-  flags: 'EFGPiyvwxcLloqsbHhnTZzaIrRU',
+  flags: 'EFGPiyvwxcLloqsbHhnTZzaIrU',
   values: { m: 'text', A: 'text', B: 'text', C: 'text', e: 'text', f: 'read' },
   numeric: true,
   long: longOptions(
@@ -125,7 +138,7 @@ const GREP_TABLE: OptionTable = {
     ...['--ignore-case', '--no-ignore-case', '--word-regexp', '--line-regexp', '--null-data', '--no-messages'],
     ...['--invert-match', '--max-count=', '--byte-offset', '--line-number', '--line-buffered', '--with-filename'],
     ...['--no-filename', '--label=', '--only-matching', '--quiet', '--silent', '--binary-files=', '--text'],
-    ...['--recursive', '--dereference-recursive', '--include=', '--exclude=', '--exclude-from=@read', '--exclude-dir='],
+    ...['--recursive', '--include=', '--exclude=', '--exclude-from=@read', '--exclude-dir='],
     ...['--files-without-match', '--files-with-matches', '--count', '--initial-tab', '--null', '--before-context='],
     ...['--after-context=', '--context=', '--group-separator=', '--no-group-separator', '--color[=]', '--colour[=]'],
     '--binary',
@@ -139,7 +152,7 @@ const grepSpec: ProgramSpec = {
   patternUnless: ['-e', '-f', '--regexp', '--file'],
   floor: true,
   check: (parsed, context) =>
-    context.outsideSandbox && hasOption(parsed, '-r', '-R', '--recursive', '--dereference-recursive')
+    context.outsideSandbox && hasOption(parsed, '-r', '--recursive')
       ? 'a recursive grep reads every file, secret ones included; outside the sandbox that needs approval'
       : null,
 };
@@ -264,7 +277,9 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
     },
     operands: 'read',
   }),
+  // tac copies a pipe to a temporary file: outside the sandbox that is a write.
   gnu('tac', {
+    floor: false,
     options: { everyOptionHarmless: true, flags: 'br', values: { s: 'text' }, long: longOptions('--before', '--regex', '--separator=') },
     operands: 'read',
   }),
@@ -281,11 +296,11 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
     operands: 'read',
   }),
   ['tail', tailRule],
+  // Not --files0-from: it reads the names of more files from a file, which no check sees.
   gnu('wc', {
     options: {
-      everyOptionHarmless: true,
       flags: 'cmlLw',
-      long: longOptions('--bytes', '--chars', '--lines', '--max-line-length', '--words', '--files0-from=@read', '--total='),
+      long: longOptions('--bytes', '--chars', '--lines', '--max-line-length', '--words', '--total='),
     },
     operands: 'read',
   }),
@@ -341,8 +356,10 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
     },
     operands: 'read',
   }),
-  // Not -l/--paginate: it runs `pr`.
+  // Not -l/--paginate: it runs `pr`. Not outside the sandbox: given directories (even without
+  // -r) it prints every file they share, secret ones included.
   gnu('diff', {
+    floor: false,
     options: {
       flags: 'qscuenytTrNiEZbwBadpH',
       values: { C: 'text', U: 'text', W: 'text', F: 'text', x: 'text', X: 'read', S: 'text', I: 'text', D: 'text' },
@@ -362,14 +379,14 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
   gnu('ls', {
     options: {
       everyOptionHarmless: true,
-      flags: 'aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1',
+      flags: 'aAbBcCdDfFgGhHiklmnNopqQrRsStuUvxXZ1',
       values: { I: 'text', T: 'text', w: 'text' },
       long: longOptions(
         ...['--all', '--almost-all', '--author', '--escape', '--block-size=', '--ignore-backups', '--color[=]'],
         ...['--directory', '--dired', '--classify[=]', '--file-type', '--format=', '--full-time'],
         ...['--group-directories-first', '--no-group', '--human-readable', '--si', '--dereference-command-line'],
         ...['--dereference-command-line-symlink-to-dir', '--hide=', '--hyperlink[=]', '--indicator-style=', '--inode'],
-        ...['--ignore=', '--kibibytes', '--dereference', '--literal', '--numeric-uid-gid', '--hide-control-chars'],
+        ...['--ignore=', '--kibibytes', '--literal', '--numeric-uid-gid', '--hide-control-chars'],
         ...['--show-control-chars', '--quote-name', '--quoting-style=', '--reverse', '--recursive', '--size', '--sort='],
         ...['--time=', '--time-style=', '--tabsize=', '--width=', '--context', '--zero'],
       ),
@@ -385,14 +402,14 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
     },
     operands: 'metadata',
   }),
+  // Not --files0-from (names read from a file) nor -L (follows every link, out of the root).
   gnu('du', {
     options: {
-      everyOptionHarmless: true,
-      flags: '0abcDHhkLlmPSsx',
+      flags: '0abcDHhklmPSsx',
       values: { B: 'text', d: 'text', t: 'text', X: 'read' },
       long: longOptions(
         ...['--null', '--all', '--apparent-size', '--block-size=', '--bytes', '--total', '--dereference-args'],
-        ...['--max-depth=', '--files0-from=@read', '--human-readable', '--inodes', '--dereference', '--count-links'],
+        ...['--max-depth=', '--human-readable', '--inodes', '--count-links'],
         ...['--no-dereference', '--separate-dirs', '--si', '--summarize', '--threshold=', '--time[=]', '--time-style='],
         ...['--exclude-from=@read', '--exclude=', '--one-file-system'],
       ),
@@ -408,13 +425,14 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
         ...['--keep-going', '--no-pad', '--raw', '--extension', '--apple'],
       ),
     },
-    operands: 'metadata',
+    // file reads the start of every file to tell its type: a read of contents.
+    operands: 'read',
   }),
   // tree reads every letter of a cluster as an option, even after one that takes a value; not -o
   // (writes the listing), -R/-H (write index files), --fromfile (prints files as the tree).
   gnu('tree', {
     options: {
-      flags: 'adlfiqNQpugshDFvtcUrCnJX',
+      flags: 'adfiqNQpugshDFvtcUrCnJX',
       values: { L: 'text', P: 'text', I: 'text' },
       separateValues: true,
       long: longOptions(
@@ -424,7 +442,9 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
     },
     operands: 'metadata',
   }),
+  // sort spills large inputs to temporary files: outside the sandbox those are writes.
   gnu('sort', {
+    floor: false,
     options: {
       flags: 'bdfgiMhnRrVcCmsuz',
       values: { k: 'text', t: 'text' },
@@ -432,7 +452,7 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
         ...['--ignore-leading-blanks', '--dictionary-order', '--ignore-case', '--general-numeric-sort'],
         ...['--ignore-nonprinting', '--month-sort', '--human-numeric-sort', '--numeric-sort', '--random-sort'],
         ...['--random-source=@read', '--reverse', '--sort=', '--version-sort', '--check[=]', '--debug'],
-        ...['--files0-from=@read', '--key=', '--merge', '--stable', '--field-separator=', '--parallel=', '--unique'],
+        ...['--key=', '--merge', '--stable', '--field-separator=', '--parallel=', '--unique'],
         '--zero-terminated',
       ),
     },

@@ -20,7 +20,6 @@ const PREDICATES: Readonly<Record<string, Operand>> = {
   ')': 'none',
   // Options that steer the walk.
   '-daystart': 'none',
-  '-follow': 'none',
   '-nowarn': 'none',
   '-warn': 'none',
   '-depth': 'none',
@@ -32,7 +31,6 @@ const PREDICATES: Readonly<Record<string, Operand>> = {
   '-regextype': 'text',
   '-maxdepth': 'text',
   '-mindepth': 'text',
-  '-files0-from': 'read',
   // Tests.
   '-amin': 'text',
   '-atime': 'text',
@@ -90,8 +88,10 @@ function startsExpression(word: ShellWord): boolean {
 
 export const findRule: CommandRule = (args, context) => {
   let index = 0;
-  // Leading options come before the starting points: -H -L -P, -D <debug options>, -O<level>.
-  while (index < args.length && /^-([HLP]|O\d*|D)$/.test(args[index]!.text)) {
+  // Leading options come before the starting points: -H -P, -D <debug options>, -O<level>. Not -L
+  // (nor -follow): following every link walks out of the root. Not -files0-from: the starting
+  // points it reads from a file are checked by nobody.
+  while (index < args.length && /^-([HP]|O\d*|D)$/.test(args[index]!.text)) {
     index += args[index]!.text === '-D' ? 2 : 1;
   }
   if (args[index]?.text === '--') index++;

@@ -114,28 +114,112 @@ const SUBCOMMANDS: Readonly<Record<string, OptionTable>> = {
   },
   describe: {
     long: longOptions(
-      ...['--tags', '--all', '--always', '--long', '--abbrev[=]', '--dirty[=]', '--broken[=]', '--exact-match'],
+      // Not --dirty/--broken: they refresh the index (a write to .git).
+      ...['--tags', '--all', '--always', '--long', '--abbrev[=]', '--exact-match'],
       ...['--first-parent', '--match[=]', '--exclude[=]', '--contains', '--candidates[=]'],
     ),
   },
 };
 
+/** Names that stand for every kind of secret file, to test a glob against (SECRET_FILE_GLOBS). */
+const SECRET_SAMPLES = [
+  '.env',
+  '.env.local',
+  'a.pem',
+  'a.key',
+  'a.p12',
+  'a.pfx',
+  'a.jks',
+  'a.keystore',
+  'id_rsa',
+  'id_dsa',
+  'id_ecdsa',
+  'id_ed25519',
+  '.npmrc',
+  '.pypirc',
+  '.netrc',
+  '_netrc',
+  '.pgpass',
+  '.htpasswd',
+  '.git-credentials',
+  'credentials.json',
+  '.aws/credentials',
+  '.aws/config',
+  '.docker/config.json',
+  '.kube/config',
+];
+
+/** git's wildmatch without FNM_PATHNAME, as pathspecs use it: `*` crosses `/`; brackets as any character. */
+function pathspecPattern(pattern: string): RegExp {
+  let source = '';
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index]!;
+    if (char === '*') source += '.*';
+    else if (char === '?' || char === '[') {
+      const close = char === '[' ? pattern.indexOf(']', index + 2) : -1;
+      source += '.';
+      if (close !== -1) index = close;
+    } else if (char === '\\' && index + 1 < pattern.length) source += pattern[++index]!.replace(/[.+^${}()|\\/*?[\]]/g, '\\$&');
+    else source += char.replace(/[.+^${}()|\\/]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`, 'is');
+}
+
 /**
- * A literal secret file named as a path or a `<rev>:<path>` blob (`git show HEAD:.env`,
- * `git log -p -- .env`): its contents come out of the repository even when the sandbox masks the
- * file itself, since `.git` stays readable.
+ * The path part of an operand as git reads it: after the last `:` (`HEAD:.env`, `:0:.env`,
+ * `HEAD^{/fix:x}:.env`), without pathspec magic (`:(icase).ENV`, `:!x`, `:/x`) or `./`.
+ */
+function pathPart(text: string): string {
+  let path = text;
+  const magic = /^:\([^)]*\)/.exec(path);
+  if (magic !== null) path = path.slice(magic[0].length);
+  else if (/^:[/!^]/.test(path)) path = path.slice(2);
+  const colon = path.lastIndexOf(':');
+  if (colon !== -1) path = path.slice(colon + 1);
+  return path.replace(/^(\.\/)+/, '');
+}
+
+/**
+ * A secret file named as a path, a `<rev>:<path>` blob or a pathspec that can match one
+ * (`git show HEAD:.env`, `git log -p -- '.e*'`): its contents come out of the repository even
+ * when the sandbox masks the file itself, since `.git` stays readable. Globs — git's own
+ * pathspec matching, or bash's before git runs — are tested against a name of each kind of
+ * secret file, at any depth.
  */
 function secretOperand(words: readonly ShellWord[], context: RuleContext): string | null {
   let problem: string | null = null;
   for (const word of words) {
-    const colon = word.text.indexOf(':');
-    const path = colon === -1 ? word.text : word.text.slice(colon + 1);
-    if (isSecretPath(word.text) || isSecretPath(path.replace(/^(\.\/)+/, ''))) {
+    const path = pathPart(word.text);
+    let secret = isSecretPath(word.text) || isSecretPath(path);
+    if (!secret && /[*?[]/.test(path)) {
+      const pattern = pathspecPattern(path);
+      secret = SECRET_SAMPLES.some(
+        (sample) => pattern.test(sample) || pattern.test(`x/${sample}`) || pattern.test(`${path.replace(/[^/]*$/, '')}${sample}`),
+      );
+    }
+    if (secret) {
       context.secretRead(word.text, 'repository');
-      problem ??= `\`${word.text}\` names a secret file, whose contents git would show`;
+      problem ??= `\`${word.text}\` names a secret file (or a pattern that matches one), whose contents git would show`;
     }
   }
   return problem;
+}
+
+/**
+ * Format placeholders that make git verify signatures (`%G?`, `%GS`…, for-each-ref's
+ * `%(signature)`): that runs `gpg.program`, which the repository's own configuration names.
+ */
+function formatProblem(options: readonly { name: string; value: ShellWord | null }[]): string | null {
+  for (const option of options) {
+    if (!['--format', '--pretty'].includes(option.name) || option.value === null) continue;
+    if (/%G|%\(signature/i.test(option.value.text))
+      return `${option.name}: signature placeholders run gpg.program, which the repository names`;
+  }
+  const merges = options.find((option) => option.name === '--diff-merges');
+  if (merges?.value && !/^(off|none|on|first-parent|1|separate|m|combined|c|dense-combined|cc)$/.test(merges.value.text)) {
+    return `--diff-merges=${merges.value.text} is not known to be harmless (remerge writes objects into .git)`;
+  }
+  return null;
 }
 
 /** `git branch` lists only when given no name, or with a listing option that takes patterns. */
@@ -184,5 +268,5 @@ export const gitRule: CommandRule = (args: readonly ShellWord[], context: RuleCo
   for (const operand of operands) checks.push(context.checkRead(operand));
   // Secrets first, so every secret the command names is noted even when another check fails.
   const secret = secretOperand(operands, context);
-  return secret ?? firstProblem(checks) ?? branchProblem(parsed, subcommand.text);
+  return secret ?? formatProblem(options) ?? firstProblem(checks) ?? branchProblem(parsed, subcommand.text);
 };

@@ -3,13 +3,14 @@
 // checked where they really lead: lexically against every directory the command may be in, and
 // after symlinks (the nearest existing ancestor resolved), inside the project root, not secret.
 
-import { realpathSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { accessSync, constants, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { isInside, isSecretPath } from '../workspace/index.js';
 import type { CommandClassification, SecretRead } from './command-classification.js';
 import type { RuleContext } from './command-rule.js';
 import { COMMAND_RULES, COMMAND_RUNNERS, UNSAFE_PROGRAM_REASONS } from './command-rules.js';
 import type { LiteralSimpleCommand } from './literal-command.js';
+import { expandGlob, physicalLocation } from './path-resolution.js';
 import { globAsPath, globBaseDirectory, type ShellWord } from './shell-word.js';
 
 interface Finding {
@@ -19,44 +20,37 @@ interface Finding {
 }
 
 const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin']);
+/** Allowlisted programs that are bash builtins: never looked up on PATH. */
+const BUILTINS = new Set(['echo', 'printf', 'true', 'false', 'test', '[', 'cd', 'pwd']);
 
-/** Where `path` really leads: symlinks of its nearest existing ancestor followed, the rest appended. */
-function realLocationSync(path: string): string {
-  let existing = path;
-  const missing: string[] = [];
-  for (;;) {
+/** The file bash would run for `name` along `searchPath` (relative entries from `cwd`), or null. */
+function lookUp(name: string, searchPath: string, cwd: string): string | null {
+  for (const entry of searchPath.split(':')) {
+    const candidate = join(resolve(cwd, entry), name);
     try {
-      return join(realpathSync.native(existing), ...missing);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // A loop or a permission problem: say it leads nowhere we can vouch for.
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') return '/';
-      const parent = dirname(existing);
-      if (parent === existing) return path;
-      missing.unshift(existing.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-      existing = parent;
-    }
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {}
   }
+  return null;
 }
 
-/** The grant key of a simple command: argv[0] and its first argument that is not an option. */
-function commandPrefix(words: readonly ShellWord[]): string {
-  const [name, ...args] = words;
-  const first = args.find((arg) => !arg.text.startsWith('-'));
-  return first === undefined ? name!.text : `${name!.text} ${first.text}`;
+/** A word as a shell would need it written to mean exactly it (single-quoted unless plain). */
+function quoteWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
-/** Real locations looked up once per classification (both verdicts ask for the same paths). */
+/**
+ * The grant key of a simple command: its whole argv, quoted so that two different argvs never
+ * read the same. Any word can change what a program does (`node --eval=…`, `npm test
+ * --script-shell=…`), so a grant covers that exact command, never a program with other words.
+ */
+function commandKey(words: readonly ShellWord[]): string {
+  return words.map((word) => quoteWord(word.text)).join(' ');
+}
+
+/** Physical locations looked up once per classification (both verdicts ask for the same paths). */
 type RealLocations = Map<string, string>;
-
-function realLocation(cache: RealLocations, path: string): string {
-  let real = cache.get(path);
-  if (real === undefined) {
-    real = realLocationSync(path);
-    cache.set(path, real);
-  }
-  return real;
-}
 
 class CommandJudge implements RuleContext {
   private readonly directories: string[];
@@ -67,6 +61,7 @@ class CommandJudge implements RuleContext {
     cwd: string,
     readonly outsideSandbox: boolean,
     private readonly real: RealLocations,
+    private readonly searchPath: string,
   ) {
     this.directories = [cwd];
   }
@@ -74,7 +69,7 @@ class CommandJudge implements RuleContext {
   judge(command: LiteralSimpleCommand): Finding | null {
     const words: ShellWord[] = command.words.map((word) => ({ kind: word.glob ? 'glob' : 'static', text: word.value }));
     const name = words[0]!;
-    const prefix = commandPrefix(words);
+    const prefix = commandKey(words);
     if (name.kind !== 'static') return { reason: `the command name \`${name.text}\` is a glob`, prefix: null };
     const runner = COMMAND_RUNNERS.get(name.text);
     if (runner !== undefined) return { reason: `${name.text} ${runner}`, prefix: null };
@@ -83,8 +78,24 @@ class CommandJudge implements RuleContext {
       const known = UNSAFE_PROGRAM_REASONS.get(name.text);
       return { reason: known ?? `${name.text} is not on the allowlist of known-safe commands`, prefix };
     }
-    const problem = rule(words.slice(1), this);
+    const problem = rule(words.slice(1), this) ?? this.programProblem(name.text);
     return problem === null ? null : { reason: `${name.text}: ${problem}`, prefix };
+  }
+
+  /**
+   * Outside the sandbox the program itself must not be the project's: PATH can hold a directory
+   * inside the project (an activated .venv, node_modules/.bin), which a repository ships or a
+   * sandboxed command writes. Inside the sandbox such a program is contained like any command.
+   */
+  private programProblem(name: string): string | null {
+    if (!this.outsideSandbox || BUILTINS.has(name)) return null;
+    for (const directory of this.directories) {
+      const found = lookUp(name, this.searchPath, directory);
+      if (found !== null && isInside(this.root, physicalLocation('/', found))) {
+        return `on this PATH \`${name}\` is ${found}, a file inside the project, which runs on the host outside the sandbox`;
+      }
+    }
+    return null;
   }
 
   private pathProblem(word: ShellWord, contents: boolean): string | null {
@@ -92,33 +103,40 @@ class CommandJudge implements RuleContext {
     if (word.kind === 'glob' && contents && this.outsideSandbox) {
       return `\`${word.text}\` is a glob of files to read; outside the sandbox only files named literally are read without approval`;
     }
-    // A glob matches one name per component, so read as a path it climbs exactly as deep as what
-    // it matches (`*/../../x` is `../x`), once a component that could match `..` counts as `..`.
-    // For a glob, its own text looking like a secret file (`*/.env`, `src/id_rsa*`) means it can
-    // match one; `cat *` matching `.env` is a documented limit (the sandbox masks it).
-    const paths =
-      word.kind === 'glob'
-        ? [
-            { path: globBaseDirectory(word.text), secret: false },
-            { path: globAsPath(word.text), secret: contents },
-          ]
-        : [{ path: word.text, secret: contents }];
     for (const directory of this.directories) {
-      for (const { path, secret } of paths) {
-        const absolute = resolve(directory, path);
-        if (!isInside(this.root, absolute)) return `\`${word.text}\` is outside the project root`;
-        const real = realLocation(this.real, word.kind === 'glob' ? resolve(directory, globBaseDirectory(word.text)) : absolute);
-        if (!isInside(this.root, real)) return `\`${word.text}\` leads outside the project root (through a symbolic link)`;
-        if (!secret) continue;
-        const candidates =
-          word.kind === 'glob' ? [relative(this.root, absolute)] : [relative(this.root, absolute), relative(this.root, real)];
-        if (candidates.some((candidate) => isSecretPath(candidate))) {
+      // A glob is checked as every path it matches now, as the path it could climb to at most
+      // (`*/../../x` is `../x`, a component that could match `..` counting as `..`), and as its
+      // own text (passed on as is when nothing matches); its text looking like a secret file
+      // (`*/.env`) means it can match one.
+      let paths: string[] = [word.text];
+      if (word.kind === 'glob') {
+        const matches = expandGlob(directory, word.text);
+        if (matches === null) return `the glob \`${word.text}\` matches too many files (or an unreadable directory) to check`;
+        paths = [word.text, globAsPath(word.text), globBaseDirectory(word.text), ...matches];
+      }
+      for (const path of paths) {
+        const lexical = resolve(directory, path);
+        if (!isInside(this.root, lexical)) return `\`${word.text}\` is outside the project root`;
+        const physical = this.physical(directory, path);
+        if (!isInside(this.root, physical)) return `\`${word.text}\` leads outside the project root (through a symbolic link)`;
+        if (!contents || path === globBaseDirectory(word.text)) continue;
+        if ([relative(this.root, lexical), relative(this.root, physical)].some((candidate) => isSecretPath(candidate))) {
           this.secretRead(word.text, 'file');
           return `\`${word.text}\` ${word.kind === 'glob' ? 'can match' : 'is'} a secret file`;
         }
       }
     }
     return null;
+  }
+
+  private physical(directory: string, path: string): string {
+    const key = `${directory}\0${path}`;
+    let location = this.real.get(key);
+    if (location === undefined) {
+      location = physicalLocation(directory, path);
+      this.real.set(key, location);
+    }
+    return location;
   }
 
   secretRead(path: string, from: 'file' | 'repository'): void {
@@ -138,9 +156,12 @@ class CommandJudge implements RuleContext {
     if (problem !== null) return problem;
     // Where the shell ends up depends on which commands ran, so later paths must be inside the
     // root from every directory the command might be in.
+    // bash's `cd` folds `..` against the path as written when that exists, and follows links
+    // otherwise (`-P` always): both places count.
     for (const directory of [...this.directories]) {
-      const target = realLocation(this.real, resolve(directory, word.text));
-      if (!this.directories.includes(target)) this.directories.push(target);
+      for (const target of [resolve(directory, word.text), this.physical(directory, word.text)]) {
+        if (!this.directories.includes(target)) this.directories.push(target);
+      }
     }
     return null;
   }
@@ -169,21 +190,27 @@ function findingsFor(
   cwd: string,
   outsideSandbox: boolean,
   real: RealLocations,
+  searchPath: string,
 ): { findings: Finding[]; secrets: SecretRead[] } {
-  const judge = new CommandJudge(root, cwd, outsideSandbox, real);
+  const judge = new CommandJudge(root, cwd, outsideSandbox, real, searchPath);
   const findings = commands.flatMap((command) => judge.judge(command) ?? []);
   return { findings, secrets: judge.secrets };
 }
 
 /** The verdict inside the sandbox, with the verdict outside it attached where that differs. */
-export function judgeCommands(commands: readonly LiteralSimpleCommand[], root: string, cwd: string): CommandClassification {
+export function judgeCommands(
+  commands: readonly LiteralSimpleCommand[],
+  root: string,
+  cwd: string,
+  searchPath: string,
+): CommandClassification {
   const names = commands.map((command) => command.words[0]!.value);
   const real: RealLocations = new Map();
-  const realCwd = realLocation(real, cwd);
-  const judged = findingsFor(commands, root, realCwd, false, real);
+  const realCwd = physicalLocation('/', cwd);
+  const judged = findingsFor(commands, root, realCwd, false, real, searchPath);
   const inSandbox = verdict(names, judged.findings);
   if (judged.secrets.length > 0) return { ...inSandbox, secretReads: judged.secrets };
   if (!inSandbox.safe) return inSandbox;
-  const outside = verdict(names, findingsFor(commands, root, realCwd, true, real).findings);
+  const outside = verdict(names, findingsFor(commands, root, realCwd, true, real, searchPath).findings);
   return outside.safe ? inSandbox : { ...inSandbox, outsideSandbox: outside };
 }

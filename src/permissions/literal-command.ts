@@ -204,7 +204,7 @@ class LiteralLexer {
     const next = text[this.index];
     if (next !== undefined && !' \t\n;|&>'.includes(next)) this.refuse('a redirection whose target is not a plain word', targetStart);
     if (operator === '>&') {
-      if (!/^(\d{1,2}|-)$/.test(target)) this.refuse('`>&` to something other than a descriptor (it writes a file)', start);
+      if (!/^(\d+|-)$/.test(target)) this.refuse('`>&` to something other than a descriptor (it writes a file)', start);
     } else if (target !== '/dev/null') {
       this.refuse(
         `a redirection to \`${target || text.slice(targetStart, targetStart + 20)}\` (a write; only /dev/null is known safe)`,
@@ -228,7 +228,7 @@ class LiteralLexer {
       if (char === ' ' || char === '\t' || char === '\n' || char === ';' || char === '|' || char === '&') break;
       if (char === '>') {
         // Digits right before `>` are its descriptor (`2>/dev/null`), not a word.
-        if (!quoted && /^\d{1,2}$/.test(value) && shape === value) {
+        if (!quoted && /^\d+$/.test(value) && shape === value) {
           this.redirect(value);
           return;
         }
@@ -259,10 +259,6 @@ class LiteralLexer {
       } else if (char === '\\') {
         const next = text[this.index + 1];
         if (next === undefined) this.refuse('a trailing backslash');
-        // In multibyte locales (Big5, GBK, Shift JIS) a backslash can be the second byte of the
-        // character before it, so bash would not see an escape where we do.
-        const previous = text.codePointAt(this.index - 1) ?? 0;
-        if (this.index > 0 && previous > 0x7f) this.refuse('a backslash right after a non-ASCII character');
         if (!/^[\x20-\x7e]$/.test(next)) this.refuse('a backslash before a character that is not printable ASCII');
         value += next;
         shape += '\0';
@@ -271,6 +267,12 @@ class LiteralLexer {
       } else {
         const refusal = UNQUOTED_REFUSALS[char];
         if (refusal !== undefined) this.refuse(refusal);
+        // In multibyte locales (GBK, GB18030, Big5, Shift JIS) an ASCII byte such as `|` or `\`
+        // can be the second byte of the character before it, so bash would not see the operator
+        // or the escape we see. Inside quotes that cannot happen (no quote byte is ever a second
+        // byte, and double quotes here hold no `\` or `` ` ``); unquoted, nothing non-ASCII is
+        // taken as literal.
+        if (char.charCodeAt(0) > 0x7f) this.refuse('a non-ASCII character outside quotes');
         // bash expands `~` at the start of a word and after `=` or `:` (in words that look like
         // assignments, arguments included: `echo a=~/x`); elsewhere (`HEAD~1`) it is a character.
         // Only after a plain character (`HEAD~1`, `a/~x`) is it certainly not a tilde prefix.

@@ -1,7 +1,8 @@
 // Approvals remembered for the rest of a session ("approve for session"). A grant is narrow on
 // purpose: a file grant covers that tool on that exact path; a command grant covers that tool
-// running commands with the same program and subcommand (`npm test`, `git commit`), and only
-// when nothing else in the string (a redirect, an assignment, `xargs`…) needed approval.
+// running the same simple commands, word for word as parsed (`npm test` covers `npm test` in any
+// literal command, but not `npm test --script-shell=x`), and only when nothing else in the string
+// (a redirect, an assignment, `xargs`…) needed approval.
 // Approving a command to run inside the sandbox never covers running it outside.
 
 import type { GrantLookup, PermissionInput } from './permission-types.js';
@@ -28,7 +29,7 @@ function grantKeys(input: PermissionInput, level?: ExecLevel): { key: string; la
   if (prefixes !== null && prefixes.length > 0) {
     return prefixes.map((prefix) => ({
       key: `${toolName}\0exec-${where}\0prefix\0${prefix}`,
-      label: `${toolName}: ${prefix} …${where === 'unsandboxed' ? ' (outside the sandbox)' : ''}`,
+      label: `${toolName}: ${prefix}${where === 'unsandboxed' ? ' (outside the sandbox)' : ''}`,
     }));
   }
   // Without prefixes (not classified, or unsafe for structural reasons) only the exact same

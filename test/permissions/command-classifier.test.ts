@@ -105,7 +105,11 @@ const MORE_UNSAFE: readonly Case[] = [
   ['test -v x', false, '-v'],
   ["test -v 'a[1]'", false, '-v'],
   ['[ -R x ]', false, '-R'],
-  ['seq inf', false, 'plain number'],
+  ['seq inf', false, 'plain whole number'],
+  ['seq 1 1e-20 2', false, 'plain whole number'],
+  ['find -L . -newer package.json -print', false, '-L'],
+  ['grep -R x src', false, '-R'],
+  ['echo café', false, 'non-ASCII'],
   ['cat --squeeze', false, '--squeeze'],
   // sed: only printing lines by number.
   ["sed -n 's/a/b/w /tmp/x' f", false, 'sed script'],
@@ -287,7 +291,8 @@ const SAFE: readonly Case[] = [
   ['rg -n "foo" -g"*.py"', true],
   ['find src -type f -name "*.test.ts" | head', true],
   ['find . -maxdepth 2 -type d -not -path "./node_modules*"', true],
-  ['find -L . -newer package.json -print', true],
+  ['find -H . -newer package.json -print', true],
+  ["echo 'café'", true],
   ["find . '(' -name a -o -name b ')' -print", true],
   ['git diff HEAD~1 --stat', true],
   ['git show HEAD:src/index.ts', true],
@@ -353,8 +358,12 @@ describe('command classifier', () => {
 
   it('reports grant prefixes only when the programs themselves are the problem', async () => {
     const classifier = await loadCommandClassifier();
-    assert.deepEqual(classifier.classify('npm test && git commit -m "x y" | cat', { root }).unsafePrefixes, ['npm test', 'git commit']);
-    assert.deepEqual(classifier.classify('npm run build --silent', { root }).unsafePrefixes, ['npm run']);
+    // A key is the whole argv, quoted: a grant covers that exact command, never other words.
+    assert.deepEqual(classifier.classify('npm test && git commit -m "x y" | cat', { root }).unsafePrefixes, [
+      'npm test',
+      "git commit -m 'x y'",
+    ]);
+    assert.deepEqual(classifier.classify('npm run build --silent', { root }).unsafePrefixes, ['npm run build --silent']);
     assert.deepEqual(classifier.classify('make', { root }).unsafePrefixes, ['make']);
     assert.deepEqual(classifier.classify('ls', { root }).unsafePrefixes, []);
     assert.equal(classifier.classify('npm test > out.txt', { root }).unsafePrefixes, null);

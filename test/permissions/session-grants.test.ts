@@ -33,15 +33,18 @@ function fileInput(kind: 'read' | 'write', path: string, toolName = kind === 're
 }
 
 describe('SessionGrants', () => {
-  it('turns a later ask for the same program and subcommand into an allow', async () => {
+  it('turns a later ask for the same parsed command into an allow, and only that command', async () => {
     const grants = new SessionGrants();
     const first = await shellInput('npm test');
     assert.equal(decidePermission(first, settings(grants)).decision, 'ask');
-    assert.deepEqual(grants.add(first), ['shell: npm test …']);
-    const later = decidePermission(await shellInput('npm test -- --watch=false'), settings(grants));
+    assert.deepEqual(grants.add(first), ['shell: npm test']);
+    const later = decidePermission(await shellInput("'npm'   test 2>/dev/null"), settings(grants));
     assert.equal(`${later.decision} ${later.rule}`, 'allow session-grant');
     assert.equal(later.execution.sandboxed, true);
     assert.equal(later.execution.secretsApproved, true);
+    // Other words can change what a program does (`--script-shell=`): not covered.
+    assert.equal(decidePermission(await shellInput('npm test -- --watch=false'), settings(grants)).decision, 'ask');
+    assert.equal(decidePermission(await shellInput('npm test --script-shell=/tmp/x'), settings(grants)).decision, 'ask');
     assert.equal(decidePermission(await shellInput('npm run build'), settings(grants)).decision, 'ask');
   });
 
@@ -91,7 +94,7 @@ describe('SessionGrants', () => {
 
     const escalatedGrant = new SessionGrants();
     escalatedGrant.add(escalated);
-    const again = decidePermission(await shellInput('npm install left-pad', true), onRequest(escalatedGrant));
+    const again = decidePermission(await shellInput('npm install', true), onRequest(escalatedGrant));
     assert.equal(`${again.decision} ${again.rule}`, 'allow session-grant');
     assert.equal(again.execution.sandboxed, false);
     // An approval to run outside the sandbox covers running the same thing inside it.
@@ -132,7 +135,7 @@ describe('SessionGrants', () => {
 
   it('describes what a grant would cover without recording it', async () => {
     const grants = new SessionGrants();
-    assert.deepEqual(grants.describe(await shellInput('npm install', true)), ['shell: npm install … (outside the sandbox)']);
+    assert.deepEqual(grants.describe(await shellInput('npm install', true)), ['shell: npm install (outside the sandbox)']);
     assert.deepEqual(grants.describe(await shellInput('echo hi > f')), [`shell: exactly \`echo hi > f\` in ${root}`]);
     assert.deepEqual(grants.describe({ toolName: 'todo', access: { kind: 'none' }, commandSafety: null }), []);
     assert.equal(grants.size, 0);

@@ -242,7 +242,8 @@ describe('git is known safe only inside the sandbox', () => {
     assert.equal(decidePermission(input('git status'), settings).decision, 'ask');
     const { effectivePermissionInput } = await import('../../src/permissions/index.js');
     grants.add(effectivePermissionInput(input('git status'), settings));
-    assert.equal(decidePermission(input('git status --short'), settings).rule, 'session-grant');
+    assert.equal(decidePermission(input('git status'), settings).rule, 'session-grant');
+    assert.equal(decidePermission(input('git status --short'), settings).decision, 'ask', 'a grant covers the exact command');
     assert.equal(decidePermission(input('git diff'), settings).decision, 'ask', 'a grant for git status does not cover git diff');
   });
 });

@@ -11,10 +11,12 @@ interface PeerCase {
   command: string;
   codex: 'safe' | 'needs-approval';
   difference?: string;
+  stricter?: string;
 }
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/peers/codex-command-safety.json', import.meta.url), 'utf8')) as {
   glassboxDifferences: Record<string, string>;
+  glassboxStricter: Record<string, string>;
   cases: PeerCase[];
 };
 const root = '/work/project';
@@ -41,10 +43,10 @@ describe("Codex's command-safety cases", () => {
     }
   });
 
-  test('what Codex runs without asking, Glassbox does too (it is no stricter on these)', async () => {
+  test('what Codex runs without asking, Glassbox does too, except where the fixture says why not', async () => {
     const classifier = await loadCommandClassifier();
     const stricter = fixture.cases
-      .filter((entry) => entry.codex === 'safe')
+      .filter((entry) => entry.codex === 'safe' && (entry.stricter === undefined || fixture.glassboxStricter[entry.stricter] === undefined))
       .filter(({ command }) => !classifier.classify(command, { root }).safe)
       .map(({ command }) => command);
     assert.deepEqual(stricter, []);
