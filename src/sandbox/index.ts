@@ -10,6 +10,8 @@ export {
 export {
   findProtectedPaths,
   HOME_SECRET_PATHS,
+  SYSTEM_SECRET_PATHS,
+  HOST_SOCKET_PATHS,
   type ProtectedPath,
   type ProtectedPathKind,
   type ProtectionReason,
@@ -28,6 +30,16 @@ export {
   type SandboxDetectorOptions,
 } from './bubblewrap.js';
 export { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
+export {
+  findHostView,
+  HOME_TOOLCHAIN_PATHS,
+  SYSTEM_TREES,
+  PRIVATE_DIRECTORIES,
+  type HostView,
+  type HostMount,
+  type HostViewOptions,
+} from './host-view.js';
+export { readSandboxConfig, type SandboxConfig } from './sandbox-config.js';
 export {
   QUARANTINE_SUFFIX,
   scanGitMetadata,

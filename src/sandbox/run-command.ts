@@ -4,9 +4,11 @@
 import { buildBubblewrapArgs, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
-import { describeProtectedPath, findProtectedPaths, type ProtectedPath } from './protected-paths.js';
+import { findHostView } from './host-view.js';
+import { describeProtectedPath, findProtectedPaths, type ProtectedPath, type ProtectedPathScan } from './protected-paths.js';
 import { runProcess, type ProcessResult } from './run-process.js';
 import { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
+import { readSandboxConfig } from './sandbox-config.js';
 
 export interface SandboxSettings {
   bwrapPath: string;
@@ -62,12 +64,40 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   }
 
   const sandbox = options.sandbox;
+  // Inside the sandbox only the private /tmp and /var/tmp are writable outside the project.
+  const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '1', TMPDIR: '/tmp' });
   // Only a writable project can gain git metadata; read-only runs skip both walks.
   const writable = sandbox.mode === 'workspace-write';
-  const [scan, gitBefore] = await Promise.all([
-    findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome }),
+  const runtimeDir = options.env.XDG_RUNTIME_DIR?.trim() || undefined;
+  const [rootScan, gitBefore, view] = await Promise.all([
+    findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome, runtimeDir }),
     writable ? scanGitMetadata(options.root) : null,
+    readSandboxConfig(sandbox.glassboxHome, sandbox.homeDir).then((config) =>
+      findHostView({
+        root: options.root,
+        homeDir: sandbox.homeDir,
+        glassboxHome: sandbox.glassboxHome,
+        searchPath: env.PATH ?? '',
+        nodeBinary: process.execPath,
+        runtimeDir,
+        network: sandbox.network,
+        readablePaths: config.readablePaths,
+      }),
+    ),
   ]);
+  // A root inside a larger work tree shows that tree read-only: its secret files are masked too.
+  const scan =
+    view.enclosingWorkTree === null
+      ? rootScan
+      : mergeScans(
+          rootScan,
+          await findProtectedPaths({
+            root: view.enclosingWorkTree,
+            homeDir: sandbox.homeDir,
+            glassboxHome: sandbox.glassboxHome,
+            runtimeDir,
+          }),
+        );
   const protectedPaths = gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore);
   const args = buildBubblewrapArgs({
     root: options.root,
@@ -76,11 +106,10 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     network: sandbox.network,
     secretsApproved: sandbox.secretsApproved,
     protectedPaths,
+    view,
     command: options.command,
     limits,
   });
-  // Inside the sandbox only the private /tmp is writable outside the project.
-  const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '1', TMPDIR: '/tmp' });
   const result = await runProcess({ ...common, file: sandbox.bwrapPath, args, env });
   const gitCheck = gitBefore === null ? { quarantined: [], problems: [] } : await quarantineCreatedGitMetadata(options.root, gitBefore);
   return {
@@ -89,6 +118,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     secretScanTruncated: scan.truncated,
     quarantinedGitMetadata: gitCheck.quarantined,
     gitMetadataProblems: gitCheck.problems,
+  };
+}
+
+function mergeScans(first: ProtectedPathScan, second: ProtectedPathScan): ProtectedPathScan {
+  const seen = new Set(first.paths.map((entry) => entry.path));
+  return {
+    paths: [...first.paths, ...second.paths.filter((entry) => !seen.has(entry.path))],
+    truncated: first.truncated || second.truncated,
   };
 }
 

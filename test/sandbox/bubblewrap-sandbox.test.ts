@@ -238,6 +238,38 @@ describe('bubblewrap sandbox', { skip }, () => {
     }
   });
 
+  test('npm test runs in the sandbox, with the home directory hidden and read-only', async () => {
+    await withProject(async (project) => {
+      await writeFile(
+        join(project.root, 'package.json'),
+        JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'node --test' } }),
+      );
+      await writeFile(join(project.root, 'sum.test.js'), "require('node:test')('sums', () => require('node:assert').equal(1 + 1, 2));\n");
+      await withTempDir(async (home) => {
+        await writeFile(join(home, 'notes.txt'), 'host-only');
+        const result = await runCommand({
+          command: 'npm test 2>&1; echo "npm=$?"; ls -A "$HOME"; touch "$HOME/x" 2>/dev/null || echo home-read-only',
+          root: project.root,
+          workdir: project.root,
+          env: { PATH: process.env.PATH, HOME: home },
+          sandbox: {
+            bwrapPath: availability.path ?? 'bwrap',
+            mode: 'workspace-write',
+            network: false,
+            secretsApproved: false,
+            homeDir: home,
+            glassboxHome: join(home, '.glassbox'),
+          },
+          timeoutMs: 60_000,
+        });
+        assert.match(result.output.text, /# pass 1\n/, result.output.text);
+        assert.match(result.output.text, /npm=0\n/);
+        assert.doesNotMatch(result.output.text, /notes\.txt/, 'the rest of the home directory is not shown');
+        assert.match(result.output.text, /home-read-only/);
+      });
+    });
+  });
+
   test('a timed-out run leaves no process behind', async () => {
     await withProject(async (project) => {
       // A distinctive sleep argument identifies the sandboxed processes in the host's /proc.
