@@ -30,8 +30,10 @@ export interface BubblewrapSpec {
   /** What of the host to show, from `findHostView`. */
   view: HostView;
   command: string;
-  /** Memory and CPU bounds the shell sets on itself before the command; none when absent. */
+  /** Memory, CPU and process bounds the shell sets on itself before the command; none when absent. */
   limits?: ResourceLimits;
+  /** The RLIMIT_NPROC to set with `limits` (`sandboxTaskLimit`); default `limits.processes`. */
+  processTasks?: number;
 }
 
 const PRIVATE_TMP = '/tmp';
@@ -170,7 +172,9 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
     '--chdir',
     spec.workdir,
     'bash',
-    ...(spec.limits === undefined ? ['-c', spec.command] : limitedShellArgs(spec.command, spec.limits)),
+    ...(spec.limits === undefined
+      ? ['-c', spec.command]
+      : limitedShellArgs(spec.command, spec.limits, spec.processTasks ?? spec.limits.processes)),
   );
   return args;
 }

@@ -29,7 +29,7 @@ export {
   type SandboxDetector,
   type SandboxDetectorOptions,
 } from './bubblewrap.js';
-export { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
+export { defaultResourceLimits, defaultProcessLimit, limitedShellArgs, sandboxTaskLimit, type ResourceLimits } from './resource-limits.js';
 export {
   findHostView,
   HOME_TOOLCHAIN_PATHS,
@@ -40,6 +40,7 @@ export {
   type HostViewOptions,
 } from './host-view.js';
 export { readSandboxConfig, type SandboxConfig } from './sandbox-config.js';
+export { createProcessCgroup, findPidsParent, type ProcessCgroup } from './process-cgroup.js';
 export {
   QUARANTINE_SUFFIX,
   scanGitMetadata,

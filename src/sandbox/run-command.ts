@@ -1,14 +1,19 @@
 // One shell command, end to end: filtered environment, optional bubblewrap wrapping, process-group
 // lifetime and bounded output. The shell tool adds argument checks and formatting on top.
 
+import { release } from 'node:os';
 import { buildBubblewrapArgs, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
 import { findHostView } from './host-view.js';
+import { createProcessCgroup } from './process-cgroup.js';
 import { describeProtectedPath, findProtectedPaths, type ProtectedPath, type ProtectedPathScan } from './protected-paths.js';
 import { runProcess, type ProcessResult } from './run-process.js';
-import { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
+import { countUserTasks, defaultResourceLimits, limitedShellArgs, sandboxTaskLimit, type ResourceLimits } from './resource-limits.js';
 import { readSandboxConfig } from './sandbox-config.js';
+
+/** Run by /bin/sh before bwrap: join the command's pids cgroup, then become bwrap (same pid). */
+const JOIN_CGROUP = 'echo $$ > "$1" || exit 125; shift; exec "$@"';
 
 export interface SandboxSettings {
   bwrapPath: string;
@@ -33,7 +38,7 @@ export interface RunCommandOptions {
   signal?: AbortSignal;
   outputLimit?: number;
   killGraceMs?: number;
-  /** Per-process memory and CPU bounds (default: `defaultResourceLimits(timeoutMs)`). */
+  /** Per-process memory and CPU bounds and the sandbox's task bound (default: `defaultResourceLimits(timeoutMs)`). */
   limits?: ResourceLimits;
 }
 
@@ -99,6 +104,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
           }),
         );
   const protectedPaths = gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore);
+  const uid = process.getuid?.() ?? 0;
   const args = buildBubblewrapArgs({
     root: options.root,
     workdir: options.workdir,
@@ -109,8 +115,23 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     view,
     command: options.command,
     limits,
+    processTasks: sandboxTaskLimit(limits.processes, release(), () => (uid === 0 ? 0 : countUserTasks(uid))),
   });
-  const result = await runProcess({ ...common, file: sandbox.bwrapPath, args, env });
+  const cgroup = await createProcessCgroup(limits.processes);
+  let result: ProcessResult;
+  try {
+    result =
+      cgroup === null
+        ? await runProcess({ ...common, file: sandbox.bwrapPath, args, env })
+        : await runProcess({
+            ...common,
+            file: '/bin/sh',
+            args: ['-c', JOIN_CGROUP, 'glassbox-sandbox', cgroup.procsFile, sandbox.bwrapPath, ...args],
+            env,
+          });
+  } finally {
+    await cgroup?.release();
+  }
   const gitCheck = gitBefore === null ? { quarantined: [], problems: [] } : await quarantineCreatedGitMetadata(options.root, gitBefore);
   return {
     ...result,

@@ -180,6 +180,12 @@ test('network on: no --unshare-net; the view decides what else is shown', () => 
   assert.ok(args.includes('--unshare-ipc'));
 });
 
+test('limits: the shell sets RLIMIT_NPROC to the task limit it is given', () => {
+  const limits = { dataBytes: 1024 ** 3, cpuSeconds: 60, processes: 300 };
+  assert.match(buildBubblewrapArgs(spec({ limits })).at(-3) ?? '', /ulimit -u 300 /);
+  assert.match(buildBubblewrapArgs(spec({ limits, processTasks: 345 })).at(-3) ?? '', /ulimit -u 345 /);
+});
+
 test('paths under the private /tmp are not mounted over, unless inside the root', () => {
   const args = buildBubblewrapArgs(
     spec({
