@@ -9,7 +9,7 @@
 import { lstat, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isInside } from '../workspace/index.js';
-import { HOME_SECRET_PATHS } from './protected-paths.js';
+import { HOME_SECRET_PATHS, presentUnder } from './protected-paths.js';
 
 export type HostMount =
   /** A host file or directory bound read-only at its own real path. */
@@ -169,8 +169,8 @@ interface Guard {
   secrets: string[];
 }
 
-/** Why `real` (a real path) must not be shown, or null. Checked after realpath, so no link can dodge it. */
-function refusal(real: string, guard: Guard): string | null {
+/** Why `real` (the real path of `name`) must not be shown, or null. Checked after realpath, so no link can dodge it. */
+function refusal(real: string, guard: Guard, name: string): string | null {
   if (real === '/') return 'it is the whole file system';
   if (isInside(real, guard.home)) return 'it is or contains the home directory';
   if (HOME_TREES.some((tree) => isInside(real, tree))) return "it is or contains users' home directories";
@@ -181,7 +181,7 @@ function refusal(real: string, guard: Guard): string | null {
   // still applies); the shared directory itself holds other programs' sockets (X11, tmux, ssh-agent).
   for (const tree of PRIVATE_DIRECTORIES) if (isInside(real, tree)) return `it is or contains ${tree}`;
   if (isInside(real, guard.glassboxHome) || isInside(guard.glassboxHome, real)) return "it is, contains or lies in Glassbox's home";
-  if (guard.secrets.some((secret) => isInside(secret, real))) return 'it lies in a credential store';
+  if (guard.secrets.some((secret) => isInside(secret, real) || isInside(secret, name))) return 'it lies in a credential store';
   return null;
 }
 
@@ -253,61 +253,110 @@ class ViewBuilder {
   }
 }
 
+interface SystemLayout {
+  trees: Array<{ tree: string; link: null } | { tree: string; link: { target: string; real: string; shownToo: boolean } }>;
+  /** SOCKET_TREES by name and by real path. */
+  socketTrees: string[];
+}
+
+let systemLayout: Promise<SystemLayout> | null = null;
+
+/** The system trees and where the socket trees really are: the same for every command of a process, so looked up once. */
+function findSystemLayout(): Promise<SystemLayout> {
+  systemLayout ??= (async () => {
+    const trees = await Promise.all(
+      SYSTEM_TREES.map(async (tree): Promise<SystemLayout['trees'][number] | null> => {
+        const info = await lstat(tree).catch(() => null);
+        if (info?.isDirectory()) return { tree, link: null };
+        if (!info?.isSymbolicLink()) return null;
+        // Merged /usr: /bin → usr/bin. Made as a link, so the tree behind it is not bound twice.
+        const [target, real] = await Promise.all([readlink(tree), realOrNull(tree)]);
+        if (real === null) return null;
+        const inTree = SYSTEM_TREES.some((other) => other !== tree && isInside(other, real));
+        return { tree, link: { target, real, shownToo: !inTree && (await socketRefusal(real)) === null } };
+      }),
+    );
+    const socketTrees = new Set(SOCKET_TREES);
+    for (const real of await Promise.all(SOCKET_TREES.map(realOrNull))) if (real !== null) socketTrees.add(real);
+    return { trees: trees.filter((entry) => entry !== null), socketTrees: [...socketTrees] };
+  })();
+  return systemLayout;
+}
+
+interface Inspection {
+  real: string | null;
+  why: string | null;
+  /** Whether it directly holds a Unix socket (looked up only for what is not in a system tree). */
+  socket: Promise<string | null>;
+}
+
 /** What to show of the host for one command. Throws only for a refused `readablePaths` entry. */
 export async function findHostView(options: HostViewOptions): Promise<HostView> {
   const builder = new ViewBuilder(options.root);
   const homeDir = resolve(options.homeDir);
-  const home = (await realOrNull(homeDir)) ?? homeDir;
-  const runtimeDir = options.runtimeDir !== undefined && isAbsolute(options.runtimeDir) ? options.runtimeDir : null;
-  const sockets = new Set<string>();
-  for (const tree of [...SOCKET_TREES, ...(runtimeDir === null ? [] : [resolve(runtimeDir)])]) {
-    sockets.add(tree);
-    const real = await realOrNull(tree);
-    if (real !== null) sockets.add(real);
-  }
-  const secrets = await Promise.all(
-    HOME_SECRET_PATHS.map(async (entry) => (await realOrNull(join(homeDir, entry))) ?? join(homeDir, entry)),
-  );
+  const runtimeDir = options.runtimeDir !== undefined && isAbsolute(options.runtimeDir) ? resolve(options.runtimeDir) : null;
+  const names = pathDirectories(options.searchPath, options.nodeBinary);
+  // Every lookup at once (each is a trip to the thread pool, and every sandboxed command waits).
+  const [layout, home, glassboxHome, runtimeReal, toolchains, repository] = await Promise.all([
+    findSystemLayout(),
+    realOrNull(homeDir),
+    realOrNull(options.glassboxHome),
+    runtimeDir === null ? null : realOrNull(runtimeDir),
+    presentUnder(homeDir, HOME_TOOLCHAIN_PATHS),
+    findRepository(options.root),
+  ]);
+  const realHome = home ?? homeDir;
   const guard: Guard = {
-    home,
-    sockets: [...sockets],
-    glassboxHome: (await realOrNull(options.glassboxHome)) ?? resolve(options.glassboxHome),
-    secrets,
+    home: realHome,
+    sockets: [...layout.socketTrees, ...(runtimeDir === null ? [] : [runtimeDir]), ...(runtimeReal === null ? [] : [runtimeReal])],
+    glassboxHome: glassboxHome ?? resolve(options.glassboxHome),
+    // By name under both the home directory's name and its real path; a store that is itself a
+    // link elsewhere is still masked wherever it is shown (protected-paths.ts).
+    secrets: HOME_SECRET_PATHS.flatMap((entry) => [join(homeDir, entry), join(realHome, entry)]),
   };
-
-  // Every candidate's realpath and refusal are looked up at once (each costs a few system calls,
-  // and every sandboxed command waits for them); they are then added in order.
-  const inspections = new Map<string, Promise<{ real: string | null; why: string | null }>>();
-  const inspect = (name: string): Promise<{ real: string | null; why: string | null }> => {
+  const inSystemTree = (real: string): boolean => SYSTEM_TREES.some((tree) => isInside(tree, real));
+  const inspections = new Map<string, Promise<Inspection>>();
+  const inspect = (name: string): Promise<Inspection> => {
     let found = inspections.get(name);
     if (found === undefined) {
-      found = realOrNull(name).then((real) => ({ real, why: real === null ? null : refusal(real, guard) }));
+      found = realOrNull(name).then((real) => {
+        const why = real === null ? null : refusal(real, guard, name);
+        const socket = real === null || why !== null || inSystemTree(real) ? Promise.resolve(null) : socketRefusal(real);
+        return { real, why, socket };
+      });
       inspections.set(name, found);
     }
     return found;
   };
-  const repositoryFound = findRepository(options.root);
-  for (const entry of HOME_TOOLCHAIN_PATHS) void inspect(join(homeDir, entry));
-  for (const name of pathDirectories(options.searchPath, options.nodeBinary)) void inspect(name);
+  for (const entry of toolchains) void inspect(join(homeDir, entry));
+  // A PATH directory in a system tree or a toolchain directory is shown with it: not looked up.
+  const shownByName = [...SYSTEM_TREES, ...toolchains.map((entry) => join(homeDir, entry))];
+  for (const name of names) if (!shownByName.some((tree) => isInside(tree, name))) void inspect(name);
 
-  await addSystemTrees(builder, guard);
+  for (const { tree, link } of layout.trees) {
+    if (link === null) {
+      builder.showSystem(tree);
+    } else {
+      if (link.shownToo && !builder.visible(link.real) && refusal(link.real, guard, tree) === null) builder.showSystem(link.real);
+      builder.linkSystem(tree, link.target, link.real);
+    }
+  }
   // The home directory is an empty, read-only tmpfs with the toolchains shown on top: hidden even
   // where it lies inside a system tree (HOME=/opt/app) or a private /tmp. Never over a system tree
   // itself or the project.
   const coverable = (dir: string): boolean => !isInside(options.root, dir) && !SYSTEM_TREES.some((tree) => isInside(dir, tree));
-  if (coverable(home) && SYSTEM_TREES.some((tree) => isInside(tree, home))) builder.cover(home);
+  if (coverable(realHome) && inSystemTree(realHome)) builder.cover(realHome);
   if (coverable(homeDir) && !builder.resolvable(homeDir)) builder.cover(homeDir);
 
   const tryAdd = async (name: string): Promise<string | null> => {
     if (isInside(options.root, name) || builder.resolvable(name)) return null;
-    const { real, why } = await inspect(name);
+    const { real, why, socket } = await inspect(name);
     if (real === null) return null;
-    const refused = why ?? (builder.visible(real) ? null : await socketRefusal(real));
+    const refused = why ?? (builder.visible(real) ? null : await socket);
     if (refused === null) builder.addExtra(name, real);
     return refused;
   };
 
-  const repository = await repositoryFound;
   let enclosingWorkTree: string | null = null;
   if (repository !== null) {
     // A worktree's or submodule's git directory lives elsewhere (`.git` is a `gitdir:` file), and
@@ -318,8 +367,8 @@ export async function findHostView(options: HostViewOptions): Promise<HostView> 
       for (const dir of repository.gitDirs) await tryAdd(dir);
     }
   }
-  for (const entry of HOME_TOOLCHAIN_PATHS) await tryAdd(join(homeDir, entry));
-  for (const name of pathDirectories(options.searchPath, options.nodeBinary)) await tryAdd(name);
+  for (const entry of toolchains) await tryAdd(join(homeDir, entry));
+  for (const name of names) await tryAdd(name);
   for (const path of options.readablePaths) {
     if (!isAbsolute(path)) throw new Error(`sandbox.readablePaths: ${JSON.stringify(path)} is not an absolute path.`);
     const why = await tryAdd(resolve(path));
@@ -375,23 +424,6 @@ async function readSmallFile(path: string): Promise<string> {
   const info = await stat(path).catch(() => null);
   if (info === null || !info.isFile() || info.size > 65_536) return '';
   return readFile(path, 'utf8').catch(() => '');
-}
-
-async function addSystemTrees(builder: ViewBuilder, guard: Guard): Promise<void> {
-  for (const tree of SYSTEM_TREES) {
-    const info = await lstat(tree).catch(() => null);
-    if (info === null) continue;
-    if (info.isDirectory()) {
-      builder.showSystem(tree);
-    } else if (info.isSymbolicLink()) {
-      // Merged /usr: /bin → usr/bin. Made as a link, so the tree behind it is not bound twice.
-      const target = await readlink(tree);
-      const real = await realOrNull(tree);
-      if (real === null) continue;
-      if (!builder.visible(real) && refusal(real, guard) === null && (await socketRefusal(real)) === null) builder.showSystem(real);
-      builder.linkSystem(tree, target, real);
-    }
-  }
 }
 
 /** PATH's absolute directories and the Node binary's, with the `lib/node_modules` beside it where npm lives. */

@@ -11,6 +11,7 @@
 // has no process limit (docs/permissions.md).
 
 import { randomBytes } from 'node:crypto';
+import { rmdirSync } from 'node:fs';
 import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -19,7 +20,7 @@ import { isInside } from '../workspace/index.js';
 export interface ProcessCgroup {
   /** The `cgroup.procs` file the sandbox's first process writes its own pid to. */
   procsFile: string;
-  /** Waits (bounded) for the cgroup to empty and removes it. Never throws. */
+  /** Waits (bounded) for the cgroup to empty and removes it. Never throws; need not be awaited. */
   release(): Promise<void>;
 }
 
@@ -116,9 +117,12 @@ async function probeParent(): Promise<string | null> {
   return parent;
 }
 
-/** A new pids cgroup allowing `maxTasks` tasks, or null where none can be made here. */
-export async function createProcessCgroup(maxTasks: number): Promise<ProcessCgroup | null> {
-  if (!Number.isSafeInteger(maxTasks) || maxTasks < 1) throw new Error(`maxTasks must be a positive whole number, got ${maxTasks}.`);
+/** Made ahead for the next command, by limit; removed when the process exits if never used. */
+const spares = new Map<number, Promise<string | null>>();
+const unused = new Set<string>();
+let exitHookInstalled = false;
+
+async function makeCgroup(maxTasks: number): Promise<string | null> {
   parentProbe ??= probeParent();
   const parent = await parentProbe;
   if (parent === null) return null;
@@ -135,6 +139,43 @@ export async function createProcessCgroup(maxTasks: number): Promise<ProcessCgro
     await rmdir(dir).catch(() => {});
     return null;
   }
+  return dir;
+}
+
+function prepareSpare(maxTasks: number): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const dir of unused) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          // Swept by the next Glassbox process (removeStale).
+        }
+      }
+    });
+  }
+  const spare = makeCgroup(maxTasks).then((dir) => {
+    if (dir !== null) unused.add(dir);
+    return dir;
+  });
+  spares.set(maxTasks, spare);
+}
+
+/**
+ * A new pids cgroup allowing `maxTasks` tasks, or null where none can be made here. Making one
+ * (mkdir, write pids.max) costs a few milliseconds, so the next command's is made ahead, while
+ * this one runs.
+ */
+export async function createProcessCgroup(maxTasks: number): Promise<ProcessCgroup | null> {
+  if (!Number.isSafeInteger(maxTasks) || maxTasks < 1) throw new Error(`maxTasks must be a positive whole number, got ${maxTasks}.`);
+  const ready = spares.get(maxTasks);
+  spares.delete(maxTasks);
+  const dir = await (ready ?? makeCgroup(maxTasks));
+  if (dir !== null) unused.delete(dir);
+  // Where no cgroup can be made, do not keep trying ahead of time.
+  if (dir !== null) prepareSpare(maxTasks);
+  if (dir === null) return null;
   return { procsFile: join(dir, 'cgroup.procs'), release: () => release(dir) };
 }
 

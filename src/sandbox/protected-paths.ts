@@ -8,7 +8,7 @@
 
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
 // what the sandbox hides until it is approved.
 import { isSecretPath } from '../workspace/index.js';
@@ -200,28 +200,69 @@ async function sshHostKeys(): Promise<string[]> {
   return entries.filter((entry) => /^ssh_host_.*_key$/.test(entry.name)).map((entry) => join('/etc/ssh', entry.name));
 }
 
+let systemEntries: Promise<(ProtectedPath | null)[]> | null = null;
+
+/**
+ * The system's secrets and socket directories: the same for every command of a process, so looked
+ * up once. The secrets matter only to root (they are root's alone); for anyone else each mask
+ * would be one more mount for nothing.
+ */
+function findSystemEntries(): Promise<(ProtectedPath | null)[]> {
+  systemEntries ??= (async () => {
+    const secrets = process.getuid?.() === 0 ? [...SYSTEM_SECRET_PATHS, ...(await sshHostKeys())] : [];
+    return Promise.all([
+      ...secrets.map((path) => describeProtectedPath(path, 'system-secret')),
+      ...HOST_SOCKET_PATHS.map((path) => describeProtectedPath(path, 'host-sockets')),
+    ]);
+  })();
+  return systemEntries;
+}
+
+/**
+ * The entries of `relatives` (paths under `base`) that exist, each parent directory listed once:
+ * most of a long list of well-known names are absent, and one listing answers for all its names.
+ */
+export async function presentUnder(base: string, relatives: readonly string[]): Promise<string[]> {
+  const listings = new Map<string, Promise<Set<string> | null>>();
+  const listing = (dir: string): Promise<Set<string> | null> => {
+    let found = listings.get(dir);
+    if (found === undefined) {
+      found = readdir(join(base, dir)).then(
+        (names) => new Set(names),
+        () => null,
+      );
+      listings.set(dir, found);
+    }
+    return found;
+  };
+  const present = await Promise.all(
+    relatives.map(async (relative) => ((await listing(dirname(relative)))?.has(basename(relative)) ? relative : null)),
+  );
+  return present.filter((relative) => relative !== null);
+}
+
 /** Everything that exists and must be protected, in no particular order. */
 export async function findProtectedPaths(options: FindProtectedPathsOptions): Promise<ProtectedPathScan> {
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
   if (!Number.isInteger(maxEntries) || maxEntries < 1) {
     throw new Error(`maxEntries must be a positive integer, got ${maxEntries}.`);
   }
-  const project = await scanProject(options.root, maxEntries);
-  const outside = await Promise.all([
-    describeProtectedPath(options.glassboxHome, 'glassbox-home'),
-    ...HOME_SECRET_PATHS.map((entry) => describeProtectedPath(join(options.homeDir, entry), 'home-secret')),
-    ...SYSTEM_SECRET_PATHS.map((path) => describeProtectedPath(path, 'system-secret')),
-    ...(await sshHostKeys()).map((path) => describeProtectedPath(path, 'system-secret')),
-    ...HOST_SOCKET_PATHS.map((path) => describeProtectedPath(path, 'host-sockets')),
-    ...(options.runtimeDir === undefined || !isAbsolute(options.runtimeDir)
-      ? []
-      : [describeProtectedPath(options.runtimeDir, 'host-sockets')]),
-  ]);
+  const outsideFound = (async () => {
+    const homeSecrets = await presentUnder(options.homeDir, HOME_SECRET_PATHS);
+    return Promise.all([
+      describeProtectedPath(options.glassboxHome, 'glassbox-home'),
+      ...homeSecrets.map((entry) => describeProtectedPath(join(options.homeDir, entry), 'home-secret')),
+      ...(options.runtimeDir === undefined || !isAbsolute(options.runtimeDir)
+        ? []
+        : [describeProtectedPath(options.runtimeDir, 'host-sockets')]),
+    ]);
+  })();
+  const [project, outside, system] = await Promise.all([scanProject(options.root, maxEntries), outsideFound, findSystemEntries()]);
   const seen = new Set<string>();
   const paths: ProtectedPath[] = [];
   // Home and Glassbox entries first: when the project contains the home directory, the same path
   // found by both scans keeps the stricter, never-unmasked reason.
-  for (const entry of [...outside, ...project.paths]) {
+  for (const entry of [...outside, ...system, ...project.paths]) {
     if (entry === null || seen.has(entry.path)) continue;
     seen.add(entry.path);
     paths.push(entry);

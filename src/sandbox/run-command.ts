@@ -117,7 +117,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     limits,
     processTasks: sandboxTaskLimit(limits.processes, release(), () => (uid === 0 ? 0 : countUserTasks(uid))),
   });
-  const cgroup = await createProcessCgroup(limits.processes);
+  // RLIMIT_NPROC binds every user but root; root needs the cgroup (process-cgroup.ts).
+  const cgroup = uid === 0 ? await createProcessCgroup(limits.processes) : null;
   let result: ProcessResult;
   try {
     result =
@@ -130,7 +131,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
             env,
           });
   } finally {
-    await cgroup?.release();
+    // Removed once the pid namespace has emptied; nothing waits for that.
+    void cgroup?.release();
   }
   const gitCheck = gitBefore === null ? { quarantined: [], problems: [] } : await quarantineCreatedGitMetadata(options.root, gitBefore);
   return {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { release, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -100,13 +101,57 @@ describe('process limit (fork bomb)', { skip }, () => {
       assert.ok(started > 0 && started < LIMIT, `at most ${LIMIT} tasks, node's own threads included: ${started} sleeps started`);
       assert.equal(failed, GIVE_UP, 'it stopped because every further start was refused');
       assert.deepEqual(await settled(() => processesWithMarker(`sleep ${sleepMarker}`)), [], 'the sleeps died with the sandbox');
-      const parent = await findPidsParent();
-      if (parent !== null) {
-        const left = (await readdir(parent)).filter((name) => name.startsWith(`glassbox-${process.pid}-`));
-        assert.deepEqual(left, [], 'the command cgroup was removed');
-      }
     } finally {
       for (const pid of processesWithMarker(`sleep ${sleepMarker}`)) process.kill(pid, 'SIGKILL');
+      await cleanup();
+    }
+  });
+
+  test('as root, each command gets a pids cgroup of its own, removed after it (one is kept ready for the next)', async (t) => {
+    const parent = await findPidsParent();
+    if (process.getuid?.() !== 0 || parent === null) {
+      t.skip(parent === null ? 'no pids cgroup can be made here' : 'not root: RLIMIT_NPROC is the limit');
+      return;
+    }
+    // A limit no other test uses, so the cgroups counted here are this test's.
+    const limits: ResourceLimits = { ...defaultResourceLimits(60_000), processes: 4_321 };
+    const ours = async (): Promise<string[]> => {
+      const found: string[] = [];
+      for (const name of (await readdir(parent)).filter((entry) => entry.startsWith(`glassbox-${process.pid}-`))) {
+        const max = await readFile(join(parent, name, 'pids.max'), 'utf8').catch(() => '');
+        if (max.trim() === '4321') found.push(name);
+      }
+      return found;
+    };
+    const { root, cleanup } = await project();
+    try {
+      for (let run = 0; run < 4; run += 1) {
+        const result = await runCommand({
+          command: 'cat /proc/self/cgroup >/dev/null; echo ran',
+          root,
+          workdir: root,
+          env: { PATH: process.env.PATH },
+          sandbox: {
+            bwrapPath: availability.path ?? 'bwrap',
+            mode: 'read-only',
+            network: false,
+            secretsApproved: false,
+            homeDir: join(root, 'home'),
+            glassboxHome: join(root, 'home', '.glassbox'),
+          },
+          timeoutMs: 60_000,
+          limits,
+        });
+        assert.equal(result.output.text, 'ran\n');
+      }
+      const deadline = Date.now() + 5_000;
+      let left = await ours();
+      while (left.length > 1 && Date.now() < deadline) {
+        await delay(20);
+        left = await ours();
+      }
+      assert.equal(left.length, 1, `only the spare is left: ${left.join(', ')}`);
+    } finally {
       await cleanup();
     }
   });
