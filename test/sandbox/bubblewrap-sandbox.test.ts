@@ -3,6 +3,7 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -267,6 +268,39 @@ describe('bubblewrap sandbox', { skip }, () => {
         assert.doesNotMatch(result.output.text, /notes\.txt/, 'the rest of the home directory is not shown');
         assert.match(result.output.text, /home-read-only/);
       });
+    });
+  });
+
+  test('a root inside a larger repository: the repository is shown read-only, its secrets masked, git works', async () => {
+    await withTempDir(async (dir) => {
+      const repo = join(dir, 'repo');
+      const pkg = join(repo, 'packages', 'app');
+      await mkdir(pkg, { recursive: true });
+      execFileSync('git', ['init', '-q', repo]);
+      await writeFile(join(repo, 'README.md'), 'monorepo-readme\n');
+      await writeFile(join(repo, '.env'), 'TOP_SECRET=monorepo-secret\n');
+      await writeFile(join(pkg, 'index.js'), 'module.exports = 1;\n');
+      const result = await runCommand({
+        command:
+          'cat ../../README.md ../../.env; git status --porcelain 2>&1 | sort; echo x > ../../new.txt 2>/dev/null || echo repo-read-only',
+        root: pkg,
+        workdir: pkg,
+        env: { PATH: process.env.PATH, HOME: join(dir, 'home') },
+        sandbox: {
+          bwrapPath: availability.path ?? 'bwrap',
+          mode: 'workspace-write',
+          network: false,
+          secretsApproved: false,
+          homeDir: join(dir, 'home'),
+          glassboxHome: join(dir, 'home', '.glassbox'),
+        },
+        timeoutMs: 30_000,
+      });
+      assert.match(result.output.text, /monorepo-readme/);
+      assert.doesNotMatch(result.output.text, /monorepo-secret/);
+      assert.match(result.output.text, /\?\? README\.md/, `git sees the whole work tree:\n${result.output.text}`);
+      assert.match(result.output.text, /repo-read-only/);
+      assert.equal(existsSync(join(repo, 'new.txt')), false);
     });
   });
 
