@@ -160,20 +160,19 @@ for (const file of mine) {
 }
 
 /**
- * Every file has ended, so the process should exit as soon as its report is written. One that a
+ * Every test has ended, so the process should exit as soon as its report is written. One that a
  * test left a handle open in (a server a failed test never closed, a child never reaped) would
  * instead stay alive until scripts/run-tests.js gives up on it minutes later: it exits now, failing,
- * and names what held it. The timer itself does not keep the process alive.
+ * and names what held it. The timer itself does not keep the process alive. It starts in the root's
+ * `after`, not when the last file's suite ends: a file that awaits at load time (`await
+ * detectSandbox()`) has its suites run at the root, after its own file suite has already ended.
  */
 const EXIT_GRACE_MS = 10_000;
-// Started by the root's `after`, not here: a file that registers its tests after a top-level
-// `await` (`await detectSandbox()`) puts them at the root, beside its file suite, so they may still
-// be running when the loop above is done; the root ends only when they have too.
 after(() => {
   setTimeout(() => {
     const held = process.getActiveResourcesInfo().filter((resource) => resource !== 'Timeout');
     process.stdout.write(
-      `\n# all.test.ts: still running ${EXIT_GRACE_MS / 1000} s after its last test file ended, held open by: ${held.join(', ') || 'nothing listed'}; a test left it open (see the failures above)\n`,
+      `\n# all.test.ts: still running ${EXIT_GRACE_MS / 1000} s after its last test ended, held open by: ${held.join(', ') || 'nothing listed'}; a test left it open (see the failures above)\n`,
     );
     process.exit(1);
   }, EXIT_GRACE_MS).unref();

@@ -1,11 +1,14 @@
-// The OS sandbox: bubblewrap builds a private mount namespace where `/` is read-only, the project
-// is the only writable tree (in workspace-write), secrets are covered, and optionally the network
-// namespace is empty. Building the argument list is pure so it can be tested line by line; whether
-// bwrap actually works on this machine is proven once by running it.
+// The OS sandbox: bubblewrap builds a private mount namespace from an empty root that shows only
+// what host-view.ts allows (system trees, toolchain directories), read-only; the project is the only
+// writable tree (in workspace-write) beside private /tmp and /var/tmp; secrets are covered; /run is
+// empty; and the network namespace is empty unless network is allowed. Building the argument list
+// is pure so it can be tested line by line; whether bwrap actually works on this machine is proven
+// once by running it.
 
 import { execFile } from 'node:child_process';
 import { isAbsolute } from 'node:path';
 import { isInside } from '../workspace/index.js';
+import { PRIVATE_DIRECTORIES, RUNTIME_DIRECTORY, type HostMount, type HostView } from './host-view.js';
 import type { ProtectedPath } from './protected-paths.js';
 import { limitedShellArgs, type ResourceLimits } from './resource-limits.js';
 import { checkConfiguredProgram, findTrustedProgram, type ProgramLookup } from './trusted-program.js';
@@ -23,9 +26,19 @@ export interface BubblewrapSpec {
   secretsApproved: boolean;
   /** What to freeze or mask, from `findProtectedPaths`. */
   protectedPaths: readonly ProtectedPath[];
+  /** What of the host to show, from `findHostView`. */
+  view: HostView;
   command: string;
-  /** Memory and CPU bounds the shell sets on itself before the command; none when absent. */
+  /** Memory, CPU and process bounds the shell sets on itself before the command; none when absent. */
   limits?: ResourceLimits;
+  /** The RLIMIT_NPROC to set with `limits` (`sandboxTaskLimit`); default `limits.processes`. */
+  processTasks?: number;
+  /**
+   * The shell, by absolute path (default /bin/bash): bwrap would otherwise look `bash` up on the
+   * command's PATH, where a project directory (`.venv/bin`) could put its own in front, and the
+   * limits above would be set by a shell the project wrote.
+   */
+  bash?: string;
 }
 
 const PRIVATE_TMP = '/tmp';
@@ -50,13 +63,41 @@ function mask(entry: ProtectedPath): string[] {
   return entry.kind === 'file' ? ['--ro-bind', '/dev/null', entry.path] : ['--tmpfs', entry.path];
 }
 
+function mount(entry: HostMount): string[] {
+  if (entry.kind === 'ro-bind') return ['--ro-bind', entry.path, entry.path];
+  return ['--symlink', entry.target, entry.path];
+}
+
+function checkView(view: HostView): void {
+  for (const entry of [...view.system, ...view.extras]) {
+    assertAbsolute('shown path', entry.path);
+    if (entry.kind === 'symlink' && entry.target.includes('\0')) throw new Error('a symlink target contains a NUL byte.');
+  }
+  for (const path of view.covered) assertAbsolute('covered path', path);
+}
+
+/** Whether the sandbox shows `path` (a real path outside the root): the deepest mount over it is a bind, not a tmpfs. */
+function shownOutside(view: HostView, path: string): boolean {
+  let bind = -1;
+  let hidden = -1;
+  for (const entry of [...view.system, ...view.extras]) {
+    if (entry.kind === 'ro-bind' && entry.path.length > bind && isInside(entry.path, path)) bind = entry.path.length;
+  }
+  for (const dir of [...PRIVATE_DIRECTORIES, RUNTIME_DIRECTORY, ...view.covered]) {
+    if (dir.length > hidden && isInside(dir, path)) hidden = dir.length;
+  }
+  return bind > hidden;
+}
+
 /**
  * The full bwrap argument list for one command, ending in `bash -c <command>`.
  *
- * Order matters because later mounts cover earlier ones: base system, masks for things outside the
- * project, the project itself, then `.git` and secrets inside the project. That way a mask that is
- * an ancestor of the root (a root inside ~/.glassbox, or the whole of /tmp) does not hide the
- * project, and the project bind does not uncover what is masked inside it.
+ * Order matters because later mounts cover earlier ones: the system trees, the private and empty
+ * directories, the rest of what the host shows, masks for secrets in what is shown outside the
+ * project, the project itself, then `.git` and secrets inside it. That way a mask that is an
+ * ancestor of the root does not hide the project, and the project bind does not uncover what is
+ * masked inside it. Last, the sandbox's own root is made read-only, so the directories bwrap
+ * created there (mount points, $HOME) cannot be written.
  */
 export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
   assertAbsolute('root', spec.root);
@@ -65,19 +106,30 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
     throw new Error(`workdir ${spec.workdir} is outside the root ${spec.root}.`);
   }
   if (spec.command.trim() === '') throw new Error('command must not be empty.');
+  if (spec.bash !== undefined) assertAbsolute('bash', spec.bash);
   for (const entry of spec.protectedPaths) assertAbsolute('protected path', entry.path);
+  checkView(spec.view);
 
-  const args = [
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--tmpfs',
-    PRIVATE_TMP,
+  const args: string[] = [];
+  for (const entry of spec.view.system) args.push(...mount(entry));
+  args.push('--dev', '/dev', '--proc', '/proc');
+  for (const dir of PRIVATE_DIRECTORIES) args.push('--tmpfs', dir);
+  // The host's /run holds the sockets of its services (D-Bus, systemd, docker, the user's runtime
+  // directory); the sandbox gets an empty one, and /var/run leads there as on the host.
+  args.push('--tmpfs', RUNTIME_DIRECTORY, '--symlink', '../run', '/var/run');
+  const remountReadOnly: string[] = [RUNTIME_DIRECTORY];
+  for (const dir of spec.view.covered) {
+    args.push('--tmpfs', dir);
+    remountReadOnly.push(dir);
+  }
+  for (const entry of spec.view.extras) args.push(...mount(entry));
+  args.push(
     '--unshare-pid',
+    // Abstract Unix sockets (the X server's, a D-Bus bus's) belong to the network namespace: only
+    // an unshared one hides them. SysV IPC and POSIX message queues: --unshare-ipc.
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
     '--die-with-parent',
     // A new session stops the command from pushing keystrokes into our terminal (TIOCSTI).
     '--new-session',
@@ -85,7 +137,7 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
     // `/` read-write; dropping them all is what makes the read-only binds hold.
     '--cap-drop',
     'ALL',
-  ];
+  );
   if (!spec.network) args.push('--unshare-net');
 
   const maskedDirectories = spec.protectedPaths.filter((entry) => entry.kind === 'directory' && action(entry, spec) === 'mask');
@@ -96,12 +148,11 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
   const effective = spec.protectedPaths.filter((entry) => !maskedDirectories.some((dir) => hiddenBy(dir, entry)));
   const outside = effective.filter((entry) => !isInside(spec.root, entry.path)).sort(byPath);
   const inside = effective.filter((entry) => isInside(spec.root, entry.path)).sort(byPath);
-  const remountReadOnly: string[] = [];
 
   for (const entry of outside) {
-    // The private /tmp already hides it, and outside the root everything is read-only already:
-    // only masking is left to do.
-    if (isInside(PRIVATE_TMP, entry.path) || action(entry, spec) !== 'mask') continue;
+    // What the sandbox does not show needs no mask (and a mount point would reveal that it
+    // exists); outside the root everything shown is read-only already: only masking is left.
+    if (!shownOutside(spec.view, entry.path) || action(entry, spec) !== 'mask') continue;
     args.push(...mask(entry));
     if (entry.kind === 'directory') remountReadOnly.push(entry.path);
   }
@@ -121,12 +172,15 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
 
   // Last, so directories the project bind had to create inside a masked tmpfs could still be made.
   for (const path of remountReadOnly) args.push('--remount-ro', path);
+  args.push('--remount-ro', '/');
 
   args.push(
     '--chdir',
     spec.workdir,
-    'bash',
-    ...(spec.limits === undefined ? ['-c', spec.command] : limitedShellArgs(spec.command, spec.limits)),
+    spec.bash ?? '/bin/bash',
+    ...(spec.limits === undefined
+      ? ['-c', spec.command]
+      : limitedShellArgs(spec.command, spec.limits, spec.processTasks ?? spec.limits.processes)),
   );
   return args;
 }

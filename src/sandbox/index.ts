@@ -10,6 +10,8 @@ export {
 export {
   findProtectedPaths,
   HOME_SECRET_PATHS,
+  SYSTEM_SECRET_PATHS,
+  HOST_SOCKET_PATHS,
   type ProtectedPath,
   type ProtectedPathKind,
   type ProtectionReason,
@@ -27,7 +29,18 @@ export {
   type SandboxDetector,
   type SandboxDetectorOptions,
 } from './bubblewrap.js';
-export { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
+export { defaultResourceLimits, defaultProcessLimit, limitedShellArgs, sandboxTaskLimit, type ResourceLimits } from './resource-limits.js';
+export {
+  findHostView,
+  HOME_TOOLCHAIN_PATHS,
+  SYSTEM_TREES,
+  PRIVATE_DIRECTORIES,
+  type HostView,
+  type HostMount,
+  type HostViewOptions,
+} from './host-view.js';
+export { readSandboxConfig, type SandboxConfig } from './sandbox-config.js';
+export { createProcessCgroup, findPidsParent, type ProcessCgroup } from './process-cgroup.js';
 export {
   DEFAULT_MAX_ENTRIES as GIT_SCAN_MAX_ENTRIES,
   QUARANTINE_SUFFIX,

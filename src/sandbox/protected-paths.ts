@@ -1,17 +1,20 @@
 // Finds what the sandbox must hide or freeze before a command runs: the project's `.git` (so a
 // command cannot rewrite history or install hooks), secret files such as `.env`, Glassbox's own
-// home (config, sessions) and the credential stores people keep under $HOME. Only paths that
-// exist are reported, because bubblewrap cannot mount over something missing on a read-only `/`.
+// home (config, sessions), the credential stores people keep under $HOME, the system's own secrets
+// and the host's runtime directory. The sandbox shows little of the host to begin with
+// (host-view.ts); these masks matter where something shown contains them: a project that is the
+// home directory, a toolchain directory that holds a credential file, a root that runs Glassbox.
+// Only paths that exist are reported, because bubblewrap cannot mount over something missing.
 
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
 // what the sandbox hides until it is approved.
 import { isSecretPath } from '../workspace/index.js';
 
 export type ProtectedPathKind = 'file' | 'directory';
-export type ProtectionReason = 'git' | 'secret-file' | 'home-secret' | 'glassbox-home';
+export type ProtectionReason = 'git' | 'secret-file' | 'home-secret' | 'glassbox-home' | 'system-secret' | 'host-sockets';
 
 export interface ProtectedPath {
   /** Absolute real path. */
@@ -30,6 +33,8 @@ export interface FindProtectedPathsOptions {
   root: string;
   homeDir: string;
   glassboxHome: string;
+  /** The host's $XDG_RUNTIME_DIR (session bus, gpg-agent, Wayland, PulseAudio sockets), hidden wherever it lies. */
+  runtimeDir?: string;
   /** Directory entries the project scan may visit before it gives up (default 20,000). */
   maxEntries?: number;
 }
@@ -40,29 +45,75 @@ const MAX_DEPTH = 24;
 /** Directories never scanned for secret files: huge, and not where a project keeps its own secrets. */
 const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules', '.git']);
 
-/** Credential stores relative to $HOME, masked whenever they exist. */
+/** Credential stores (and shell histories, which hold typed passwords) relative to $HOME, masked wherever they are shown. */
 export const HOME_SECRET_PATHS: readonly string[] = [
   '.ssh',
   '.gnupg',
   '.aws',
   '.azure',
   '.kube',
+  '.oci',
   '.config/gcloud',
   '.config/gh',
   '.config/hub',
-  '.docker/config.json',
+  '.config/github-copilot',
+  '.config/git/credentials',
+  '.config/op',
+  '.config/rclone/rclone.conf',
+  '.docker',
   '.netrc',
   '.npmrc',
   '.yarnrc.yml',
   '.pypirc',
+  '.pgpass',
+  '.my.cnf',
+  '.mylogin.cnf',
+  '.s3cfg',
+  '.boto',
+  '.databrickscfg',
   '.git-credentials',
   '.cargo/credentials',
   '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.m2/settings.xml',
+  '.m2/settings-security.xml',
+  '.gradle/gradle.properties',
+  '.ivy2/.credentials',
+  '.sbt/.credentials',
   '.terraform.d/credentials.tfrc.json',
+  '.terraformrc',
   '.password-store',
   '.local/share/keyrings',
   '.vault-token',
+  '.codex',
+  '.claude',
+  '.claude.json',
+  '.cache/huggingface/token',
+  '.huggingface/token',
+  '.bash_history',
+  '.zsh_history',
+  '.history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.local/share/fish/fish_history',
 ];
+
+/** The system's own secrets: readable only by root, and Glassbox may run as root (CI containers). */
+export const SYSTEM_SECRET_PATHS: readonly string[] = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/ssl/private',
+  '/etc/NetworkManager/system-connections',
+  '/etc/wireguard',
+];
+
+/** Directories of host sockets that can lie inside a shown tree. */
+export const HOST_SOCKET_PATHS: readonly string[] = ['/nix/var/nix/daemon-socket'];
 
 /** The protected entry for `path` (real path and kind), or null when it does not exist. */
 export async function describeProtectedPath(path: string, reason: ProtectionReason): Promise<ProtectedPath | null> {
@@ -142,22 +193,76 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
   return { paths: found, truncated: false };
 }
 
+/** The ssh server's private host keys (`/etc/ssh/ssh_host_*_key`); the `.pub` halves stay. */
+async function sshHostKeys(): Promise<string[]> {
+  const entries = await listDirectory('/etc/ssh');
+  if (entries === null) return [];
+  return entries.filter((entry) => /^ssh_host_.*_key$/.test(entry.name)).map((entry) => join('/etc/ssh', entry.name));
+}
+
+let systemEntries: Promise<(ProtectedPath | null)[]> | null = null;
+
+/**
+ * The system's secrets and socket directories: the same for every command of a process, so looked
+ * up once. The secrets matter only to root (they are root's alone); for anyone else each mask
+ * would be one more mount for nothing.
+ */
+function findSystemEntries(): Promise<(ProtectedPath | null)[]> {
+  systemEntries ??= (async () => {
+    const secrets = process.getuid?.() === 0 ? [...SYSTEM_SECRET_PATHS, ...(await sshHostKeys())] : [];
+    return Promise.all([
+      ...secrets.map((path) => describeProtectedPath(path, 'system-secret')),
+      ...HOST_SOCKET_PATHS.map((path) => describeProtectedPath(path, 'host-sockets')),
+    ]);
+  })();
+  return systemEntries;
+}
+
+/**
+ * The entries of `relatives` (paths under `base`) that exist, each parent directory listed once:
+ * most of a long list of well-known names are absent, and one listing answers for all its names.
+ */
+export async function presentUnder(base: string, relatives: readonly string[]): Promise<string[]> {
+  const listings = new Map<string, Promise<Set<string> | null>>();
+  const listing = (dir: string): Promise<Set<string> | null> => {
+    let found = listings.get(dir);
+    if (found === undefined) {
+      found = readdir(join(base, dir)).then(
+        (names) => new Set(names),
+        () => null,
+      );
+      listings.set(dir, found);
+    }
+    return found;
+  };
+  const present = await Promise.all(
+    relatives.map(async (relative) => ((await listing(dirname(relative)))?.has(basename(relative)) ? relative : null)),
+  );
+  return present.filter((relative) => relative !== null);
+}
+
 /** Everything that exists and must be protected, in no particular order. */
 export async function findProtectedPaths(options: FindProtectedPathsOptions): Promise<ProtectedPathScan> {
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
   if (!Number.isInteger(maxEntries) || maxEntries < 1) {
     throw new Error(`maxEntries must be a positive integer, got ${maxEntries}.`);
   }
-  const project = await scanProject(options.root, maxEntries);
-  const outside = await Promise.all([
-    describeProtectedPath(options.glassboxHome, 'glassbox-home'),
-    ...HOME_SECRET_PATHS.map((entry) => describeProtectedPath(join(options.homeDir, entry), 'home-secret')),
-  ]);
+  const outsideFound = (async () => {
+    const homeSecrets = await presentUnder(options.homeDir, HOME_SECRET_PATHS);
+    return Promise.all([
+      describeProtectedPath(options.glassboxHome, 'glassbox-home'),
+      ...homeSecrets.map((entry) => describeProtectedPath(join(options.homeDir, entry), 'home-secret')),
+      ...(options.runtimeDir === undefined || !isAbsolute(options.runtimeDir)
+        ? []
+        : [describeProtectedPath(options.runtimeDir, 'host-sockets')]),
+    ]);
+  })();
+  const [project, outside, system] = await Promise.all([scanProject(options.root, maxEntries), outsideFound, findSystemEntries()]);
   const seen = new Set<string>();
   const paths: ProtectedPath[] = [];
   // Home and Glassbox entries first: when the project contains the home directory, the same path
   // found by both scans keeps the stricter, never-unmasked reason.
-  for (const entry of [...outside, ...project.paths]) {
+  for (const entry of [...outside, ...system, ...project.paths]) {
     if (entry === null || seen.has(entry.path)) continue;
     seen.add(entry.path);
     paths.push(entry);

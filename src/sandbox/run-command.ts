@@ -1,15 +1,22 @@
 // One shell command, end to end: filtered environment, optional bubblewrap wrapping, process-group
 // lifetime and bounded output. The shell tool adds argument checks and formatting on top.
 
+import { release } from 'node:os';
 import { isInside } from '../workspace/index.js';
 import { buildBubblewrapArgs, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
-import { markTreeUnverified, unverifiedTreeMarker, type UnverifiedTree } from './unverified-tree.js';
-import { describeProtectedPath, findProtectedPaths, type ProtectedPath } from './protected-paths.js';
+import { findHostView } from './host-view.js';
+import { createProcessCgroup } from './process-cgroup.js';
+import { describeProtectedPath, findProtectedPaths, type ProtectedPath, type ProtectedPathScan } from './protected-paths.js';
 import { runProcess, type ProcessResult } from './run-process.js';
+import { countUserTasks, defaultResourceLimits, limitedShellArgs, sandboxTaskLimit, type ResourceLimits } from './resource-limits.js';
+import { readSandboxConfig } from './sandbox-config.js';
 import { findTrustedProgram } from './trusted-program.js';
-import { defaultResourceLimits, limitedShellArgs, type ResourceLimits } from './resource-limits.js';
+import { markTreeUnverified, unverifiedTreeMarker, type UnverifiedTree } from './unverified-tree.js';
+
+/** Run by /bin/sh before bwrap: join the command's pids cgroup, then become bwrap (same pid). */
+const JOIN_CGROUP = 'echo $$ > "$1" || exit 125; shift; exec "$@"';
 
 export interface SandboxSettings {
   bwrapPath: string;
@@ -34,7 +41,7 @@ export interface RunCommandOptions {
   signal?: AbortSignal;
   outputLimit?: number;
   killGraceMs?: number;
-  /** Per-process memory and CPU bounds (default: `defaultResourceLimits(timeoutMs)`). */
+  /** Per-process memory and CPU bounds and the sandbox's task bound (default: `defaultResourceLimits(timeoutMs)`). */
   limits?: ResourceLimits;
   /** Entries the git-metadata walks read at most (default `DEFAULT_MAX_ENTRIES`; tests make it small). */
   gitScanMaxEntries?: number;
@@ -65,11 +72,11 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     outputLimit: options.outputLimit,
     killGraceMs: options.killGraceMs,
   };
+  // The shell itself comes from a system directory (or GLASSBOX_BASH), not from PATH, where a
+  // project's `.venv/bin/bash` would stand in for it (trusted-program.ts), in or out of the sandbox.
+  const bash = await findTrustedProgram('bash', { env: options.env, root: options.root, searchPath: options.env.PATH });
+  if (bash.path === null) throw new Error(`bash cannot be run: ${bash.reason}.`);
   if (options.sandbox === null) {
-    // The shell itself comes from a system directory (or GLASSBOX_BASH), not from PATH, where a
-    // project's `.venv/bin/bash` would stand in for it (trusted-program.ts).
-    const bash = await findTrustedProgram('bash', { env: options.env, root: options.root, searchPath: options.env.PATH });
-    if (bash.path === null) throw new Error(`bash cannot be run: ${bash.reason}.`);
     const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '0' });
     const result = await runProcess({ ...common, file: bash.path, args: limitedShellArgs(options.command, limits), env });
     return {
@@ -86,13 +93,42 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   if (isInside(options.root, sandbox.bwrapPath)) {
     throw new Error(`refusing to run ${sandbox.bwrapPath}: it is inside the project, which sandboxed commands can write.`);
   }
+  // Inside the sandbox only the private /tmp and /var/tmp are writable outside the project.
+  const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '1', TMPDIR: '/tmp' });
   // Only a writable project can gain git metadata; read-only runs skip both walks.
   const writable = sandbox.mode === 'workspace-write';
-  const [scan, gitBefore] = await Promise.all([
-    findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome }),
+  const runtimeDir = options.env.XDG_RUNTIME_DIR?.trim() || undefined;
+  const [rootScan, gitBefore, view] = await Promise.all([
+    findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome, runtimeDir }),
     writable ? scanGitMetadata(options.root, { maxEntries: options.gitScanMaxEntries }) : null,
+    readSandboxConfig(sandbox.glassboxHome, sandbox.homeDir).then((config) =>
+      findHostView({
+        root: options.root,
+        homeDir: sandbox.homeDir,
+        glassboxHome: sandbox.glassboxHome,
+        searchPath: env.PATH ?? '',
+        nodeBinary: process.execPath,
+        runtimeDir,
+        network: sandbox.network,
+        readablePaths: config.readablePaths,
+      }),
+    ),
   ]);
+  // A root inside a larger work tree shows that tree read-only: its secret files are masked too.
+  const scan =
+    view.enclosingWorkTree === null
+      ? rootScan
+      : mergeScans(
+          rootScan,
+          await findProtectedPaths({
+            root: view.enclosingWorkTree,
+            homeDir: sandbox.homeDir,
+            glassboxHome: sandbox.glassboxHome,
+            runtimeDir,
+          }),
+        );
   const protectedPaths = gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore);
+  const uid = process.getuid?.() ?? 0;
   const args = buildBubblewrapArgs({
     root: options.root,
     workdir: options.workdir,
@@ -100,12 +136,29 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     network: sandbox.network,
     secretsApproved: sandbox.secretsApproved,
     protectedPaths,
+    view,
     command: options.command,
+    bash: bash.path,
     limits,
+    processTasks: sandboxTaskLimit(limits.processes, release(), () => (uid === 0 ? 0 : countUserTasks(uid))),
   });
-  // Inside the sandbox only the private /tmp is writable outside the project.
-  const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '1', TMPDIR: '/tmp' });
-  const result = await runProcess({ ...common, file: sandbox.bwrapPath, args, env });
+  // RLIMIT_NPROC binds every user but root; root needs the cgroup (process-cgroup.ts).
+  const cgroup = uid === 0 ? await createProcessCgroup(limits.processes) : null;
+  let result: ProcessResult;
+  try {
+    result =
+      cgroup === null
+        ? await runProcess({ ...common, file: sandbox.bwrapPath, args, env })
+        : await runProcess({
+            ...common,
+            file: '/bin/sh',
+            args: ['-c', JOIN_CGROUP, 'glassbox-sandbox', cgroup.procsFile, sandbox.bwrapPath, ...args],
+            env,
+          });
+  } finally {
+    // Removed once the pid namespace has emptied; nothing waits for that.
+    void cgroup?.release();
+  }
   const gitCheck =
     gitBefore === null
       ? { quarantined: [], problems: [], unverifiedTree: null }
@@ -117,6 +170,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     quarantinedGitMetadata: gitCheck.quarantined,
     gitMetadataProblems: gitCheck.problems,
     unverifiedTree: gitCheck.unverifiedTree,
+  };
+}
+
+function mergeScans(first: ProtectedPathScan, second: ProtectedPathScan): ProtectedPathScan {
+  const seen = new Set(first.paths.map((entry) => entry.path));
+  return {
+    paths: [...first.paths, ...second.paths.filter((entry) => !seen.has(entry.path))],
+    truncated: first.truncated || second.truncated,
   };
 }
 

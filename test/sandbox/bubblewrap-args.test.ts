@@ -1,8 +1,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildBubblewrapArgs, type BubblewrapSpec, type ProtectedPath } from '../../src/sandbox/index.js';
+import { buildBubblewrapArgs, type BubblewrapSpec, type HostView, type ProtectedPath } from '../../src/sandbox/index.js';
 
 const root = '/work/project';
+/** A merged-/usr host whose home directory (/home/me) shows only its toolchains, one of them linked from elsewhere. */
+const view: HostView = {
+  system: [
+    { kind: 'ro-bind', path: '/usr' },
+    { kind: 'symlink', path: '/bin', target: 'usr/bin' },
+    { kind: 'ro-bind', path: '/etc' },
+  ],
+  covered: ['/home/me'],
+  extras: [
+    { kind: 'ro-bind', path: '/home/me/.cargo' },
+    { kind: 'ro-bind', path: '/data/nvm' },
+    { kind: 'symlink', path: '/home/me/.nvm', target: '/data/nvm' },
+  ],
+  enclosingWorkTree: null,
+};
 const protectedPaths: ProtectedPath[] = [
   { path: '/work/project/.git', kind: 'directory', reason: 'git' },
   { path: '/work/project/.env', kind: 'file', reason: 'secret-file' },
@@ -10,6 +25,8 @@ const protectedPaths: ProtectedPath[] = [
   { path: '/home/me/.ssh', kind: 'directory', reason: 'home-secret' },
   { path: '/home/me/.netrc', kind: 'file', reason: 'home-secret' },
   { path: '/home/me/.glassbox', kind: 'directory', reason: 'glassbox-home' },
+  { path: '/home/me/.cargo/credentials.toml', kind: 'file', reason: 'home-secret' },
+  { path: '/etc/shadow', kind: 'file', reason: 'system-secret' },
 ];
 
 function spec(overrides: Partial<BubblewrapSpec> = {}): BubblewrapSpec {
@@ -20,6 +37,7 @@ function spec(overrides: Partial<BubblewrapSpec> = {}): BubblewrapSpec {
     network: false,
     secretsApproved: false,
     protectedPaths,
+    view,
     command: 'npm test',
     ...overrides,
   };
@@ -37,31 +55,99 @@ function has(args: string[], ...run: string[]): boolean {
   return indexOfRun(args, run) !== -1;
 }
 
-test('workspace-write: read-only system, writable root, frozen .git, masked secrets, no network', () => {
+test('workspace-write: the host shown as an allowlist, writable root, frozen .git, masked secrets, no network', () => {
   const args = buildBubblewrapArgs(spec());
-  assert.deepEqual(args.slice(0, 10), ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid']);
-  for (const flag of ['--die-with-parent', '--new-session', '--unshare-net']) assert.ok(args.includes(flag), flag);
+  // Nothing of the host is bound wholesale: no `/` bind, only the system trees and links of the view.
+  assert.ok(!has(args, '--ro-bind', '/', '/'));
+  assert.deepEqual(args.slice(0, 9), ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--ro-bind', '/etc', '/etc']);
+  assert.ok(
+    has(
+      args,
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--tmpfs',
+      '/tmp',
+      '--tmpfs',
+      '/var/tmp',
+      '--tmpfs',
+      '/run',
+      '--symlink',
+      '../run',
+      '/var/run',
+    ),
+  );
+  for (const flag of [
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-net',
+  ]) {
+    assert.ok(args.includes(flag), flag);
+  }
   assert.ok(has(args, '--cap-drop', 'ALL'));
+  assert.ok(has(args, '--tmpfs', '/home/me'));
+  assert.ok(has(args, '--remount-ro', '/home/me'), 'the home directory is empty and read-only but for what is shown on it');
+  assert.ok(has(args, '--ro-bind', '/home/me/.cargo', '/home/me/.cargo'));
+  assert.ok(has(args, '--ro-bind', '/data/nvm', '/data/nvm'));
+  assert.ok(has(args, '--symlink', '/data/nvm', '/home/me/.nvm'));
   assert.ok(has(args, '--bind', root, root));
   assert.ok(has(args, '--ro-bind', `${root}/.git`, `${root}/.git`));
   assert.ok(has(args, '--ro-bind', '/dev/null', `${root}/.env`));
   assert.ok(has(args, '--ro-bind', '/dev/null', `${root}/api/.env.local`));
-  assert.ok(has(args, '--tmpfs', '/home/me/.ssh'));
-  assert.ok(has(args, '--remount-ro', '/home/me/.ssh'));
-  assert.ok(has(args, '--ro-bind', '/dev/null', '/home/me/.netrc'));
-  assert.ok(has(args, '--tmpfs', '/home/me/.glassbox'));
-  assert.deepEqual(args.slice(-5), ['--chdir', `${root}/api`, 'bash', '-c', 'npm test']);
+  // Shown, so masked: a credential file inside a toolchain directory, the system's password hashes.
+  assert.ok(has(args, '--ro-bind', '/dev/null', '/home/me/.cargo/credentials.toml'));
+  assert.ok(has(args, '--ro-bind', '/dev/null', '/etc/shadow'));
+  // Not shown at all, so no mount (a mount point would reveal that they exist).
+  for (const hidden of ['/home/me/.ssh', '/home/me/.netrc', '/home/me/.glassbox']) assert.ok(!args.includes(hidden), hidden);
+  // /run is empty and, like the sandbox's own root, read-only.
+  assert.ok(has(args, '--remount-ro', '/run'));
+  assert.deepEqual(args.slice(-7), ['--remount-ro', '/', '--chdir', `${root}/api`, '/bin/bash', '-c', 'npm test']);
 });
 
-test('mount order: outside masks, then the root, then what is inside it', () => {
+test('mount order: system, private directories, the rest of the view, outside masks, the root, what is inside it', () => {
   const args = buildBubblewrapArgs(spec());
   const rootBind = indexOfRun(args, ['--bind', root, root]);
-  assert.ok(indexOfRun(args, ['--tmpfs', '/tmp']) < rootBind);
-  assert.ok(indexOfRun(args, ['--tmpfs', '/home/me/.ssh']) < rootBind);
+  const tmp = indexOfRun(args, ['--tmpfs', '/tmp']);
+  assert.ok(indexOfRun(args, ['--ro-bind', '/usr', '/usr']) < tmp);
+  assert.ok(
+    tmp < indexOfRun(args, ['--ro-bind', '/home/me/.cargo', '/home/me/.cargo']),
+    'a toolchain under /tmp shows through the private /tmp',
+  );
+  const credentialMask = indexOfRun(args, ['--ro-bind', '/dev/null', '/home/me/.cargo/credentials.toml']);
+  assert.ok(indexOfRun(args, ['--ro-bind', '/home/me/.cargo', '/home/me/.cargo']) < credentialMask);
+  assert.ok(credentialMask < rootBind);
   assert.ok(indexOfRun(args, ['--ro-bind', `${root}/.git`, `${root}/.git`]) > rootBind);
   assert.ok(indexOfRun(args, ['--ro-bind', '/dev/null', `${root}/.env`]) > rootBind);
   // Read-only remounts come after every bind so mount points inside masks can still be created.
-  assert.ok(indexOfRun(args, ['--remount-ro', '/home/me/.ssh']) > indexOfRun(args, ['--ro-bind', '/dev/null', `${root}/.env`]));
+  assert.ok(indexOfRun(args, ['--remount-ro', '/run']) > indexOfRun(args, ['--ro-bind', '/dev/null', `${root}/.env`]));
+});
+
+test('a home directory inside a system tree is covered, and its toolchains shown again on top', () => {
+  const args = buildBubblewrapArgs(
+    spec({
+      view: {
+        system: [{ kind: 'ro-bind', path: '/opt' }],
+        covered: ['/opt/app'],
+        extras: [{ kind: 'ro-bind', path: '/opt/app/.cargo' }],
+        enclosingWorkTree: null,
+      },
+      protectedPaths: [
+        { path: '/opt/app/.ssh', kind: 'directory', reason: 'home-secret' },
+        { path: '/opt/app/.cargo/credentials', kind: 'file', reason: 'home-secret' },
+      ],
+    }),
+  );
+  const cover = indexOfRun(args, ['--tmpfs', '/opt/app']);
+  assert.ok(indexOfRun(args, ['--ro-bind', '/opt', '/opt']) < cover);
+  assert.ok(cover < indexOfRun(args, ['--ro-bind', '/opt/app/.cargo', '/opt/app/.cargo']));
+  assert.ok(has(args, '--remount-ro', '/opt/app'));
+  assert.ok(!args.includes('/opt/app/.ssh'), 'under the cover, nothing to mask');
+  assert.ok(has(args, '--ro-bind', '/dev/null', '/opt/app/.cargo/credentials'));
 });
 
 test('read-only: the root is bound read-only and .git needs no extra bind', () => {
@@ -72,17 +158,32 @@ test('read-only: the root is bound read-only and .git needs no extra bind', () =
   assert.ok(has(args, '--ro-bind', '/dev/null', `${root}/.env`));
 });
 
-test('network allowed: no --unshare-net', () => {
-  assert.ok(!buildBubblewrapArgs(spec({ network: true })).includes('--unshare-net'));
-});
-
 test('approved secrets stay visible but read-only; home credentials stay masked', () => {
   const args = buildBubblewrapArgs(spec({ secretsApproved: true }));
   assert.ok(!has(args, '--ro-bind', '/dev/null', `${root}/.env`));
   assert.ok(has(args, '--ro-bind', `${root}/.env`, `${root}/.env`));
   assert.ok(has(args, '--ro-bind', `${root}/api/.env.local`, `${root}/api/.env.local`));
+  assert.ok(has(args, '--ro-bind', '/dev/null', '/home/me/.cargo/credentials.toml'));
+  assert.ok(!args.includes('/home/me/.ssh') && !args.includes('/home/me/.glassbox'));
+});
+
+test('a project that is the home directory: its credential stores are masked inside the root', () => {
+  const args = buildBubblewrapArgs(spec({ root: '/home/me', workdir: '/home/me', secretsApproved: true, view: { ...view, covered: [] } }));
   assert.ok(has(args, '--tmpfs', '/home/me/.ssh'));
+  assert.ok(has(args, '--ro-bind', '/dev/null', '/home/me/.netrc'));
   assert.ok(has(args, '--tmpfs', '/home/me/.glassbox'));
+});
+
+test('network on: no --unshare-net; the view decides what else is shown', () => {
+  const args = buildBubblewrapArgs(spec({ network: true }));
+  assert.ok(!args.includes('--unshare-net'));
+  assert.ok(args.includes('--unshare-ipc'));
+});
+
+test('limits: the shell sets RLIMIT_NPROC to the task limit it is given', () => {
+  const limits = { dataBytes: 1024 ** 3, cpuSeconds: 60, processes: 300 };
+  assert.match(buildBubblewrapArgs(spec({ limits })).at(-3) ?? '', /ulimit -u 300 /);
+  assert.match(buildBubblewrapArgs(spec({ limits, processTasks: 345 })).at(-3) ?? '', /ulimit -u 345 /);
 });
 
 test('paths under the private /tmp are not mounted over, unless inside the root', () => {
@@ -101,7 +202,24 @@ test('paths under the private /tmp are not mounted over, unless inside the root'
   assert.ok(has(args, '--ro-bind', '/dev/null', '/tmp/project/.env'));
 });
 
+/** A view that shows /data, where a Glassbox home and a project inside it live. */
+const dataView: HostView = { system: [], covered: [], extras: [{ kind: 'ro-bind', path: '/data' }], enclosingWorkTree: null };
+
 test('a masked ancestor of the root is masked before the root is bound', () => {
+  const args = buildBubblewrapArgs(
+    spec({
+      root: '/data/.glassbox/work',
+      workdir: '/data/.glassbox/work',
+      view: dataView,
+      protectedPaths: [{ path: '/data/.glassbox', kind: 'directory', reason: 'glassbox-home' }],
+    }),
+  );
+  assert.ok(
+    indexOfRun(args, ['--tmpfs', '/data/.glassbox']) < indexOfRun(args, ['--bind', '/data/.glassbox/work', '/data/.glassbox/work']),
+  );
+});
+
+test('a root inside a Glassbox home that is not shown needs no mask: only the root is there', () => {
   const args = buildBubblewrapArgs(
     spec({
       root: '/home/me/.glassbox/work',
@@ -109,25 +227,25 @@ test('a masked ancestor of the root is masked before the root is bound', () => {
       protectedPaths: [{ path: '/home/me/.glassbox', kind: 'directory', reason: 'glassbox-home' }],
     }),
   );
-  assert.ok(
-    indexOfRun(args, ['--tmpfs', '/home/me/.glassbox']) <
-      indexOfRun(args, ['--bind', '/home/me/.glassbox/work', '/home/me/.glassbox/work']),
-  );
+  assert.ok(!has(args, '--tmpfs', '/home/me/.glassbox'));
+  assert.ok(has(args, '--bind', '/home/me/.glassbox/work', '/home/me/.glassbox/work'));
 });
 
 test('inside a root under a masked directory, .git and secrets are still handled', () => {
-  const gbRoot = '/home/me/.glassbox/work';
+  const gbRoot = '/data/.glassbox/work';
   const args = buildBubblewrapArgs(
     spec({
       root: gbRoot,
       workdir: gbRoot,
+      view: dataView,
       protectedPaths: [
-        { path: '/home/me/.glassbox', kind: 'directory', reason: 'glassbox-home' },
+        { path: '/data/.glassbox', kind: 'directory', reason: 'glassbox-home' },
         { path: `${gbRoot}/.git`, kind: 'directory', reason: 'git' },
         { path: `${gbRoot}/.env`, kind: 'file', reason: 'secret-file' },
       ],
     }),
   );
+  assert.ok(has(args, '--tmpfs', '/data/.glassbox'));
   assert.ok(has(args, '--ro-bind', `${gbRoot}/.git`, `${gbRoot}/.git`));
   assert.ok(has(args, '--ro-bind', '/dev/null', `${gbRoot}/.env`));
 });
@@ -153,7 +271,7 @@ test('nothing is re-bound inside a masked directory, even an approved secret', (
 test('the command is one argument, never re-split', () => {
   const command = `echo "a b" 'c;d' $(whoami) && rm -rf --no-preserve-root x`;
   const args = buildBubblewrapArgs(spec({ command }));
-  assert.deepEqual(args.slice(-3), ['bash', '-c', command]);
+  assert.deepEqual(args.slice(-3), ['/bin/bash', '-c', command]);
 });
 
 test('bad specs are refused with a clear error', () => {

@@ -3,6 +3,7 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -62,6 +63,32 @@ function unique(prefix: string): string {
 }
 
 describe('bubblewrap sandbox', { skip }, () => {
+  test("the sandbox's shell is the system's, not a bash a project directory on PATH holds", async () => {
+    await withProject(async (project) => {
+      const bin = join(project.root, '.venv', 'bin');
+      await mkdir(bin, { recursive: true });
+      await writeFile(join(bin, 'bash'), `#!/bin/sh\necho PLANTED-BASH-RAN\nexec /bin/bash "$@"\n`, { mode: 0o755 });
+      const result = await runCommand({
+        command: 'echo ok',
+        root: project.root,
+        workdir: project.root,
+        env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: project.home },
+        sandbox: {
+          bwrapPath: availability.path ?? 'bwrap',
+          mode: 'workspace-write',
+          network: false,
+          secretsApproved: false,
+          homeDir: project.home,
+          glassboxHome: join(project.home, '.glassbox'),
+        },
+        timeoutMs: 10_000,
+        killGraceMs: 300,
+      });
+      assert.equal(result.exitCode, 0, result.output.text);
+      assert.equal(result.output.text.trim(), 'ok');
+    });
+  });
+
   test('runs the command in the workdir with the sandbox environment', async () => {
     await withProject(async (project) => {
       await mkdir(join(project.root, 'sub'));
@@ -236,6 +263,71 @@ describe('bubblewrap sandbox', { skip }, () => {
     } finally {
       await rm(base, { recursive: true, force: true });
     }
+  });
+
+  test('npm test runs in the sandbox, with the home directory hidden and read-only', async () => {
+    await withProject(async (project) => {
+      await writeFile(
+        join(project.root, 'package.json'),
+        JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'node --test' } }),
+      );
+      await writeFile(join(project.root, 'sum.test.js'), "require('node:test')('sums', () => require('node:assert').equal(1 + 1, 2));\n");
+      await withTempDir(async (home) => {
+        await writeFile(join(home, 'notes.txt'), 'host-only');
+        const result = await runCommand({
+          command: 'npm test 2>&1; echo "npm=$?"; ls -A "$HOME"; touch "$HOME/x" 2>/dev/null || echo home-read-only',
+          root: project.root,
+          workdir: project.root,
+          env: { PATH: process.env.PATH, HOME: home },
+          sandbox: {
+            bwrapPath: availability.path ?? 'bwrap',
+            mode: 'workspace-write',
+            network: false,
+            secretsApproved: false,
+            homeDir: home,
+            glassboxHome: join(home, '.glassbox'),
+          },
+          timeoutMs: 60_000,
+        });
+        assert.match(result.output.text, /# pass 1\n/, result.output.text);
+        assert.match(result.output.text, /npm=0\n/);
+        assert.doesNotMatch(result.output.text, /notes\.txt/, 'the rest of the home directory is not shown');
+        assert.match(result.output.text, /home-read-only/);
+      });
+    });
+  });
+
+  test('a root inside a larger repository: the repository is shown read-only, its secrets masked, git works', async () => {
+    await withTempDir(async (dir) => {
+      const repo = join(dir, 'repo');
+      const pkg = join(repo, 'packages', 'app');
+      await mkdir(pkg, { recursive: true });
+      execFileSync('git', ['init', '-q', repo]);
+      await writeFile(join(repo, 'README.md'), 'monorepo-readme\n');
+      await writeFile(join(repo, '.env'), 'TOP_SECRET=monorepo-secret\n');
+      await writeFile(join(pkg, 'index.js'), 'module.exports = 1;\n');
+      const result = await runCommand({
+        command:
+          'cat ../../README.md ../../.env; git status --porcelain 2>&1 | sort; echo x > ../../new.txt 2>/dev/null || echo repo-read-only',
+        root: pkg,
+        workdir: pkg,
+        env: { PATH: process.env.PATH, HOME: join(dir, 'home') },
+        sandbox: {
+          bwrapPath: availability.path ?? 'bwrap',
+          mode: 'workspace-write',
+          network: false,
+          secretsApproved: false,
+          homeDir: join(dir, 'home'),
+          glassboxHome: join(dir, 'home', '.glassbox'),
+        },
+        timeoutMs: 30_000,
+      });
+      assert.match(result.output.text, /monorepo-readme/);
+      assert.doesNotMatch(result.output.text, /monorepo-secret/);
+      assert.match(result.output.text, /\?\? README\.md/, `git sees the whole work tree:\n${result.output.text}`);
+      assert.match(result.output.text, /repo-read-only/);
+      assert.equal(existsSync(join(repo, 'new.txt')), false);
+    });
   });
 
   test('a timed-out run leaves no process behind', async () => {

@@ -33,7 +33,11 @@ test('finds .git, nested secrets (shared matcher) and home credentials; skips no
     assert.equal(byPath.has(join(root, 'README.md')), false);
     assert.equal(byPath.has(join(root, 'node_modules', 'pkg', '.env')), false);
     assert.equal(byPath.get(join(home, '.ssh'))?.kind, 'directory');
-    assert.equal(byPath.get(join(home, '.docker', 'config.json'))?.reason, 'home-secret');
+    assert.equal(
+      byPath.get(join(home, '.docker'))?.reason,
+      'home-secret',
+      'the whole of ~/.docker: config.json, contexts, the Desktop socket',
+    );
     assert.equal(byPath.get(join(home, '.netrc'))?.kind, 'file');
     assert.equal(byPath.get(join(home, '.glassbox'))?.reason, 'glassbox-home');
     assert.equal(byPath.has(join(home, '.aws')), false, 'missing paths are not reported');
@@ -48,7 +52,10 @@ test('a symlinked secret is reported at its real location', async () => {
     await symlink(join(dir, 'real.env'), join(root, '.env'));
     await symlink(join(dir, 'missing'), join(root, '.env.local'));
     const scan = await findProtectedPaths({ root, homeDir: join(dir, 'nohome'), glassboxHome: join(dir, 'nogb') });
-    assert.deepEqual(scan.paths, [{ path: join(dir, 'real.env'), kind: 'file', reason: 'secret-file' }]);
+    assert.deepEqual(
+      scan.paths.filter((entry) => entry.reason === 'secret-file'),
+      [{ path: join(dir, 'real.env'), kind: 'file', reason: 'secret-file' }],
+    );
   });
 });
 

@@ -5,11 +5,20 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { defaultResourceLimits, detectSandbox, runCommand, type ResourceLimits, type SandboxSettings } from '../../src/sandbox/index.js';
+import { release } from 'node:os';
+import {
+  defaultProcessLimit,
+  defaultResourceLimits,
+  detectSandbox,
+  runCommand,
+  sandboxTaskLimit,
+  type ResourceLimits,
+  type SandboxSettings,
+} from '../../src/sandbox/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 
 const MIB = 1024 * 1024;
-const SMALL: ResourceLimits = { dataBytes: 256 * MIB, cpuSeconds: 7 };
+const SMALL: ResourceLimits = { dataBytes: 256 * MIB, cpuSeconds: 7, processes: 512 };
 
 async function sandboxFor(root: string): Promise<SandboxSettings> {
   const availability = await detectSandbox();
@@ -67,11 +76,15 @@ for (const where of ['unsandboxed', 'sandboxed'] as const) {
     test('defaults apply when no limits are given', async () => {
       await withTempDir(async (root) => {
         const expected = defaultResourceLimits(60_000);
-        const result = await exec(root, 'ulimit -d; ulimit -t');
-        assert.deepEqual(result.output.text.trim().split('\n'), [
-          String(Math.floor(expected.dataBytes / 1024)),
-          String(expected.cpuSeconds),
-        ]);
+        const result = await exec(root, 'ulimit -d; ulimit -t; ulimit -u');
+        const [data, cpu, tasks] = result.output.text.trim().split('\n');
+        assert.deepEqual([data, cpu], [String(Math.floor(expected.dataBytes / 1024)), String(expected.cpuSeconds)]);
+        if (where === 'sandboxed') {
+          // The user's other tasks are added only on kernels before 5.14 (sandboxTaskLimit).
+          const perNamespace = sandboxTaskLimit(1, release(), () => 1) === 1;
+          if (perNamespace) assert.equal(tasks, String(expected.processes));
+          else assert.ok(Number(tasks) > expected.processes, tasks);
+        }
       });
     });
 
@@ -99,9 +112,34 @@ test('limits must be positive whole numbers', async () => {
         env: {},
         sandbox: null,
         timeoutMs: 1000,
-        limits: { dataBytes: 0, cpuSeconds: 1 },
+        limits: { dataBytes: 0, cpuSeconds: 1, processes: 1 },
       }),
       /dataBytes must be a positive whole number/,
     );
   });
+});
+
+test("RLIMIT_NPROC: the task limit itself since Linux 5.14 (per user namespace), plus the user's tasks before", () => {
+  assert.equal(
+    sandboxTaskLimit(300, '6.18.44-fc-v1045', () => 1000),
+    300,
+  );
+  assert.equal(
+    sandboxTaskLimit(300, '5.14.0-70.el9.x86_64', () => 1000),
+    300,
+  );
+  assert.equal(
+    sandboxTaskLimit(300, '5.13.19', () => 1000),
+    1300,
+  );
+  assert.equal(
+    sandboxTaskLimit(300, '4.18.0-553.el8_10.x86_64', () => 1000),
+    1300,
+  );
+  assert.equal(
+    sandboxTaskLimit(300, 'unknown', () => 7),
+    307,
+    'an unreadable release is treated as old',
+  );
+  assert.ok(defaultProcessLimit() >= 1024 && defaultProcessLimit() <= 8192);
 });

@@ -30,7 +30,7 @@ const SECRETS = [API_KEY, DOTENV_SECRET, NESTED_SECRET, SSH_SECRET, SESSION_SECR
 
 const WORKSPACE_WRITE: ExecutionPolicy = { mode: 'workspace-write', sandboxed: true, network: false, secretsApproved: false };
 
-/** The sandbox hides /tmp behind a private tmpfs; a fixture under /var/tmp keeps "outside" visible, so writes there meet the read-only bind. */
+/** Under /var/tmp, which the sandbox once showed read-only and now replaces with a private one: writes outside must reach nothing either way. */
 async function visibleParent(): Promise<string> {
   try {
     await access('/var/tmp', constants.W_OK);

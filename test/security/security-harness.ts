@@ -38,9 +38,9 @@ export interface Fixture {
 
 /**
  * `files` are relative to the root; `outsideFiles` relative to the outside directory. `parent`
- * places the fixture somewhere other than the OS temp directory: the sandbox replaces /tmp with a
- * private one, so an "outside" under /tmp is merely invisible there, while one under /var/tmp is
- * visible and must be read-only.
+ * places the fixture somewhere other than the OS temp directory (the sandbox replaces /tmp and
+ * /var/tmp with private ones and shows neither; a fixture under /var/tmp checks that the outside
+ * stays out of reach where an older sandbox showed it).
  */
 export async function makeFixture(
   files: Record<string, string> = {},
