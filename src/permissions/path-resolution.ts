@@ -7,6 +7,7 @@
 
 import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { globComponentPattern } from './shell-word.js';
 
 /** Symbolic links followed while resolving one path before it counts as a loop (Linux uses 40). */
 const MAX_LINKS = 40;
@@ -61,30 +62,6 @@ export function physicalLocation(from: string, path: string): string {
   return current;
 }
 
-function componentPattern(component: string): RegExp | null {
-  let source = '';
-  for (let index = 0; index < component.length; index++) {
-    const char = component[index]!;
-    if (char === '*') source += '.*';
-    else if (char === '?') source += '.';
-    else if (char === '[') {
-      // A bracket expression stands for one character: read as any character, the match is a
-      // superset of bash's, which is the safe side for a check.
-      const close = component.indexOf(']', index + 2);
-      if (close === -1) source += '\\[';
-      else {
-        source += '.';
-        index = close;
-      }
-    } else source += char.replace(/[.+^${}()|\\/]/g, '\\$&');
-  }
-  try {
-    return new RegExp(`^${source}$`, 's');
-  } catch {
-    return null;
-  }
-}
-
 const GLOB_CHARS = /[*?[]/;
 
 /**
@@ -103,7 +80,7 @@ export function expandGlob(from: string, pattern: string): string[] | null {
         next.push(prefix === '' ? component : join(prefix, component));
         continue;
       }
-      const matcher = componentPattern(component);
+      const matcher = globComponentPattern(component);
       if (matcher === null) return null;
       const directory = prefix === '' ? from : isAbsolute(prefix) ? prefix : join(from, prefix);
       let names: string[];

@@ -29,12 +29,11 @@ export function globBaseDirectory(pattern: string): string {
 }
 
 /**
- * Could this one-component glob pattern match the name `..`? bash before 5.2 lets `.*` match it.
- * A leading dot must be matched explicitly (`*` and `?` never match it), so only a pattern that
- * starts with `.` or a bracket expression can.
+ * One component of a glob as a regular expression that matches at least what bash's matches: a
+ * bracket expression is read as any one character, a superset, the safe side for a check. Null
+ * for a component the expression cannot be built from.
  */
-function mayMatchDotDot(component: string): boolean {
-  if (!/[*?[]/.test(component) || !/^[.[]/.test(component)) return false;
+export function globComponentPattern(component: string): RegExp | null {
   let source = '';
   for (let index = 0; index < component.length; index++) {
     const char = component[index]!;
@@ -42,23 +41,28 @@ function mayMatchDotDot(component: string): boolean {
     else if (char === '?') source += '.';
     else if (char === '[') {
       const close = component.indexOf(']', index + 2);
-      if (close === -1) {
-        source += '\\[';
-        continue;
+      if (close === -1) source += '\\[';
+      else {
+        source += '.';
+        index = close;
       }
-      const body = component
-        .slice(index + 1, close)
-        .replace(/^[!^]/, '^')
-        .replace(/\\/g, '\\\\');
-      source += `[${body}]`;
-      index = close;
-    } else source += char.replace(/[.+(){}|$\\^]/g, '\\$&');
+    } else source += char.replace(/[.+^${}()|\\/]/g, '\\$&');
   }
   try {
-    return new RegExp(`^${source}$`, 's').test('..');
+    return new RegExp(`^${source}$`, 's');
   } catch {
-    return true;
+    return null;
   }
+}
+
+/**
+ * Could this one-component glob pattern match the name `..`? bash before 5.2 lets `.*` match it.
+ * A leading dot must be matched explicitly (`*` and `?` never match it), so only a pattern that
+ * starts with `.` or a bracket expression can.
+ */
+function mayMatchDotDot(component: string): boolean {
+  if (!/[*?[]/.test(component) || !/^[.[]/.test(component)) return false;
+  return globComponentPattern(component)?.test('..') ?? true;
 }
 
 /**

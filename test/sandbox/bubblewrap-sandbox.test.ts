@@ -37,13 +37,13 @@ function sandboxed(
   project: Project,
   command: string,
   settings: Partial<SandboxSettings> = {},
-  extra: { timeoutMs?: number; workdir?: string } = {},
+  extra: { timeoutMs?: number; workdir?: string; path?: string } = {},
 ): Promise<CommandResult> {
   return runCommand({
     command,
     root: project.root,
     workdir: extra.workdir ?? project.root,
-    env: { PATH: process.env.PATH, HOME: project.home, OPENAI_API_KEY: 'sk-sandbox-leak-check' },
+    env: { PATH: extra.path ?? process.env.PATH, HOME: project.home, OPENAI_API_KEY: 'sk-sandbox-leak-check' },
     sandbox: {
       bwrapPath: availability.path ?? 'bwrap',
       mode: 'workspace-write',
@@ -68,22 +68,7 @@ describe('bubblewrap sandbox', { skip }, () => {
       const bin = join(project.root, '.venv', 'bin');
       await mkdir(bin, { recursive: true });
       await writeFile(join(bin, 'bash'), `#!/bin/sh\necho PLANTED-BASH-RAN\nexec /bin/bash "$@"\n`, { mode: 0o755 });
-      const result = await runCommand({
-        command: 'echo ok',
-        root: project.root,
-        workdir: project.root,
-        env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: project.home },
-        sandbox: {
-          bwrapPath: availability.path ?? 'bwrap',
-          mode: 'workspace-write',
-          network: false,
-          secretsApproved: false,
-          homeDir: project.home,
-          glassboxHome: join(project.home, '.glassbox'),
-        },
-        timeoutMs: 10_000,
-        killGraceMs: 300,
-      });
+      const result = await sandboxed(project, 'echo ok', {}, { path: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` });
       assert.equal(result.exitCode, 0, result.output.text);
       assert.equal(result.output.text.trim(), 'ok');
     });
