@@ -204,7 +204,8 @@ class LiteralLexer {
     const next = text[this.index];
     if (next !== undefined && !' \t\n;|&>'.includes(next)) this.refuse('a redirection whose target is not a plain word', targetStart);
     if (operator === '>&') {
-      if (!/^(\d+|-)$/.test(target)) this.refuse('`>&` to something other than a descriptor (it writes a file)', start);
+      // Only to the standard descriptors: a higher one may be something Glassbox inherited.
+      if (!/^([0-2]|-)$/.test(target)) this.refuse('`>&` to something other than stdin, stdout, stderr or `-`', start);
     } else if (target !== '/dev/null') {
       this.refuse(
         `a redirection to \`${target || text.slice(targetStart, targetStart + 20)}\` (a write; only /dev/null is known safe)`,

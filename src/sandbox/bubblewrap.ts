@@ -6,6 +6,7 @@
 // once by running it.
 
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { isInside } from '../workspace/index.js';
 import { PRIVATE_DIRECTORIES, RUNTIME_DIRECTORY, type HostMount, type HostView } from './host-view.js';
@@ -39,6 +40,27 @@ export interface BubblewrapSpec {
    * limits above would be set by a shell the project wrote.
    */
   bash?: string;
+  /** A descriptor on which bwrap reads a seccomp filter (`keyringSeccompFilter`). */
+  seccompFd?: number;
+}
+
+/**
+ * Parts of /proc that write to the kernel or read its keys. bwrap covers some of them read-only
+ * only when it runs unprivileged; as root (no user namespace) the sandbox would get the host's
+ * /proc/sys, where uid 0 needs no capability to set `kernel.core_pattern` to a program the kernel
+ * then runs as real root. So they are covered here, in every case.
+ */
+const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs'];
+const PROC_HIDDEN_FILES = ['/proc/kcore', '/proc/keys', '/proc/key-users', '/proc/timer_list', '/proc/sched_debug'];
+
+/**
+ * How much each writable tmpfs may hold: their pages are memory no per-process limit counts, so
+ * together (/tmp half, /var/tmp and /dev/shm a quarter each) they stay within the command's
+ * memory limit.
+ */
+function tmpfsSizes(limits: ResourceLimits | undefined): { tmp: number; quarter: number } {
+  const total = limits?.dataBytes ?? 1024 ** 3;
+  return { tmp: Math.floor(total / 2), quarter: Math.floor(total / 4) };
 }
 
 const PRIVATE_TMP = '/tmp';
@@ -112,12 +134,19 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
 
   const args: string[] = [];
   for (const entry of spec.view.system) args.push(...mount(entry));
+  const sizes = tmpfsSizes(spec.limits);
   args.push('--dev', '/dev', '--proc', '/proc');
-  for (const dir of PRIVATE_DIRECTORIES) args.push('--tmpfs', dir);
+  for (const path of PROC_READ_ONLY) args.push('--ro-bind-try', path, path);
+  // The sandbox's /proc is the same kernel's: what the host's lacks, it lacks, and bwrap cannot
+  // mount over a file that is not there.
+  for (const path of PROC_HIDDEN_FILES) if (existsSync(path)) args.push('--ro-bind', '/dev/null', path);
+  // /dev itself read-only (device nodes still work); only its shared-memory directory is written.
+  args.push('--size', String(sizes.quarter), '--tmpfs', '/dev/shm');
+  for (const dir of PRIVATE_DIRECTORIES) args.push('--size', String(dir === '/tmp' ? sizes.tmp : sizes.quarter), '--tmpfs', dir);
   // The host's /run holds the sockets of its services (D-Bus, systemd, docker, the user's runtime
   // directory); the sandbox gets an empty one, and /var/run leads there as on the host.
   args.push('--tmpfs', RUNTIME_DIRECTORY, '--symlink', '../run', '/var/run');
-  const remountReadOnly: string[] = [RUNTIME_DIRECTORY];
+  const remountReadOnly: string[] = ['/dev', RUNTIME_DIRECTORY];
   for (const dir of spec.view.covered) {
     args.push('--tmpfs', dir);
     remountReadOnly.push(dir);
@@ -139,6 +168,7 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
     'ALL',
   );
   if (!spec.network) args.push('--unshare-net');
+  if (spec.seccompFd !== undefined) args.push('--seccomp', String(spec.seccompFd));
 
   const maskedDirectories = spec.protectedPaths.filter((entry) => entry.kind === 'directory' && action(entry, spec) === 'mask');
   // Anything below a masked directory is already hidden, and binding it would bring it back;

@@ -401,9 +401,14 @@ async function findRepository(root: string): Promise<Repository | null> {
       const pointer = /^gitdir:\s*(.+)$/m.exec(await readSmallFile(dotGit));
       if (pointer === null) return { workTree: dir, gitDirs: [] };
       const gitDir = (await realOrNull(resolve(dir, pointer[1]!.trim()))) ?? '';
-      if (gitDir === '' || !(await namesWorkTree(gitDir, dir))) return { workTree: dir, gitDirs: [] };
+      // A git directory inside the project is the project's own writing (a planted `.git` file
+      // and the directory it names): it is shown as part of the project, and nothing it names
+      // (`commondir`) decides what else of the host the sandbox shows.
+      if (gitDir === '' || isInside(root, gitDir) || !(await namesWorkTree(gitDir, dir))) return { workTree: dir, gitDirs: [] };
       const common = (await readSmallFile(join(gitDir, 'commondir'))).trim();
-      const commonDir = common === '' ? null : await realOrNull(resolve(gitDir, common));
+      const named = common === '' ? null : await realOrNull(resolve(gitDir, common));
+      // A worktree's git directory lives in its repository's (`<common>/worktrees/<name>`).
+      const commonDir = named !== null && isInside(named, gitDir) ? named : null;
       // The common directory first: it contains a worktree's git directory, which it then shows too.
       return { workTree: dir, gitDirs: commonDir === null ? [gitDir] : [commonDir, gitDir] };
     }

@@ -11,7 +11,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
 // what the sandbox hides until it is approved.
-import { isSecretPath } from '../workspace/index.js';
+import { isSecretPath, maySecretFileName } from '../workspace/index.js';
 
 export type ProtectedPathKind = 'file' | 'directory';
 export type ProtectionReason = 'git' | 'secret-file' | 'home-secret' | 'glassbox-home' | 'system-secret' | 'host-sockets';
@@ -27,6 +27,12 @@ export interface ProtectedPathScan {
   paths: ProtectedPath[];
   /** The project scan stopped at its entry cap: deeper secret files may be left unmasked. */
   truncated: boolean;
+  /**
+   * Why the scan could not look everywhere (its budget ran out, a directory of ours could not be
+   * read, it went deeper than any real tree): a secret file there would not be masked, so the
+   * caller must not run a command on this scan. Null when it finished.
+   */
+  incomplete: string | null;
 }
 
 export interface FindProtectedPathsOptions {
@@ -39,11 +45,12 @@ export interface FindProtectedPathsOptions {
   maxEntries?: number;
 }
 
-const DEFAULT_MAX_ENTRIES = 20_000;
-const MAX_DEPTH = 24;
+const DEFAULT_MAX_ENTRIES = 200_000;
+/** Not a budget but a sanity bound: deeper than this the scan counts as not finished. */
+const MAX_DEPTH = 1_024;
 
 /** Directories never scanned for secret files: huge, and not where a project keeps its own secrets. */
-const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules', '.git']);
+const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['.git']);
 
 /** Credential stores (and shell histories, which hold typed passwords) relative to $HOME, masked wherever they are shown. */
 export const HOME_SECRET_PATHS: readonly string[] = [
@@ -131,13 +138,25 @@ export async function describeProtectedPath(path: string, reason: ProtectionReas
   }
 }
 
-/** A directory's entries, or null for one that vanished or may not be read. */
-async function listDirectory(dir: string): Promise<Dirent[] | null> {
+/**
+ * A directory's entries; null for one that vanished, or that belongs to another user and may
+ * not be read (the sandbox, same user, cannot read it either); 'unreadable' for one of ours that
+ * may not be read: a command can `chmod 000` a directory to hide what is in it from the scan,
+ * then read it after a `chmod` back.
+ */
+async function listDirectory(dir: string): Promise<Dirent[] | null | 'unreadable'> {
   try {
     return await readdir(dir, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'ENOENT' || code === 'ENOTDIR' || code === 'EPERM') return null;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if (code === 'EACCES' || code === 'EPERM') {
+      const owner = await stat(dir).then(
+        (info) => info.uid,
+        () => -1,
+      );
+      return owner === (process.getuid?.() ?? -2) ? 'unreadable' : null;
+    }
     throw error;
   }
 }
@@ -158,7 +177,7 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
   let queue: { dir: string; rel: string; depth: number }[] = [{ dir: root, rel: '', depth: 0 }];
   while (queue.length > 0) {
     const next: { dir: string; rel: string; depth: number }[] = [];
-    let listings: Promise<Dirent[] | null>[] = [];
+    let listings: Promise<Dirent[] | null | 'unreadable'>[] = [];
     for (const [index, { dir, rel, depth }] of queue.entries()) {
       if (index % LISTING_BATCH === 0) {
         listings = queue.slice(index, index + LISTING_BATCH).map((item) => listDirectory(item.dir));
@@ -167,9 +186,12 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
       }
       const entries = await listings[index % LISTING_BATCH]!;
       if (entries === null) continue;
+      if (entries === 'unreadable') return { paths: found, truncated: false, incomplete: `${dir} may not be read` };
       for (const entry of entries) {
         visited += 1;
-        if (visited > maxEntries) return { paths: found, truncated: true };
+        if (visited > maxEntries) {
+          return { paths: found, truncated: true, incomplete: `the project has more than ${maxEntries} entries` };
+        }
         const full = dir.endsWith(sep) ? `${dir}${entry.name}` : `${dir}${sep}${entry.name}`;
         const relativePath = rel === '' ? entry.name : `${rel}/${entry.name}`;
         if (entry.name === '.git') {
@@ -177,26 +199,27 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
           if (described) found.push(described);
           continue;
         }
-        if (isSecretPath(relativePath)) {
+        if (maySecretFileName(entry.name) && isSecretPath(relativePath)) {
           const described = await describeProtectedPath(full, 'secret-file');
           if (described) found.push(described);
           continue;
         }
         // Symlinked directories are not followed: they may loop or lead out of the project.
-        if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name) && depth + 1 < MAX_DEPTH) {
+        if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) {
+          if (depth + 1 >= MAX_DEPTH) return { paths: found, truncated: true, incomplete: `it is deeper than ${MAX_DEPTH} levels` };
           next.push({ dir: full, rel: relativePath, depth: depth + 1 });
         }
       }
     }
     queue = next;
   }
-  return { paths: found, truncated: false };
+  return { paths: found, truncated: false, incomplete: null };
 }
 
 /** The ssh server's private host keys (`/etc/ssh/ssh_host_*_key`); the `.pub` halves stay. */
 async function sshHostKeys(): Promise<string[]> {
   const entries = await listDirectory('/etc/ssh');
-  if (entries === null) return [];
+  if (entries === null || entries === 'unreadable') return [];
   return entries.filter((entry) => /^ssh_host_.*_key$/.test(entry.name)).map((entry) => join('/etc/ssh', entry.name));
 }
 
@@ -267,5 +290,5 @@ export async function findProtectedPaths(options: FindProtectedPathsOptions): Pr
     seen.add(entry.path);
     paths.push(entry);
   }
-  return { paths, truncated: project.truncated };
+  return { paths, truncated: project.truncated, incomplete: project.incomplete };
 }

@@ -63,7 +63,11 @@ function checkLimits(limits: ResourceLimits): void {
 export function limitedShellArgs(command: string, limits: ResourceLimits, processTasks?: number): string[] {
   checkLimits(limits);
   const dataKib = Math.max(1, Math.floor(limits.dataBytes / 1024));
-  let script = `ulimit -d ${dataKib} 2>/dev/null; ulimit -t ${limits.cpuSeconds} 2>/dev/null; `;
+  // Descriptors above 2 are closed first: Glassbox may have inherited some (a socket, a directory)
+  // from whatever started it, and Node passes them on to every child.
+  let script =
+    'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ' +
+    `ulimit -d ${dataKib} 2>/dev/null; ulimit -t ${limits.cpuSeconds} 2>/dev/null; `;
   if (processTasks !== undefined) {
     if (!Number.isSafeInteger(processTasks) || processTasks < 1)
       throw new Error(`processTasks must be a positive whole number, got ${processTasks}.`);

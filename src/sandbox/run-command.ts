@@ -2,6 +2,7 @@
 // lifetime and bounded output. The shell tool adds argument checks and formatting on top.
 
 import { release } from 'node:os';
+import { join, relative, sep } from 'node:path';
 import { isInside } from '../workspace/index.js';
 import { buildBubblewrapArgs, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
@@ -12,11 +13,19 @@ import { describeProtectedPath, findProtectedPaths, type ProtectedPath, type Pro
 import { runProcess, type ProcessResult } from './run-process.js';
 import { countUserTasks, defaultResourceLimits, limitedShellArgs, sandboxTaskLimit, type ResourceLimits } from './resource-limits.js';
 import { readSandboxConfig } from './sandbox-config.js';
+import { keyringSeccompFilter } from './seccomp-filter.js';
 import { findTrustedProgram } from './trusted-program.js';
 import { markTreeUnverified, unverifiedTreeMarker, type UnverifiedTree } from './unverified-tree.js';
 
-/** Run by /bin/sh before bwrap: join the command's pids cgroup, then become bwrap (same pid). */
-const JOIN_CGROUP = 'echo $$ > "$1" || exit 125; shift; exec "$@"';
+/**
+ * Run by bash before bwrap, then become bwrap (same pid): close every descriptor but 0–2 and the
+ * seccomp filter's 3 — Glassbox may have inherited others from whatever started it (a connected
+ * socket, a directory), and neither Node nor bwrap closes them — and join the command's pids
+ * cgroup when there is one.
+ */
+const PREPARE_SANDBOX =
+  'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ' +
+  'if [ -n "$1" ]; then echo $$ > "$1" || exit 125; fi; shift; exec "$@"';
 
 export interface SandboxSettings {
   bwrapPath: string;
@@ -127,7 +136,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
             runtimeDir,
           }),
         );
-  const protectedPaths = gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore);
+  // A secret file the scan did not reach would not be masked: fail closed, say why and what to do.
+  if (scan.incomplete !== null) {
+    throw new Error(
+      `the project could not be searched completely for secret files to hide from the sandbox (${scan.incomplete}), so no sandboxed command runs in it. ` +
+        "Make the directory readable, open a smaller project directory, or run the command outside the sandbox (escalate, with a person's approval).",
+    );
+  }
+  const protectedPaths = anchored(options.root, gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore));
   const uid = process.getuid?.() ?? 0;
   const args = buildBubblewrapArgs({
     root: options.root,
@@ -139,6 +155,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     view,
     command: options.command,
     bash: bash.path,
+    seccompFd: 3,
     limits,
     processTasks: sandboxTaskLimit(limits.processes, release(), () => (uid === 0 ? 0 : countUserTasks(uid))),
   });
@@ -146,15 +163,13 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const cgroup = uid === 0 ? await createProcessCgroup(limits.processes) : null;
   let result: ProcessResult;
   try {
-    result =
-      cgroup === null
-        ? await runProcess({ ...common, file: sandbox.bwrapPath, args, env })
-        : await runProcess({
-            ...common,
-            file: '/bin/sh',
-            args: ['-c', JOIN_CGROUP, 'glassbox-sandbox', cgroup.procsFile, sandbox.bwrapPath, ...args],
-            env,
-          });
+    result = await runProcess({
+      ...common,
+      file: bash.path,
+      args: ['-c', PREPARE_SANDBOX, 'glassbox-sandbox', cgroup?.procsFile ?? '', sandbox.bwrapPath, ...args],
+      env,
+      descriptorData: [keyringSeccompFilter()],
+    });
   } finally {
     // Removed once the pid namespace has emptied; nothing waits for that.
     void cgroup?.release();
@@ -178,7 +193,29 @@ function mergeScans(first: ProtectedPathScan, second: ProtectedPathScan): Protec
   return {
     paths: [...first.paths, ...second.paths.filter((entry) => !seen.has(entry.path))],
     truncated: first.truncated || second.truncated,
+    incomplete: first.incomplete ?? second.incomplete,
   };
+}
+
+/**
+ * The credential stores and Glassbox's home are masked by where they are: were they inside the
+ * project (a project that is, or contains, the home directory), one command could move the
+ * directory above them (`mv .config cfg`) and the next, whose scan looks in the old place, would
+ * see them unmasked. So the entry of the project that holds each one is frozen read-only (and,
+ * being a mount point, cannot be renamed).
+ */
+function anchored(root: string, paths: readonly ProtectedPath[]): ProtectedPath[] {
+  const seen = new Set(paths.map((entry) => entry.path));
+  const anchors: ProtectedPath[] = [];
+  for (const entry of paths) {
+    if ((entry.reason !== 'home-secret' && entry.reason !== 'glassbox-home') || !isInside(root, entry.path) || entry.path === root)
+      continue;
+    const top = join(root, relative(root, entry.path).split(sep)[0]!);
+    if (seen.has(top)) continue;
+    seen.add(top);
+    anchors.push({ path: top, kind: top === entry.path ? entry.kind : 'directory', reason: 'git' });
+  }
+  return [...paths, ...anchors];
 }
 
 /** The scan's protected paths plus every git directory found (node_modules included), frozen read-only. */

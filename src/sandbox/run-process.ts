@@ -4,6 +4,7 @@
 
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { OutputCapture, DEFAULT_OUTPUT_LIMIT, type CapturedOutput } from './output-capture.js';
 
@@ -24,6 +25,8 @@ export interface RunProcessOptions {
   outputLimit?: number;
   /** Time between SIGTERM and SIGKILL to the group. */
   killGraceMs?: number;
+  /** Data handed to the child on descriptors 3, 4…, each a pipe closed after its data (bwrap's --seccomp). */
+  descriptorData?: readonly Buffer[];
 }
 
 export interface ProcessResult {
@@ -124,12 +127,20 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       cwd: options.cwd,
       env: { ...options.env },
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(options.descriptorData ?? []).map(() => 'pipe' as const)],
     });
+    // Typed as the spawn with three pipes is: stdout and stderr are pipes whatever else is passed.
+    const { stdout, stderr } = child as unknown as { stdout: Readable; stderr: Readable };
+    for (const [index, data] of (options.descriptorData ?? []).entries()) {
+      const stream = child.stdio[3 + index] as Writable | null;
+      // A child that exits before reading (bwrap refusing its arguments) closes the pipe: not our error.
+      stream?.on('error', () => {});
+      stream?.end(data);
+    }
     const stdoutDecoder = new StringDecoder('utf8');
     const stderrDecoder = new StringDecoder('utf8');
-    child.stdout.on('data', (chunk: Buffer) => capture.append(stdoutDecoder.write(chunk)));
-    child.stderr.on('data', (chunk: Buffer) => capture.append(stderrDecoder.write(chunk)));
+    stdout.on('data', (chunk: Buffer) => capture.append(stdoutDecoder.write(chunk)));
+    stderr.on('data', (chunk: Buffer) => capture.append(stderrDecoder.write(chunk)));
 
     let timedOut = false;
     let cancelled = false;
@@ -195,8 +206,8 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       // Whatever is still in the group was started in the background and would outlive the command.
       if (child.pid !== undefined && isProcessGroupAlive(child.pid)) terminate();
       drainTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        stdout.destroy();
+        stderr.destroy();
       }, grace + DRAIN_AFTER_EXIT_MS);
     });
 

@@ -11,7 +11,9 @@
 import { constants } from 'node:fs';
 import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
+import { relative } from 'node:path';
 import { isInside } from './path-containment.js';
+import { isSecretPath } from './secret-paths.js';
 
 export const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
 
@@ -105,6 +107,11 @@ export async function readProjectFile(path: string, options: ReadProjectFileOpti
   const { root } = options;
   const checked = root === null ? { real: path, realRoot: null } : await realInsideRoot(path, root);
   if (checked === null) return null;
+  // A file the sandbox masks (`.env`, `*.pem`…) is not read into a prompt or a setting either, by
+  // whatever name leads to it: `AGENTS.md -> .env` would hand the model the secret.
+  if (checked.realRoot !== null && isSecretPath(relative(checked.realRoot, checked.real))) {
+    throw new RefusedFileError(path, 'leads to a secret file, so it is not read');
+  }
   // The real path has no symlink left; O_NOFOLLOW keeps one from being swapped in at the end.
   const noFollow = options.noFollow === true || root !== null;
   let handle: FileHandle;

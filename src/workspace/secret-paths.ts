@@ -54,3 +54,22 @@ export function isSecretPath(path: string): boolean {
   const normalized = path.replace(/\\/g, '/').replace(/\/+$/, '');
   return normalized !== '' && matcher(normalized);
 }
+
+/**
+ * Each glob's last component as one case-insensitive regular expression: a name that fails it
+ * cannot make its path a secret, whatever the directories above. The sandbox's scan reads every
+ * entry of the project (node_modules too) and tests names with this before the full matcher,
+ * which costs ten times as much. Derived from the globs, so it cannot fall behind them.
+ */
+const lastComponent = new RegExp(
+  SECRET_FILE_GLOBS.map((glob) => {
+    const name = glob.slice(glob.lastIndexOf('/') + 1);
+    return `(?:${picomatch.makeRe(name, { dot: true, nocase: true }).source})`;
+  }).join('|'),
+  'i',
+);
+
+/** False when no path ending in this file name can be a secret file (see `isSecretPath`). */
+export function maySecretFileName(name: string): boolean {
+  return lastComponent.test(name);
+}

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
 import { glob } from 'tinyglobby';
-import { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath } from '../../src/workspace/index.js';
+import { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath, maySecretFileName } from '../../src/workspace/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 
 const SECRET = [
@@ -72,4 +72,25 @@ describe('isSecretPath', () => {
       assert.ok(expected.length > 10);
     });
   });
+});
+
+test('the name prefilter never rejects a name whose path the full matcher calls secret', () => {
+  // Every glob's own last component, in several cases, plus names built from their pieces.
+  const pieces = SECRET_FILE_GLOBS.map((glob) => glob.slice(glob.lastIndexOf('/') + 1).replace(/\*/g, 'x'));
+  const names = new Set<string>();
+  for (const piece of pieces) {
+    for (const variant of [piece, piece.toUpperCase(), `${piece}.bak`, `a${piece}`, `${piece}.pub`]) names.add(variant);
+  }
+  for (const name of ['README.md', 'index.js', 'config.yml', 'package.json', '.gitignore', 'Credentials.Json']) names.add(name);
+  let secret = 0;
+  for (const name of names) {
+    for (const dir of ['', 'src/', '.aws/', '.docker/', '.kube/', 'deep/.aws/']) {
+      if (!isSecretPath(`${dir}${name}`)) continue;
+      secret += 1;
+      assert.equal(maySecretFileName(name), true, `${dir}${name}`);
+    }
+  }
+  assert.ok(secret > 50, 'the check saw secret paths');
+  assert.equal(maySecretFileName('index.js'), false);
+  assert.equal(maySecretFileName('README.md'), false);
 });

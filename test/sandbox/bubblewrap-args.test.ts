@@ -60,24 +60,19 @@ test('workspace-write: the host shown as an allowlist, writable root, frozen .gi
   // Nothing of the host is bound wholesale: no `/` bind, only the system trees and links of the view.
   assert.ok(!has(args, '--ro-bind', '/', '/'));
   assert.deepEqual(args.slice(0, 9), ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--ro-bind', '/etc', '/etc']);
-  assert.ok(
-    has(
-      args,
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      '--tmpfs',
-      '/tmp',
-      '--tmpfs',
-      '/var/tmp',
-      '--tmpfs',
-      '/run',
-      '--symlink',
-      '../run',
-      '/var/run',
-    ),
-  );
+  assert.ok(has(args, '--dev', '/dev', '--proc', '/proc'));
+  // The kernel's writable and key-reading parts of /proc are covered in every case (as root bwrap
+  // leaves /proc/sys writable).
+  for (const path of ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs']) {
+    assert.ok(has(args, '--ro-bind-try', path, path), path);
+  }
+  // Every writable tmpfs is sized so together they fit in the default 1 GiB memory budget.
+  const gib = 1024 ** 3;
+  assert.ok(has(args, '--size', String(gib / 4), '--tmpfs', '/dev/shm'));
+  assert.ok(has(args, '--size', String(gib / 2), '--tmpfs', '/tmp'));
+  assert.ok(has(args, '--size', String(gib / 4), '--tmpfs', '/var/tmp'));
+  assert.ok(has(args, '--tmpfs', '/run', '--symlink', '../run', '/var/run'));
+  assert.ok(has(args, '--remount-ro', '/dev'), '/dev itself is read-only; its device nodes still work');
   for (const flag of [
     '--unshare-pid',
     '--unshare-ipc',
@@ -279,4 +274,13 @@ test('bad specs are refused with a clear error', () => {
   assert.throws(() => buildBubblewrapArgs(spec({ workdir: '/elsewhere' })), /outside the root/);
   assert.throws(() => buildBubblewrapArgs(spec({ command: '  ' })), /command must not be empty/);
   assert.throws(() => buildBubblewrapArgs(spec({ protectedPaths: [{ path: 'x/.env', kind: 'file', reason: 'secret-file' }] })), /absolute/);
+});
+
+test('a seccomp filter descriptor is handed to bwrap, and the tmpfs sizes follow the memory limit', () => {
+  assert.ok(!buildBubblewrapArgs(spec()).includes('--seccomp'));
+  const limits = { cpuSeconds: 60, dataBytes: 400 * 1024 ** 2, processes: 256 };
+  const args = buildBubblewrapArgs(spec({ seccompFd: 3, limits }));
+  assert.ok(has(args, '--seccomp', '3'));
+  assert.ok(has(args, '--size', String(200 * 1024 ** 2), '--tmpfs', '/tmp'));
+  assert.ok(has(args, '--size', String(100 * 1024 ** 2), '--tmpfs', '/dev/shm'));
 });

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { findProtectedPaths } from '../../src/sandbox/index.js';
 
-test('finds .git, nested secrets (shared matcher) and home credentials; skips node_modules', async () => {
+test('finds .git, nested secrets (shared matcher, node_modules too) and home credentials', async () => {
   await withTempDir(async (dir) => {
     const root = join(dir, 'project');
     const home = join(dir, 'home');
@@ -25,13 +25,15 @@ test('finds .git, nested secrets (shared matcher) and home credentials; skips no
 
     const scan = await findProtectedPaths({ root, homeDir: home, glassboxHome: join(home, '.glassbox') });
     assert.equal(scan.truncated, false);
+    assert.equal(scan.incomplete, null);
     const byPath = new Map(scan.paths.map((entry) => [entry.path, entry]));
     assert.deepEqual(byPath.get(join(root, '.git')), { path: join(root, '.git'), kind: 'directory', reason: 'git' });
     assert.equal(byPath.get(join(root, '.env'))?.reason, 'secret-file');
     assert.equal(byPath.get(join(root, 'api', 'deep', '.env.local'))?.kind, 'file');
     assert.equal(byPath.get(join(root, 'api', 'server.pem'))?.reason, 'secret-file', 'shared secret matcher');
     assert.equal(byPath.has(join(root, 'README.md')), false);
-    assert.equal(byPath.has(join(root, 'node_modules', 'pkg', '.env')), false);
+    // A command could move a secret into node_modules, so it is scanned like any other directory.
+    assert.equal(byPath.get(join(root, 'node_modules', 'pkg', '.env'))?.reason, 'secret-file');
     assert.equal(byPath.get(join(home, '.ssh'))?.kind, 'directory');
     assert.equal(
       byPath.get(join(home, '.docker'))?.reason,
@@ -64,6 +66,24 @@ test('the scan stops at its cap and says so', async () => {
     for (let i = 0; i < 30; i += 1) await writeFile(join(dir, `file-${i}`), '');
     const scan = await findProtectedPaths({ root: dir, homeDir: join(dir, 'h'), glassboxHome: join(dir, 'g'), maxEntries: 10 });
     assert.equal(scan.truncated, true);
+    assert.match(scan.incomplete ?? '', /more than 10 entries/, 'an unfinished scan says why, so the sandbox refuses to run on it');
     await assert.rejects(findProtectedPaths({ root: dir, homeDir: dir, glassboxHome: dir, maxEntries: 0 }), /maxEntries/);
+  });
+});
+
+test('a project directory of ours that may not be read leaves the scan incomplete, not silently shorter', {
+  skip: process.getuid?.() === 0 ? 'root reads every directory' : false,
+}, async () => {
+  await withTempDir(async (dir) => {
+    const hidden = join(dir, 'hidden');
+    await mkdir(hidden);
+    await writeFile(join(hidden, '.env'), 'A=1');
+    await chmod(hidden, 0o000);
+    try {
+      const scan = await findProtectedPaths({ root: dir, homeDir: join(dir, 'h'), glassboxHome: join(dir, 'g') });
+      assert.match(scan.incomplete ?? '', /may not be read/);
+    } finally {
+      await chmod(hidden, 0o755);
+    }
   });
 });
