@@ -205,7 +205,14 @@ class LiteralLexer {
     if (next !== undefined && !' \t\n;|&>'.includes(next)) this.refuse('a redirection whose target is not a plain word', targetStart);
     if (operator === '>&') {
       // Only to the standard descriptors: a higher one may be something Glassbox inherited.
-      if (!/^([0-2]|-)$/.test(target)) this.refuse('`>&` to something other than stdin, stdout, stderr or `-`', start);
+      if (!/^([0-2]|-)$/.test(target)) {
+        this.refuse(
+          /^\d+$/.test(target)
+            ? `\`>&${target}\` (only descriptors 0–2 are known safe: a higher one may be one Glassbox inherited)`
+            : `\`>&\` to \`${target}\` (it writes a file; only descriptors 0–2 or \`-\` are known safe)`,
+          start,
+        );
+      }
     } else if (target !== '/dev/null') {
       this.refuse(
         `a redirection to \`${target || text.slice(targetStart, targetStart + 20)}\` (a write; only /dev/null is known safe)`,

@@ -42,6 +42,8 @@ export interface BubblewrapSpec {
   bash?: string;
   /** A descriptor on which bwrap reads a seccomp filter (`keyringSeccompFilter`). */
   seccompFd?: number;
+  /** False for a bwrap without `--size` (`tmpfsSizeSupported`): the tmpfs mounts are then unbounded. */
+  sizedTmpfs?: boolean;
 }
 
 /**
@@ -141,8 +143,9 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
   // mount over a file that is not there.
   for (const path of PROC_HIDDEN_FILES) if (existsSync(path)) args.push('--ro-bind', '/dev/null', path);
   // /dev itself read-only (device nodes still work); only its shared-memory directory is written.
-  args.push('--size', String(sizes.quarter), '--tmpfs', '/dev/shm');
-  for (const dir of PRIVATE_DIRECTORIES) args.push('--size', String(dir === '/tmp' ? sizes.tmp : sizes.quarter), '--tmpfs', dir);
+  const sized = (bytes: number): string[] => (spec.sizedTmpfs === false ? [] : ['--size', String(bytes)]);
+  args.push(...sized(sizes.quarter), '--tmpfs', '/dev/shm');
+  for (const dir of PRIVATE_DIRECTORIES) args.push(...sized(dir === '/tmp' ? sizes.tmp : sizes.quarter), '--tmpfs', dir);
   // The host's /run holds the sockets of its services (D-Bus, systemd, docker, the user's runtime
   // directory); the sandbox gets an empty one, and /var/run leads there as on the host.
   args.push('--tmpfs', RUNTIME_DIRECTORY, '--symlink', '../run', '/var/run');
@@ -239,7 +242,8 @@ export const SANDBOX_INSTALL_HINT =
   'are enabled, or run with `--sandbox danger-full-access` to run commands without a sandbox.';
 
 // The probe uses every namespace and mount kind that real commands use, because bwrap can start
-// and still fail on, say, mounting /proc inside some containers.
+// and still fail on, say, mounting /proc inside some containers. `--size` is asked for apart
+// (`tmpfsSizeSupported`): a bwrap without it still sandboxes.
 const PROBE_ARGS = [
   '--ro-bind',
   '/',
@@ -248,8 +252,13 @@ const PROBE_ARGS = [
   '/dev',
   '--proc',
   '/proc',
+  '--ro-bind-try',
+  '/proc/sys',
+  '/proc/sys',
   '--tmpfs',
   PRIVATE_TMP,
+  '--remount-ro',
+  '/dev',
   '--unshare-pid',
   '--unshare-net',
   '--die-with-parent',
@@ -286,6 +295,29 @@ function probe(path: string, timeoutMs: number): Promise<SandboxAvailability> {
       },
     );
   });
+}
+
+const tmpfsSizeAnswers = new Map<string, Promise<boolean>>();
+
+/**
+ * Whether this bwrap can bound a tmpfs (`--size`): added in bubblewrap 0.7 (Ubuntu 22.04 ships
+ * 0.6), and refused by a setuid bwrap. Without it the sandbox's tmpfs mounts are unbounded, as
+ * they were before; asked once per binary and process.
+ */
+export function tmpfsSizeSupported(path: string, timeoutMs = 5_000): Promise<boolean> {
+  let answer = tmpfsSizeAnswers.get(path);
+  if (answer === undefined) {
+    answer = new Promise((resolve) => {
+      execFile(
+        path,
+        ['--ro-bind', '/', '/', '--size', String(1024 ** 2), '--tmpfs', PRIVATE_TMP, 'true'],
+        { timeout: timeoutMs, env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
+        (error) => resolve(error === null),
+      );
+    });
+    tmpfsSizeAnswers.set(path, answer);
+  }
+  return answer;
 }
 
 /** A detector that finds and probes bwrap on first use and remembers the answer. */

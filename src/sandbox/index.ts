@@ -23,6 +23,7 @@ export {
   createSandboxDetector,
   detectSandbox,
   SANDBOX_INSTALL_HINT,
+  tmpfsSizeSupported,
   type BubblewrapSpec,
   type SandboxedMode,
   type SandboxAvailability,

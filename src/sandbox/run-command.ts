@@ -4,7 +4,7 @@
 import { release } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { isInside } from '../workspace/index.js';
-import { buildBubblewrapArgs, type SandboxedMode } from './bubblewrap.js';
+import { buildBubblewrapArgs, tmpfsSizeSupported, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
 import { findHostView } from './host-view.js';
@@ -156,6 +156,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     command: options.command,
     bash: bash.path,
     seccompFd: 3,
+    sizedTmpfs: await tmpfsSizeSupported(sandbox.bwrapPath),
     limits,
     processTasks: sandboxTaskLimit(limits.processes, release(), () => (uid === 0 ? 0 : countUserTasks(uid))),
   });

@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildBubblewrapArgs, type BubblewrapSpec, type HostView, type ProtectedPath } from '../../src/sandbox/index.js';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  buildBubblewrapArgs,
+  tmpfsSizeSupported,
+  type BubblewrapSpec,
+  type HostView,
+  type ProtectedPath,
+} from '../../src/sandbox/index.js';
+import { withTempDir } from '../helpers/temp-dir.js';
 
 const root = '/work/project';
 /** A merged-/usr host whose home directory (/home/me) shows only its toolchains, one of them linked from elsewhere. */
@@ -283,4 +292,27 @@ test('a seccomp filter descriptor is handed to bwrap, and the tmpfs sizes follow
   assert.ok(has(args, '--seccomp', '3'));
   assert.ok(has(args, '--size', String(200 * 1024 ** 2), '--tmpfs', '/tmp'));
   assert.ok(has(args, '--size', String(100 * 1024 ** 2), '--tmpfs', '/dev/shm'));
+  // A bwrap without `--size` (before 0.7, or setuid) still sandboxes, with unbounded tmpfs mounts.
+  const unsized = buildBubblewrapArgs(spec({ limits, sizedTmpfs: false }));
+  assert.ok(!unsized.includes('--size'));
+  assert.ok(has(unsized, '--tmpfs', '/tmp') && has(unsized, '--tmpfs', '/dev/shm'));
+});
+
+test('tmpfsSizeSupported asks the binary itself, once', async () => {
+  await withTempDir(async (dir) => {
+    const calls = join(dir, 'calls');
+    const script = (name: string, refuse: boolean) =>
+      `#!/bin/sh\necho x >> '${calls}-${name}'\n${refuse ? 'for a; do [ "$a" = --size ] && { echo "bwrap: Unknown option --size" >&2; exit 1; }; done\n' : ''}exit 0\n`;
+    for (const [name, refuse] of [
+      ['old', true],
+      ['new', false],
+    ] as const) {
+      await writeFile(join(dir, name), script(name, refuse));
+      await chmod(join(dir, name), 0o755);
+    }
+    assert.equal(await tmpfsSizeSupported(join(dir, 'old')), false);
+    assert.equal(await tmpfsSizeSupported(join(dir, 'new')), true);
+    assert.equal(await tmpfsSizeSupported(join(dir, 'old')), false);
+    assert.equal((await readFile(`${calls}-old`, 'utf8')).trim().split('\n').length, 1, 'asked once');
+  });
 });

@@ -80,33 +80,42 @@ async function traceChunk(commands: readonly string[], cwd: string, env: Record<
 function parseLog(text: string, count: number): OracleReport[] {
   const reports: OracleReport[] = Array.from({ length: count }, () => ({ programs: [], writes: [], timedOut: false }));
   const sampleOf = new Map<number, number>();
-  for (const line of text.split('\n')) {
-    const match = /^(\d+)\s+(.*)$/.exec(line);
-    if (match === null) continue;
-    const pid = Number(match[1]);
-    const call = match[2]!;
+  // With -f a new process can be logged before its parent's clone returns (a loaded machine runs
+  // the child first), so a process's lines wait here until its parent's sample is known.
+  const waiting = new Map<number, string[]>();
+  const assign = (pid: number, sample: number): void => {
+    sampleOf.set(pid, sample);
+    const lines = waiting.get(pid);
+    waiting.delete(pid);
+    for (const call of lines ?? []) handle(pid, call);
+  };
+  const handle = (pid: number, call: string): void => {
     const child =
       /^(?:clone3?|fork|vfork)\(.*\)\s+=\s+(\d+)$/.exec(call) ?? /^<\.\.\. (?:clone3?|fork|vfork) resumed>.*\)\s+=\s+(\d+)$/.exec(call);
     if (child !== null) {
       const sample = sampleOf.get(pid);
-      if (sample !== undefined) sampleOf.set(Number(child[1]), sample);
-      continue;
+      if (sample !== undefined) assign(Number(child[1]), sample);
+      return;
     }
     if (call.startsWith('execve(')) {
       const marker = new RegExp(`"${MARKER}(\\d+)"`).exec(call);
       if (marker !== null && /^execve\("[^"]*\/bash"/.test(call)) {
+        // The marked bash starts its sample; what its process did before belongs to no sample.
+        waiting.delete(pid);
         sampleOf.set(pid, Number(marker[1]));
-        continue;
+        return;
       }
-      const sample = sampleOf.get(pid);
-      const program = /^execve\("([^"]*)"/.exec(call)?.[1];
-      if (sample !== undefined && program !== undefined) {
-        reports[sample]!.programs.push(basename(program));
-      }
-      continue;
     }
     const sample = sampleOf.get(pid);
-    if (sample === undefined) continue;
+    if (sample === undefined) {
+      waiting.set(pid, [...(waiting.get(pid) ?? []), call]);
+      return;
+    }
+    if (call.startsWith('execve(')) {
+      const program = /^execve\("([^"]*)"/.exec(call)?.[1];
+      if (program !== undefined) reports[sample]!.programs.push(basename(program));
+      return;
+    }
     const path = /"((?:[^"\\]|\\.)*)"/.exec(call)?.[1] ?? '?';
     if (/^(open|openat)\(/.test(call)) {
       // bash opens the terminal read-write when there is one; that is not a write to a file.
@@ -114,6 +123,10 @@ function parseLog(text: string, count: number): OracleReport[] {
     } else if (WRITE_CALLS.test(call)) {
       reports[sample]!.writes.push(`${call.slice(0, call.indexOf('('))} ${path}`);
     }
+  };
+  for (const line of text.split('\n')) {
+    const match = /^(\d+)\s+(.*)$/.exec(line);
+    if (match !== null) handle(Number(match[1]), match[2]!);
   }
   return reports;
 }
