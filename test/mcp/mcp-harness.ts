@@ -124,7 +124,11 @@ export async function withMcpWorld(turns: ScriptedTurn[], run: (world: McpWorld)
 /** Pids a broken-server fixture wrote (its own, and a grandchild's with BROKEN_CHILD=1). */
 export async function readPids(file: string): Promise<number[]> {
   const text = await readFile(file, 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map(Number);
+  // Only the pid lines (the broken server also notes a call in flight there).
+  return text
+    .split('\n')
+    .filter((line) => /^\d+$/.test(line))
+    .map(Number);
 }
 
 /** Running (a zombie, exited but not yet reaped by init, holds nothing and counts as gone). */

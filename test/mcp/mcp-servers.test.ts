@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -290,12 +291,14 @@ describe('MCP servers as tools', { concurrency: true }, () => {
         mcpServers: { broken: { command: process.execPath, args: [BROKEN_SERVER], env: { BROKEN_PID_FILE: pidFile }, trust: true } },
       });
       const controller = new AbortController();
-      const { result, records } = await world.turn({
-        signal: controller.signal,
-        onEvent: (event) => {
-          if (event.type === 'tool_started') setTimeout(() => controller.abort('stop'), 50);
-        },
-      });
+      // Cancelled once the server has the call (it notes that in its pid file), not on a timer.
+      const watcher = setInterval(() => {
+        if (existsSync(pidFile) && readFileSync(pidFile, 'utf8').includes('hanging')) {
+          clearInterval(watcher);
+          controller.abort('stop');
+        }
+      }, 5);
+      const { result, records } = await world.turn({ signal: controller.signal }).finally(() => clearInterval(watcher));
       assert.equal(result.terminal.type, 'run_cancelled');
       assert.match(outputs(records).get('mcp__broken__hang')!.output, /CANCELLED|cancelled/);
       for (const pid of await readPids(pidFile)) assert.equal(isAlive(pid), false);
