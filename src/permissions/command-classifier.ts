@@ -33,6 +33,10 @@ function unsafe(reason: string, commands: string[] = []): CommandClassification 
 }
 
 export class CommandClassifier {
+  /**
+   * @internal Made by `loadCommandClassifier`. Kept out of the declarations: web-tree-sitter's
+   * own types do not compile without `skipLibCheck`, and embedders should not need it.
+   */
   constructor(private readonly parser: Parser) {}
 
   classify(command: string, options: ClassifyOptions): CommandClassification {

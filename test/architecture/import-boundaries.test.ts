@@ -52,6 +52,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'version',
     'workspace',
   ],
+  // The curated package entries `glassbox/agent`, `glassbox/model`, `glassbox/testing`.
+  public: ['agent', 'model', 'testing'],
   // The package entry (src/index.ts, `glassbox`): the runner's layer and what it is built from.
   'index.ts': ['permissions', 'runner', 'sessions', 'tools', 'workspace'],
   // The browser bundle may only borrow types (erased at build time), from any layer's files.

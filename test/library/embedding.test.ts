@@ -3,7 +3,8 @@
 // runs a real turn against the scripted fake provider: its own tool, its own approval handler.
 
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -23,9 +24,34 @@ describe('the embedding example', () => {
     // Each entry point resolves through package.json "exports" to built code with declarations.
     for (const entry of ['glassbox', 'glassbox/agent', 'glassbox/model', 'glassbox/testing']) {
       const resolved = fileURLToPath(import.meta.resolve(entry));
-      assert.match(resolved, /\/dist\/(index|agent\/index|model\/index|testing\/index)\.js$/, entry);
+      assert.match(resolved, /\/dist\/(index|public\/(agent|model|testing))\.js$/, entry);
       await readFile(resolved.replace(/\.js$/, '.d.ts'), 'utf8');
     }
+  });
+
+  test('its types check against the built declarations under strict, without skipLibCheck', async () => {
+    await withTempDir(async (dir) => {
+      const config = join(dir, 'tsconfig.json');
+      await writeFile(
+        config,
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            skipLibCheck: false,
+            noEmit: true,
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'es2022',
+            types: ['node'],
+            typeRoots: [fileURLToPath(new URL('../../node_modules/@types', import.meta.url))],
+          },
+          files: [fileURLToPath(EXAMPLE)],
+        }),
+      );
+      const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
+      const result = spawnSync(process.execPath, [tsc, '-p', config], { encoding: 'utf8', timeout: 120_000 });
+      assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+    });
   });
 
   test('runs a turn with its own tool and approval handler', async () => {

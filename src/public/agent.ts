@@ -1,0 +1,51 @@
+// `glassbox/agent`: the agent core an embedder builds on, chosen by hand. The loop (the model
+// call injected), the tool contract and its errors, the permission and approval interfaces, run
+// events and response items. Everything else under src/agent/ is internal and may change;
+// test/architecture/public-api.test.ts pins this list, so a change to it is a visible diff.
+
+export {
+  ALLOW_ALL_GATE,
+  ApprovalRegistry,
+  FatalToolError,
+  NO_APPROVER,
+  ToolError,
+  ToolRuntime,
+  isTerminalEvent,
+  loadToolDescription,
+  runSamplingLoop,
+  systemMessage,
+  userMessage,
+} from '../agent/index.js';
+export type {
+  AnyTool,
+  ApprovalBroker,
+  ApprovalDecisionKind,
+  ApprovalRequest,
+  ApprovalResolution,
+  CompactionHooks,
+  CompactionSummaryItem,
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  GateDecision,
+  GateRequest,
+  LoopState,
+  MessageItem,
+  ModelCallRecord,
+  PermissionDecisionKind,
+  PermissionGate,
+  ReasoningItem,
+  ResponseItem,
+  RunErrorInfo,
+  RunEvent,
+  RunEventListener,
+  RunEventType,
+  RunObserver,
+  SamplingLoopOptions,
+  StagedUsage,
+  TerminalRunEvent,
+  Tool,
+  ToolAccess,
+  ToolContext,
+  ToolResult,
+  ToolRuntimeOptions,
+} from '../agent/index.js';
