@@ -6,6 +6,7 @@
 import { realpath } from 'node:fs/promises';
 import { structuredPatch } from 'diff';
 import { ToolError } from '../agent/index.js';
+import { argumentsObject } from '../views/index.js';
 import { isSecretPath } from '../workspace/index.js';
 import { parsePatch, planPatch } from './apply-patch/index.js';
 import { resolveInsideRoot } from './path-policy.js';
@@ -44,15 +45,6 @@ const PREVIEWED_TOOLS = new Set(['write_file', 'edit_file', 'apply_patch']);
 
 function lf(text: string): string {
   return text.replace(/\r\n/g, '\n');
-}
-
-function parseObject(raw: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The diff lines from `before` to `after` (LF texts), or a problem when they are too big to diff. */
@@ -173,7 +165,7 @@ async function previewPatch(args: Record<string, unknown>, root: string, problem
  */
 export async function previewChange(toolName: string, rawArguments: string, root: string): Promise<ChangePreview | null> {
   if (!PREVIEWED_TOOLS.has(toolName)) return null;
-  const args = parseObject(rawArguments);
+  const args = argumentsObject(rawArguments);
   if (args === null) return { files: [], problem: 'the arguments are not a JSON object; the call will fail' };
   const problems: string[] = [];
   try {

@@ -5,7 +5,7 @@
 // characters) before it is shown.
 
 import { previewChange, type ChangePreview, type FilePreview } from '../runner/index.js';
-import { parseArguments } from './tool-summary.js';
+import { argumentsObject } from '../views/index.js';
 import type { Theme } from './theme.js';
 import { visibleText } from '../terminal-text/index.js';
 
@@ -60,14 +60,14 @@ export function changePreviewLines(preview: ChangePreview, toolName: string, raw
     for (const line of file.lines) lines.push(line.kind === 'hunk' ? line.text : `${LINE_PREFIX[line.kind]}${line.text}`);
     if (file.omittedLines > 0) lines.push(`… ${file.omittedLines} more lines`);
   }
-  if (preview.files.length === 0) lines.push(...askedLines(toolName, parseArguments(rawArguments)));
+  if (preview.files.length === 0) lines.push(...askedLines(toolName, argumentsObject(rawArguments)));
   return lines.map(visibleText);
 }
 
 export async function buildApprovalPreview(toolName: string, rawArguments: string, root: string): Promise<ApprovalPreview> {
   const change = await previewChange(toolName, rawArguments, root);
   if (change !== null) return { kind: 'diff', lines: changePreviewLines(change, toolName, rawArguments) };
-  const args = parseArguments(rawArguments);
+  const args = argumentsObject(rawArguments);
   if (args === null) return { kind: 'text', lines: [visibleText(rawArguments)] };
   if (typeof args.command === 'string' || Array.isArray(args.command)) {
     const command = Array.isArray(args.command) ? args.command.map(String).join(' ') : (args.command as string);

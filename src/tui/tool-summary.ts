@@ -3,6 +3,13 @@
 // argument; arguments that are not JSON (a model's mistake) are shown raw, clipped.
 
 import { oneLine } from '../terminal-text/index.js';
+import { argumentsObject, patchTargets } from '../views/index.js';
+
+/** The files a patch names, in the order the tool applies them. */
+function patchFileList(patch: string): string[] {
+  const { added, updated, deleted } = patchTargets(patch);
+  return [...updated, ...added, ...deleted];
+}
 
 const MAIN_ARGUMENT: Record<string, string> = {
   read_file: 'path',
@@ -14,26 +21,10 @@ const MAIN_ARGUMENT: Record<string, string> = {
   shell: 'command',
 };
 
-export function parseArguments(raw: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(raw) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Files an apply_patch patch names (`*** Add/Update/Delete File: path`). */
-export function patchFiles(patch: string): string[] {
-  const files: string[] = [];
-  for (const match of patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) files.push(match[1]!.trim());
-  return files;
-}
-
 export function toolCallSummary(name: string, rawArguments: string, max = 200): string {
-  const args = parseArguments(rawArguments);
+  const args = argumentsObject(rawArguments);
   if (args === null) return oneLine(rawArguments, max);
-  if (name === 'apply_patch' && typeof args.patch === 'string') return oneLine(patchFiles(args.patch).join(', ') || 'patch', max);
+  if (name === 'apply_patch' && typeof args.patch === 'string') return oneLine(patchFileList(args.patch).join(', ') || 'patch', max);
   if (name === 'shell' && Array.isArray(args.command)) return oneLine(args.command.map(String).join(' '), max);
   const key = MAIN_ARGUMENT[name];
   const value = key !== undefined ? args[key] : Object.values(args).find((v) => typeof v === 'string');

@@ -11,7 +11,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } fro
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { structuredPatch } from 'diff';
 import { isInside, isSecretPath, resolveRoot } from '../workspace/index.js';
-import { parseArguments, patchFiles } from './tool-summary.js';
+import { argumentsObject, patchPaths } from '../views/index.js';
 import {
   DEFAULT_SNAPSHOT_LIMITS,
   listStamps,
@@ -201,12 +201,9 @@ function compareBaseline(path: string, baseline: Baseline, now: Baseline): FileC
 
 /** The files a write tool call names, relative as the model gave them. */
 export function writtenPaths(name: string, rawArguments: string): string[] {
-  const args = parseArguments(rawArguments);
+  const args = argumentsObject(rawArguments);
   if (args === null) return [];
-  if (name === 'apply_patch' && typeof args.patch === 'string') {
-    const moved = [...args.patch.matchAll(/^\*\*\* Move to: (.+)$/gm)].map((m) => m[1]!.trim());
-    return [...patchFiles(args.patch), ...moved];
-  }
+  if (name === 'apply_patch' && typeof args.patch === 'string') return patchPaths(args.patch);
   return typeof args.path === 'string' ? [args.path] : [];
 }
 

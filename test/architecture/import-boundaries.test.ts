@@ -19,6 +19,8 @@ const SRC = resolve(fileURLToPath(new URL('../../src', import.meta.url)));
  */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   workspace: [],
+  // Pure, browser-safe readings of run data that every face shares (the web may run them).
+  views: [],
   'terminal-text': [],
   version: [],
   model: [],
@@ -27,14 +29,14 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   demo: ['model', 'testing'],
   permissions: ['agent', 'model', 'workspace'],
   sandbox: ['workspace'],
-  tools: ['agent', 'model', 'sandbox', 'workspace'],
+  tools: ['agent', 'model', 'sandbox', 'views', 'workspace'],
   compaction: ['agent', 'model', 'workspace'],
   sessions: ['agent', 'compaction', 'model'],
   mcp: ['agent', 'model', 'sandbox', 'terminal-text', 'workspace'],
   telemetry: ['agent', 'compaction', 'model', 'sessions'],
   runner: ['agent', 'compaction', 'mcp', 'model', 'permissions', 'sandbox', 'sessions', 'telemetry', 'tools', 'version', 'workspace'],
   server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'workspace'],
-  tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'terminal-text', 'workspace'],
+  tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'terminal-text', 'views', 'workspace'],
   cli: [
     'agent',
     'compaction',
@@ -57,7 +59,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // The package entry (src/index.ts, `glassbox`): the runner's layer and what it is built from.
   'index.ts': ['permissions', 'runner', 'sessions', 'tools', 'workspace'],
   // The browser bundle may only borrow types (erased at build time), from any layer's files.
-  web: ['agent', 'compaction', 'model', 'permissions', 'server', 'sessions', 'workspace'],
+  web: ['agent', 'compaction', 'model', 'permissions', 'server', 'sessions', 'views', 'workspace'],
 };
 
 interface ImportEdge {
@@ -203,10 +205,21 @@ describe('import boundaries', () => {
     assert.deepEqual(wrong, []);
   });
 
-  test('the browser bundle borrows only types from the server side', () => {
+  test('the browser bundle borrows only types from the server side (and runs the shared views)', () => {
     const wrong = edges
-      .filter((edge) => folderOf(edge.from) === 'web' && folderOf(edge.to) !== 'web' && !edge.typeOnly)
+      .filter((edge) => folderOf(edge.from) === 'web' && folderOf(edge.to) !== 'web' && folderOf(edge.to) !== 'views' && !edge.typeOnly)
       .map((edge) => `${relative(SRC, edge.from)} imports ${edge.specifier}`);
+    assert.deepEqual(wrong, []);
+  });
+
+  test('views/ imports nothing at all: no package, no node: module (the browser runs it)', () => {
+    const viewFiles = files.filter((file) => folderOf(file) === 'views');
+    assert.ok(viewFiles.length >= 3);
+    const wrong = viewFiles.flatMap((file) =>
+      moduleReferences(readFileSync(file, 'utf8'))
+        .filter((reference) => reference.specifier === null || !reference.specifier.startsWith('./'))
+        .map((reference) => `${relative(SRC, file)} imports ${reference.specifier ?? 'a computed module'}`),
+    );
     assert.deepEqual(wrong, []);
   });
 

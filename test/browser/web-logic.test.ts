@@ -7,12 +7,11 @@ import { describe, test } from 'node:test';
 import type { RunEvent, StagedUsage } from '../../src/agent/index.js';
 import type { SessionRecord } from '../../src/sessions/index.js';
 import { SseParser } from '../../src/web/api/sse-parser.js';
-import { actionPhrase, patchTargets, phraseText } from '../../src/web/transcript/action-phrase.js';
+import { actionPhrase, callPhrase, patchPaths, patchTargets, phraseText } from '../../src/views/index.js';
 import { applyRunEvent, factsOfRecord, reduceTurn, reduceTurnAt, startLiveTurn } from '../../src/web/transcript/transcript-reducer.js';
 import { mergeLiveTurn, transcriptFromRecords } from '../../src/web/transcript/transcript-turns.js';
 import type { TranscriptTurn } from '../../src/web/transcript/transcript-types.js';
 import { approvalPreview, projectRelative } from '../../src/web/transcript/approval-preview.js';
-import { callPhrase } from '../../src/web/transcript/action-phrase.js';
 import { parseRoute, routeUrl } from '../../src/web/app/route.js';
 import { requestDiff } from '../../src/web/inspector/request-diff.js';
 import { carriers, toolDecisions, traceRows, NO_FILTERS } from '../../src/web/inspector/trace-rows.js';
@@ -76,7 +75,8 @@ describe('actionPhrase', () => {
 
   test('patches name their files; unreadable arguments are said to be so', () => {
     const patch = '*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** Add File: b.ts\n+new\n*** End Patch';
-    assert.deepEqual(patchTargets(patch), { added: ['b.ts'], updated: ['a.ts'], deleted: [] });
+    assert.deepEqual(patchTargets(patch), { added: ['b.ts'], updated: ['a.ts'], deleted: [], movedTo: [] });
+    assert.deepEqual(patchPaths(patch), ['a.ts', 'b.ts']);
     assert.equal(phraseText(actionPhrase('apply_patch', JSON.stringify({ patch }))), 'Patched a.ts, b.ts');
     const update = '*** Begin Patch\n*** Update File: a.ts\n*** End Patch';
     assert.equal(phraseText(actionPhrase('apply_patch', JSON.stringify({ patch: update }))), 'Edited a.ts');

@@ -3,6 +3,7 @@
 // the files themselves. Errors carry the 1-based line number in the patch text.
 
 import { ToolError } from '../../agent/index.js';
+import { patchPaths } from '../../views/index.js';
 
 export type HunkLineKind = 'context' | 'remove' | 'add';
 
@@ -72,20 +73,11 @@ export function parsePatch(patch: string): PatchOperation[] {
 
 /**
  * Paths the patch names, found by a lenient scan: used to declare access when the patch does not
- * parse, so the permission layer still sees every file it would touch.
+ * parse, so the permission layer still sees every file it would touch. The same reading the faces
+ * show (views/'s `patchPaths`).
  */
 export function scanPatchPaths(patch: string): string[] {
-  const paths: string[] = [];
-  for (const raw of patch.split(/\r?\n/)) {
-    const line = raw.trim();
-    for (const prefix of [ADD, DELETE, UPDATE, MOVE]) {
-      if (line.startsWith(prefix)) {
-        const path = line.slice(prefix.length).trim();
-        if (path !== '') paths.push(path);
-      }
-    }
-  }
-  return paths;
+  return patchPaths(patch);
 }
 
 /** Lines between and including the Begin/End markers, numbered as in the original text. */

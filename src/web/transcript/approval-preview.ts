@@ -5,6 +5,7 @@
 // diff, for apply_patch the patch's own hunks — each under its path relative to the project root.
 
 import { diffLines } from 'diff';
+import { argumentsObject } from '../../views/index.js';
 import type { ChangePreview } from '../api/index.js';
 
 export type PreviewLine = { kind: 'add' | 'del' | 'ctx' | 'hunk' | 'file'; text: string };
@@ -18,15 +19,6 @@ export interface ApprovalPreview {
 
 /** Lines beyond this are summarised, so one huge write cannot freeze the card. */
 const MAX_LINES = 400;
-
-function parse(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
 
 export function projectRelative(path: string, root: string): string {
   const base = root.replace(/\/+$/, '');
@@ -73,7 +65,7 @@ function patchLines(patch: string, root: string): { paths: string[]; lines: Prev
 
 /** The preview of a call's change, or null for tools that change no file (shell is its command). */
 export function approvalPreview(toolName: string, rawArguments: string, root: string): ApprovalPreview | null {
-  const args = parse(rawArguments);
+  const args = argumentsObject(rawArguments);
   if (args === null) return null;
   const path = typeof args.path === 'string' ? projectRelative(args.path, root) : null;
   if (toolName === 'write_file' && path !== null && typeof args.content === 'string') {

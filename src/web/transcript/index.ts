@@ -1,5 +1,5 @@
 export { Transcript, type TranscriptProps } from './transcript-view.js';
-export { actionPhrase, callPhrase, phraseText, patchTargets, type ActionPhrase } from './action-phrase.js';
+export { actionPhrase, callPhrase, phraseText, patchTargets, type ActionPhrase } from '../../views/index.js';
 export { applyRunEvent, compactionView, factsOfRecord, reduceTurn, startLiveTurn, type TranscriptFact } from './transcript-reducer.js';
 export { mergeLiveTurn, partialEntries, transcriptFromRecords, withPartialText } from './transcript-turns.js';
 export type { CompactionView, ToolCallState, TranscriptEntry, TranscriptTurn, TurnOutcome } from './transcript-types.js';

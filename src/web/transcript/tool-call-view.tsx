@@ -4,7 +4,7 @@
 import { memo, useState } from 'react';
 import type { ApprovalDecision } from '../api/index.js';
 import { capText, formatDuration, prettyJson } from '../format/index.js';
-import { callPhrase, phraseText, type ActionPhrase } from './action-phrase.js';
+import { callPhrase, phraseText, type ActionPhrase } from '../../views/index.js';
 import { ApprovalCard } from './approval-card.js';
 import { CopyButton } from './copy-button.js';
 import { useProjectRoot, withoutRoot } from './project-root.js';

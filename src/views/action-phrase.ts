@@ -1,6 +1,9 @@
 // One readable line per tool call ("Read src/x.ts", "Ran `npm test`"), so a transcript reads like
 // a log of what the agent did rather than a list of JSON blobs. Unknown tools still get a line.
 
+import { patchTargets } from './patch-targets.js';
+import { argumentsObject } from './tool-arguments.js';
+
 export interface ActionPhrase {
   verb: string;
   /** How it turned out, when the call did not simply run: " — denied", " — awaiting approval". */
@@ -11,15 +14,6 @@ export interface ActionPhrase {
   style: 'code' | 'path' | 'quote' | 'plain';
   /** Trailing detail, e.g. " in src" or " (lines 10–40)". */
   detail: string;
-}
-
-function parseArguments(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 function text(value: unknown): string | null {
@@ -35,22 +29,6 @@ function firstLine(command: string, max = 120): string {
 
 function inPath(path: string | null): string {
   return path === null || path === '.' || path === './' ? '' : ` in ${path}`;
-}
-
-/** Files named by a patch, grouped by what happens to them. */
-export function patchTargets(patch: string): { added: string[]; updated: string[]; deleted: string[] } {
-  const targets = { added: [] as string[], updated: [] as string[], deleted: [] as string[] };
-  for (const raw of patch.split('\n')) {
-    const line = raw.trim();
-    const match = /^\*\*\* (Add|Update|Delete) File:\s*(.+)$/.exec(line);
-    if (match === null) continue;
-    const kind = match[1];
-    const path = match[2]!;
-    if (kind === 'Add') targets.added.push(path);
-    else if (kind === 'Update') targets.updated.push(path);
-    else targets.deleted.push(path);
-  }
-  return targets;
 }
 
 function listFiles(paths: string[]): string {
@@ -85,7 +63,7 @@ const IMPERATIVE: Readonly<Record<string, string>> = {
 
 /** The phrase in the past tense ("Wrote a.txt"), or for a call that did not run ("Write a.txt"). */
 export function actionPhrase(name: string, rawArguments: string, done = true): ActionPhrase {
-  const args = parseArguments(rawArguments);
+  const args = argumentsObject(rawArguments);
   if (args === null)
     return { verb: done ? `Called ${name}` : `Call ${name}`, subject: '', style: 'plain', detail: ' (arguments are not valid JSON)' };
   if (name === 'apply_patch') return patchPhrase(text(args.patch) ?? '', done);
