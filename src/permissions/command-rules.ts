@@ -85,12 +85,12 @@ const seqRule = programRule('seq', {
 const dateRule = programRule('date', {
   options: {
     flags: 'Ru',
-    values: { d: 'text', f: 'read', r: 'metadata' },
+    // Not -f/--file: each line it reads may set `TZ="<any file>"`, which date then opens.
+    values: { d: 'text', r: 'metadata' },
     optionalValues: 'I',
     long: longOptions(
       '--date=',
       '--debug',
-      '--file=@read',
       '--iso-8601[=]',
       '--resolution',
       '--rfc-email',
@@ -157,9 +157,10 @@ const grepSpec: ProgramSpec = {
       : null,
 };
 
+// Not -L/--follow: it follows links out of the root.
 const rgRule = programRule('rg', {
   options: {
-    flags: 'iISsvwxnNlcoFUuLaqp0HPb',
+    flags: 'iISsvwxnNlcoFUuaqp0HPb',
     // -e PATTERN, -g GLOB, -t/-T TYPE, -r REPLACEMENT, -E ENCODING are text; -f FILE is read.
     values: {
       A: 'text',
@@ -184,7 +185,7 @@ const rgRule = programRule('rg', {
       ...['--invert-match', '--word-regexp', '--line-regexp', '--line-number', '--no-line-number', '--files-with-matches'],
       ...['--files-without-match', '--count', '--count-matches', '--only-matching', '--fixed-strings', '--multiline'],
       ...['--multiline-dotall', '--unrestricted', '--hidden', '--no-ignore', '--no-ignore-vcs', '--no-ignore-dot'],
-      ...['--no-ignore-parent', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-files', '--follow', '--text'],
+      ...['--no-ignore-parent', '--no-ignore-global', '--no-ignore-exclude', '--no-ignore-files', '--text'],
       ...['--quiet', '--null', '--with-filename', '--no-filename', '--heading', '--no-heading', '--pretty', '--column'],
       ...['--no-column', '--vimgrep', '--json', '--trim', '--files', '--type-list', '--stats', '--no-messages', '--color='],
       ...['--sort=', '--sortr=', '--passthru', '--byte-offset', '--pcre2', '--engine=', '--context-separator='],
@@ -356,18 +357,19 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
     },
     operands: 'read',
   }),
-  // Not -l/--paginate: it runs `pr`. Not outside the sandbox: given directories (even without
-  // -r) it prints every file they share, secret ones included.
+  // Not -l/--paginate: it runs `pr`. Not -r/--recursive: it follows links out of the root. Not
+  // outside the sandbox: given directories (even without -r) it prints every file they share,
+  // secret ones included.
   gnu('diff', {
     floor: false,
     options: {
-      flags: 'qscuenytTrNiEZbwBadpH',
+      flags: 'qscuenytTNiEZbwBadpH',
       values: { C: 'text', U: 'text', W: 'text', F: 'text', x: 'text', X: 'read', S: 'text', I: 'text', D: 'text' },
       long: longOptions(
         ...['--normal', '--brief', '--report-identical-files', '--context[=]', '--unified[=]', '--ed', '--rcs'],
         ...['--side-by-side', '--width=', '--left-column', '--suppress-common-lines', '--show-c-function'],
         ...['--show-function-line=', '--label=', '--expand-tabs', '--initial-tab', '--tabsize=', '--suppress-blank-empty'],
-        ...['--recursive', '--no-dereference', '--new-file', '--unidirectional-new-file', '--ignore-file-name-case'],
+        ...['--no-dereference', '--new-file', '--unidirectional-new-file', '--ignore-file-name-case'],
         ...['--no-ignore-file-name-case', '--exclude=', '--exclude-from=@read', '--starting-file=', '--from-file=@read'],
         ...['--to-file=@read', '--ignore-case', '--ignore-tab-expansion', '--ignore-trailing-space'],
         ...['--ignore-space-change', '--ignore-all-space', '--ignore-blank-lines', '--ignore-matching-lines=', '--text'],
@@ -471,8 +473,6 @@ export const COMMAND_RULES: ReadonlyMap<string, CommandRule> = new Map<string, C
     maxOperands: { count: 1, reason: 'a second operand is an output file that uniq writes' },
   }),
   ['grep', programRule('grep', grepSpec)],
-  ['egrep', programRule('egrep', grepSpec)],
-  ['fgrep', programRule('fgrep', grepSpec)],
   ['rg', rgRule],
   ['find', findRule],
   ['sed', sedRule],

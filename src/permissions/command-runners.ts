@@ -41,5 +41,7 @@ export const UNSAFE_PROGRAM_REASONS: ReadonlyMap<string, string> = new Map([
   ['gawk', 'awk programs can run commands (system()) and write files'],
   ['mawk', 'awk programs can run commands (system()) and write files'],
   ['nawk', 'awk programs can run commands (system()) and write files'],
+  ['egrep', 'egrep is a script that runs whatever `grep` PATH finds; `grep -E` is known safe'],
+  ['fgrep', 'fgrep is a script that runs whatever `grep` PATH finds; `grep -F` is known safe'],
   ['jq', 'a jq program can run forever (`repeat`, `range(infinite)`), so jq is not known safe'],
 ]);

@@ -8,7 +8,7 @@ import type { CommandRule, RuleContext } from './command-rule.js';
 import { hasOption, longOptions, parseOptions, type OptionTable } from './parse-options.js';
 import { firstProblem } from './program-rule.js';
 import { isSecretPath } from '../workspace/index.js';
-import type { ShellWord } from './shell-word.js';
+import { bracketEnd, type ShellWord } from './shell-word.js';
 
 /**
  * Even read-only subcommands start programs that repository content names: `core.fsmonitor` on
@@ -155,8 +155,12 @@ function pathspecPattern(pattern: string): RegExp {
   for (let index = 0; index < pattern.length; index++) {
     const char = pattern[index]!;
     if (char === '*') source += '.*';
-    else if (char === '?' || char === '[') {
-      const close = char === '[' ? pattern.indexOf(']', index + 2) : -1;
+    else if (char === '?') source += '.';
+    else if (char === '[') {
+      // Read as bash reads a bracket (git's wildmatch agrees on `[]x]` and `[!]x]`); one with a
+      // class inside, whose `]` is not its end, matches anything here: the safe side.
+      const close = bracketEnd(pattern, index);
+      if (close === 'unsure') return /^/;
       source += '.';
       if (close !== -1) index = close;
     } else if (char === '\\' && index + 1 < pattern.length) source += pattern[++index]!.replace(/[.+^${}()|\\/*?[\]]/g, '\\$&');
@@ -189,9 +193,13 @@ function pathPart(text: string): string {
 function secretOperand(words: readonly ShellWord[], context: RuleContext): string | null {
   let problem: string | null = null;
   for (const word of words) {
-    const path = pathPart(word.text);
-    let secret = isSecretPath(word.text) || isSecretPath(path);
-    if (!secret && /[*?[]/.test(path)) {
+    // A `:` inside a bracket (`[[:alpha:]]`) is no revision separator, so the whole operand is
+    // tried as a pathspec too, not only the part after its last `:`.
+    const candidates = [pathPart(word.text), word.text.replace(/^(\.\/)+/, '')];
+    let secret = isSecretPath(word.text) || candidates.some((path) => isSecretPath(path));
+    for (const path of candidates) {
+      // A backslash makes a pathspec a pattern for git too (`.en\\v` matches `.env`).
+      if (secret || !/[*?[\\]/.test(path)) continue;
       const pattern = pathspecPattern(path);
       secret = SECRET_SAMPLES.some(
         (sample) => pattern.test(sample) || pattern.test(`x/${sample}`) || pattern.test(`${path.replace(/[^/]*$/, '')}${sample}`),

@@ -46,8 +46,12 @@ function quoteWord(word: string): string {
  * read the same. Any word can change what a program does (`node --eval=…`, `npm test
  * --script-shell=…`), so a grant covers that exact command, never a program with other words.
  */
-function commandKey(words: readonly ShellWord[]): string {
-  return words.map((word) => quoteWord(word.text)).join(' ');
+/**
+ * A command's grant key: each word as it will reach the program, quoted; a glob as written, so
+ * approving `rm '*'` (one file named `*`) never covers `rm *` (every file).
+ */
+function commandKey(words: LiteralSimpleCommand['words']): string {
+  return words.map((word) => (word.glob ? word.raw : quoteWord(word.value))).join(' ');
 }
 
 /** Physical locations looked up once per classification (both verdicts ask for the same paths). */
@@ -70,7 +74,7 @@ class CommandJudge implements RuleContext {
   judge(command: LiteralSimpleCommand): Finding | null {
     const words: ShellWord[] = command.words.map((word) => ({ kind: word.glob ? 'glob' : 'static', text: word.value }));
     const name = words[0]!;
-    const prefix = commandKey(words);
+    const prefix = commandKey(command.words);
     if (name.kind !== 'static') return { reason: `the command name \`${name.text}\` is a glob`, prefix: null };
     const runner = COMMAND_RUNNERS.get(name.text);
     if (runner !== undefined) return { reason: `${name.text} ${runner}`, prefix: null };
@@ -113,6 +117,10 @@ class CommandJudge implements RuleContext {
       if (word.kind === 'glob') {
         const matches = expandGlob(directory, word.text);
         if (matches === null) return `the glob \`${word.text}\` matches too many files (or an unreadable directory) to check`;
+        // Even for a program none of whose options reads or writes, one can change what it reaches
+        // (`ls -R *` with a file named `-L` follows links out of the root).
+        const option = matches.find((match) => match.startsWith('-'));
+        if (option !== undefined) return `the glob \`${word.text}\` expands to \`${option}\`, which the program takes for an option`;
         paths = [word.text, globAsPath(word.text), globBaseDirectory(word.text), ...matches];
       }
       for (const path of paths) {

@@ -85,7 +85,11 @@ export function expandGlob(from: string, pattern: string): string[] | null {
       const directory = prefix === '' ? from : isAbsolute(prefix) ? prefix : join(from, prefix);
       let names: string[];
       try {
-        names = readdirSync(directory);
+        const raw = readdirSync(directory, { encoding: 'buffer' });
+        names = raw.map((name) => name.toString('utf8'));
+        // A name that is not UTF-8 would be read here as U+FFFD, a name no file has: the check
+        // would follow nothing while bash passes the real name on.
+        if (raw.some((name, index) => !Buffer.from(names[index]!, 'utf8').equals(name))) return null;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || code === 'ENOTDIR') continue;

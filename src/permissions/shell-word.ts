@@ -29,6 +29,24 @@ export function globBaseDirectory(pattern: string): string {
 }
 
 /**
+ * Where the bracket expression opened at `open` ends, as bash reads it: a `]` right after the `[`
+ * (or after `[!`, `[^`) is a member, not the end. -1 when it never ends (then the `[` is literal).
+ * 'unsure' for what a check should not try to read: a class, equivalence class or collating
+ * symbol inside (`[[:alpha:]]`, `[[=a=]]`, `[[.a.]]`, whose own `]` is not the end) or an escape.
+ */
+export function bracketEnd(text: string, open: number): number | 'unsure' {
+  let index = open + 1;
+  if (text[index] === '!' || text[index] === '^') index += 1;
+  if (text[index] === ']') index += 1;
+  for (; index < text.length; index++) {
+    const char = text[index]!;
+    if (char === '[' || char === '\\') return 'unsure';
+    if (char === ']') return index;
+  }
+  return -1;
+}
+
+/**
  * One component of a glob as a regular expression that matches at least what bash's matches: a
  * bracket expression is read as any one character, a superset, the safe side for a check. Null
  * for a component the expression cannot be built from.
@@ -40,7 +58,8 @@ export function globComponentPattern(component: string): RegExp | null {
     if (char === '*') source += '.*';
     else if (char === '?') source += '.';
     else if (char === '[') {
-      const close = component.indexOf(']', index + 2);
+      const close = bracketEnd(component, index);
+      if (close === 'unsure') return null;
       if (close === -1) source += '\\[';
       else {
         source += '.';

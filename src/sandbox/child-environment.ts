@@ -25,6 +25,10 @@ const NON_INTERACTIVE: Readonly<Record<string, string>> = {
   NO_COLOR: '1',
   GIT_PAGER: 'cat',
   PAGER: 'cat',
+  // `git status` and `git diff` otherwise refresh the index when a tracked file's stat data
+  // changed: a write to .git by a command known to write nothing (in the sandbox .git is
+  // read-only anyway; outside it the user's own index would change under them).
+  GIT_OPTIONAL_LOCKS: '0',
 };
 
 const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -33,6 +33,7 @@ test('buildChildEnvironment keeps only the allowlist', () => {
     NO_COLOR: '1',
     GIT_PAGER: 'cat',
     PAGER: 'cat',
+    GIT_OPTIONAL_LOCKS: '0',
     GLASSBOX_SANDBOX: '0',
   });
 });

@@ -183,7 +183,7 @@ test('children see only the allowlisted environment', async () => {
     assert.equal(variables.get('NO_COLOR'), '1');
     assert.equal(variables.get('GIT_PAGER'), 'cat');
     const allowed =
-      /^(PATH|HOME|LANG|LANGUAGE|LC_\w+|TERM|TZ|TMPDIR|USER|LOGNAME|SHELL|PWD|NO_COLOR|GIT_PAGER|PAGER|GLASSBOX_SANDBOX|SHLVL|_|OLDPWD)$/;
+      /^(PATH|HOME|LANG|LANGUAGE|LC_\w+|TERM|TZ|TMPDIR|USER|LOGNAME|SHELL|PWD|NO_COLOR|GIT_PAGER|PAGER|GIT_OPTIONAL_LOCKS|GLASSBOX_SANDBOX|SHLVL|_|OLDPWD)$/;
     for (const name of variables.keys()) assert.match(name, allowed);
   });
 });

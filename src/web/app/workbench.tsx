@@ -2,7 +2,7 @@
 // the address names), the live run, the server's pending approvals and runs, the connection.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { api, describeError, type ApprovalDecision, type Health, type ModelsInfo, type StartRunRequest } from '../api/index.js';
+import { api, describeError, type Health, type ModelsInfo, type StartRunRequest } from '../api/index.js';
 import { CallView, Inspector, liveVersion, TAB_NAMES, totalOf, useTrace } from '../inspector/index.js';
 import { isActive, useLiveRun } from '../live-run/index.js';
 import { NewRunForm, RunStatus, SessionList } from '../sidebar/index.js';
@@ -12,12 +12,11 @@ import { SessionHeader } from './session-header.js';
 import { ShortcutHelp, useShortcuts } from './shortcuts.js';
 import { useConnection } from './use-connection.js';
 import { useApprovalNotifications } from './use-approval-notifications.js';
-import { NotificationToggle } from './notification-toggle.js';
+import { OfflineBanner, TopBar, type Pane } from './top-bar.js';
+import { useSessionActions } from './use-session-actions.js';
 import { usePendingApprovals, useTabTitle } from './use-pending-approvals.js';
 import { useRoute } from './use-route.js';
 import { useSessionData } from './use-session-data.js';
-
-type Pane = 'sidebar' | 'transcript' | 'inspector';
 
 /** Where the layout shows one pane at a time (layout.css). */
 const NARROW_QUERY = '(max-width: 860px)';
@@ -49,6 +48,8 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
     setSessionVersion((n) => n + 1);
     setListKey((n) => n + 1);
   }, []);
+  const refreshList = useCallback(() => setListKey((n) => n + 1), []);
+  const unfollow = useCallback(() => setFollowedSerial(null), []);
 
   const { run, start, attach, cancel, dismiss } = useLiveRun({
     onSessionKnown: (sessionId, serial) => {
@@ -214,84 +215,24 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
     [selectedId, data.page, lastTurn, run, launch],
   );
 
-  // Retry and edit-and-resend: turn `turn` runs again (with the model and policy it ran with) in a
-  // fork after the turn before, so the session it came from stays as it was.
-  const resendInFork = useCallback(
-    async (turn: number, prompt: string) => {
-      if (selectedId === null) return;
-      const opened = records.find((record) => record.type === 'turn_started' && record.turn === turn);
-      const same = opened?.type === 'turn_started' ? opened : null;
-      try {
-        const { sessionId: fork } = await api.fork(selectedId, turn - 1);
-        setListKey((n) => n + 1);
-        navigate({ sessionId: fork, tab: routeRef.current.tab, call: null });
-        const body: StartRunRequest = { prompt, sessionId: fork };
-        if (same !== null) Object.assign(body, { model: same.model, wireApi: same.wireApi, ...same.policy });
-        // Say which policy it runs with: the recorded turn's, which may differ from the form's.
-        const policy = same === null ? '' : ` with ${same.model}, sandbox ${same.policy.sandbox}, approvals ${same.policy.approvalPolicy}`;
-        setBanner(`Turn ${turn} runs again${policy} in a fork of “${title}” after turn ${turn - 1}; the original session is unchanged.`);
-        if (!(await launch(body, turn))) {
-          // Refused (e.g. a policy above this server's limits): the empty fork would only be clutter.
-          await api.deleteSession(fork).catch(() => {});
-          setListKey((n) => n + 1);
-          navigate({ sessionId: selectedId, tab: routeRef.current.tab, call: null });
-          setBanner(`Turn ${turn} could not run again${policy}: the server refused the run (see the message by the prompt box).`);
-        }
-      } catch (error) {
-        setBanner(`Could not run turn ${turn} again: ${describeError(error)}`);
-      }
-    },
-    [selectedId, records, navigate, title, launch],
-  );
-
-  const cancelHere = useCallback(async () => {
-    if (running && liveVisible) return cancel();
-    if (serverRunHere !== null) {
-      try {
-        await api.cancelRun(serverRunHere.runId);
-        activity.refresh();
-      } catch (error) {
-        setFormError(describeError(error));
-      }
-    }
-  }, [running, liveVisible, cancel, serverRunHere, activity]);
-
-  const approve = useCallback(
-    async (runId: string, callId: string, decision: ApprovalDecision, message: string) => {
-      await api.resolveApproval(runId, callId, decision, message);
-      activity.refresh();
-    },
-    [activity],
-  );
-
-  const fork = useCallback(
-    async (turn: number) => {
-      if (selectedId === null) return;
-      try {
-        const { sessionId } = await api.fork(selectedId, turn);
-        setListKey((n) => n + 1);
-        openSession(sessionId);
-        setBanner(`Forked at turn ${turn} into a new session; your next prompt continues the fork.`);
-      } catch (error) {
-        setBanner(`Fork failed: ${describeError(error)}`);
-      }
-    },
-    [selectedId, openSession],
-  );
-  const deleteHere = useCallback(async () => {
-    if (selectedId === null) return;
-    await api.deleteSession(selectedId);
-    navigate({ ...HOME, tab: routeRef.current.tab });
-    setFollowedSerial(null);
-    setListKey((n) => n + 1);
-    setBanner(`Deleted the session “${title}”.`);
-  }, [selectedId, navigate, title]);
-
-  const forkHere = useMemo(() => (selectedId === null || running ? null : (turn: number) => void fork(turn)), [selectedId, running, fork]);
-  const resendHere = useMemo(
-    () => (selectedId === null || running || runHere ? null : (turn: number, prompt: string) => void resendInFork(turn, prompt)),
-    [selectedId, running, runHere, resendInFork],
-  );
+  const { cancelHere, approve, deleteHere, forkHere, resendHere } = useSessionActions({
+    selectedId,
+    title,
+    records,
+    routeRef,
+    navigate,
+    openSession,
+    launch,
+    running,
+    runHere,
+    cancelOwn: running && liveVisible ? cancel : null,
+    serverRunId: serverRunHere?.runId ?? null,
+    refreshActivity: activity.refresh,
+    refreshList,
+    unfollow,
+    setBanner,
+    setFormError,
+  });
 
   const continueSession = useCallback(() => {
     setPane('sidebar');
@@ -356,39 +297,15 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
             Skip to the inspector
           </a>
         </div>
-        <header className="topbar">
-          <span className="brand">Glassbox</span>
-          <span className="topbar-root mono" title="project root">
-            {health.root}
-          </span>
-          <span className="topbar-model">
-            {health.model} · {health.wireApi}
-            {health.demo && <span className="badge">demo</span>}
-          </span>
-          <NotificationToggle notifications={notifications} />
-          <button type="button" className="small ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts (?)">
-            ?
-          </button>
-          <nav className="pane-switch" aria-label="Panes">
-            {(['sidebar', 'transcript', 'inspector'] as const).map((name) => (
-              <button key={name} type="button" aria-pressed={pane === name} onClick={() => setPane(name)}>
-                {name === 'sidebar' ? 'Runs' : name === 'transcript' ? 'Transcript' : 'Inspector'}
-                {name === 'sidebar' && activity.approvals.length > 0 && (
-                  <span className="pill pill-approval">{activity.approvals.length}</span>
-                )}
-              </button>
-            ))}
-          </nav>
-        </header>
-        {!connection.online && (
-          <div className="offline-banner" role="alert">
-            <strong>The Glassbox server cannot be reached.</strong> Retrying{connection.retryIn > 0 ? ` in ${connection.retryIn} s` : '…'}
-            {'; '}a running turn goes on on the server and is followed again when it answers.{' '}
-            <button type="button" className="small" onClick={connection.retryNow}>
-              Retry now
-            </button>
-          </div>
-        )}
+        <TopBar
+          health={health}
+          notifications={notifications}
+          pane={pane}
+          onPane={setPane}
+          pendingApprovals={activity.approvals.length}
+          onHelp={() => setHelp(true)}
+        />
+        {!connection.online && <OfflineBanner retryIn={connection.retryIn} onRetry={connection.retryNow} />}
         <aside className="pane pane-sidebar" aria-label="Runs and sessions">
           <NewRunForm
             models={models}
