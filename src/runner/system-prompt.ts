@@ -25,6 +25,8 @@ export interface SystemPromptInput {
    * names, so the caller that owns the sandbox provides them; without it there are none.
    */
   git?: () => Promise<string>;
+  /** The home directory whose credential stores AGENTS.md may not lead into (default: the user's). */
+  homeDir?: string;
 }
 
 export interface SystemPrompt {
@@ -38,7 +40,7 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<Syste
   const [git, listing, agents] = await Promise.all([
     input.git?.().catch(() => null) ?? Promise.resolve(null),
     topLevelListing(input.root),
-    agentsFile(input.root),
+    agentsFile(input.root, input.homeDir),
   ]);
   const date = (input.now ?? new Date()).toISOString().slice(0, 10);
   const environment = [
@@ -92,11 +94,11 @@ export function framedProjectText(text: string): string {
   return text.replace(FRAME_CLOSE, '&lt;');
 }
 
-async function agentsFile(root: string): Promise<{ text: string | null; warnings: SystemPrompt['warnings'] }> {
+async function agentsFile(root: string, homeDir: string | undefined): Promise<{ text: string | null; warnings: SystemPrompt['warnings'] }> {
   const path = join(root, 'AGENTS.md');
   let text: string | null;
   try {
-    text = await readProjectFile(path, { root });
+    text = await readProjectFile(path, homeDir === undefined ? { root } : { root, homeDir });
   } catch (error) {
     const reason = error instanceof RefusedFileError ? error.message : `${path} cannot be read: ${(error as Error).message}`;
     return { text: null, warnings: [{ code: 'AGENTS_FILE_IGNORED', message: `${reason}; this session starts without its instructions.` }] };

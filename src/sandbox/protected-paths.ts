@@ -11,7 +11,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
 // what the sandbox hides until it is approved.
-import { isSecretPath, maySecretFileName } from '../workspace/index.js';
+import { HOME_SECRET_PATHS, isSecretPath, maySecretFileName } from '../workspace/index.js';
 
 export type ProtectedPathKind = 'file' | 'directory';
 export type ProtectionReason = 'git' | 'secret-file' | 'home-secret' | 'glassbox-home' | 'system-secret' | 'host-sockets';
@@ -49,64 +49,7 @@ const DEFAULT_MAX_ENTRIES = 200_000;
 /** Not a budget but a sanity bound: deeper than this the scan counts as not finished. */
 const MAX_DEPTH = 1_024;
 
-/** Directories never scanned for secret files: huge, and not where a project keeps its own secrets. */
-const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['.git']);
-
-/** Credential stores (and shell histories, which hold typed passwords) relative to $HOME, masked wherever they are shown. */
-export const HOME_SECRET_PATHS: readonly string[] = [
-  '.ssh',
-  '.gnupg',
-  '.aws',
-  '.azure',
-  '.kube',
-  '.oci',
-  '.config/gcloud',
-  '.config/gh',
-  '.config/hub',
-  '.config/github-copilot',
-  '.config/git/credentials',
-  '.config/op',
-  '.config/rclone/rclone.conf',
-  '.docker',
-  '.netrc',
-  '.npmrc',
-  '.yarnrc.yml',
-  '.pypirc',
-  '.pgpass',
-  '.my.cnf',
-  '.mylogin.cnf',
-  '.s3cfg',
-  '.boto',
-  '.databrickscfg',
-  '.git-credentials',
-  '.cargo/credentials',
-  '.cargo/credentials.toml',
-  '.gem/credentials',
-  '.m2/settings.xml',
-  '.m2/settings-security.xml',
-  '.gradle/gradle.properties',
-  '.ivy2/.credentials',
-  '.sbt/.credentials',
-  '.terraform.d/credentials.tfrc.json',
-  '.terraformrc',
-  '.password-store',
-  '.local/share/keyrings',
-  '.vault-token',
-  '.codex',
-  '.claude',
-  '.claude.json',
-  '.cache/huggingface/token',
-  '.huggingface/token',
-  '.bash_history',
-  '.zsh_history',
-  '.history',
-  '.python_history',
-  '.node_repl_history',
-  '.psql_history',
-  '.mysql_history',
-  '.sqlite_history',
-  '.local/share/fish/fish_history',
-];
+export { HOME_SECRET_PATHS };
 
 /** The system's own secrets: readable only by root, and Glassbox may run as root (CI containers). */
 export const SYSTEM_SECRET_PATHS: readonly string[] = [
@@ -197,6 +140,12 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
         if (entry.name === '.git') {
           const described = await describeProtectedPath(full, 'git');
           if (described) found.push(described);
+          // The root's own git directory is frozen read-only before every command, so nothing a
+          // command moves can be in it. Any other one may be a command's (its quarantine can
+          // fail: a name too long to rename, a parent it may not write), with a secret moved in.
+          if (rel === '' || !entry.isDirectory()) continue;
+          if (depth + 1 >= MAX_DEPTH) return { paths: found, truncated: true, incomplete: `it is deeper than ${MAX_DEPTH} levels` };
+          next.push({ dir: full, rel: relativePath, depth: depth + 1 });
           continue;
         }
         if (maySecretFileName(entry.name) && isSecretPath(relativePath)) {
@@ -205,7 +154,7 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
           continue;
         }
         // Symlinked directories are not followed: they may loop or lead out of the project.
-        if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) {
+        if (entry.isDirectory()) {
           if (depth + 1 >= MAX_DEPTH) return { paths: found, truncated: true, incomplete: `it is deeper than ${MAX_DEPTH} levels` };
           next.push({ dir: full, rel: relativePath, depth: depth + 1 });
         }

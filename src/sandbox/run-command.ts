@@ -2,8 +2,9 @@
 // lifetime and bounded output. The shell tool adds argument checks and formatting on top.
 
 import { release } from 'node:os';
-import { join, relative, sep } from 'node:path';
-import { isInside } from '../workspace/index.js';
+import { lstatSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { HOME_SECRET_PATHS, isInside, isSecretPath } from '../workspace/index.js';
 import { buildBubblewrapArgs, tmpfsSizeSupported, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
@@ -143,7 +144,11 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
         "Make the directory readable, open a smaller project directory, or run the command outside the sandbox (escalate, with a person's approval).",
     );
   }
-  const protectedPaths = anchored(options.root, gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore));
+  const protectedPaths = anchored(
+    options.root,
+    gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore),
+    sandbox.homeDir,
+  );
   const uid = process.getuid?.() ?? 0;
   const args = buildBubblewrapArgs({
     root: options.root,
@@ -199,22 +204,37 @@ function mergeScans(first: ProtectedPathScan, second: ProtectedPathScan): Protec
 }
 
 /**
- * The credential stores and Glassbox's home are masked by where they are: were they inside the
- * project (a project that is, or contains, the home directory), one command could move the
- * directory above them (`mv .config cfg`) and the next, whose scan looks in the old place, would
- * see them unmasked. So the entry of the project that holds each one is frozen read-only (and,
- * being a mount point, cannot be renamed).
+ * What is masked by where it is must not be moved away from its mask: were a credential store or
+ * Glassbox's home inside the project (a project that is, or contains, the home directory), one
+ * command could move the directory above it (`mv .config cfg`, or remove `.config/gh` where it is
+ * a link to the real store) and the next, whose scan looks in the old place, would see it
+ * unmasked. The same holds for a secret file whose name is secret only with its directory's
+ * (`.aws/credentials`, `.docker/config.json`): `mv .aws awsx` leaves `awsx/credentials`. So the
+ * project entry holding each store (where it is named and where it really is) and the directory
+ * of each such file are frozen read-only; being mount points, they cannot be renamed either.
  */
-function anchored(root: string, paths: readonly ProtectedPath[]): ProtectedPath[] {
+function anchored(root: string, paths: readonly ProtectedPath[], homeDir: string): ProtectedPath[] {
   const seen = new Set(paths.map((entry) => entry.path));
   const anchors: ProtectedPath[] = [];
+  const anchor = (path: string, kind: ProtectedPath['kind']): void => {
+    if (!isInside(root, path) || path === root || seen.has(path)) return;
+    seen.add(path);
+    anchors.push({ path, kind, reason: 'git' });
+  };
+  const top = (path: string): string => join(root, relative(root, path).split(sep)[0]!);
   for (const entry of paths) {
-    if ((entry.reason !== 'home-secret' && entry.reason !== 'glassbox-home') || !isInside(root, entry.path) || entry.path === root)
-      continue;
-    const top = join(root, relative(root, entry.path).split(sep)[0]!);
-    if (seen.has(top)) continue;
-    seen.add(top);
-    anchors.push({ path: top, kind: top === entry.path ? entry.kind : 'directory', reason: 'git' });
+    if (entry.reason === 'home-secret' || entry.reason === 'glassbox-home') {
+      if (isInside(root, entry.path) && entry.path !== root)
+        anchor(top(entry.path), top(entry.path) === entry.path ? entry.kind : 'directory');
+    } else if (entry.reason === 'secret-file' && entry.kind === 'file' && !isSecretPath(basename(entry.path))) {
+      anchor(dirname(entry.path), 'directory');
+    }
+  }
+  // A store named inside the project but lying elsewhere (a link): its name's entry too.
+  for (const store of HOME_SECRET_PATHS) {
+    const named = join(homeDir, store);
+    if (isInside(root, named) && named !== root && lstatSync(named, { throwIfNoEntry: false }) !== undefined)
+      anchor(top(named), 'directory');
   }
   return [...paths, ...anchors];
 }

@@ -4,7 +4,7 @@
 // Glassbox, so tools, permissions and the sandbox can all build on it.
 
 export { isInside, realLocation, resolveRoot } from './path-containment.js';
-export { SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath, maySecretFileName } from './secret-paths.js';
+export { HOME_SECRET_PATHS, SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretPath, maySecretFileName } from './secret-paths.js';
 export { foldFileName, isGitMetadataName } from './git-metadata-name.js';
 export { SANDBOX_MODES, UNRESTRICTED_EXECUTION, isExecutionPolicy, type ExecutionPolicy, type SandboxMode } from './execution-policy.js';
 export { MAX_PROJECT_FILE_BYTES, RefusedFileError, readProjectFile, type ReadProjectFileOptions } from './read-project-file.js';

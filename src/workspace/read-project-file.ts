@@ -11,9 +11,10 @@
 import { constants } from 'node:fs';
 import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { relative } from 'node:path';
+import { homedir } from 'node:os';
+import { join, relative } from 'node:path';
 import { isInside } from './path-containment.js';
-import { isSecretPath } from './secret-paths.js';
+import { HOME_SECRET_PATHS, isSecretPath } from './secret-paths.js';
 
 export const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
 
@@ -27,6 +28,8 @@ export interface ReadProjectFileOptions {
   maxBytes?: number;
   /** Refuse a symlink in the last component (a file Glassbox writes itself, in its home). */
   noFollow?: boolean;
+  /** The home directory whose credential stores are never read (default: the user's). */
+  homeDir?: string;
 }
 
 /** The file exists but is not read; `reason` completes a sentence that starts with the path. */
@@ -98,6 +101,18 @@ async function readCapped(handle: FileHandle, path: string, maxBytes: number): P
   return Buffer.concat(chunks, total).toString('utf8');
 }
 
+/** The entry of HOME_SECRET_PATHS whose store holds `real` (a real path), or null. */
+async function credentialStoreHolding(real: string, home: string): Promise<string | null> {
+  const realHome = await realpath(home).catch(() => home);
+  for (const entry of HOME_SECRET_PATHS) {
+    const places = [join(home, entry), join(realHome, entry)];
+    const resolved = await realpath(places[1]!).catch(() => null);
+    if (resolved !== null) places.push(resolved);
+    if (places.some((place) => isInside(place, real))) return entry;
+  }
+  return null;
+}
+
 /**
  * The file's text, or null when it does not exist. Rejects with a {@link RefusedFileError} saying
  * why otherwise (outside the root, not a regular file, too large, unreadable).
@@ -111,6 +126,13 @@ export async function readProjectFile(path: string, options: ReadProjectFileOpti
   // whatever name leads to it: `AGENTS.md -> .env` would hand the model the secret.
   if (checked.realRoot !== null && isSecretPath(relative(checked.realRoot, checked.real))) {
     throw new RefusedFileError(path, 'leads to a secret file, so it is not read');
+  }
+  // Nor one inside a credential store of the home directory (a project that is, or contains,
+  // the home directory: `AGENTS.md -> .config/gh/hosts.yml`), found by name and by where each
+  // store really is (a store that is a link, as dotfile managers make).
+  if (checked.realRoot !== null) {
+    const store = await credentialStoreHolding(checked.real, options.homeDir ?? homedir());
+    if (store !== null) throw new RefusedFileError(path, `is in the credential store ~/${store}, so it is not read`);
   }
   // The real path has no symlink left; O_NOFOLLOW keeps one from being swapped in at the end.
   const noFollow = options.noFollow === true || root !== null;
