@@ -9,7 +9,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { buildSystemPrompt } from '../../src/runner/system-prompt.js';
-import { defaultResourceLimits, detectSandbox, runCommand, type CommandResult, type SandboxSettings } from '../../src/sandbox/index.js';
+import { detectSandbox, runCommand, type CommandResult, type SandboxSettings } from '../../src/sandbox/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 
 const availability = await detectSandbox();
