@@ -17,8 +17,10 @@
 
 import {
   ModelError,
+  contentParts,
   isModelError,
   type ModelGateway,
+  type ModelToolCall,
   type ModelResponse,
   type ReasoningEffort,
   type Usage,
@@ -26,7 +28,7 @@ import {
 } from '../model/index.js';
 import { itemsToModelMessages } from './items-to-messages.js';
 import { loopingNotice, RepetitionGuard } from './repetition-guard.js';
-import { CallIdAllocator, functionCallItem, reasoningItem, type ResponseItem } from './response-items.js';
+import { CallIdAllocator, functionCallItem, reasoningItem, type ResponseItem, type RuntimeRole } from './response-items.js';
 import type { RunErrorInfo, RunEvent, TerminalRunEvent, UsageStage } from './run-events.js';
 import { containedEmit, type ModelCallRecord, type RunObserver } from './run-observer.js';
 import { FatalToolError } from './tool.js';
@@ -149,20 +151,12 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
         if (response.text.trim() === '') {
           throw new RunStop({ code: 'EMPTY_RESPONSE', message: 'The model returned neither text nor tool calls.' });
         }
-        await commit([
-          ...response.reasoning.map(reasoningItem),
-          { type: 'message', role: 'assistant', content: response.text, runtimeRole: 'final_response' },
-        ]);
+        await commit(roundItems(response, [], 'final_response'));
         return finish({ type: 'run_succeeded', answer: response.text, usage: usage.snapshot(), rounds: state.round });
       }
 
-      const callItems: ResponseItem[] = response.reasoning.map(reasoningItem);
-      if (response.text !== '') {
-        callItems.push({ type: 'message', role: 'assistant', content: response.text, runtimeRole: 'working_message' });
-      }
       const calls = response.toolCalls.map((call) => ({ ...call, id: callIds.claim(call.id) }));
-      for (const [index, call] of calls.entries()) callItems.push(functionCallItem(call, response.toolCalls[index]!.id));
-      await commit(callItems);
+      await commit(roundItems(response, calls, 'working_message'));
 
       let outcomes: ToolCallOutcome[];
       try {
@@ -301,6 +295,39 @@ async function sampleRound(
     state.lastUsageHistoryLength = state.history.length;
     return response;
   }
+}
+
+/**
+ * A completed round's items in the order the provider produced them (reasoning, text and calls may
+ * interleave: Anthropic's interleaved thinking must go back as received). `calls` are the round's
+ * calls under their history ids, in call order. In a final round only the last text is the
+ * `final_response`; earlier texts are working messages.
+ */
+function roundItems(response: ModelResponse, calls: readonly ModelToolCall[], textRole: RuntimeRole): ResponseItem[] {
+  const parts = contentParts(response);
+  const lastText = parts.findLastIndex((part) => part.type === 'text');
+  const items: ResponseItem[] = [];
+  let callIndex = 0;
+  for (const [index, part] of parts.entries()) {
+    if (part.type === 'reasoning') {
+      items.push(reasoningItem(part.reasoning));
+    } else if (part.type === 'text') {
+      if (part.text === '') continue;
+      items.push({
+        type: 'message',
+        role: 'assistant',
+        content: part.text,
+        runtimeRole: textRole === 'final_response' && index !== lastText ? 'working_message' : textRole,
+        ...(part.providerFields === undefined ? {} : { providerFields: part.providerFields }),
+      });
+    } else {
+      const call = calls[callIndex];
+      const provided = response.toolCalls[callIndex];
+      callIndex += 1;
+      if (call !== undefined && provided !== undefined) items.push(functionCallItem(call, provided.id));
+    }
+  }
+  return items;
 }
 
 function abortReason(signal: AbortSignal): string {
