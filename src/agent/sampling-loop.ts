@@ -2,7 +2,8 @@
 //
 // Commit semantics (the contract everything else relies on):
 // - Text deltas are shown live but nothing of a round is committed until its stream completed.
-//   A round whose model call fails or is cancelled commits nothing.
+//   A round whose model call fails or is cancelled commits nothing. A round whose stream broke
+//   after it started is asked again (bounded, `stream_retry` event: UIs drop what it streamed).
 // - A completed round with no tool calls commits one assistant message (`final_response`) and
 //   the run succeeds with it.
 // - A completed round with tool calls commits its assistant text (`working_message`, if any) and
@@ -16,13 +17,19 @@
 // Persistence, compaction and UIs hang off `observer` and `compaction`; the model call is injected.
 
 import {
+  DEFAULT_RETRY_POLICY,
   ModelError,
+  backoffDelay,
   contentParts,
   isModelError,
+  resolveRetryPolicy,
+  sleepAbortable,
   type ModelGateway,
   type ModelToolCall,
   type ModelResponse,
   type ReasoningEffort,
+  type RetryPolicy,
+  type Sleep,
   type Usage,
   type WireApi,
 } from '../model/index.js';
@@ -80,7 +87,24 @@ export interface SamplingLoopOptions {
   maxOutputTokens?: number;
   /** Passed to the model request (`--reasoning-effort`); each dialect maps or ignores it. */
   reasoningEffort?: ReasoningEffort;
+  /** Retries of a round whose stream broke after it started (see `StreamRetryOptions`). */
+  streamRetry?: StreamRetryOptions;
 }
+
+/**
+ * A stream cut after it started (STREAM_INTERRUPTED) fails the gateway call, which never retries
+ * once events have reached the caller. Nothing of the round was committed, so the loop asks the
+ * round again, as Codex does with its stream retries: at most `maxRetries` times per round (default
+ * 3), after a full-jitter backoff (the gateway's default policy unless `policy` says otherwise).
+ */
+export interface StreamRetryOptions {
+  maxRetries?: number;
+  policy?: Partial<RetryPolicy>;
+  /** Injected by tests; must reject with an ABORTED ModelError when the signal aborts. */
+  sleep?: Sleep;
+}
+
+export const DEFAULT_STREAM_RETRIES = 3;
 
 class RunStop extends Error {
   constructor(readonly info: RunErrorInfo) {
@@ -218,6 +242,9 @@ async function sampleRound(
   emit: (event: RunEvent) => void,
 ): Promise<ModelResponse | null> {
   let overflowRetried = false;
+  let streamRetries = 0;
+  const maxStreamRetries = options.streamRetry?.maxRetries ?? DEFAULT_STREAM_RETRIES;
+  const retryPolicy = resolveRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...options.streamRetry?.policy });
   for (;;) {
     const request = {
       model: options.model,
@@ -245,6 +272,8 @@ async function sampleRound(
         error,
       });
     let response: ModelResponse | null = null;
+    // What this attempt showed (text and reasoning): void if its stream breaks.
+    let streamedChars = 0;
     try {
       const stream = options.gateway.streamResponse(request, {
         signal: options.signal,
@@ -253,9 +282,13 @@ async function sampleRound(
       });
       for await (const event of stream) {
         if (options.signal.aborted) break;
-        if (event.type === 'text-delta') emit({ type: 'assistant_delta', round: state.round, delta: event.delta });
-        else if (event.type === 'reasoning-delta') emit({ type: 'reasoning_delta', round: state.round, delta: event.delta });
-        else if (event.type === 'completed') response = event.response;
+        if (event.type === 'text-delta') {
+          streamedChars += event.delta.length;
+          emit({ type: 'assistant_delta', round: state.round, delta: event.delta });
+        } else if (event.type === 'reasoning-delta') {
+          streamedChars += event.delta.length;
+          emit({ type: 'reasoning_delta', round: state.round, delta: event.delta });
+        } else if (event.type === 'completed') response = event.response;
       }
     } catch (error) {
       usage.add('turn', null);
@@ -269,6 +302,22 @@ async function sampleRound(
         (await options.compaction.onContextOverflow(state, error))
       ) {
         overflowRetried = true;
+        continue;
+      }
+      if (isModelError(error) && error.code === 'STREAM_INTERRUPTED' && streamRetries < maxStreamRetries) {
+        streamRetries += 1;
+        const delayMs = backoffDelay(streamRetries, retryPolicy);
+        emit({
+          type: 'stream_retry',
+          round: state.round,
+          attempt: streamRetries,
+          maxAttempts: maxStreamRetries,
+          delayMs,
+          discardedChars: streamedChars,
+          error: { code: error.code, message: error.message },
+        });
+        // A cancel during the wait rejects with ABORTED: the run ends cancelled, nothing committed.
+        await (options.streamRetry?.sleep ?? sleepAbortable)(delayMs, options.signal);
         continue;
       }
       throw error;
