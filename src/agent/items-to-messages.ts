@@ -1,4 +1,4 @@
-import type { ModelMessage, ModelReasoning, ModelToolCall } from '../model/index.js';
+import { type ModelContentPart, type ModelMessage, type ModelReasoning, type ModelToolCall, orderedParts } from '../model/index.js';
 import type { ResponseItem } from './response-items.js';
 
 type AssistantMessage = Extract<ModelMessage, { role: 'assistant' }>;
@@ -12,42 +12,47 @@ export const COMPACTION_SUMMARY_SUFFIX = '\n</conversation_summary>';
  * Map history items to IR messages. Pure: the same items always give the same messages, so a
  * resumed session sends byte-identical requests and prompt caches keep hitting.
  *
- * Consecutive `function_call` items fold into the preceding assistant message (or a new empty
- * one), because Chat Completions wants tool calls on the assistant message that made them.
- * `reasoning` items attach to the assistant message of their round (the next one built); reasoning
- * with nothing after it (a round cut off) is not sent, since it has no message to ride on.
+ * A round's items (its `reasoning`, assistant `message`s and `function_call`s, consecutive in the
+ * history: outputs come after all of them) make one assistant message, because Chat Completions
+ * wants tool calls on the assistant message that made them. They are committed in the order the
+ * provider produced them, and that order rides on the message as `parts` when it is not the plain
+ * one (reasoning, text, calls): Anthropic's interleaved thinking must go back as received.
+ * Reasoning with nothing after it (a round cut off) is not sent, since it has no message to ride on.
  * Calls and outputs go out under `callId`, unique in the history; a replaced provider id
  * (`providerCallId`) is never sent back, or a provider that reuses ids would see the clash again.
  */
 export function itemsToModelMessages(items: readonly ResponseItem[]): ModelMessage[] {
   const messages: ModelMessage[] = [];
-  // Reasoning items precede the message and calls of their round; they ride on that assistant message.
-  let reasoning: ModelReasoning[] = [];
-  const withReasoning = (message: AssistantMessage): AssistantMessage => {
-    if (reasoning.length > 0) {
-      message.reasoning = reasoning;
-      reasoning = [];
-    }
-    return message;
+  let round: ModelContentPart[] = [];
+  const closeRound = (): void => {
+    if (round.some((part) => part.type !== 'reasoning')) messages.push(assistantMessage(round));
+    round = [];
   };
   for (const item of items) {
     switch (item.type) {
       case 'reasoning':
-        reasoning.push({ format: item.format, text: item.text, state: item.state });
+        round.push({ type: 'reasoning', reasoning: { format: item.format, text: item.text, state: item.state } });
         break;
       case 'message':
-        if (item.role === 'assistant') messages.push(withReasoning({ role: 'assistant', content: item.content, toolCalls: [] }));
-        else messages.push({ role: item.role, content: item.content });
+        if (item.role === 'assistant') {
+          round.push({
+            type: 'text',
+            text: item.content,
+            ...(item.providerFields === undefined ? {} : { providerFields: item.providerFields }),
+          });
+        } else {
+          closeRound();
+          messages.push({ role: item.role, content: item.content });
+        }
         break;
       case 'function_call': {
         const call: ModelToolCall = { id: item.callId, name: item.name, arguments: item.arguments };
         if (item.providerFields !== undefined) call.providerFields = item.providerFields;
-        const last = messages[messages.length - 1];
-        if (last && last.role === 'assistant' && reasoning.length === 0) last.toolCalls.push(call);
-        else messages.push(withReasoning({ role: 'assistant', content: '', toolCalls: [call] }));
+        round.push({ type: 'tool-call', call });
         break;
       }
       case 'function_call_output':
+        closeRound();
         messages.push({
           role: 'tool',
           toolCallId: item.callId,
@@ -57,9 +62,27 @@ export function itemsToModelMessages(items: readonly ResponseItem[]): ModelMessa
         });
         break;
       case 'compaction_summary':
+        closeRound();
         messages.push({ role: 'user', content: COMPACTION_SUMMARY_PREFIX + item.summary + COMPACTION_SUMMARY_SUFFIX });
         break;
     }
   }
+  closeRound();
   return messages;
+}
+
+function assistantMessage(parts: ModelContentPart[]): AssistantMessage {
+  const reasoning: ModelReasoning[] = [];
+  const toolCalls: ModelToolCall[] = [];
+  let content = '';
+  for (const part of parts) {
+    if (part.type === 'reasoning') reasoning.push(part.reasoning);
+    else if (part.type === 'text') content += part.text;
+    else toolCalls.push(part.call);
+  }
+  const message: AssistantMessage = { role: 'assistant', content, toolCalls };
+  if (reasoning.length > 0) message.reasoning = reasoning;
+  const ordered = orderedParts(parts);
+  if (ordered !== undefined) message.parts = ordered;
+  return message;
 }

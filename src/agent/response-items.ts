@@ -14,7 +14,14 @@ export type ResponseItem =
    * opaque data that dialect needs back).
    */
   | { type: 'reasoning'; format: WireApi; text: string; state: ProviderFields | null }
-  | { type: 'message'; role: 'assistant'; content: string; runtimeRole: RuntimeRole }
+  | {
+      type: 'message';
+      role: 'assistant';
+      content: string;
+      runtimeRole: RuntimeRole;
+      /** Provider fields on the message that must go back with it (the Responses `phase`). */
+      providerFields?: { format: WireApi; fields: ProviderFields };
+    }
   | {
       type: 'function_call';
       /** Unique among the calls in the history: what Glassbox sends in the call and in its output. */
@@ -41,6 +48,11 @@ export type ReasoningItem = Extract<ResponseItem, { type: 'reasoning' }>;
 
 export function reasoningItem(reasoning: ModelReasoning): ReasoningItem {
   return { type: 'reasoning', format: reasoning.format, text: reasoning.text, state: reasoning.state };
+}
+
+/** Whether an item is part of what the model said in a round (its reasoning, text or calls). */
+export function isAssistantSide(item: ResponseItem): boolean {
+  return item.type === 'reasoning' || item.type === 'function_call' || (item.type === 'message' && item.role === 'assistant');
 }
 
 export function systemMessage(content: string): ResponseItem {

@@ -26,6 +26,20 @@ export type RunEvent =
   | { type: 'run_started'; sessionId: string; runId: string; model: string; wireApi: WireApi; resumed: boolean }
   | { type: 'model_requested'; round: number; stage: UsageStage; messageCount: number; toolCount: number }
   | { type: 'model_retry'; round: number; attempt: number; delayMs: number; error: RunErrorInfo }
+  /**
+   * The round's stream broke after it had started (STREAM_INTERRUPTED). Nothing of it was
+   * committed; what it streamed (`discardedChars` of text and reasoning) is void, UIs drop it, and
+   * the round is asked again after `delayMs`. `attempt` of `maxAttempts` retries.
+   */
+  | {
+      type: 'stream_retry';
+      round: number;
+      attempt: number;
+      maxAttempts: number;
+      delayMs: number;
+      discardedChars: number;
+      error: RunErrorInfo;
+    }
   | { type: 'assistant_delta'; round: number; delta: string }
   /** Readable reasoning (a summary, or raw reasoning text) as it streams; recorded as a `reasoning` item at commit. */
   | { type: 'reasoning_delta'; round: number; delta: string }

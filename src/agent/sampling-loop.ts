@@ -2,7 +2,8 @@
 //
 // Commit semantics (the contract everything else relies on):
 // - Text deltas are shown live but nothing of a round is committed until its stream completed.
-//   A round whose model call fails or is cancelled commits nothing.
+//   A round whose model call fails or is cancelled commits nothing. A round whose stream broke
+//   after it started is asked again (bounded, `stream_retry` event: UIs drop what it streamed).
 // - A completed round with no tool calls commits one assistant message (`final_response`) and
 //   the run succeeds with it.
 // - A completed round with tool calls commits its assistant text (`working_message`, if any) and
@@ -16,17 +17,25 @@
 // Persistence, compaction and UIs hang off `observer` and `compaction`; the model call is injected.
 
 import {
+  DEFAULT_RETRY_POLICY,
   ModelError,
+  backoffDelay,
+  contentParts,
   isModelError,
+  resolveRetryPolicy,
+  sleepAbortable,
   type ModelGateway,
+  type ModelToolCall,
   type ModelResponse,
   type ReasoningEffort,
+  type RetryPolicy,
+  type Sleep,
   type Usage,
   type WireApi,
 } from '../model/index.js';
 import { itemsToModelMessages } from './items-to-messages.js';
 import { loopingNotice, RepetitionGuard } from './repetition-guard.js';
-import { CallIdAllocator, functionCallItem, reasoningItem, type ResponseItem } from './response-items.js';
+import { CallIdAllocator, functionCallItem, reasoningItem, type ResponseItem, type RuntimeRole } from './response-items.js';
 import type { RunErrorInfo, RunEvent, TerminalRunEvent, UsageStage } from './run-events.js';
 import { containedEmit, type ModelCallRecord, type RunObserver } from './run-observer.js';
 import { FatalToolError } from './tool.js';
@@ -78,7 +87,24 @@ export interface SamplingLoopOptions {
   maxOutputTokens?: number;
   /** Passed to the model request (`--reasoning-effort`); each dialect maps or ignores it. */
   reasoningEffort?: ReasoningEffort;
+  /** Retries of a round whose stream broke after it started (see `StreamRetryOptions`). */
+  streamRetry?: StreamRetryOptions;
 }
+
+/**
+ * A stream cut after it started (STREAM_INTERRUPTED) fails the gateway call, which never retries
+ * once events have reached the caller. Nothing of the round was committed, so the loop asks the
+ * round again, as Codex does with its stream retries: at most `maxRetries` times per round (default
+ * 3), after a full-jitter backoff (the gateway's default policy unless `policy` says otherwise).
+ */
+export interface StreamRetryOptions {
+  maxRetries?: number;
+  policy?: Partial<RetryPolicy>;
+  /** Injected by tests; must reject with an ABORTED ModelError when the signal aborts. */
+  sleep?: Sleep;
+}
+
+export const DEFAULT_STREAM_RETRIES = 3;
 
 class RunStop extends Error {
   constructor(readonly info: RunErrorInfo) {
@@ -149,20 +175,12 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
         if (response.text.trim() === '') {
           throw new RunStop({ code: 'EMPTY_RESPONSE', message: 'The model returned neither text nor tool calls.' });
         }
-        await commit([
-          ...response.reasoning.map(reasoningItem),
-          { type: 'message', role: 'assistant', content: response.text, runtimeRole: 'final_response' },
-        ]);
+        await commit(roundItems(response, [], 'final_response'));
         return finish({ type: 'run_succeeded', answer: response.text, usage: usage.snapshot(), rounds: state.round });
       }
 
-      const callItems: ResponseItem[] = response.reasoning.map(reasoningItem);
-      if (response.text !== '') {
-        callItems.push({ type: 'message', role: 'assistant', content: response.text, runtimeRole: 'working_message' });
-      }
       const calls = response.toolCalls.map((call) => ({ ...call, id: callIds.claim(call.id) }));
-      for (const [index, call] of calls.entries()) callItems.push(functionCallItem(call, response.toolCalls[index]!.id));
-      await commit(callItems);
+      await commit(roundItems(response, calls, 'working_message'));
 
       let outcomes: ToolCallOutcome[];
       try {
@@ -224,6 +242,9 @@ async function sampleRound(
   emit: (event: RunEvent) => void,
 ): Promise<ModelResponse | null> {
   let overflowRetried = false;
+  let streamRetries = 0;
+  const maxStreamRetries = options.streamRetry?.maxRetries ?? DEFAULT_STREAM_RETRIES;
+  const retryPolicy = resolveRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...options.streamRetry?.policy });
   for (;;) {
     const request = {
       model: options.model,
@@ -251,6 +272,8 @@ async function sampleRound(
         error,
       });
     let response: ModelResponse | null = null;
+    // What this attempt showed (text and reasoning): void if its stream breaks.
+    let streamedChars = 0;
     try {
       const stream = options.gateway.streamResponse(request, {
         signal: options.signal,
@@ -259,9 +282,13 @@ async function sampleRound(
       });
       for await (const event of stream) {
         if (options.signal.aborted) break;
-        if (event.type === 'text-delta') emit({ type: 'assistant_delta', round: state.round, delta: event.delta });
-        else if (event.type === 'reasoning-delta') emit({ type: 'reasoning_delta', round: state.round, delta: event.delta });
-        else if (event.type === 'completed') response = event.response;
+        if (event.type === 'text-delta') {
+          streamedChars += event.delta.length;
+          emit({ type: 'assistant_delta', round: state.round, delta: event.delta });
+        } else if (event.type === 'reasoning-delta') {
+          streamedChars += event.delta.length;
+          emit({ type: 'reasoning_delta', round: state.round, delta: event.delta });
+        } else if (event.type === 'completed') response = event.response;
       }
     } catch (error) {
       usage.add('turn', null);
@@ -275,6 +302,22 @@ async function sampleRound(
         (await options.compaction.onContextOverflow(state, error))
       ) {
         overflowRetried = true;
+        continue;
+      }
+      if (isModelError(error) && error.code === 'STREAM_INTERRUPTED' && streamRetries < maxStreamRetries) {
+        streamRetries += 1;
+        const delayMs = backoffDelay(streamRetries, retryPolicy);
+        emit({
+          type: 'stream_retry',
+          round: state.round,
+          attempt: streamRetries,
+          maxAttempts: maxStreamRetries,
+          delayMs,
+          discardedChars: streamedChars,
+          error: { code: error.code, message: error.message },
+        });
+        // A cancel during the wait rejects with ABORTED: the run ends cancelled, nothing committed.
+        await (options.streamRetry?.sleep ?? sleepAbortable)(delayMs, options.signal);
         continue;
       }
       throw error;
@@ -301,6 +344,39 @@ async function sampleRound(
     state.lastUsageHistoryLength = state.history.length;
     return response;
   }
+}
+
+/**
+ * A completed round's items in the order the provider produced them (reasoning, text and calls may
+ * interleave: Anthropic's interleaved thinking must go back as received). `calls` are the round's
+ * calls under their history ids, in call order. In a final round only the last text is the
+ * `final_response`; earlier texts are working messages.
+ */
+function roundItems(response: ModelResponse, calls: readonly ModelToolCall[], textRole: RuntimeRole): ResponseItem[] {
+  const parts = contentParts(response);
+  const lastText = parts.findLastIndex((part) => part.type === 'text');
+  const items: ResponseItem[] = [];
+  let callIndex = 0;
+  for (const [index, part] of parts.entries()) {
+    if (part.type === 'reasoning') {
+      items.push(reasoningItem(part.reasoning));
+    } else if (part.type === 'text') {
+      if (part.text === '') continue;
+      items.push({
+        type: 'message',
+        role: 'assistant',
+        content: part.text,
+        runtimeRole: textRole === 'final_response' && index !== lastText ? 'working_message' : textRole,
+        ...(part.providerFields === undefined ? {} : { providerFields: part.providerFields }),
+      });
+    } else {
+      const call = calls[callIndex];
+      const provided = response.toolCalls[callIndex];
+      callIndex += 1;
+      if (call !== undefined && provided !== undefined) items.push(functionCallItem(call, provided.id));
+    }
+  }
+  return items;
 }
 
 function abortReason(signal: AbortSignal): string {

@@ -39,6 +39,12 @@ export class ProgressPrinter {
       case 'model_retry':
         this.write(`  retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt + 1}): ${event.error.message}`);
         break;
+      case 'stream_retry':
+        this.roundText = '';
+        this.write(
+          `  retrying (stream interrupted) ${event.attempt}/${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)}s; discarded what it had streamed: ${event.error.message}`,
+        );
+        break;
       case 'tool_requested':
         if (this.roundText.trim()) this.write(`› ${this.roundText.trim().replace(/\s+/g, ' ')}`);
         this.roundText = '';

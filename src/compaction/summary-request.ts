@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { ModelRequest } from '../model/index.js';
-import type { ResponseItem } from '../agent/index.js';
+import { isAssistantSide, type ResponseItem } from '../agent/index.js';
 import { cheapTokenEstimate, ITEM_OVERHEAD_TOKENS } from './token-count.js';
 
 /** Each tool output (and call argument string) is clipped to this many characters in the transcript. */
@@ -76,14 +76,13 @@ export function transcriptUnits(items: readonly ResponseItem[]): ResponseItem[][
   const units: ResponseItem[][] = [];
   let previous: ResponseItem | null = null;
   for (const item of items) {
-    // Reasoning leads the message and calls of its round, so it stays with them.
+    // A round's reasoning, text and calls (in any order: thinking may sit between calls) stay
+    // together, and with the outputs after them.
     const continues =
       previous !== null &&
       (item.type === 'function_call_output' ||
-        (previous.type === 'reasoning' &&
-          (item.type === 'reasoning' || item.type === 'function_call' || (item.type === 'message' && item.role === 'assistant'))) ||
-        (item.type === 'function_call' &&
-          (previous.type === 'function_call' || (previous.type === 'message' && previous.role === 'assistant'))));
+        (isAssistantSide(previous) &&
+          (item.type === 'reasoning' || item.type === 'function_call' || (previous.type !== 'message' && isAssistantSide(item)))));
     const last = units.at(-1);
     if (continues && last !== undefined) last.push(item);
     else units.push([item]);

@@ -17,7 +17,8 @@ export class RetryingGateway implements ModelGateway {
 
   constructor(
     private readonly inner: ModelGateway,
-    private readonly policy: RetryPolicy,
+    /** Also the backoff the sampling loop uses to retry a round whose stream broke. */
+    readonly policy: RetryPolicy,
     private readonly sleep?: Sleep,
     /** Strings (the API key) that must never appear in an error message, e.g. echoed by a provider. */
     private readonly secrets: readonly string[] = [],

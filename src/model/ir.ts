@@ -20,7 +20,7 @@ export type ProviderFields = { [key: string]: unknown };
  *   them; sent back on the assistant messages of a turn that called tools. `null` state: shown only,
  *   never sent back (Mistral's thinking chunks).
  * - anthropic: `state` is the `thinking` (with `signature`) or `redacted_thinking` block as
- *   received, sent back unchanged before the tool_use blocks.
+ *   received, sent back unchanged in its place among the text and tool_use blocks.
  */
 export interface ModelReasoning {
   format: WireApi;
@@ -49,10 +49,37 @@ export interface ModelToolCall {
   providerFields?: { format: WireApi; fields: ProviderFields };
 }
 
+/** Provider fields kept on a piece of an answer, sent back only by the dialect that received them. */
+export interface ProviderFieldsOf {
+  format: WireApi;
+  fields: ProviderFields;
+}
+
+/**
+ * One piece of an assistant answer, in the order the provider produced it. Anthropic's interleaved
+ * thinking (`[thinking, tool_use, thinking, tool_use]`) must go back in exactly that order, and a
+ * Responses message item carries its `phase` (kept in the text part's `providerFields`).
+ */
+export type ModelContentPart =
+  | { type: 'reasoning'; reasoning: ModelReasoning }
+  | { type: 'text'; text: string; providerFields?: ProviderFieldsOf }
+  | { type: 'tool-call'; call: ModelToolCall };
+
 export type ModelMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls: ModelToolCall[]; reasoning?: ModelReasoning[] }
+  | {
+      role: 'assistant';
+      /** All text parts joined. */
+      content: string;
+      toolCalls: ModelToolCall[];
+      reasoning?: ModelReasoning[];
+      /**
+       * The same reasoning, text and calls in the order produced, present only when that order is
+       * not the plain one (reasoning, then one text, then calls) or a text part has provider fields.
+       */
+      parts?: ModelContentPart[];
+    }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError: boolean };
 
 export interface ModelToolDefinition {
@@ -115,6 +142,8 @@ export interface ModelResponse {
   toolCalls: ModelToolCall[];
   /** In the order the provider produced them; empty when it reported none. */
   reasoning: ModelReasoning[];
+  /** Everything above in the order produced; present only when it is not the plain order (see ModelMessage). */
+  parts?: ModelContentPart[];
   usage: Usage | null;
   finishReason: FinishReason;
   /** Provider response id and model name as reported, when present. */
@@ -168,4 +197,37 @@ export function addUsage(a: Usage, b: Usage): Usage {
       : { cacheWriteInputTokens: (a.cacheWriteInputTokens ?? 0) + (b.cacheWriteInputTokens ?? 0) }),
     raw: null,
   };
+}
+
+/** An answer's pieces in order: its `parts`, or the plain order (reasoning, text, calls) without them. */
+export function contentParts(answer: {
+  text: string;
+  toolCalls: readonly ModelToolCall[];
+  reasoning?: readonly ModelReasoning[] | undefined;
+  parts?: readonly ModelContentPart[] | undefined;
+}): ModelContentPart[] {
+  if (answer.parts !== undefined) return [...answer.parts];
+  const parts: ModelContentPart[] = (answer.reasoning ?? []).map((reasoning) => ({ type: 'reasoning', reasoning }));
+  if (answer.text !== '') parts.push({ type: 'text', text: answer.text });
+  for (const call of answer.toolCalls) parts.push({ type: 'tool-call', call });
+  return parts;
+}
+
+/**
+ * `parts` when they say more than the separate lists (an interleaved order, several texts, a text
+ * with provider fields), else undefined: plain answers stay as they always were.
+ */
+export function orderedParts(parts: readonly ModelContentPart[]): ModelContentPart[] | undefined {
+  const rank = { reasoning: 0, text: 1, 'tool-call': 2 } as const;
+  let last = 0;
+  let texts = 0;
+  for (const part of parts) {
+    if (rank[part.type] < last) return [...parts];
+    last = rank[part.type];
+    if (part.type === 'text') {
+      texts += 1;
+      if (texts > 1 || part.providerFields !== undefined || part.text === '') return [...parts];
+    }
+  }
+  return undefined;
 }

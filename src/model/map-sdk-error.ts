@@ -114,6 +114,8 @@ function fromStatus(error: APIError, status: number, context: ErrorContext): Mod
         `The server at ${at} is not set up for this request (${status}): ${sentence(message)} Change the server's configuration (the setting it names) and run again.`,
         base,
       );
+    case 'CONTENT_FILTERED':
+      return new ModelError('CONTENT_FILTERED', `The provider's content filter refused the prompt (${status}): ${message}`, base);
     case 'RATE_LIMITED':
       return new ModelError('RATE_LIMITED', `Rate limited (${status}) by ${at}: ${message}${waited}`, base);
     case 'CONNECTION_FAILED':

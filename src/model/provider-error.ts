@@ -9,6 +9,7 @@
 // {"detail":…}; OpenRouter's envelope with the upstream body in error.metadata.raw; a JSON body
 // inside a message string; and proxies' plain text or HTML pages.
 
+import { contentFilterResultIn, describeContentFilter } from './content-filter.js';
 import type { ModelErrorCode } from './model-error.js';
 
 /** Longest wait a provider may ask for through Retry-After before we cap it. */
@@ -25,6 +26,7 @@ export const PERMANENT_CODES: ReadonlySet<ModelErrorCode> = new Set<ModelErrorCo
   'CONTEXT_OVERFLOW',
   'QUOTA_EXCEEDED',
   'PROVIDER_MISCONFIGURED',
+  'CONTENT_FILTERED',
 ]);
 
 const CONTEXT_OVERFLOW_PATTERNS: readonly RegExp[] = [
@@ -345,6 +347,10 @@ function codeFor(status: number, text: string, labels: ReadonlySet<string>): Mod
   if (status === 402 || [...labels].some((label) => QUOTA_LABELS.has(label))) return 'QUOTA_EXCEEDED';
   if (status !== 429 && looksLikeServerMisconfiguration(text)) return 'PROVIDER_MISCONFIGURED';
   if (status === 404 || labels.has('model_not_found')) return 'NOT_FOUND';
+  // Azure's content filter refusing the prompt: error.code "content_filter" (innererror code
+  // ResponsibleAIPolicyViolation).
+  if (status >= 400 && status < 500 && status !== 429 && (labels.has('content_filter') || labels.has('responsibleaipolicyviolation')))
+    return 'CONTENT_FILTERED';
   if (status === 429) return 'RATE_LIMITED';
   if (status === 408) return 'CONNECTION_FAILED';
   if (status === 409 || status >= 500) return 'SERVER_ERROR';
@@ -383,8 +389,12 @@ export function classifyProviderError(input: ProviderErrorInput): ClassifiedProv
     retryable = false;
     requestedWaitMs = requested;
   }
+  // A content filter's own findings (Azure's innererror.content_filter_result) lead the message:
+  // which category, at what severity, is what the person can act on.
+  const found = code === 'CONTENT_FILTERED' ? describeContentFilter(contentFilterResultIn(input.body)) : '';
   return {
     ...details,
+    ...(found === '' ? {} : { message: details.message === '' ? `${found}.` : `${found}. ${details.message}` }),
     code,
     retryable,
     retryAfterMs: requested === null ? null : Math.min(requested, MAX_RETRY_AFTER_MS),

@@ -1,7 +1,7 @@
 // How both dialects, streaming or not, assemble the answer once the provider ended normally, so
 // the finish reason and the closing events cannot drift apart between them.
 
-import type { FinishReason, ModelResponse, ModelStreamEvent, ModelToolCall } from './ir.js';
+import { type FinishReason, type ModelResponse, type ModelStreamEvent, type ModelToolCall, orderedParts } from './ir.js';
 
 /**
  * The IR finish reason of a successful message. Derived from the calls rather than the provider's
@@ -11,12 +11,17 @@ export function finishReasonFor(toolCalls: readonly ModelToolCall[]): FinishReas
   return toolCalls.length > 0 ? 'tool_calls' : 'stop';
 }
 
-/** A finished message as a ModelResponse; only the finish reason is derived. */
+/**
+ * A finished message as a ModelResponse; only the finish reason is derived, and the order of its
+ * parts kept only when it is not the plain one (reasoning, text, calls).
+ */
 export function successfulResponse(parts: Omit<ModelResponse, 'finishReason'>): ModelResponse {
+  const ordered = parts.parts === undefined ? undefined : orderedParts(parts.parts);
   return {
     text: parts.text,
     toolCalls: parts.toolCalls,
     reasoning: parts.reasoning,
+    ...(ordered === undefined ? {} : { parts: ordered }),
     usage: parts.usage,
     finishReason: finishReasonFor(parts.toolCalls),
     responseId: parts.responseId,

@@ -16,7 +16,7 @@ import {
   type TerminalRunEvent,
 } from '../agent/index.js';
 import type { SandboxMode } from '../workspace/index.js';
-import type { ModelGateway, ReasoningEffort, WireApi } from '../model/index.js';
+import { type ModelGateway, type ReasoningEffort, RetryingGateway, type WireApi } from '../model/index.js';
 import {
   cheapTokenEstimate,
   compactionSettings,
@@ -295,6 +295,8 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       tools,
       signal: request.signal,
       observer,
+      // A broken stream's round waits as the gateway's own retries do.
+      ...(settings.gateway instanceof RetryingGateway ? { streamRetry: { policy: settings.gateway.policy } } : {}),
       compaction: compaction
         ? compactionHooks(runner, compaction, session, observer, toolSchemaTokens(tools.definitions()))
         : (settings.compaction ?? undefined),

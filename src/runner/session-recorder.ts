@@ -59,7 +59,8 @@ export class SessionRecorder implements RunObserver {
   }
 
   onEvent(event: RunEvent): void {
-    if (event.type === 'model_requested') this.uncommitted = '';
+    // A retried stream's text was discarded on screen too: it is no partial answer.
+    if (event.type === 'model_requested' || event.type === 'stream_retry') this.uncommitted = '';
     else if (event.type === 'assistant_delta' && this.uncommitted.length < MAX_PARTIAL_TEXT_CHARS) {
       this.uncommitted = (this.uncommitted + event.delta).slice(0, MAX_PARTIAL_TEXT_CHARS);
     }

@@ -2,10 +2,11 @@
 // response, the same id twice in one response, an empty id), and sessions written before Glassbox
 // replaced such ids hold them as sent. Pairing by id across the whole history then answers the
 // wrong call and rebuilds a history the provider rejects on every later turn. So pairing happens
-// within a round (a batch of consecutive calls and the outputs directly after it), and a call
+// within a round (a batch of calls, with any reasoning and text between them, and the outputs
+// directly after it), and a call
 // whose id is already taken in the history is renamed here exactly as the loop renames it live.
 
-import { CallIdAllocator, type FunctionCallItem, type FunctionCallOutputItem, type ResponseItem } from '../agent/index.js';
+import { CallIdAllocator, type FunctionCallItem, type FunctionCallOutputItem, isAssistantSide, type ResponseItem } from '../agent/index.js';
 
 export interface OrphanCall {
   callId: string;
@@ -33,7 +34,7 @@ export interface OrphanRepair {
 
 /**
  * Give every `function_call` that its round leaves unanswered a synthetic error output. A round is
- * a batch of consecutive calls and the outputs directly after it; outputs pair with the batch's
+ * a batch of calls (with the reasoning and text between them) and the outputs directly after it; outputs pair with the batch's
  * calls by id, in order, so an id used twice in a batch still pairs one to one. Providers reject a
  * call that is not answered before the next message, so the made-up output goes right after the
  * round, before anything else. `persisted` holds repairs already appended to the session, by call
@@ -55,8 +56,7 @@ export function repairOrphans(
       index += 1;
       continue;
     }
-    let batchEnd = index;
-    while (batchEnd + 1 < history.length && history[batchEnd + 1]!.type === 'function_call') batchEnd += 1;
+    const batchEnd = lastCallOfBatch(history, index);
     let runEnd = batchEnd;
     while (runEnd + 1 < history.length && history[runEnd + 1]!.type === 'function_call_output') runEnd += 1;
     for (let position = index; position <= runEnd; position += 1) repaired.push(history[position]!);
@@ -70,7 +70,8 @@ export function repairOrphans(
       answered.set(id, (answered.get(id) ?? 0) + 1);
     }
     for (let position = index; position <= batchEnd; position += 1) {
-      const call = history[position] as FunctionCallItem;
+      const call = history[position]!;
+      if (call.type !== 'function_call') continue;
       const count = answered.get(call.callId) ?? 0;
       if (count > 0) {
         answered.set(call.callId, count - 1);
@@ -89,14 +90,30 @@ export function repairOrphans(
   return { history: repaired, orphans, added };
 }
 
+/**
+ * The last call of the batch starting at `first`: the calls of one round, with the reasoning and
+ * text the provider put between them (interleaved thinking), up to its outputs.
+ */
+function lastCallOfBatch(history: readonly ResponseItem[], first: number): number {
+  let last = first;
+  for (let position = first + 1; position < history.length; position += 1) {
+    const item = history[position]!;
+    if (item.type === 'function_call') last = position;
+    else if (!isAssistantSide(item)) break;
+  }
+  return last;
+}
+
 /** The common case, checked without allocating: one output per call, in call order (as the loop commits). */
 function answeredInOrder(history: readonly ResponseItem[], first: number, batchEnd: number, runEnd: number): boolean {
-  if (runEnd - batchEnd !== batchEnd - first + 1) return false;
-  for (let offset = 0; first + offset <= batchEnd; offset += 1) {
-    if ((history[first + offset] as FunctionCallItem).callId !== (history[batchEnd + 1 + offset] as FunctionCallOutputItem).callId)
-      return false;
+  let output = batchEnd + 1;
+  for (let position = first; position <= batchEnd; position += 1) {
+    const call = history[position]!;
+    if (call.type !== 'function_call') continue;
+    if (output > runEnd || call.callId !== (history[output] as FunctionCallOutputItem).callId) return false;
+    output += 1;
   }
-  return true;
+  return output === runEnd + 1;
 }
 
 /**
@@ -113,12 +130,15 @@ export class RoundPairing {
   private readonly waiting = new Map<string, string[]>();
   /** Whether the last item appended belongs to a round (a call, or an output right after one). */
   private inRound = false;
+  /** Whether the round's outputs have begun (a call after them starts a new round). */
+  private outputsStarted = false;
   private readonly turns = new WeakMap<ResponseItem, number>();
 
   append(item: ResponseItem, turn: number): void {
     if (item.type === 'function_call') {
-      const last = this.history[this.history.length - 1];
-      if (last?.type !== 'function_call') this.waiting.clear();
+      // Reasoning or text between two calls (interleaved thinking) keeps the round open.
+      if (!this.inRound || this.outputsStarted) this.waiting.clear();
+      this.outputsStarted = false;
       const id = this.ids.claim(item.callId);
       const call: FunctionCallItem =
         id === item.callId ? item : { ...item, callId: id, providerCallId: item.providerCallId ?? item.callId };
@@ -131,11 +151,12 @@ export class RoundPairing {
       return;
     }
     if (item.type === 'function_call_output' && this.inRound) {
+      this.outputsStarted = true;
       const id = this.waiting.get(item.callId)?.shift();
       this.history.push(id === undefined || id === item.callId ? item : { ...item, callId: id });
       return;
     }
-    this.inRound = false;
+    if (!(this.inRound && !this.outputsStarted && isAssistantSide(item))) this.inRound = false;
     this.history.push(item);
   }
 
@@ -146,6 +167,7 @@ export class RoundPairing {
     this.ids = new CallIdAllocator(history);
     this.waiting.clear();
     this.inRound = false;
+    this.outputsStarted = false;
   }
 
   /** The turn a call was recorded in, for filing its repair. */

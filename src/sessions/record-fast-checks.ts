@@ -68,7 +68,11 @@ const isErrorInfo: Check = (value) => isObject(value) && errorShape(value) === n
 
 // Lookups by a type read from the file go through Maps, so a record typed `constructor` or
 // `__proto__` cannot reach Object.prototype members.
-const assistantShape = shape({ content: isString, runtimeRole: oneOf('working_message', 'final_response') });
+const assistantShape = shape({
+  content: isString,
+  runtimeRole: oneOf('working_message', 'final_response'),
+  providerFields: optional(isProviderFields),
+});
 const itemShapes = new Map<string, ShapeCheck>(
   Object.entries({
     message: (value: Fields) => {

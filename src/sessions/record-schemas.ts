@@ -74,6 +74,8 @@ export const responseItemSchema = z.union([
     role: z.literal('assistant'),
     content: z.string(),
     runtimeRole: z.enum(['working_message', 'final_response']),
+    /** Provider fields that go back with the message (the Responses `phase`). */
+    providerFields: z.object({ format: wireApiSchema, fields: providerFieldsSchema }).optional(),
   }),
   z.object({ type: z.literal('reasoning'), format: wireApiSchema, text: z.string(), state: providerFieldsSchema.nullable() }),
   z.object({

@@ -145,6 +145,15 @@ export class TraceBuilder {
           'error.type': event.error.code,
         });
         return;
+      case 'stream_retry':
+        this.modelSpan?.event('stream_retry', atMs, {
+          'glassbox.retry.attempt': event.attempt,
+          'glassbox.retry.delay_ms': event.delayMs,
+          'glassbox.retry.discarded_chars': event.discardedChars,
+          'error.type': event.error.code,
+        });
+        this.answer = '';
+        return;
       case 'assistant_delta':
         this.answer += event.delta;
         return;

@@ -102,6 +102,20 @@ export function reduceRunEvent(state: TranscriptState, event: RunEvent): Transcr
         tone: 'warning',
         text: `retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt + 1}): ${oneLine(event.error.message, 160)}`,
       });
+    case 'stream_retry': {
+      // The broken attempt's text is void: drop what is still live of it, and say so.
+      const kept = state.live.filter(
+        (entry) => !((entry.kind === 'assistant' || entry.kind === 'reasoning') && entry.round === event.round && !entry.settled),
+      );
+      return addEntry(
+        { ...state, live: kept },
+        {
+          kind: 'notice',
+          tone: 'warning',
+          text: `retrying (stream interrupted) ${event.attempt}/${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)}s; the ${event.discardedChars} characters it had shown are discarded: ${oneLine(event.error.message, 160)}`,
+        },
+      );
+    }
     case 'tool_requested':
       return addEntry(settleStreams(state), {
         kind: 'tool',

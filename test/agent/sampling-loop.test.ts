@@ -192,7 +192,13 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
     test('a failed model call fails the run and commits nothing of that round', async () => {
       const run = await runLoop({
         wireApi,
-        script: [{ text: 'partial text that streams', chunkSize: 3, fault: { kind: 'cut', afterEvents: 7 } }],
+        // Cut on every attempt: the loop retries the round three times (stream-retry.test.ts), then fails.
+        script: Array.from({ length: 4 }, () => ({
+          text: 'partial text that streams',
+          chunkSize: 3,
+          fault: { kind: 'cut' as const, afterEvents: 7 },
+        })),
+        loop: { streamRetry: { policy: { baseDelayMs: 1, maxDelayMs: 2, random: () => 0.5 } } },
       });
       assert.equal(run.terminal.type, 'run_failed');
       assert.equal(run.terminal.type === 'run_failed' && run.terminal.error.code, 'STREAM_INTERRUPTED');
@@ -201,7 +207,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         'the stream had started',
       );
       assert.equal(run.history.length, 1);
-      assert.equal(run.provider.requests.length, 1, 'a stream that broke after it started is not retried');
+      assert.equal(run.provider.requests.length, 4, 'a stream that broke after it started is retried as a round, three times');
     });
 
     test('errors name their cause: truncation, content filter, refusal, auth', async () => {

@@ -613,3 +613,31 @@ describe('trace rows', () => {
     assert.equal(formatClock('not a time', now), '');
   });
 });
+
+describe('stream retry in the workbench', () => {
+  test('the streamed text of a cut round is replaced by a notice, and the retried round streams anew', () => {
+    const events: RunEvent[] = [
+      { type: 'model_requested', round: 1, stage: 'turn', messageCount: 2, toolCount: 0 },
+      { type: 'reasoning_delta', round: 1, delta: 'thinking' },
+      { type: 'assistant_delta', round: 1, delta: 'Foo' },
+      {
+        type: 'stream_retry',
+        round: 1,
+        attempt: 1,
+        maxAttempts: 3,
+        delayMs: 500,
+        discardedChars: 11,
+        error: { code: 'STREAM_INTERRUPTED', message: 'The stream ended before the model finished.' },
+      },
+      { type: 'model_requested', round: 1, stage: 'turn', messageCount: 2, toolCount: 0 },
+      { type: 'assistant_delta', round: 1, delta: 'Foo!' },
+    ];
+    const turn = events.reduce((state, event) => applyRunEvent(state, event), startLiveTurn('Say foo', 1));
+    assert.deepEqual(
+      turn.entries.map((entry) =>
+        entry.kind === 'notice' ? `notice:${entry.title}` : `${entry.kind}:${'text' in entry ? entry.text : ''}`,
+      ),
+      ['notice:Retrying (stream interrupted) 1/3', 'assistant:Foo!'],
+    );
+  });
+});

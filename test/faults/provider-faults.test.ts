@@ -282,7 +282,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       await withSession(wireApi, 'stall mid-stream', async (scenario) => {
         const proxy = await startStallProxy(scenario.provider.baseURL, 'This ans');
         try {
-          scenario.provider.push({ text: LONG_TEXT, chunkSize: 8 });
+          for (let attempt = 0; attempt < 4; attempt += 1) scenario.provider.push({ text: LONG_TEXT, chunkSize: 8 });
           const from = scenario.provider.requests.length;
           const stalled = await scenario.turn('stall please', { baseURL: proxy.baseURL, timeoutMs: STALL_TIMEOUT_MS });
           const error = failed(stalled.terminal);
@@ -291,10 +291,12 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
           const deltas = stalled.events.filter((event) => event.type === 'assistant_delta');
           assert.deepEqual(
             deltas.map((event) => (event as { delta: string }).delta),
-            ['This ans'],
-            'only what got through was shown',
+            ['This ans', 'This ans', 'This ans', 'This ans'],
+            'only what got through was shown, once per attempt',
           );
-          assert.equal(scenario.provider.requests.length - from, 1, 'a started stream is not retried');
+          // The round is asked again three times (stream_retry), then the run fails.
+          assert.equal(stalled.events.filter((event) => event.type === 'stream_retry').length, 3);
+          assert.equal(scenario.provider.requests.length - from, 4, 'a broken round is retried three times');
           assertFailedTurnRecorded(scenario, 'STREAM_INTERRUPTED', 'stall please');
           assert.equal(itemsOfTurn(scenario, 2).length, 1, 'nothing of the broken round');
         } finally {
@@ -303,9 +305,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       });
     });
 
-    test('a stream cut mid-text fails STREAM_INTERRUPTED, is not retried and commits nothing of the round', async () => {
+    test('a stream cut mid-text every time fails STREAM_INTERRUPTED after three round retries and commits nothing of the round', async () => {
       await withSession(wireApi, 'cut mid-text', async (scenario) => {
-        scenario.provider.push({ text: LONG_TEXT, chunkSize: 6, fault: { kind: 'cut', afterEvents: 8 } });
+        for (let attempt = 0; attempt < 4; attempt += 1)
+          scenario.provider.push({ text: LONG_TEXT, chunkSize: 6, fault: { kind: 'cut', afterEvents: 8 } });
         const from = scenario.provider.requests.length;
         const { terminal, events } = await scenario.turn('talk to me');
         assert.equal(failed(terminal).code, 'STREAM_INTERRUPTED');
@@ -313,7 +316,7 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
           events.some((event) => event.type === 'assistant_delta'),
           'the cut came after text was streamed',
         );
-        assert.equal(scenario.provider.requests.length - from, 1);
+        assert.equal(scenario.provider.requests.length - from, 4);
         assertFailedTurnRecorded(scenario, 'STREAM_INTERRUPTED', 'talk to me');
         assert.equal(itemsOfTurn(scenario, 2).length, 1, 'no partial assistant message');
       });
@@ -323,11 +326,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       await withSession(wireApi, 'cut mid-tool-call', async (scenario) => {
         scenario.provider.push(
           { text: 'First a listing.', toolCalls: [{ id: 'call_list', name: 'list_dir', arguments: { path: '.' } }] },
-          {
+          ...Array.from({ length: 4 }, () => ({
             toolCalls: [{ id: 'call_cut', name: 'read_file', arguments: LONG_ARGUMENTS }],
             chunkSize: 3,
-            fault: { kind: 'cut', afterEvents: 6 },
-          },
+            fault: { kind: 'cut' as const, afterEvents: 6 },
+          })),
         );
         const { terminal, events } = await scenario.turn('list then read');
         assert.equal(failed(terminal).code, 'STREAM_INTERRUPTED');
@@ -504,7 +507,12 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
             { fault: { kind: 'status', status: 429, retryAfter: '0' } },
             { fault: { kind: 'status', status: 503 } },
             { text: 'Listing first.', toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] },
-            { toolCalls: [{ name: 'read_file', arguments: LONG_ARGUMENTS }], chunkSize: 3, fault: { kind: 'cut', afterEvents: 6 } },
+            // Cut every time: the round is retried three times (stream_retry), then the run fails.
+            ...Array.from({ length: 4 }, () => ({
+              toolCalls: [{ name: 'read_file', arguments: LONG_ARGUMENTS }],
+              chunkSize: 3,
+              fault: { kind: 'cut' as const, afterEvents: 6 },
+            })),
           );
           const beforeCut = snapshotSession(project, sessionId);
           const cut = await exec(['--resume', sessionId, 'list then read']);

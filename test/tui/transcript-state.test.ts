@@ -142,3 +142,22 @@ describe('slash commands', () => {
     }
   });
 });
+
+describe('stream retry', () => {
+  test('the text of a cut stream leaves the live transcript and a notice says the round is retried', () => {
+    const retry: RunEvent = {
+      type: 'stream_retry',
+      round: 1,
+      attempt: 1,
+      maxAttempts: 3,
+      delayMs: 500,
+      discardedChars: 3,
+      error: { code: 'STREAM_INTERRUPTED', message: 'The stream ended before the model finished (no finish_reason was sent).' },
+    };
+    const state = run([{ type: 'assistant_delta', round: 1, delta: 'Foo' }, retry, { type: 'assistant_delta', round: 1, delta: 'Foo!' }]);
+    const texts = [...state.done, ...state.live].map((entry) => `${entry.kind}:${(entry as { text: string }).text}`);
+    assert.equal(texts.length, 2, texts.join('\n'));
+    assert.match(texts[0]!, /^notice:retrying \(stream interrupted\) 1\/3 in 0\.5s; the 3 characters it had shown are discarded/);
+    assert.equal(texts[1], 'assistant:Foo!');
+  });
+});

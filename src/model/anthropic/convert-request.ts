@@ -3,9 +3,10 @@
 // - System messages become the top-level `system` text blocks; the rest alternate user/assistant.
 //   Tool outputs are `tool_result` blocks in the user turn after the calls (consecutive user
 //   content is one turn, tool results first, as the API requires).
-// - An assistant turn starts with its anthropic-format reasoning, the `thinking` /
-//   `redacted_thinking` blocks exactly as received (the API checks their signatures, and refuses a
-//   tool turn without them while thinking is on), then its text, then its `tool_use` blocks.
+// - An assistant turn is its blocks in the order received: the `thinking` / `redacted_thinking`
+//   blocks exactly as received and in their place (the API checks their signatures, refuses a
+//   tool turn without them while thinking is on, and answers 400 "thinking blocks … cannot be
+//   modified" when interleaved thinking comes back regrouped), text and `tool_use` blocks between.
 //   Reasoning from another dialect is dropped: its state means nothing here.
 // - Prompt caching: `cache_control` marks the last tool, the system prompt, the last block of the
 //   request (the moving tail, written for the next round to read) and the last block of the user
@@ -25,7 +26,14 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelMessage, ModelReasoning, ModelRequest, ModelToolCall, ModelToolDefinition } from '../ir.js';
+import {
+  contentParts,
+  type ModelMessage,
+  type ModelReasoning,
+  type ModelRequest,
+  type ModelToolCall,
+  type ModelToolDefinition,
+} from '../ir.js';
 import { jsonNestsDeeperThan } from '../json-depth.js';
 import { thinkingSettings } from './thinking-config.js';
 
@@ -63,16 +71,12 @@ function toolInput(argumentsText: string): Record<string, unknown> {
   return { _raw_arguments: argumentsText };
 }
 
-/** The thinking blocks to send back: anthropic-format state, unchanged. */
-function reasoningBlocks(reasoning: readonly ModelReasoning[] | undefined): ContentBlockParam[] {
-  const blocks: ContentBlockParam[] = [];
-  for (const entry of reasoning ?? []) {
-    const state = entry.state;
-    if (entry.format !== 'anthropic' || state === null) continue;
-    if (state.type !== 'thinking' && state.type !== 'redacted_thinking') continue;
-    blocks.push(state as unknown as ContentBlockParam);
-  }
-  return blocks;
+/** The thinking block to send back: anthropic-format state, unchanged; null for anything else. */
+function reasoningBlock(entry: ModelReasoning): ContentBlockParam | null {
+  const state = entry.state;
+  if (entry.format !== 'anthropic' || state === null) return null;
+  if (state.type !== 'thinking' && state.type !== 'redacted_thinking') return null;
+  return state as unknown as ContentBlockParam;
 }
 
 function toolUseBlock(call: ModelToolCall): ContentBlockParam {
@@ -81,10 +85,18 @@ function toolUseBlock(call: ModelToolCall): ContentBlockParam {
 }
 
 function assistantBlocks(message: Extract<ModelMessage, { role: 'assistant' }>): ContentBlockParam[] {
-  const blocks = reasoningBlocks(message.reasoning);
-  // Empty text blocks are refused ("text content blocks must be non-empty").
-  if (message.content !== '') blocks.push({ type: 'text', text: message.content });
-  for (const call of message.toolCalls) blocks.push(toolUseBlock(call));
+  const blocks: ContentBlockParam[] = [];
+  for (const part of contentParts({ ...message, text: message.content })) {
+    if (part.type === 'reasoning') {
+      const block = reasoningBlock(part.reasoning);
+      if (block !== null) blocks.push(block);
+    } else if (part.type === 'text') {
+      // Empty text blocks are refused ("text content blocks must be non-empty").
+      if (part.text !== '') blocks.push({ type: 'text', text: part.text });
+    } else {
+      blocks.push(toolUseBlock(part.call));
+    }
+  }
   return blocks;
 }
 

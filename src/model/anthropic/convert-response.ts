@@ -2,7 +2,7 @@
 // the non-streaming response.
 
 import type { ContentBlock, Message } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelReasoning, ModelResponse, ModelToolCall, ProviderFields, Usage } from '../ir.js';
+import type { ModelContentPart, ModelReasoning, ModelResponse, ModelToolCall, ProviderFields, Usage } from '../ir.js';
 import { ModelError } from '../model-error.js';
 import { readNumber } from '../read-number.js';
 import { successfulResponse } from '../successful-response.js';
@@ -101,6 +101,8 @@ export interface MessageContent {
   text: string;
   toolCalls: ModelToolCall[];
   reasoning: ModelReasoning[];
+  /** All of it in block order (adjacent text blocks joined). */
+  parts: ModelContentPart[];
 }
 
 /** Text, tool calls and thinking from a complete message's content, in order. Other blocks are ignored. */
@@ -108,19 +110,27 @@ export function readContent(content: readonly ContentBlock[] | undefined): Messa
   let text = '';
   const toolCalls: ModelToolCall[] = [];
   const reasoning: ModelReasoning[] = [];
+  const parts: ModelContentPart[] = [];
   for (const block of content ?? []) {
     if (block.type === 'text') {
       text += block.text;
+      const last = parts.at(-1);
+      if (last?.type === 'text') last.text += block.text;
+      else if (block.text !== '') parts.push({ type: 'text', text: block.text });
     } else if (block.type === 'tool_use') {
       if (typeof block.id !== 'string' || block.id === '' || typeof block.name !== 'string' || block.name === '') {
         throw new ModelError('MALFORMED_STREAM', 'The provider returned a tool_use block without an id or a name.');
       }
-      toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
+      const call: ModelToolCall = { id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) };
+      toolCalls.push(call);
+      parts.push({ type: 'tool-call', call });
     } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
-      reasoning.push(reasoningFromBlock({ ...block }));
+      const entry = reasoningFromBlock({ ...block });
+      reasoning.push(entry);
+      parts.push({ type: 'reasoning', reasoning: entry });
     }
   }
-  return { text, toolCalls, reasoning };
+  return { text, toolCalls, reasoning, parts };
 }
 
 export function messageToResponse(message: Message): ModelResponse {
@@ -130,6 +140,7 @@ export function messageToResponse(message: Message): ModelResponse {
     text: content.text,
     toolCalls: content.toolCalls,
     reasoning: content.reasoning,
+    parts: content.parts,
     usage: anthropicUsage(message.usage),
     responseId: message.id ?? null,
     model: message.model ?? null,

@@ -79,6 +79,8 @@ function fromStatus(error: APIError, status: number, context: ErrorContext): Mod
       );
     case 'PROVIDER_MISCONFIGURED':
       return new ModelError('PROVIDER_MISCONFIGURED', `The server at ${at} is not set up for this request (${label}): ${message}`, base);
+    case 'CONTENT_FILTERED':
+      return new ModelError('CONTENT_FILTERED', `The provider's content filter refused the prompt (${label}): ${message}`, base);
     case 'RATE_LIMITED':
       return new ModelError('RATE_LIMITED', `Rate limited (${label}) by ${at}: ${message}${waited}`, base);
     case 'CONNECTION_FAILED':

@@ -6,18 +6,28 @@
 // size-checked before it is kept (response-limits.ts).
 
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelReasoning, ModelStreamEvent, ModelToolCall, ProviderFields, Usage } from '../ir.js';
+import type { ModelContentPart, ModelReasoning, ModelStreamEvent, ModelToolCall, ProviderFields, Usage } from '../ir.js';
 import { ModelError } from '../model-error.js';
 import { ResponseSizeGuard, type ResponseLimits } from '../response-limits.js';
 import type { StreamMapper } from '../run-call.js';
 import { closingEvents, successfulResponse } from '../successful-response.js';
 import { anthropicUsage, checkStopReason, mergeUsage, reasoningFromBlock, reasoningSize } from './convert-response.js';
 
+/**
+ * The message's content in block order, which the API wants back unchanged: with interleaved
+ * thinking a message is `[thinking, tool_use, thinking, tool_use]`, and regrouping it is a 400.
+ * Adjacent text blocks share one entry (their text is joined, as the IR's `text` is).
+ */
+type OrderEntry =
+  | { kind: 'text'; text: string }
+  | { kind: 'reasoning'; entry: ModelReasoning | null }
+  | { kind: 'tool'; slot: ToolCallSlot };
+
 type Block =
-  | { kind: 'text' }
+  | { kind: 'text'; order: Extract<OrderEntry, { kind: 'text' }> }
   | { kind: 'tool'; slot: ToolCallSlot }
-  | { kind: 'thinking'; state: ProviderFields; thinking: string; signature: string }
-  | { kind: 'redacted'; state: ProviderFields }
+  | { kind: 'thinking'; state: ProviderFields; thinking: string; signature: string; order: Extract<OrderEntry, { kind: 'reasoning' }> }
+  | { kind: 'redacted'; state: ProviderFields; order: Extract<OrderEntry, { kind: 'reasoning' }> }
   | { kind: 'other' };
 
 interface ToolCallSlot {
@@ -39,6 +49,7 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
   private readonly blocks = new Map<number, Block>();
   private readonly slots: ToolCallSlot[] = [];
   private readonly reasoning: ModelReasoning[] = [];
+  private readonly order: OrderEntry[] = [];
   /** Finished reasoning plus the thinking text streaming now. */
   private reasoningChars = 0;
   private done = false;
@@ -96,10 +107,14 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
 
   private startBlock(index: number, block: ProviderFields, events: ModelStreamEvent[]): void {
     switch (block.type) {
-      case 'text':
-        this.blocks.set(index, { kind: 'text' });
-        if (typeof block.text === 'string' && block.text !== '') this.addText(block.text, events);
+      case 'text': {
+        const last = this.order.at(-1);
+        const order: Extract<OrderEntry, { kind: 'text' }> = last?.kind === 'text' ? last : { kind: 'text', text: '' };
+        if (order !== last) this.order.push(order);
+        this.blocks.set(index, { kind: 'text', order });
+        if (typeof block.text === 'string' && block.text !== '') this.addText(order, block.text, events);
         break;
+      }
       case 'tool_use': {
         if (typeof block.id !== 'string' || block.id === '' || typeof block.name !== 'string' || block.name === '') {
           const missing = typeof block.id === 'string' && block.id !== '' ? 'a name' : 'an id';
@@ -114,6 +129,7 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
           ended: false,
         };
         this.slots.push(slot);
+        this.order.push({ kind: 'tool', slot });
         this.blocks.set(index, { kind: 'tool', slot });
         events.push({ type: 'tool-call-start', index: slot.index, id: slot.id, name: slot.name });
         break;
@@ -121,13 +137,18 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
       case 'thinking': {
         const thinking = typeof block.thinking === 'string' ? block.thinking : '';
         const signature = typeof block.signature === 'string' ? block.signature : '';
-        this.blocks.set(index, { kind: 'thinking', state: { ...block }, thinking: '', signature });
+        const order: Extract<OrderEntry, { kind: 'reasoning' }> = { kind: 'reasoning', entry: null };
+        this.order.push(order);
+        this.blocks.set(index, { kind: 'thinking', state: { ...block }, thinking: '', signature, order });
         if (thinking !== '') this.addThinking(index, thinking, events);
         break;
       }
-      case 'redacted_thinking':
-        this.blocks.set(index, { kind: 'redacted', state: { ...block } });
+      case 'redacted_thinking': {
+        const order: Extract<OrderEntry, { kind: 'reasoning' }> = { kind: 'reasoning', entry: null };
+        this.order.push(order);
+        this.blocks.set(index, { kind: 'redacted', state: { ...block }, order });
         break;
+      }
       default:
         // Server tool blocks and the like: Glassbox asks for none, so there is nothing to keep.
         this.blocks.set(index, { kind: 'other' });
@@ -150,7 +171,7 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
     }
     switch (delta.type) {
       case 'text_delta':
-        if (block.kind === 'text' && typeof delta.text === 'string' && delta.text !== '') this.addText(delta.text, events);
+        if (block.kind === 'text' && typeof delta.text === 'string' && delta.text !== '') this.addText(block.order, delta.text, events);
         break;
       case 'input_json_delta': {
         if (block.kind !== 'tool') break;
@@ -179,9 +200,10 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
     }
   }
 
-  private addText(piece: string, events: ModelStreamEvent[]): void {
+  private addText(order: Extract<OrderEntry, { kind: 'text' }>, piece: string, events: ModelStreamEvent[]): void {
     this.guard.text(this.text.length + piece.length);
     this.text += piece;
+    order.text += piece;
     events.push({ type: 'text-delta', delta: piece });
   }
 
@@ -200,22 +222,23 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
     if (block.kind === 'tool') {
       this.endCall(block.slot, events);
     } else if (block.kind === 'thinking') {
-      this.addReasoning(
+      block.order.entry = this.addReasoning(
         reasoningFromBlock({ ...block.state, type: 'thinking', thinking: block.thinking, signature: block.signature }),
         block.thinking.length + block.signature.length,
       );
     } else if (block.kind === 'redacted') {
-      this.addReasoning(reasoningFromBlock(block.state), 0);
+      block.order.entry = this.addReasoning(reasoningFromBlock(block.state), 0);
     }
     // A block is finished once; a repeated stop changes nothing.
     this.blocks.set(index, { kind: 'other' });
   }
 
   /** `alreadyCounted`: the part of the entry's size the streamed deltas added already. */
-  private addReasoning(entry: ModelReasoning, alreadyCounted: number): void {
+  private addReasoning(entry: ModelReasoning, alreadyCounted: number): ModelReasoning {
     this.reasoningChars += reasoningSize(entry) - alreadyCounted;
     this.guard.reasoning(this.reasoningChars);
     this.reasoning.push(entry);
+    return entry;
   }
 
   private endCall(slot: ToolCallSlot, events: ModelStreamEvent[]): void {
@@ -235,11 +258,18 @@ export class AnthropicStreamMapper implements StreamMapper<RawMessageStreamEvent
     // Blocks the provider never stopped are finished with the message.
     for (const index of [...this.blocks.keys()]) this.stopBlock(index, events);
     const toolCalls: ModelToolCall[] = this.slots.map((slot) => ({ id: slot.id, name: slot.name, arguments: slot.arguments }));
+    const parts: ModelContentPart[] = [];
+    for (const entry of this.order) {
+      if (entry.kind === 'text' && entry.text !== '') parts.push({ type: 'text', text: entry.text });
+      else if (entry.kind === 'reasoning' && entry.entry !== null) parts.push({ type: 'reasoning', reasoning: entry.entry });
+      else if (entry.kind === 'tool') parts.push({ type: 'tool-call', call: toolCalls[entry.slot.index]! });
+    }
     const usage: Usage | null = this.usage === null ? null : anthropicUsage(this.usage);
     const response = successfulResponse({
       text: this.text,
       toolCalls,
       reasoning: [...this.reasoning],
+      parts,
       usage,
       responseId: this.responseId,
       model: this.model,

@@ -3,6 +3,7 @@
 
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ModelResponse, ModelToolCall, Usage } from '../ir.js';
+import { describeContentFilter } from '../content-filter.js';
 import { ModelError } from '../model-error.js';
 import { normalizeUsage } from '../normalize-usage.js';
 import { successfulResponse } from '../successful-response.js';
@@ -22,7 +23,7 @@ export function chatUsage(raw: unknown): Usage | null {
  * Throw for every ending that is not a real answer. `finishReason` is the provider's string;
  * anything unknown but not alarming counts as a normal stop.
  */
-export function checkChatEnding(finishReason: string | null, refusal: string): void {
+export function checkChatEnding(finishReason: string | null, refusal: string, filterResults: unknown = null): void {
   if (refusal !== '') throw new ModelError('MODEL_REFUSED', `The model refused: ${refusal}`);
   if (finishReason === 'length') {
     throw new ModelError(
@@ -31,7 +32,12 @@ export function checkChatEnding(finishReason: string | null, refusal: string): v
     );
   }
   if (finishReason === 'content_filter') {
-    throw new ModelError('CONTENT_FILTERED', 'The provider\'s content filter stopped the response (finish_reason "content_filter").');
+    // Azure names what it found on the choice (content_filter_results); say it.
+    const found = describeContentFilter(filterResults);
+    throw new ModelError(
+      'CONTENT_FILTERED',
+      `The provider's content filter stopped the response (finish_reason "content_filter")${found === '' ? '.' : `: ${found}.`}`,
+    );
   }
   if (finishReason === 'error') {
     throw new ModelError('RESPONSE_FAILED', 'The provider ended the response with finish_reason "error".');
@@ -44,7 +50,11 @@ export function chatCompletionToResponse(completion: ChatCompletion): ModelRespo
     throw new ModelError('RESPONSE_FAILED', 'The provider returned a completion without any choices.');
   }
   const message = choice.message;
-  checkChatEnding(choice.finish_reason ?? null, message?.refusal ?? '');
+  checkChatEnding(
+    choice.finish_reason ?? null,
+    message?.refusal ?? '',
+    (choice as { content_filter_results?: unknown }).content_filter_results,
+  );
   const toolCalls: ModelToolCall[] = [];
   for (const call of message?.tool_calls ?? []) {
     if (call.type !== 'function') {

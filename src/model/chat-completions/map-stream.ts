@@ -38,6 +38,7 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
   private text = '';
   private refusal = '';
   private finishReason: string | null = null;
+  private filterResults: unknown = null;
   private usage: Usage | null = null;
   private responseId: string | null = null;
   private model: string | null = null;
@@ -93,9 +94,13 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
       this.refusal += delta.refusal;
     }
     for (const call of delta.tool_calls ?? []) this.pushToolCall(call, events);
+    // Azure annotates choices with its content filter's findings; the last ones name why it stopped.
+    const filterResults = (choice as { content_filter_results?: unknown }).content_filter_results;
+    if (typeof filterResults === 'object' && filterResults !== null && Object.keys(filterResults).length > 0)
+      this.filterResults = filterResults;
     if (choice.finish_reason) {
       this.finishReason = choice.finish_reason;
-      checkChatEnding(this.finishReason, this.refusal);
+      checkChatEnding(this.finishReason, this.refusal, this.filterResults);
     }
     return events;
   }

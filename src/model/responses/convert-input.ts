@@ -9,7 +9,7 @@ import type {
   ResponseCreateParamsStreaming,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
-import type { ModelMessage, ModelReasoning, ModelRequest, ModelToolDefinition } from '../ir.js';
+import { contentParts, type ModelMessage, type ModelReasoning, type ModelRequest, type ModelToolDefinition } from '../ir.js';
 import { wireParameters } from '../strict-schema.js';
 
 /**
@@ -33,15 +33,20 @@ export function toResponsesInput(messages: readonly ModelMessage[]): ResponseInp
         input.push({ type: 'message', role: message.role, content: message.content });
         break;
       case 'assistant':
-        // Reasoning goes back in its place, before the message and calls it led to.
-        for (const reasoning of message.reasoning ?? []) {
-          const item = reasoningInput(reasoning);
-          if (item !== null) input.push(item);
-        }
-        // An assistant turn that only called tools has no text; an empty message item would be noise.
-        if (message.content !== '') input.push({ type: 'message', role: 'assistant', content: message.content });
-        for (const call of message.toolCalls) {
-          input.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments });
+        // The output items go back in the order they came: reasoning before the message and calls
+        // it led to, each message with its `phase` (commentary / final_answer), which gpt-5.3-codex
+        // and later want back on every assistant message.
+        for (const part of contentParts({ ...message, text: message.content })) {
+          if (part.type === 'reasoning') {
+            const item = reasoningInput(part.reasoning);
+            if (item !== null) input.push(item);
+          } else if (part.type === 'text') {
+            const fields = part.providerFields?.format === 'responses' ? part.providerFields.fields : {};
+            // An assistant turn that only called tools has no text; an empty message item would be noise.
+            if (part.text !== '') input.push({ ...fields, type: 'message', role: 'assistant', content: part.text } as ResponseInputItem);
+          } else {
+            input.push({ type: 'function_call', call_id: part.call.id, name: part.call.name, arguments: part.call.arguments });
+          }
         }
         break;
       case 'tool':

@@ -2,7 +2,7 @@
 // refused response into an error, and the non-streaming response.
 
 import type { Response, ResponseOutputItem, ResponseReasoningItem } from 'openai/resources/responses/responses';
-import type { ModelReasoning, ModelResponse, ModelToolCall, Usage } from '../ir.js';
+import type { ModelContentPart, ModelReasoning, ModelResponse, ModelToolCall, Usage } from '../ir.js';
 import { streamFailureError } from '../map-sdk-error.js';
 import { ModelError } from '../model-error.js';
 import { normalizeUsage } from '../normalize-usage.js';
@@ -46,6 +46,8 @@ export interface OutputContent {
   refusal: string | null;
   toolCalls: ModelToolCall[];
   reasoning: ModelReasoning[];
+  /** All of it in output order; a message's `phase` rides on its text part. */
+  parts: ModelContentPart[];
 }
 
 /**
@@ -66,19 +68,36 @@ export function readOutput(output: readonly ResponseOutputItem[] | undefined): O
   let refusal: string | null = null;
   const toolCalls: ModelToolCall[] = [];
   const reasoning: ModelReasoning[] = [];
+  const parts: ModelContentPart[] = [];
   for (const item of output ?? []) {
     if (item.type === 'message') {
+      let messageText = '';
       for (const part of item.content ?? []) {
-        if (part.type === 'output_text') text += part.text;
+        if (part.type === 'output_text') messageText += part.text;
         else if (part.type === 'refusal') refusal = (refusal ?? '') + part.refusal;
       }
+      text += messageText;
+      // gpt-5.3-codex and later label each message `commentary` or `final_answer` and want the
+      // label back on every later request (the SDK's ResponseOutputMessage.phase).
+      const phase = (item as { phase?: unknown }).phase;
+      if (messageText !== '' || typeof phase === 'string') {
+        parts.push({
+          type: 'text',
+          text: messageText,
+          ...(typeof phase === 'string' ? { providerFields: { format: 'responses', fields: { phase } } } : {}),
+        });
+      }
     } else if (item.type === 'function_call') {
-      toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments ?? '' });
+      const call: ModelToolCall = { id: item.call_id, name: item.name, arguments: item.arguments ?? '' };
+      toolCalls.push(call);
+      parts.push({ type: 'tool-call', call });
     } else if (item.type === 'reasoning') {
-      reasoning.push(responsesReasoning(item));
+      const entry = responsesReasoning(item);
+      reasoning.push(entry);
+      parts.push({ type: 'reasoning', reasoning: entry });
     }
   }
-  return { text, refusal, toolCalls, reasoning };
+  return { text, refusal, toolCalls, reasoning, parts };
 }
 
 /** Throw unless the response finished normally. A missing status (some compatible servers) counts as completed. */
@@ -104,6 +123,7 @@ export function responseToModelResponse(response: Response): ModelResponse {
     text: content.text,
     toolCalls: content.toolCalls,
     reasoning: content.reasoning,
+    parts: content.parts,
     usage: responsesUsage(response.usage),
     responseId: response.id ?? null,
     model: response.model ?? null,

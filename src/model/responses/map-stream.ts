@@ -3,8 +3,8 @@
 // fill in anything a compatible server did not stream (so message-done is always complete).
 // Every accumulated or replaced string is size-checked before it is kept (response-limits.ts).
 
-import type { Response, ResponseFunctionToolCall, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import type { ModelReasoning, ModelStreamEvent, ModelToolCall } from '../ir.js';
+import type { Response, ResponseFunctionToolCall, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { ModelContentPart, ModelReasoning, ModelStreamEvent, ModelToolCall } from '../ir.js';
 import { streamFailureError } from '../map-sdk-error.js';
 import { ModelError } from '../model-error.js';
 import { ResponseSizeGuard, type ResponseLimits } from '../response-limits.js';
@@ -38,6 +38,8 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
   /** Finished reasoning items, and the size of what has streamed of them so far. */
   private readonly reasoning: ModelReasoning[] = [];
   private reasoningChars = 0;
+  /** Finished output items by position, for servers whose final response lists no output. */
+  private readonly doneItems = new Map<number, ResponseOutputItem>();
   private done = false;
   private readonly guard: ResponseSizeGuard;
 
@@ -105,6 +107,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
         break;
       }
       case 'response.output_item.done':
+        if (typeof event.output_index === 'number') this.doneItems.set(event.output_index, event.item);
         if (event.item.type === 'function_call') {
           const slot = this.findSlot(event.item.id ?? null, event.output_index) ?? this.startCall(event.item, event.output_index, events);
           this.endCall(slot, event.item.arguments, events);
@@ -185,6 +188,39 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     this.reasoning.push(entry);
   }
 
+  /**
+   * The answer's parts in output order (a message's `phase` with its text), from the final output
+   * or the finished items. Only when they agree with what streamed (text, calls in order, reasoning
+   * count); otherwise the plain order stands.
+   */
+  private orderedParts(response: Response | undefined, toolCalls: readonly ModelToolCall[]): { parts?: ModelContentPart[] } {
+    const listed = response?.output ?? [];
+    const items = listed.length > 0 ? listed : [...this.doneItems.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
+    const { parts } = readOutput(items);
+    let text = '';
+    let call = 0;
+    let reasoning = 0;
+    const resolved: ModelContentPart[] = [];
+    for (const part of parts) {
+      if (part.type === 'text') {
+        text += part.text;
+        resolved.push(part);
+      } else if (part.type === 'tool-call') {
+        const streamed = toolCalls[call];
+        if (streamed?.id !== part.call.id) return {};
+        call += 1;
+        resolved.push({ type: 'tool-call', call: streamed });
+      } else {
+        const entry = this.reasoning[reasoning];
+        if (entry === undefined) return {};
+        reasoning += 1;
+        resolved.push({ type: 'reasoning', reasoning: entry });
+      }
+    }
+    if (text !== this.text || call !== toolCalls.length || reasoning !== this.reasoning.length) return {};
+    return { parts: resolved };
+  }
+
   private replaceArguments(slot: ToolCallSlot, value: string): void {
     this.guard.arguments(slot.index, slot.name, value.length);
     slot.arguments = value;
@@ -220,6 +256,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
       text: this.text,
       toolCalls,
       reasoning: [...this.reasoning],
+      ...this.orderedParts(response, toolCalls),
       usage,
       responseId: this.responseId,
       model: this.model,

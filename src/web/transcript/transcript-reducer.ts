@@ -239,6 +239,20 @@ export function reduceTurnAt(turn: TranscriptTurn, fact: TranscriptFact, at: str
       };
       return { ...turn, entries: [...turn.entries, notice] };
     }
+    case 'stream_retry': {
+      // The broken attempt's streamed text is void: it leaves the transcript, a notice says so.
+      const entries = turn.entries.filter(
+        (entry) => !((entry.kind === 'assistant' && entry.role === 'streaming') || (entry.kind === 'reasoning' && entry.streaming)),
+      );
+      const notice: TranscriptEntry = {
+        kind: 'notice',
+        key: `stream-retry-${fact.round}-${fact.attempt}`,
+        tone: 'warning',
+        title: `Retrying (stream interrupted) ${fact.attempt}/${fact.maxAttempts}`,
+        text: `The stream broke after it had started (${fact.error.message}); the ${fact.discardedChars} characters it had shown are discarded and the round is asked again in ${(fact.delayMs / 1000).toFixed(1)} s.`,
+      };
+      return { ...turn, entries: [...entries, notice], outcome: withPhase(turn, 'waiting') };
+    }
     case 'message_committed': {
       if (fact.text.trim() === '') return { ...turn, callsOpen: false };
       const entry: TranscriptEntry = {
