@@ -39,7 +39,10 @@ export interface ModelToolCall {
   /** Provider call id (Chat: `tool_calls[].id`, Responses: `call_id`, Anthropic: `tool_use.id`). */
   id: string;
   name: string;
-  /** The raw JSON argument string exactly as the model produced it. */
+  /**
+   * The raw JSON argument string exactly as the model produced it (a server that sent a JSON object
+   * instead of a string gives that object's JSON text).
+   */
   arguments: string;
   /**
    * Fields the provider put on the call beyond id, name and arguments (Gemini's

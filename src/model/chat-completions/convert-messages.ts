@@ -8,7 +8,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ModelMessage, ModelRequest, ModelToolDefinition } from '../ir.js';
 import { wireParameters } from '../strict-schema.js';
-import { callFieldsFor, reasoningFieldsFor } from './chat-reasoning.js';
+import { argumentsText, callFieldsFor, reasoningFieldsFor } from './chat-reasoning.js';
 
 /** Optional fields a strict server refused; the request is built without them (see the gateway). */
 export type OmittableField = 'stream_options' | 'reasoning';
@@ -48,7 +48,7 @@ export function toChatMessage(
           ...callFieldsFor(call),
           id: call.id,
           type: 'function' as const,
-          function: { name: call.name, arguments: call.arguments },
+          function: { name: call.name, arguments: argumentsText(call.arguments) },
         })),
       };
     case 'tool':

@@ -6,7 +6,7 @@ import type { ModelResponse, ModelToolCall, Usage } from '../ir.js';
 import { ModelError } from '../model-error.js';
 import { normalizeUsage } from '../normalize-usage.js';
 import { successfulResponse } from '../successful-response.js';
-import { ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
+import { argumentsText, ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
 
 /** Normalize a Chat `usage` object. `prompt_tokens` already includes cached tokens. */
 export function chatUsage(raw: unknown): Usage | null {
@@ -50,7 +50,7 @@ export function chatCompletionToResponse(completion: ChatCompletion): ModelRespo
     if (call.type !== 'function') {
       throw new ModelError('RESPONSE_FAILED', `The provider returned a tool call of unsupported type ${JSON.stringify(call.type)}.`);
     }
-    const converted: ModelToolCall = { id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' };
+    const converted: ModelToolCall = { id: call.id, name: call.function.name, arguments: argumentsText(call.function.arguments) };
     const extras = extraCallFields(call);
     if (extras !== null) converted.providerFields = { format: 'chat', fields: extras };
     toolCalls.push(converted);

@@ -8,7 +8,7 @@ import { ModelError } from '../model-error.js';
 import { ResponseSizeGuard, type ResponseLimits } from '../response-limits.js';
 import type { StreamMapper } from '../run-call.js';
 import { closingEvents, successfulResponse } from '../successful-response.js';
-import { ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
+import { argumentsText, ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
 import { chatUsage, checkChatEnding } from './convert-response.js';
 
 interface ToolCallSlot {
@@ -123,7 +123,8 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
     if (extras !== null) slot.extras = { ...slot.extras, ...extras };
     const name = delta.function?.name;
     if (name && !slot.started) slot.name = name;
-    const piece = delta.function?.arguments ?? '';
+    // A server that sends arguments as a JSON object sends the whole object in one delta.
+    const piece = argumentsText(delta.function?.arguments);
     this.guard.arguments(slot.index, slot.name, slot.arguments.length + piece.length);
     slot.arguments += piece;
     if (!slot.started) {
