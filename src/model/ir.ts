@@ -18,7 +18,8 @@ export type ProviderFields = { [key: string]: unknown };
  * - chat: `state` is `{ field }` (`reasoning_content` for DeepSeek, xAI, Qwen, llama.cpp;
  *   `reasoning` for OpenRouter, Ollama, newer vLLM), plus `reasoning_details` when the provider sent
  *   them; sent back on the assistant messages of a turn that called tools. `null` state: shown only,
- *   never sent back (Mistral's thinking chunks).
+ *   never sent back (Mistral's thinking chunks). `{ inlineThink }`: a `<think>` block that led the
+ *   content (MiniMax), sent back in front of the content on every request.
  * - anthropic: `state` is the `thinking` (with `signature`) or `redacted_thinking` block as
  *   received, sent back unchanged before the tool_use blocks.
  */

@@ -135,7 +135,8 @@ export class ChatReasoningCollector {
 export function reasoningFieldsFor(reasoning: readonly ModelReasoning[] | undefined): ProviderFields {
   const fields: ProviderFields = {};
   for (const entry of reasoning ?? []) {
-    if (entry.format !== 'chat' || entry.state === null) continue;
+    // A think block goes back inside the content (inline-think.ts), never in a field.
+    if (entry.format !== 'chat' || entry.state === null || typeof entry.state.inlineThink === 'string') continue;
     const field =
       typeof entry.state?.field === 'string' && (REASONING_FIELDS as readonly string[]).includes(entry.state.field)
         ? entry.state.field

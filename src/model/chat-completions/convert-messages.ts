@@ -9,6 +9,7 @@ import type {
 import type { ModelMessage, ModelRequest, ModelToolDefinition } from '../ir.js';
 import { wireParameters } from '../strict-schema.js';
 import { argumentsText, callFieldsFor, REASONING_FIELDS, reasoningFieldsFor } from './chat-reasoning.js';
+import { inlineThinkFor } from './inline-think.js';
 
 /** Optional fields a strict server refused; the request is built without them (see the gateway). */
 export type OmittableField = 'stream_options' | 'reasoning';
@@ -30,10 +31,12 @@ export function toChatMessage(
       return { role: 'system', content: message.content };
     case 'user':
       return { role: 'user', content: message.content };
-    case 'assistant':
+    case 'assistant': {
+      // A leading <think> block (MiniMax) goes back in the content exactly as it came, on every message.
+      const content = inlineThinkFor(message.reasoning) + message.content;
       if (message.toolCalls.length === 0) {
-        if (!withReasoning) return { role: 'assistant', content: message.content };
-        return { ...reasoningFieldsFor(message.reasoning), role: 'assistant', content: message.content } as ChatCompletionMessageParam;
+        if (!withReasoning) return { role: 'assistant', content };
+        return { ...reasoningFieldsFor(message.reasoning), role: 'assistant', content } as ChatCompletionMessageParam;
       }
       // Reasoning (DeepSeek's reasoning_content…) and per-call provider fields (Gemini's
       // thought signature) go back on the message that carries the calls; the SDK's types do not
@@ -43,7 +46,7 @@ export function toChatMessage(
         role: 'assistant',
         // The API's own replies carry null content beside tool calls; some compatible servers
         // reject an empty string there.
-        content: message.content === '' ? null : message.content,
+        content: content === '' ? null : content,
         tool_calls: message.toolCalls.map((call) => ({
           ...callFieldsFor(call),
           id: call.id,
@@ -51,6 +54,7 @@ export function toChatMessage(
           function: { name: call.name, arguments: argumentsText(call.arguments) },
         })),
       };
+    }
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
   }

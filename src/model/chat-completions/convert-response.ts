@@ -7,6 +7,7 @@ import { ModelError } from '../model-error.js';
 import { normalizeUsage } from '../normalize-usage.js';
 import { successfulResponse } from '../successful-response.js';
 import { argumentsText, ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
+import { splitInlineThink, withInlineThink } from './inline-think.js';
 
 /** Normalize a Chat `usage` object. `prompt_tokens` already includes cached tokens. */
 export function chatUsage(raw: unknown): Usage | null {
@@ -60,10 +61,11 @@ export function chatCompletionToResponse(completion: ChatCompletion): ModelRespo
   // Mistral's reasoning models answer with content chunks: thinking beside text.
   const chunks = readContentChunks(message?.content);
   if (chunks !== null) reasoning.addThinking(chunks.thinking);
+  const split = splitInlineThink(chunks !== null ? chunks.text : (message?.content ?? ''));
   return successfulResponse({
-    text: chunks !== null ? chunks.text : (message?.content ?? ''),
+    text: split.text,
     toolCalls,
-    reasoning: reasoning.result(),
+    reasoning: withInlineThink(reasoning.result(), split.reasoning),
     usage: chatUsage(completion.usage),
     responseId: completion.id ?? null,
     model: completion.model ?? null,
