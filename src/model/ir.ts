@@ -18,7 +18,8 @@ export type ProviderFields = { [key: string]: unknown };
  * - chat: `state` is `{ field }` (`reasoning_content` for DeepSeek, xAI, Qwen, llama.cpp;
  *   `reasoning` for OpenRouter, Ollama, newer vLLM), plus `reasoning_details` when the provider sent
  *   them; sent back on the assistant messages of a turn that called tools. `null` state: shown only,
- *   never sent back (Mistral's thinking chunks).
+ *   never sent back (Mistral's thinking chunks). `{ inlineThink }`: a `<think>` block that led the
+ *   content (MiniMax), sent back in front of the content on every request.
  * - anthropic: `state` is the `thinking` (with `signature`) or `redacted_thinking` block as
  *   received, sent back unchanged in its place among the text and tool_use blocks.
  */
@@ -39,7 +40,10 @@ export interface ModelToolCall {
   /** Provider call id (Chat: `tool_calls[].id`, Responses: `call_id`, Anthropic: `tool_use.id`). */
   id: string;
   name: string;
-  /** The raw JSON argument string exactly as the model produced it. */
+  /**
+   * The raw JSON argument string exactly as the model produced it (a server that sent a JSON object
+   * instead of a string gives that object's JSON text).
+   */
   arguments: string;
   /**
    * Fields the provider put on the call beyond id, name and arguments (Gemini's

@@ -127,6 +127,16 @@ const OPEN: Group = {
   asOf: '2026-11',
 };
 
+// Open-weights models their makers also serve by API. Windows and output caps from the model pages
+// as hosts quote them; no price, because the first-party price pages could not be read to confirm
+// one (third-party listings disagree): set `pricing` in config for the host you use.
+const OPEN_API: Group = {
+  provider: 'open-weights',
+  source:
+    'Moonshot (platform.moonshot.ai), Z.ai (docs.z.ai/guides/llm/glm-4.7) and MiniMax (platform.minimax.io/docs/guides/models-intro) model pages, as quoted by hosts (Vercel AI Gateway, Venice, OpenClaw); prices unconfirmed',
+  asOf: '2026-12',
+};
+
 const RETIRED_XAI = 'Retired by xAI on 2026-05-15.';
 const DEEPSEEK_ALIAS =
   'From 2026-04-26 DeepSeek listed this name as an alias of deepseek-v4-flash (1M context, 384K output) at this price, and scheduled ' +
@@ -284,6 +294,17 @@ export const BUILT_IN_MODELS: readonly ModelEntry[] = [
     ['deepseek-coder-v2', 131_072, 8_192],
     ['phi-4', 16_384, 4_096],
     ['phi4', 16_384, 4_096],
+  ]),
+
+  ...models(OPEN_API, [
+    [
+      'kimi-k2.5',
+      262_144,
+      32_768,
+      { reasoning: 'effort', caching: 'automatic', note: 'No output cap confirmed: 32,768 is a reserve, not the limit.' },
+    ],
+    ['glm-4.7', 200_000, 128_000, { reasoning: 'effort', caching: 'automatic' }],
+    ['minimax-m2.1', 204_800, 131_072, { reasoning: 'always', caching: 'automatic' }],
   ]),
 
   ...models(DEEPSEEK, [

@@ -25,6 +25,25 @@ export function normalizeModelName(name: string): string {
 }
 
 /**
+ * The form names are compared in: a dot between two digits is a dash. Providers write one version
+ * both ways (Anthropic's `claude-haiku-4-5`, OpenRouter's `anthropic/claude-haiku-4.5`; OpenAI's
+ * `gpt-5.1`), and compared as written, `claude-haiku-4.5` found the shorter `claude-haiku-4` entry.
+ */
+function comparable(name: string): string {
+  return name.replace(/(\d)\.(?=\d)/g, '$1-');
+}
+
+/**
+ * Whether catalog name `prefix` (comparable form) names `name` or a variant of it. A prefix that
+ * ends in a digit must not run on into another digit: `gpt-4-1` (gpt-4.1) is not a prefix of
+ * `gpt-4-1106-preview`, nor `claude-haiku-4` of `claude-haiku-45`.
+ */
+function namesPrefix(name: string, prefix: string): boolean {
+  if (!name.startsWith(prefix)) return false;
+  return !(/\d$/.test(prefix) && /^\d/.test(name.slice(prefix.length)));
+}
+
+/**
  * What may follow a catalog name and still be the same model at the same price: dated snapshots
  * (`-2025-08-07`, `-20250929`, `-2411`, `-0709`), `-latest`, and preview/experimental tags.
  * Anything else (`gpt-5.5`, `o3-mini`, `grok-4-fast`) is a different model: it gets the family's
@@ -66,16 +85,17 @@ function copyEntry(entry: ModelEntry): ModelEntry {
 
 /** The longest catalog prefix of the normalized name, or the documented default. */
 export function lookupModel(name: string): ModelLookup {
-  const normalized = normalizeModelName(name);
+  const normalized = comparable(normalizeModelName(name));
   let best: ModelEntry | null = null;
   for (const candidate of BUILT_IN_MODELS) {
-    if (normalized.startsWith(candidate.name) && (best === null || candidate.name.length > best.name.length)) best = candidate;
+    const candidateName = comparable(candidate.name);
+    if (namesPrefix(normalized, candidateName) && (best === null || candidateName.length > comparable(best.name).length)) best = candidate;
   }
   if (best === null) {
     const entry = defaultEntry(name);
     return { entry, matched: null, exact: false, limits: { contextWindow: entry.contextWindow, maxOutputTokens: entry.maxOutputTokens } };
   }
-  const exact = SAME_MODEL_SUFFIX.test(normalized.slice(best.name.length));
+  const exact = SAME_MODEL_SUFFIX.test(normalized.slice(comparable(best.name).length));
   const entry = copyEntry(best);
   if (!exact) entry.pricing = null;
   return { entry, matched: best.name, exact, limits: { contextWindow: entry.contextWindow, maxOutputTokens: entry.maxOutputTokens } };
@@ -153,12 +173,12 @@ export function findModelOverride(
   overrides: Readonly<Record<string, ModelOverride>>,
   model: string,
 ): { key: string; override: ModelOverride } | null {
-  const name = normalizeModelName(model);
+  const name = comparable(normalizeModelName(model));
   let best: { key: string; normalized: string; override: ModelOverride } | null = null;
   for (const [key, override] of Object.entries(overrides)) {
-    const normalizedKey = normalizeModelName(key);
+    const normalizedKey = comparable(normalizeModelName(key));
     if (name === normalizedKey || key.trim().toLowerCase() === model.trim().toLowerCase()) return { key, override };
-    if (name.startsWith(normalizedKey) && (best === null || normalizedKey.length > best.normalized.length))
+    if (namesPrefix(name, normalizedKey) && (best === null || normalizedKey.length > best.normalized.length))
       best = { key, normalized: normalizedKey, override };
   }
   return best === null ? null : { key: best.key, override: best.override };

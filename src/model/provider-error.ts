@@ -339,10 +339,21 @@ export interface ClassifiedProviderError extends ProviderErrorDetails {
   requestedWaitMs: number | null;
 }
 
+/**
+ * Whether a failure means the request must shrink, for an HTTP answer (`status`) and for an error
+ * inside an open stream (`status` null) alike: OpenAI reports one request larger than the whole
+ * per-minute limit as a 429 before the stream, and as a failed response inside it (Codex saw
+ * "stream disconnected before completion: Request too large for … Limit 200000, Requested 208334").
+ * Overflow wording on 401/403/429 is not trusted (a rate limit may mention tokens).
+ */
+export function saysRequestTooLarge(status: number | null, text: string): boolean {
+  if (status === 413) return true;
+  if (largerThanRateLimit(text)) return true;
+  return status !== 401 && status !== 403 && status !== 429 && looksLikeContextOverflow(text);
+}
+
 function codeFor(status: number, text: string, labels: ReadonlySet<string>): ModelErrorCode {
-  if (status === 413) return 'CONTEXT_OVERFLOW';
-  if (status !== 401 && status !== 403 && status !== 429 && looksLikeContextOverflow(text)) return 'CONTEXT_OVERFLOW';
-  if (status === 429 && largerThanRateLimit(text)) return 'CONTEXT_OVERFLOW';
+  if (saysRequestTooLarge(status, text)) return 'CONTEXT_OVERFLOW';
   if (status === 401 || status === 403 || (status === 400 && AUTH_PATTERN.test(text))) return 'AUTH_FAILED';
   if (status === 402 || [...labels].some((label) => QUOTA_LABELS.has(label))) return 'QUOTA_EXCEEDED';
   if (status !== 429 && looksLikeServerMisconfiguration(text)) return 'PROVIDER_MISCONFIGURED';
@@ -404,7 +415,7 @@ export function classifyProviderError(input: ProviderErrorInput): ClassifiedProv
 
 /** What an error object inside an open stream means: overflow and a misconfigured server keep their own codes. */
 export function classifyStreamFailure(text: string): 'CONTEXT_OVERFLOW' | 'PROVIDER_MISCONFIGURED' | 'RESPONSE_FAILED' {
-  if (looksLikeContextOverflow(text)) return 'CONTEXT_OVERFLOW';
+  if (saysRequestTooLarge(null, text)) return 'CONTEXT_OVERFLOW';
   if (looksLikeServerMisconfiguration(text)) return 'PROVIDER_MISCONFIGURED';
   return 'RESPONSE_FAILED';
 }

@@ -28,8 +28,22 @@ export function summaryRequests(provider: FakeProvider): CapturedRequest[] {
   return provider.requests.filter(isSummaryRequest);
 }
 
-/** The conversation items of a captured request, normalized across the wire APIs. */
+/**
+ * The conversation items of a captured request, normalized across the wire APIs. Consecutive user
+ * texts are one entry, joined by a blank line: the Chat dialect sends them so (strict chat templates
+ * refuse two user messages in a row), and Anthropic's turn holds them as one user turn.
+ */
 export function sentMessages(request: CapturedRequest): Array<{ kind: string; text: string }> {
+  const out: Array<{ kind: string; text: string }> = [];
+  for (const entry of wireEntries(request)) {
+    const last = out[out.length - 1];
+    if (entry.kind === 'user' && last?.kind === 'user') last.text = `${last.text}\n\n${entry.text}`;
+    else out.push({ ...entry });
+  }
+  return out;
+}
+
+function wireEntries(request: CapturedRequest): Array<{ kind: string; text: string }> {
   const body = request.body;
   if (request.wireApi === 'anthropic') {
     // System blocks first, then each content block of each turn (thinking blocks are not items).

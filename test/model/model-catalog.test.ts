@@ -294,3 +294,58 @@ test('Claude 5 models get their 1M window and 128K output (the anthropic wire de
     assert.equal(entry.maxOutputTokens, 128_000, name);
   }
 });
+
+describe('model names written with dots or dashes (OpenRouter ids)', () => {
+  // OpenRouter writes Anthropic's versions with dots (https://openrouter.ai/anthropic/claude-haiku-4.5:
+  // "anthropic/claude-haiku-4.5"), Anthropic with dashes (claude-haiku-4-5-20251001).
+  test('find the entry of the same model, whichever way the version is written', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ['anthropic/claude-haiku-4.5', 'claude-haiku-4-5', true],
+      ['claude-haiku-4-5-20251001', 'claude-haiku-4-5', true],
+      ['anthropic/claude-sonnet-4.5', 'claude-sonnet-4-5', true],
+      ['anthropic/claude-opus-4.1', 'claude-opus-4-1', true],
+      ['anthropic/claude-3.5-haiku', 'claude-3-5-haiku', true],
+      ['anthropic/claude-3.7-sonnet', 'claude-3-7-sonnet', true],
+      ['openai/gpt-4.1-mini', 'gpt-4.1-mini', true],
+      ['gpt-5.1', 'gpt-5.1', true],
+      ['x-ai/grok-4.20', 'grok-4.20', true],
+      ['google/gemini-2.5-flash', 'gemini-2.5-flash', true],
+      ['qwen2.5-coder:7b', 'qwen2.5', false],
+    ];
+    for (const [name, matched, exact] of cases) {
+      const found = lookupModel(name);
+      assert.equal(found.matched, matched, name);
+      assert.equal(found.exact, exact, name);
+    }
+    assert.equal(lookupModel('anthropic/claude-haiku-4.5').entry.pricing?.inputPerMillion, 1);
+  });
+
+  test('a version number does not run on into another one', () => {
+    // gpt-4-1106-preview is a GPT-4 Turbo snapshot, not GPT-4.1 (compared as gpt-4-1…).
+    assert.equal(lookupModel('gpt-4-1106-preview').matched, 'gpt-4');
+    assert.equal(lookupModel('claude-haiku-45').matched, 'claude-');
+  });
+
+  test('config overrides match the same way', () => {
+    const found = resolveModel('anthropic/claude-haiku-4.5', { 'claude-haiku-4-5': override({ contextWindow: 123_456 }) });
+    assert.equal(found.overrideKey, 'claude-haiku-4-5');
+    assert.equal(found.entry.contextWindow, 123_456);
+  });
+
+  test('knows Kimi K2.5, GLM-4.7 and MiniMax-M2.1, as their makers and OpenRouter name them', () => {
+    const cases: Array<[string, number, number]> = [
+      ['kimi-k2.5', 262_144, 32_768],
+      ['moonshotai/kimi-k2.5', 262_144, 32_768],
+      ['glm-4.7', 200_000, 128_000],
+      ['z-ai/glm-4.7', 200_000, 128_000],
+      ['MiniMax-M2.1', 204_800, 131_072],
+      ['minimax/minimax-m2.1', 204_800, 131_072],
+    ];
+    for (const [name, window, output] of cases) {
+      const found = lookupModel(name);
+      assert.notEqual(found.matched, null, name);
+      assert.equal(found.limits.contextWindow, window, name);
+      assert.equal(found.limits.maxOutputTokens, output, name);
+    }
+  });
+});

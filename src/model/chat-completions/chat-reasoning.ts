@@ -47,6 +47,17 @@ export function readContentChunks(content: unknown): { text: string; thinking: s
   return { text, thinking };
 }
 
+/**
+ * A tool call's arguments as the IR's JSON text. OpenAI sends a string; llama-server started with
+ * `--tool-args-object` (ggml-org/llama.cpp#20202) and some vLLM tool parsers send the JSON value
+ * itself, which string concatenation would turn into "[object Object]" (and send back so).
+ */
+export function argumentsText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value) ?? '';
+}
+
 /** A tool call's fields beyond the standard ones, or null when it has none. */
 export function extraCallFields(call: unknown): ProviderFields | null {
   if (!isRecord(call)) return null;
@@ -124,7 +135,8 @@ export class ChatReasoningCollector {
 export function reasoningFieldsFor(reasoning: readonly ModelReasoning[] | undefined): ProviderFields {
   const fields: ProviderFields = {};
   for (const entry of reasoning ?? []) {
-    if (entry.format !== 'chat' || entry.state === null) continue;
+    // A think block goes back inside the content (inline-think.ts), never in a field.
+    if (entry.format !== 'chat' || entry.state === null || typeof entry.state.inlineThink === 'string') continue;
     const field =
       typeof entry.state?.field === 'string' && (REASONING_FIELDS as readonly string[]).includes(entry.state.field)
         ? entry.state.field

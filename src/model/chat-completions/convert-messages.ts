@@ -8,7 +8,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ModelMessage, ModelRequest, ModelToolDefinition } from '../ir.js';
 import { wireParameters } from '../strict-schema.js';
-import { callFieldsFor, reasoningFieldsFor } from './chat-reasoning.js';
+import { argumentsText, callFieldsFor, REASONING_FIELDS, reasoningFieldsFor } from './chat-reasoning.js';
+import { inlineThinkFor } from './inline-think.js';
 
 /** Optional fields a strict server refused; the request is built without them (see the gateway). */
 export type OmittableField = 'stream_options' | 'reasoning';
@@ -30,10 +31,12 @@ export function toChatMessage(
       return { role: 'system', content: message.content };
     case 'user':
       return { role: 'user', content: message.content };
-    case 'assistant':
+    case 'assistant': {
+      // A leading <think> block (MiniMax) goes back in the content exactly as it came, on every message.
+      const content = inlineThinkFor(message.reasoning) + message.content;
       if (message.toolCalls.length === 0) {
-        if (!withReasoning) return { role: 'assistant', content: message.content };
-        return { ...reasoningFieldsFor(message.reasoning), role: 'assistant', content: message.content } as ChatCompletionMessageParam;
+        if (!withReasoning) return { role: 'assistant', content };
+        return { ...reasoningFieldsFor(message.reasoning), role: 'assistant', content } as ChatCompletionMessageParam;
       }
       // Reasoning (DeepSeek's reasoning_content…) and per-call provider fields (Gemini's
       // thought signature) go back on the message that carries the calls; the SDK's types do not
@@ -43,14 +46,15 @@ export function toChatMessage(
         role: 'assistant',
         // The API's own replies carry null content beside tool calls; some compatible servers
         // reject an empty string there.
-        content: message.content === '' ? null : message.content,
+        content: content === '' ? null : content,
         tool_calls: message.toolCalls.map((call) => ({
           ...callFieldsFor(call),
           id: call.id,
           type: 'function' as const,
-          function: { name: call.name, arguments: call.arguments },
+          function: { name: call.name, arguments: argumentsText(call.arguments) },
         })),
       };
+    }
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
   }
@@ -90,6 +94,53 @@ function toolTurnAssistants(messages: readonly ModelMessage[]): Set<number> {
   return marked;
 }
 
+/** A wire message as plain fields: the reasoning fields some servers take are not in the SDK's types. */
+type WireMessage = { role: string } & Record<string, unknown>;
+
+/** Two texts as one, a blank line between; an empty side adds nothing. */
+function joinText(a: unknown, b: unknown): string | null {
+  const parts = [a, b].filter((part): part is string => typeof part === 'string' && part !== '');
+  return parts.length === 0 ? null : parts.join('\n\n');
+}
+
+/** Two consecutive assistant messages as one: text, reasoning fields and calls in order. */
+function mergeAssistant(a: WireMessage, b: WireMessage): WireMessage {
+  const merged: WireMessage = { ...a, ...b };
+  const calls = [...((a.tool_calls as unknown[] | undefined) ?? []), ...((b.tool_calls as unknown[] | undefined) ?? [])];
+  // Null beside calls, as the API's own replies have it; '' for a message that had only text.
+  merged.content = joinText(a.content, b.content) ?? (calls.length > 0 ? null : '');
+  if (calls.length > 0) merged.tool_calls = calls;
+  for (const field of REASONING_FIELDS) {
+    const text = joinText(a[field], b[field]);
+    if (text !== null) merged[field] = text;
+  }
+  const details = [...((a.reasoning_details as unknown[] | undefined) ?? []), ...((b.reasoning_details as unknown[] | undefined) ?? [])];
+  if (details.length > 0) merged.reasoning_details = details;
+  return merged;
+}
+
+/**
+ * Consecutive messages of one role become one. Chat templates of Mistral (served by vLLM or
+ * llama.cpp) and Gemma raise "Conversation roles must alternate user/assistant/user/assistant/..."
+ * for two user messages in a row, which is what a compacted history ([system, user(summary),
+ * user(prompt)]) and a resumed turn (every kept user message) are. Tool messages are never merged:
+ * each answers its own call id. The IR and the session keep the messages apart; only the wire joins them.
+ */
+export function mergeConsecutiveRoles(messages: readonly ChatCompletionMessageParam[]): ChatCompletionMessageParam[] {
+  const out: WireMessage[] = [];
+  for (const message of messages as unknown as readonly WireMessage[]) {
+    const last = out[out.length - 1];
+    if (last === undefined || last.role !== message.role || message.role === 'tool') {
+      out.push(message);
+    } else if (message.role === 'assistant') {
+      out[out.length - 1] = mergeAssistant(last, message);
+    } else {
+      out[out.length - 1] = { ...last, content: joinText(last.content, message.content) ?? '' };
+    }
+  }
+  return out as unknown as ChatCompletionMessageParam[];
+}
+
 export function buildChatRequest<Stream extends boolean>(
   request: ModelRequest,
   stream: Stream,
@@ -99,7 +150,7 @@ export function buildChatRequest<Stream extends boolean>(
   const withReasoning = omit.has('reasoning') ? new Set<number>() : toolTurnAssistants(request.messages);
   const body: ChatCompletionCreateParamsNonStreaming = {
     model: request.model,
-    messages: request.messages.map((message, index) => toChatMessage(message, withReasoning.has(index))),
+    messages: mergeConsecutiveRoles(request.messages.map((message, index) => toChatMessage(message, withReasoning.has(index)))),
   };
   const tools = request.tools ?? [];
   if (tools.length > 0) {

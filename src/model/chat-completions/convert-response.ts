@@ -7,7 +7,8 @@ import { describeContentFilter } from '../content-filter.js';
 import { ModelError } from '../model-error.js';
 import { normalizeUsage } from '../normalize-usage.js';
 import { successfulResponse } from '../successful-response.js';
-import { ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
+import { argumentsText, ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
+import { splitInlineThink, withInlineThink } from './inline-think.js';
 
 /** Normalize a Chat `usage` object. `prompt_tokens` already includes cached tokens. */
 export function chatUsage(raw: unknown): Usage | null {
@@ -60,7 +61,7 @@ export function chatCompletionToResponse(completion: ChatCompletion): ModelRespo
     if (call.type !== 'function') {
       throw new ModelError('RESPONSE_FAILED', `The provider returned a tool call of unsupported type ${JSON.stringify(call.type)}.`);
     }
-    const converted: ModelToolCall = { id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' };
+    const converted: ModelToolCall = { id: call.id, name: call.function.name, arguments: argumentsText(call.function.arguments) };
     const extras = extraCallFields(call);
     if (extras !== null) converted.providerFields = { format: 'chat', fields: extras };
     toolCalls.push(converted);
@@ -70,10 +71,11 @@ export function chatCompletionToResponse(completion: ChatCompletion): ModelRespo
   // Mistral's reasoning models answer with content chunks: thinking beside text.
   const chunks = readContentChunks(message?.content);
   if (chunks !== null) reasoning.addThinking(chunks.thinking);
+  const split = splitInlineThink(chunks !== null ? chunks.text : (message?.content ?? ''));
   return successfulResponse({
-    text: chunks !== null ? chunks.text : (message?.content ?? ''),
+    text: split.text,
     toolCalls,
-    reasoning: reasoning.result(),
+    reasoning: withInlineThink(reasoning.result(), split.reasoning),
     usage: chatUsage(completion.usage),
     responseId: completion.id ?? null,
     model: completion.model ?? null,

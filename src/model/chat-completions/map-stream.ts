@@ -8,8 +8,9 @@ import { ModelError } from '../model-error.js';
 import { ResponseSizeGuard, type ResponseLimits } from '../response-limits.js';
 import type { StreamMapper } from '../run-call.js';
 import { closingEvents, successfulResponse } from '../successful-response.js';
-import { ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
+import { argumentsText, ChatReasoningCollector, extraCallFields, readContentChunks } from './chat-reasoning.js';
 import { chatUsage, checkChatEnding } from './convert-response.js';
+import { InlineThinkSplitter, type InlineThinkPiece, withInlineThink } from './inline-think.js';
 
 interface ToolCallSlot {
   /** Position in the assistant message: the IR index. */
@@ -44,6 +45,9 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
   private model: string | null = null;
   private readonly slots: ToolCallSlot[] = [];
   private readonly reasoning = new ChatReasoningCollector();
+  /** A leading `<think>` block in the content (MiniMax): shown as reasoning, sent back as it came. */
+  private readonly think = new InlineThinkSplitter();
+  private thinkChars = 0;
   private readonly slotByWireIndex = new Map<number, ToolCallSlot>();
   private readonly guard: ResponseSizeGuard;
 
@@ -84,11 +88,7 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
       events.push({ type: 'reasoning-delta', delta: chunks.thinking });
     }
     const content = chunks !== null ? chunks.text : delta.content;
-    if (typeof content === 'string' && content !== '') {
-      this.guard.text(this.text.length + content.length + this.refusal.length);
-      this.text += content;
-      events.push({ type: 'text-delta', delta: content });
-    }
+    if (typeof content === 'string' && content !== '') this.pushContent(this.think.push(content), events);
     if (typeof delta.refusal === 'string') {
       this.guard.text(this.text.length + this.refusal.length + delta.refusal.length);
       this.refusal += delta.refusal;
@@ -103,6 +103,19 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
       checkChatEnding(this.finishReason, this.refusal, this.filterResults);
     }
     return events;
+  }
+
+  private pushContent(piece: InlineThinkPiece, events: ModelStreamEvent[]): void {
+    if (piece.reasoning !== '') {
+      this.thinkChars += piece.reasoning.length;
+      this.guard.reasoning(this.reasoning.size + this.thinkChars);
+      events.push({ type: 'reasoning-delta', delta: piece.reasoning });
+    }
+    if (piece.text !== '') {
+      this.guard.text(this.text.length + piece.text.length + this.refusal.length);
+      this.text += piece.text;
+      events.push({ type: 'text-delta', delta: piece.text });
+    }
   }
 
   private pushToolCall(delta: ToolCallDelta, events: ModelStreamEvent[]): void {
@@ -128,7 +141,8 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
     if (extras !== null) slot.extras = { ...slot.extras, ...extras };
     const name = delta.function?.name;
     if (name && !slot.started) slot.name = name;
-    const piece = delta.function?.arguments ?? '';
+    // A server that sends arguments as a JSON object sends the whole object in one delta.
+    const piece = argumentsText(delta.function?.arguments);
     this.guard.arguments(slot.index, slot.name, slot.arguments.length + piece.length);
     slot.arguments += piece;
     if (!slot.started) {
@@ -148,6 +162,7 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
       throw new ModelError('STREAM_INTERRUPTED', 'The stream ended before the model finished (no finish_reason was sent).');
     }
     const events: ModelStreamEvent[] = [];
+    this.pushContent(this.think.finish(), events);
     const toolCalls: ModelToolCall[] = [];
     for (const slot of this.slots) {
       if (!slot.started) {
@@ -162,7 +177,7 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
     const response = successfulResponse({
       text: this.text,
       toolCalls,
-      reasoning: this.reasoning.result(),
+      reasoning: withInlineThink(this.reasoning.result(), this.think.reasoning()),
       usage: this.usage,
       responseId: this.responseId,
       model: this.model,
