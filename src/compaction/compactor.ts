@@ -42,6 +42,11 @@ export interface CompactionTuning {
   pruneMinimumTokens: number | null;
   /** Tokens each request carries outside history (tool schemas), added to full estimates. */
   overheadTokens: number;
+  /**
+   * Ask for the summary in the live form first (the conversation plus a closing instruction, a
+   * prompt-cache hit), the transcript form as the fallback. Off: the transcript form only.
+   */
+  liveSummary: boolean;
 }
 
 export const DEFAULT_COMPACTION_TUNING: CompactionTuning = {
@@ -53,6 +58,7 @@ export const DEFAULT_COMPACTION_TUNING: CompactionTuning = {
   retryBaseDelayMs: 500,
   pruneMinimumTokens: null,
   overheadTokens: 0,
+  liveSummary: true,
 };
 
 export interface CompactionSettings extends CompactionTuning {
@@ -217,7 +223,10 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
   };
 
   const summarize = async (state: LoopState, episode: Episode): Promise<SummaryCompaction> => {
+    // After an overflow the conversation itself is what does not fit: straight to the transcript form.
+    const live = full && settings.liveSummary && episode.trigger !== 'overflow' && state.nextRequest ? state.nextRequest() : null;
     const context: SummarizerContext = {
+      liveRequest: live,
       gateway: deps.gateway,
       counter,
       signal: state.signal,
@@ -231,6 +240,12 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
     const result = await summarizeHistory(state.history, summarizerSettings(settings), context, [settings.instructions]);
     const omitted =
       result.omittedItems > 0 ? ` ${result.omittedItems} of the oldest items were left out of the summarizer's input to make it fit.` : '';
+    const form =
+      result.form === 'live'
+        ? ' Summarized from the live conversation.'
+        : result.liveFallback === null
+          ? ''
+          : ` Summarized from a transcript: the live form failed (${result.liveFallback}).`;
     const entry: SummaryCompaction = {
       kind: 'summary',
       compactionId: result.compactionId,
@@ -240,7 +255,7 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       tokensAfter: result.estimateAfter + settings.overheadTokens,
       itemsRemoved: result.itemsRemoved,
       itemsKept: result.itemsKept,
-      reason: episode.reason + omitted,
+      reason: episode.reason + omitted + form,
       estimated: episode.estimated,
       summary: result.summary,
       userBudgetTokens: settings.userBudgetTokens,

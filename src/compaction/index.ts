@@ -70,7 +70,9 @@ export {
 export {
   DEFAULT_TRANSCRIPT_CLIP_CHARS,
   SUMMARY_REQUEST_CLOSING,
+  buildLiveSummaryRequest,
   buildSummaryRequest,
+  cleanSummary,
   clipMiddle,
   estimateRequestTokens,
   fitSummaryRequest,
@@ -78,6 +80,7 @@ export {
   summaryInstructions,
   summaryTemplate,
   transcriptUnits,
+  type SummaryForm,
   type SummaryRequest,
   type SummaryRequestInput,
 } from './summary-request.js';

@@ -118,6 +118,7 @@ export function testSettings(overrides: Partial<CompactionSettings> = {}): Compa
     retryBaseDelayMs: 1,
     pruneMinimumTokens: null,
     overheadTokens: 0,
+    liveSummary: true,
     model: 'test-model',
     contextWindow: 100_000,
     maxOutputTokens: 8_000,

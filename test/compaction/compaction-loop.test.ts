@@ -38,11 +38,18 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const summaries = summaryRequests(run.provider);
       assert.equal(summaries.length, 1, 'one summary call for one threshold crossing');
 
-      // The summary request: non-streaming, no tools and no tool_choice on the wire.
+      // The summary request is the live conversation: non-streaming, the same tools, the last
+      // round's messages as its prefix, then the instruction; tool calls forbidden where that costs
+      // no cache (Chat and Responses `tool_choice: "none"`; Anthropic keeps `auto`, see below).
       const body = summaries[0]!.body;
-      assert.equal('tools' in body, false);
-      assert.equal('tool_choice' in body, false);
       assert.notEqual(body.stream, true);
+      assert.deepEqual(body.tools, turnRequests(run.provider)[1]!.body.tools);
+      assert.deepEqual(body.tool_choice, wireApi === 'anthropic' ? { type: 'auto' } : 'none');
+      const lastRound = sentMessages(turnRequests(run.provider)[1]!);
+      const summarySent = sentMessages(summaries[0]!);
+      assert.deepEqual(summarySent.slice(0, lastRound.length), lastRound);
+      assert.equal(summarySent.at(-1)!.kind, 'user');
+      assert.ok(summarySent.at(-1)!.text.startsWith('You are compacting the working history of a coding agent: the conversation above.'));
 
       // The request after compaction carries the summary and the user prompt, and nothing else.
       const after = turnRequests(run.provider)[2]!;
@@ -66,7 +73,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(event.itemsKept, 1);
       assert.ok(event.tokensBefore >= 5000 && event.tokensBefore > 4020, String(event.tokensBefore));
       assert.ok(event.tokensAfter < 100, String(event.tokensAfter));
-      assert.equal(event.reason, `Reported token usage ${event.tokensBefore} reached the compaction threshold 5000.`);
+      assert.equal(
+        event.reason,
+        `Reported token usage ${event.tokensBefore} reached the compaction threshold 5000. Summarized from the live conversation.`,
+      );
 
       // The summary call counts in the run's totals under its own stage, and is recorded.
       assert.equal(run.terminal.usage.byStage.compaction?.inputTokens, 700);
@@ -100,7 +110,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const [event] = compactedEvents(run.events);
       assert.ok(event, 'compacted');
       assert.equal(event.estimated, true);
-      assert.match(event.reason, /^Estimated token count \d+ reached the compaction threshold 5000\.$/);
+      assert.match(
+        event.reason,
+        /^Estimated token count \d+ reached the compaction threshold 5000\. Summarized from the live conversation\.$/,
+      );
       assert.equal(summaryRequests(run.provider).length, 1);
       assert.equal(run.terminal.usage.calls, turnRequests(run.provider).length + 1);
     });
@@ -146,15 +159,15 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(run.terminal.type === 'run_succeeded' && run.terminal.answer, 'Finished anyway.');
-      // 3 episodes × 2 attempts, then nothing more.
-      assert.equal(summaryRequests(run.provider).length, 6);
+      // 3 episodes × (the live form once, then 2 attempts at the transcript form), then nothing more.
+      assert.equal(summaryRequests(run.provider).length, 9);
       const codes = warnings(run.events).map((warning) => warning.code);
       assert.deepEqual(codes, ['COMPACTION_FAILED', 'COMPACTION_FAILED', 'COMPACTION_FAILED', 'COMPACTION_DISABLED']);
       assert.match(warnings(run.events)[0]!.message, /summaries are broken today/);
       assert.equal(run.hooks?.disabled, true);
       assert.equal(compactedEvents(run.events).length, 0);
       // Failed summary calls still count as calls in the run's totals.
-      assert.equal(run.terminal.usage.calls, turnRequests(run.provider).length + 6);
+      assert.equal(run.terminal.usage.calls, turnRequests(run.provider).length + 9);
     });
 
     test('Cheap pass first: eliding old tool outputs alone gets under the threshold, so no summary call is made', async () => {
@@ -213,7 +226,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(run.terminal.type, 'run_succeeded');
       const summaries = summaryRequests(run.provider);
       assert.equal(summaries.length, 2);
-      assert.ok(summaries[1]!.rawBody.includes('<previous_summary>\\nsummary number 1\\n</previous_summary>'));
+      // The live form sends the conversation as it is, the first summary in its place; the
+      // instruction asks for it to be merged.
+      const second = sentMessages(summaries[1]!);
+      assert.ok(second.some((message) => message.text.startsWith(COMPACTION_SUMMARY_PREFIX) && message.text.includes('summary number 1')));
+      assert.match(second.at(-1)!.text, /merge it into your new summary/);
       const kept = run.history.filter((item) => item.type === 'compaction_summary');
       assert.deepEqual(kept, [{ type: 'compaction_summary', compactionId: 'cmp-2', summary: 'summary number 2' }]);
     });

@@ -314,7 +314,8 @@ describe('breaker across turns', () => {
       });
       const first = await world.turn(runner, 'first', null);
       assert.equal(first.terminal, 'run_succeeded');
-      assert.equal(summaryRequests(world.provider).length, 3);
+      // Three failed episodes, each the live form and then the transcript form.
+      assert.equal(summaryRequests(world.provider).length, 6);
       assert.equal(replaySession(await world.records(first.sessionId)).autoCompactionDisabled, true);
 
       script.turns.push(
@@ -323,7 +324,7 @@ describe('breaker across turns', () => {
       );
       const second = await world.turn(runner, 'second', 'last');
       assert.equal(second.terminal, 'run_succeeded');
-      assert.equal(summaryRequests(world.provider).length, 3, 'no more attempts in the next turn');
+      assert.equal(summaryRequests(world.provider).length, 6, 'no more attempts in the next turn');
       assert.ok(second.events.some((event) => event.type === 'warning' && event.code === 'COMPACTION_DISABLED'));
 
       failing = false;
