@@ -117,6 +117,7 @@ export function testSettings(overrides: Partial<CompactionSettings> = {}): Compa
     summaryAttempts: 2,
     retryBaseDelayMs: 1,
     pruneMinimumTokens: null,
+    pruneProtectTokens: null,
     overheadTokens: 0,
     liveSummary: true,
     model: 'test-model',
@@ -124,6 +125,8 @@ export function testSettings(overrides: Partial<CompactionSettings> = {}): Compa
     maxOutputTokens: 8_000,
     threshold: 5_000,
     instructions: null,
+    pricing: null,
+    promptCaching: null,
     warnings: [],
     ...overrides,
   };

@@ -170,7 +170,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         assert.equal(first.terminal, 'run_succeeded');
         assert.equal(summaryRequests(world.provider).length, 0);
 
-        const compacting = await world.open();
+        // The cheap pass would do here (every output is in one old turn); this is about the summary.
+        const compacting = await world.open({
+          compactionTuning: { retryBaseDelayMs: 1, summaryAttempts: 1, pruneMinimumTokens: 1_000_000 },
+        });
         const before = world.provider.requests.length;
         script.turns.push({ text: 'Small now.' });
         const second = await world.turn(compacting, 'second prompt', 'last');

@@ -44,6 +44,8 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const run = await runWithCompaction({
         wireApi,
         tools: [bigOutputTool(2_000)],
+        // The cheap pass is tested elsewhere; here the crossing must be summarized.
+        settings: testSettings({ pruneMinimumTokens: 1_000_000 }),
         whenExhausted: scriptedWithSummaries([...rounds, { text: 'Done.', usage: null }], () => ({ text: SUMMARY })),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
