@@ -16,6 +16,7 @@
 //   the tools, events, output and every later request use the replacement.
 // Persistence, compaction and UIs hang off `observer` and `compaction`; the model call is injected.
 
+import { createHash } from 'node:crypto';
 import {
   DEFAULT_RETRY_POLICY,
   ModelError,
@@ -25,8 +26,10 @@ import {
   resolveRetryPolicy,
   sleepAbortable,
   type ModelGateway,
+  type ModelRequest,
   type ModelToolCall,
   type ModelResponse,
+  type ModelToolDefinition,
   type ReasoningEffort,
   type RetryPolicy,
   type Sleep,
@@ -54,6 +57,11 @@ export interface LoopState {
   /** Count a model call made outside the loop (e.g. a summary request) in the run's totals. */
   recordUsage(stage: UsageStage, usage: Usage | null): void;
   commit(items: readonly ResponseItem[]): Promise<void>;
+  /**
+   * The request the next round would send from the history as it is now: the live summary request
+   * is built on it, so it shares the rounds' cached prefix. Absent outside a sampling loop.
+   */
+  nextRequest?(): ModelRequest;
 }
 
 /** Context management hooks; the loop calls them only at safe boundaries. */
@@ -135,6 +143,7 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
     emit,
     recordUsage: (stage, value) => usage.add(stage, value),
     commit,
+    nextRequest: () => roundRequest(options, history),
   };
   const finish = (event: TerminalRunEvent): TerminalRunEvent => {
     emit(event);
@@ -232,6 +241,25 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
 }
 
 /**
+ * OpenAI's `prompt_cache_key` for a session: a digest, so the session id itself never leaves the
+ * machine, short enough for the field's limit, the same on every round and after a resume.
+ */
+export function promptCacheKey(sessionId: string): string {
+  return `gb-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
+}
+
+function roundRequest(options: SamplingLoopOptions, history: readonly ResponseItem[]): ModelRequest & { tools: ModelToolDefinition[] } {
+  return {
+    model: options.model,
+    messages: itemsToModelMessages(history),
+    tools: options.tools.definitions(),
+    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+    ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
+    promptCacheKey: promptCacheKey(options.sessionId),
+  };
+}
+
+/**
  * Stream one round. Returns the completed response, or null when cancelled. On a context
  * overflow it lets the compaction hook shrink history and retries the round once.
  */
@@ -246,13 +274,7 @@ async function sampleRound(
   const maxStreamRetries = options.streamRetry?.maxRetries ?? DEFAULT_STREAM_RETRIES;
   const retryPolicy = resolveRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...options.streamRetry?.policy });
   for (;;) {
-    const request = {
-      model: options.model,
-      messages: itemsToModelMessages(state.history),
-      tools: options.tools.definitions(),
-      ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-      ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
-    };
+    const request = roundRequest(options, state.history);
     emit({
       type: 'model_requested',
       round: state.round,

@@ -53,8 +53,12 @@ export function applySummaryCompaction(
 export const PRUNED_OUTPUT_MARKER = '[Tool output elided to save context:';
 /** Outputs shorter than this are left alone: the placeholder would save next to nothing. */
 export const PRUNE_MIN_OUTPUT_CHARS = 600;
-/** The cheap pass never touches this many most recent user turns. */
-export const PROTECTED_USER_TURNS = 2;
+/**
+ * The cheap pass never touches the outputs of this many most recent rounds (a round: one batch of
+ * calls and their outputs). Counted in rounds, not user turns: an agentic turn runs for a hundred
+ * rounds, and protecting its user turn protected everything in it.
+ */
+export const PROTECTED_ROUNDS = 1;
 const PLACEHOLDER_ARGUMENT_CHARS = 240;
 
 export function isPrunedOutput(item: ResponseItem): boolean {
@@ -81,28 +85,52 @@ export function prunedOutputPlaceholder(output: FunctionCallOutputItem, callArgu
   );
 }
 
-/** Where the protected tail starts: the N-th most recent user message (or the first one, or 0). */
-function protectedFrom(history: readonly ResponseItem[], protectedTurns: number): number {
-  const users: number[] = [];
+/**
+ * Index of the first call of each round: a call not directly after another call (the loop
+ * commits a round's calls together, then their outputs).
+ */
+export function roundStarts(history: readonly ResponseItem[]): number[] {
+  const starts: number[] = [];
   history.forEach((item, index) => {
-    if (item.type === 'message' && item.role === 'user') users.push(index);
+    if (item.type === 'function_call' && history[index - 1]?.type !== 'function_call') starts.push(index);
   });
-  if (users.length === 0) return 0;
-  return (users.length >= protectedTurns ? users[users.length - protectedTurns] : users[0]) ?? 0;
+  return starts;
+}
+
+/**
+ * Where the protected tail starts: the earlier of the N-th most recent round and the first output
+ * after the one where the most recent outputs pass `protectTokens` (as opencode's pruning counts:
+ * the output that crosses the budget is the newest one given up).
+ */
+function protectedFrom(history: readonly ResponseItem[], rounds: number, protectTokens: number): number {
+  const starts = roundStarts(history);
+  const from = rounds > 0 && starts.length > 0 ? starts[Math.max(0, starts.length - rounds)]! : history.length;
+  if (protectTokens <= 0) return from;
+  let spent = 0;
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    const item = history[index]!;
+    if (item.type === 'function_call_output') spent += cheapItemTokens(item);
+    if (spent > protectTokens) return Math.min(from, index + 1);
+  }
+  return 0;
 }
 
 export interface PruneSelection {
-  protectedUserTurns?: number;
+  /** Most recent rounds never touched; default `PROTECTED_ROUNDS`. */
+  protectedRounds?: number;
+  /** Most recent tool output, in (chars / 4) tokens, never touched; default 0. */
+  protectTokens?: number;
   minOutputChars?: number;
 }
 
 /**
- * The outputs the cheap pass may elide: large, not yet elided, and older than the protected
- * recent user turns. A call id that also occurs in the protected tail is skipped, because the
- * transform works by id and must not reach into the tail.
+ * The outputs the cheap pass may elide: large, not yet elided, and older than the protected tail
+ * (the most recent rounds and the most recent `protectTokens` of output). A call id that also
+ * occurs in the protected tail is skipped, because the transform works by id and must not reach
+ * into the tail.
  */
 export function selectPruneCandidates(history: readonly ResponseItem[], selection: PruneSelection = {}): string[] {
-  const from = protectedFrom(history, selection.protectedUserTurns ?? PROTECTED_USER_TURNS);
+  const from = protectedFrom(history, selection.protectedRounds ?? PROTECTED_ROUNDS, selection.protectTokens ?? 0);
   const minChars = selection.minOutputChars ?? PRUNE_MIN_OUTPUT_CHARS;
   const inTail = new Set<string>();
   for (const item of history.slice(from)) {

@@ -5,9 +5,10 @@
 // `persist`) before the in-memory history is replaced, so the file never lags the live state.
 
 import { randomUUID } from 'node:crypto';
-import type { ModelError, ModelGateway, Usage } from '../model/index.js';
+import type { ModelError, ModelGateway, ModelPricing, PromptCaching, Usage } from '../model/index.js';
 import type { CompactionHooks, LoopState, ModelCallRecord, ResponseItem, RunEvent } from '../agent/index.js';
-import { applyPrune, DEFAULT_USER_BUDGET_TOKENS, selectPruneCandidates } from './apply-compaction.js';
+import { applyPrune, DEFAULT_USER_BUDGET_TOKENS, PROTECTED_ROUNDS, roundStarts, selectPruneCandidates } from './apply-compaction.js';
+import { pruneEconomics } from './prune-economics.js';
 import {
   historyCompactedEvent,
   type CompactionEntry,
@@ -40,8 +41,15 @@ export interface CompactionTuning {
   retryBaseDelayMs: number;
   /** The cheap pass is used only if it reclaims at least this much; default max(1000, 5 % of the threshold). */
   pruneMinimumTokens: number | null;
+  /** The most recent tool output the cheap pass never touches; default min(40,000, 25 % of the threshold). */
+  pruneProtectTokens: number | null;
   /** Tokens each request carries outside history (tool schemas), added to full estimates. */
   overheadTokens: number;
+  /**
+   * Ask for the summary in the live form first (the conversation plus a closing instruction, a
+   * prompt-cache hit), the transcript form as the fallback. Off: the transcript form only.
+   */
+  liveSummary: boolean;
 }
 
 export const DEFAULT_COMPACTION_TUNING: CompactionTuning = {
@@ -52,7 +60,9 @@ export const DEFAULT_COMPACTION_TUNING: CompactionTuning = {
   summaryAttempts: 3,
   retryBaseDelayMs: 500,
   pruneMinimumTokens: null,
+  pruneProtectTokens: null,
   overheadTokens: 0,
+  liveSummary: true,
 };
 
 export interface CompactionSettings extends CompactionTuning {
@@ -65,6 +75,9 @@ export interface CompactionSettings extends CompactionTuning {
   instructions: string | null;
   /** Shown once, at the first check (e.g. the model is not in the catalog). */
   warnings: SettingsWarning[];
+  /** The model's price and caching, for the cheap pass's cost rule (prune-economics.ts); null: not known. */
+  pricing: ModelPricing | null;
+  promptCaching: PromptCaching | null;
 }
 
 /** Settings for the hooks from resolved config, with optional tuning on top. */
@@ -82,6 +95,8 @@ export function compactionSettings(resolved: ResolvedCompaction, tuning: Partial
     threshold: resolved.threshold,
     instructions: resolved.instructions,
     warnings: resolved.warnings,
+    pricing: resolved.modelEntry.pricing,
+    promptCaching: resolved.modelEntry.promptCaching,
   };
 }
 
@@ -151,6 +166,7 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
   const sleep = deps.sleep ?? abortableSleep;
   const makeId = deps.newCompactionId ?? newId;
   const pruneMinimum = settings.pruneMinimumTokens ?? Math.max(1_000, Math.round(settings.threshold * 0.05));
+  const protectTokens = settings.pruneProtectTokens ?? Math.min(40_000, Math.round(settings.threshold * 0.25));
   let disabled = deps.disabled === true;
   let consecutiveFailures = 0;
   let warned = false;
@@ -192,32 +208,78 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
     }
   };
 
-  /** The cheap pass. `minimum` 1 means "anything at all" (the fallback after a failed summary). */
-  const prune = async (state: LoopState, episode: Episode, minimum: number): Promise<PruneCompaction | null> => {
-    const ids = selectPruneCandidates(state.history);
-    if (ids.length === 0) return null;
+  /** Median tokens of the most recent rounds (up to five): what a round adds, robust to one huge output. */
+  const growthPerRound = async (history: readonly ResponseItem[]): Promise<number> => {
+    const starts = roundStarts(history).slice(-6);
+    const sizes: number[] = [];
+    for (let i = 0; i < starts.length; i += 1) {
+      const end = starts[i + 1] ?? history.length;
+      sizes.push(await counter.current(history.slice(starts[i], end)));
+    }
+    if (sizes.length === 0) return 0;
+    sizes.sort((a, b) => a - b);
+    return sizes[Math.floor(sizes.length / 2)]!;
+  };
+
+  /**
+   * The cheap pass. Normally used only when it brings the context under the threshold (else a
+   * summary follows and the elision only broke the cache) and pays for the cache miss it causes;
+   * returns why not in `declined`. `fallback` (after a failed summary, the alternative being an
+   * overflow): whatever it reclaims, the latest round included, no cost rule.
+   */
+  const prune = async (
+    state: LoopState,
+    episode: Episode,
+    fallback: boolean,
+  ): Promise<{ entry: PruneCompaction | null; declined: string | null }> => {
+    const ids = selectPruneCandidates(state.history, { protectedRounds: fallback ? 0 : PROTECTED_ROUNDS, protectTokens });
+    if (ids.length === 0) return { entry: null, declined: null };
     const pruned = applyPrune(state.history, ids);
     const reclaimed = (await counter.current(state.history)) - (await counter.current(pruned));
-    if (reclaimed < minimum) return null;
+    const tokensAfter = Math.max(0, episode.tokensBefore - reclaimed);
+    let economics = '';
+    if (!fallback) {
+      if (reclaimed < pruneMinimum) return { entry: null, declined: null };
+      if (tokensAfter >= settings.threshold) {
+        return { entry: null, declined: `Eliding old tool outputs would leave about ${tokensAfter} tokens, still over the threshold.` };
+      }
+      const elided = new Set(ids);
+      const first = pruned.findIndex((item) => item.type === 'function_call_output' && elided.has(item.callId));
+      const verdict = pruneEconomics({
+        savedTokens: reclaimed,
+        missedTokens: await counter.current(pruned.slice(first)),
+        growthPerRound: await growthPerRound(state.history),
+        requestTokens: tokensAfter,
+        pricing: settings.pricing,
+        promptCaching: settings.promptCaching,
+      });
+      if (!verdict.prune) return { entry: null, declined: verdict.reason };
+      economics = ` ${verdict.reason}`;
+    } else if (reclaimed < 1) {
+      return { entry: null, declined: null };
+    }
     const entry: PruneCompaction = {
       kind: 'prune',
       compactionId: makeId(),
       trigger: episode.trigger,
       phase: episode.phase,
       tokensBefore: episode.tokensBefore,
-      tokensAfter: Math.max(0, episode.tokensBefore - reclaimed),
+      tokensAfter,
       itemsRemoved: ids.length,
       itemsKept: state.history.length - ids.length,
-      reason: `${episode.reason} Elided ${ids.length} old tool output${ids.length === 1 ? '' : 's'}, about ${reclaimed} tokens, without a model call.`,
+      reason: `${episode.reason} Elided ${ids.length} old tool output${ids.length === 1 ? '' : 's'}, about ${reclaimed} tokens, without a model call.${economics}`,
       estimated: episode.estimated,
       prunedCallIds: ids,
     };
     await install(state, entry, pruned);
-    return entry;
+    return { entry, declined: null };
   };
 
   const summarize = async (state: LoopState, episode: Episode): Promise<SummaryCompaction> => {
+    // After an overflow the conversation itself is what does not fit: straight to the transcript form.
+    const live = full && settings.liveSummary && episode.trigger !== 'overflow' && state.nextRequest ? state.nextRequest() : null;
     const context: SummarizerContext = {
+      liveRequest: live,
       gateway: deps.gateway,
       counter,
       signal: state.signal,
@@ -231,6 +293,12 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
     const result = await summarizeHistory(state.history, summarizerSettings(settings), context, [settings.instructions]);
     const omitted =
       result.omittedItems > 0 ? ` ${result.omittedItems} of the oldest items were left out of the summarizer's input to make it fit.` : '';
+    const form =
+      result.form === 'live'
+        ? ' Summarized from the live conversation.'
+        : result.liveFallback === null
+          ? ''
+          : ` Summarized from a transcript: the live form failed (${result.liveFallback}).`;
     const entry: SummaryCompaction = {
       kind: 'summary',
       compactionId: result.compactionId,
@@ -240,7 +308,7 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       tokensAfter: result.estimateAfter + settings.overheadTokens,
       itemsRemoved: result.itemsRemoved,
       itemsKept: result.itemsKept,
-      reason: episode.reason + omitted,
+      reason: episode.reason + omitted + form,
       estimated: episode.estimated,
       summary: result.summary,
       userBudgetTokens: settings.userBudgetTokens,
@@ -251,23 +319,15 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
 
   /** One compaction episode. Returns whether the history changed. */
   const compact = async (state: LoopState, episode: Episode): Promise<boolean> => {
-    let changed = false;
     let current = episode;
-    if (full) {
-      const pruned = await prune(state, episode, pruneMinimum);
-      if (pruned) {
-        changed = true;
-        // After an overflow our estimates are evidently off: do not trust them to stop here.
-        if (pruned.tokensAfter < settings.threshold && episode.trigger !== 'overflow') {
-          consecutiveFailures = 0;
-          return true;
-        }
-        current = {
-          ...episode,
-          tokensBefore: pruned.tokensAfter,
-          reason: `${episode.reason} The cheap pass left about ${pruned.tokensAfter} tokens, so the history is summarized too.`,
-        };
+    // After an overflow a summary is needed whatever the estimates say: they were evidently off.
+    if (full && episode.trigger !== 'overflow') {
+      const pruned = await prune(state, episode, false);
+      if (pruned.entry) {
+        consecutiveFailures = 0;
+        return true;
       }
+      if (pruned.declined !== null) current = { ...episode, reason: `${episode.reason} ${pruned.declined}` };
     }
     try {
       const entry = await summarize(state, current);
@@ -279,9 +339,9 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       return true;
     } catch (error) {
       if (!(error instanceof CompactionFailure) || !full) throw error;
-      if (!changed)
-        changed =
-          (await prune(state, { ...current, reason: `${current.reason} ${error.message} Fell back to the cheap pass.` }, 1)) !== null;
+      const changed =
+        (await prune(state, { ...current, reason: `${current.reason} ${error.message} Fell back to the cheap pass.` }, true)).entry !==
+        null;
       fail(state, error.message);
       return changed;
     }

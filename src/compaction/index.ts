@@ -54,7 +54,8 @@ export {
 } from './compaction-entry.js';
 export {
   DEFAULT_USER_BUDGET_TOKENS,
-  PROTECTED_USER_TURNS,
+  PROTECTED_ROUNDS,
+  roundStarts,
   PRUNED_OUTPUT_MARKER,
   PRUNE_MIN_OUTPUT_CHARS,
   applyCompactionRecord,
@@ -67,10 +68,13 @@ export {
   type PruneSelection,
   type SummaryOptions,
 } from './apply-compaction.js';
+export { ASSUMED_CACHED_INPUT_RATIO, pruneEconomics, type PruneEconomics, type PruneEconomicsInput } from './prune-economics.js';
 export {
   DEFAULT_TRANSCRIPT_CLIP_CHARS,
   SUMMARY_REQUEST_CLOSING,
+  buildLiveSummaryRequest,
   buildSummaryRequest,
+  cleanSummary,
   clipMiddle,
   estimateRequestTokens,
   fitSummaryRequest,
@@ -78,6 +82,7 @@ export {
   summaryInstructions,
   summaryTemplate,
   transcriptUnits,
+  type SummaryForm,
   type SummaryRequest,
   type SummaryRequestInput,
 } from './summary-request.js';

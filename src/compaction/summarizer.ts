@@ -1,11 +1,15 @@
-// Asking the model for a summary, with the guards a production loop needs: a transcript that does
-// not fit is cut from the oldest end (whole exchanges only), failures are retried with backoff,
-// and a summary that would not shrink the history is refused rather than installed.
+// Asking the model for a summary, with the guards a production loop needs. The live form (the
+// conversation plus a closing instruction, read from the prompt cache) is tried once first when
+// the loop offers its next request and it fits; anything short of a usable summary from it (an
+// error, a refusal, a tool call, an empty answer) falls back to the transcript form at once. In
+// the transcript form, a transcript that does not fit is cut from the oldest end (whole exchanges
+// only), failures are retried with backoff, and a summary that would not shrink the history is
+// refused rather than installed.
 
-import { isModelError, type ModelGateway, type ModelResponse, type Usage } from '../model/index.js';
+import { isModelError, type ModelGateway, type ModelRequest, type ModelResponse, type Usage } from '../model/index.js';
 import type { ModelCallRecord, ResponseItem, RunEvent } from '../agent/index.js';
 import { applySummaryCompaction, countKeptItems } from './apply-compaction.js';
-import { fitSummaryRequest, summaryInstructions, type SummaryRequest } from './summary-request.js';
+import { buildLiveSummaryRequest, cleanSummary, estimateRequestTokens, fitSummaryRequest, summaryInstructions } from './summary-request.js';
 import type { TokenCounter } from './token-count.js';
 
 /** A compaction that did not produce a usable result; the run goes on without it. */
@@ -43,6 +47,11 @@ export interface SummarizerContext {
   onModelCall?(call: ModelCallRecord): void | Promise<void>;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   newCompactionId(): string;
+  /**
+   * The request the next round would send (the sampling loop's); given, the live form is tried
+   * first. Absent (manual compaction, overflow recovery, live form off): the transcript form only.
+   */
+  liveRequest?: ModelRequest | null;
 }
 
 export interface SummaryResult {
@@ -56,6 +65,10 @@ export interface SummaryResult {
   itemsKept: number;
   /** Transcript items left out because the request would not fit. */
   omittedItems: number;
+  /** Which form produced the summary. */
+  form: 'live' | 'transcript';
+  /** Why the live form was not used, when it was tried or wanted; null when it was used or not offered. */
+  liveFallback: string | null;
 }
 
 /** Output reserve when fitting the summarizer's input: summaries are short, windows may be small. */
@@ -67,9 +80,14 @@ export function backoffDelay(baseMs: number, attempt: number): number {
   return baseMs * 2 ** (attempt - 1);
 }
 
-async function callModel(context: SummarizerContext, fitted: SummaryRequest): Promise<ModelResponse> {
-  const { request } = fitted;
-  context.emit({ type: 'model_requested', round: context.round, stage: 'compaction', messageCount: request.messages.length, toolCount: 0 });
+async function callModel(context: SummarizerContext, request: ModelRequest): Promise<ModelResponse> {
+  context.emit({
+    type: 'model_requested',
+    round: context.round,
+    stage: 'compaction',
+    messageCount: request.messages.length,
+    toolCount: request.tools?.length ?? 0,
+  });
   const started = performance.now();
   const duration = (): number => Math.round(performance.now() - started);
   let response: ModelResponse;
@@ -125,11 +143,29 @@ export async function summarizeHistory(
 ): Promise<SummaryResult> {
   const instructions = summaryInstructions(extraInstructions);
   const maxInput = settings.contextWindow - outputReserve(settings);
-  const input = { model: settings.model, history, instructions, clipChars: settings.clipChars };
+  const live = context.liveRequest ?? null;
+  const input = {
+    model: settings.model,
+    history,
+    instructions,
+    clipChars: settings.clipChars,
+    ...(live?.promptCacheKey === undefined ? {} : { promptCacheKey: live.promptCacheKey }),
+  };
   let minDrop = 0;
   let lastError = 'no attempt was made';
   let summary: string | null = null;
   let omittedItems = 0;
+  let form: SummaryResult['form'] = 'transcript';
+  let liveFallback: string | null = null;
+  if (live !== null) {
+    const outcome = await tryLiveSummary(context, live, summaryInstructions(extraInstructions, 'live'), maxInput);
+    if (outcome.summary !== null) {
+      summary = outcome.summary;
+      form = 'live';
+    } else {
+      liveFallback = outcome.reason;
+    }
+  }
   for (let attempt = 1; attempt <= settings.attempts && summary === null; attempt += 1) {
     const fitted = fitSummaryRequest(input, maxInput, minDrop);
     if (fitted === null) {
@@ -139,8 +175,8 @@ export async function summarizeHistory(
       );
     }
     try {
-      const response = await callModel(context, fitted);
-      const text = response.text.trim();
+      const response = await callModel(context, fitted.request);
+      const text = cleanSummary(response.text);
       if (text !== '') {
         summary = text;
         omittedItems = fitted.omittedItems;
@@ -188,7 +224,40 @@ export async function summarizeHistory(
     itemsRemoved: history.length - itemsKept,
     itemsKept,
     omittedItems,
+    form,
+    liveFallback,
   };
+}
+
+/**
+ * One attempt at the live form. Returns the summary, or why the transcript form must be used: the
+ * conversation does not fit with the instruction added, the provider refused or failed, the model
+ * called a tool anyway (it was told not to, and the call is never run), or it answered nothing.
+ * Cancellation is rethrown.
+ */
+async function tryLiveSummary(
+  context: SummarizerContext,
+  live: ModelRequest,
+  instructions: string,
+  maxInput: number,
+): Promise<{ summary: string; reason: null } | { summary: null; reason: string }> {
+  const request = buildLiveSummaryRequest(live, instructions);
+  const estimate = estimateRequestTokens(request);
+  if (estimate > maxInput) {
+    return { summary: null, reason: `the conversation with the summary instruction (about ${estimate} tokens) does not fit` };
+  }
+  try {
+    const response = await callModel(context, request);
+    if (response.toolCalls.length > 0) {
+      return { summary: null, reason: `the model called ${response.toolCalls.map((call) => call.name).join(', ')} instead of summarizing` };
+    }
+    const text = cleanSummary(response.text);
+    if (text === '') return { summary: null, reason: 'the model returned an empty summary' };
+    return { summary: text, reason: null };
+  } catch (error) {
+    if (context.signal.aborted || (isModelError(error) && error.code === 'ABORTED')) throw error;
+    return { summary: null, reason: `the provider answered: ${(error as Error).message}` };
+  }
 }
 
 /** Resolves after `ms`, or rejects promptly when the signal aborts. */

@@ -1,6 +1,9 @@
-// The request that asks the model for a summary. It goes through the same gateway as every other
-// call, without tools (a summary must not act), with the structured template from
-// `prompts/summary-instructions.md` as the system message and the history as tagged data.
+// The requests that ask the model for a summary, in two forms. The live form is the conversation
+// itself, exactly as the next round would send it (same system prompt, same tools, same messages),
+// plus one closing user message with the summary instructions and `toolChoice: 'none'`: its whole
+// prefix is the one the rounds before it cached. The transcript form, the fallback, sends the
+// template as its own system message and the history re-serialised as tagged data, without tools;
+// nothing of it is ever cached. The sections (`prompts/summary-sections.md`) are the same in both.
 
 import { readFileSync } from 'node:fs';
 import type { ModelRequest } from '../model/index.js';
@@ -10,22 +13,56 @@ import { cheapTokenEstimate, ITEM_OVERHEAD_TOKENS } from './token-count.js';
 /** Each tool output (and call argument string) is clipped to this many characters in the transcript. */
 export const DEFAULT_TRANSCRIPT_CLIP_CHARS = 2_000;
 
-let template: string | null = null;
+const prompts = new Map<string, string>();
 
-/** The structured summary template, read once from its data file. */
-export function summaryTemplate(): string {
-  template ??= readFileSync(new URL('./prompts/summary-instructions.md', import.meta.url), 'utf8').trim();
-  return template;
+function prompt(name: string): string {
+  let text = prompts.get(name);
+  if (text === undefined) {
+    text = readFileSync(new URL(`./prompts/${name}`, import.meta.url), 'utf8').trim();
+    prompts.set(name, text);
+  }
+  return text;
+}
+
+export type SummaryForm = 'live' | 'transcript';
+
+/** The structured summary template of a form (the transcript form by default), read once from its data files. */
+export function summaryTemplate(form: SummaryForm = 'transcript'): string {
+  return `${prompt(`summary-intro-${form}.md`)}\n\n${prompt('summary-sections.md')}`;
 }
 
 /**
  * The template plus extra instructions (config `compaction.instructions`, `compact --instructions`).
  * Extras are added after the template, never instead of it: the sections must survive.
  */
-export function summaryInstructions(extra: readonly (string | null | undefined)[] = []): string {
+export function summaryInstructions(extra: readonly (string | null | undefined)[] = [], form: SummaryForm = 'transcript'): string {
   const additions = extra.map((text) => text?.trim() ?? '').filter((text) => text !== '');
-  if (additions.length === 0) return summaryTemplate();
-  return `${summaryTemplate()}\n\nAdditional instructions for this summary (they add to the above, they do not replace it):\n${additions.map((text) => `- ${text}`).join('\n')}`;
+  if (additions.length === 0) return summaryTemplate(form);
+  return `${summaryTemplate(form)}\n\nAdditional instructions for this summary (they add to the above, they do not replace it):\n${additions.map((text) => `- ${text}`).join('\n')}`;
+}
+
+/**
+ * The live form: the next round's request with the instructions as a closing user message. The
+ * tools stay (removing them would change the cached prefix) but may not be called, and the
+ * closing message is a one-off, so nothing after the cached prefix is written to an explicit cache.
+ */
+export function buildLiveSummaryRequest(live: ModelRequest, instructions: string): ModelRequest {
+  return {
+    ...live,
+    messages: [...live.messages, { role: 'user', content: instructions }],
+    toolChoice: 'none',
+    cacheWrite: 'prefix',
+  };
+}
+
+/**
+ * The summary as installed: a preamble before the first section heading ("Here is the summary:")
+ * is dropped, as the template asks. A text without any heading is kept as it is.
+ */
+export function cleanSummary(text: string): string {
+  const trimmed = text.trim();
+  const heading = /^## /m.exec(trimmed);
+  return heading === null ? trimmed : trimmed.slice(heading.index).trim();
 }
 
 const TAG_NAMES = 'transcript|previous_summary|user|assistant|tool_call|tool_output|note';
@@ -123,6 +160,7 @@ export interface SummaryRequestInput {
   clipChars?: number;
   /** Leave out this many of the oldest transcript units (previous summaries are never left out). */
   dropUnits?: number;
+  promptCacheKey?: string;
 }
 
 export interface SummaryRequest {
@@ -156,6 +194,9 @@ export function buildSummaryRequest(input: SummaryRequestInput): SummaryRequest 
       { role: 'system', content: input.instructions },
       { role: 'user', content: user },
     ],
+    // No later request starts like this one: an explicit cache write would be paid for nothing.
+    cacheWrite: 'none',
+    ...(input.promptCacheKey === undefined ? {} : { promptCacheKey: input.promptCacheKey }),
   };
   return {
     request,
@@ -167,10 +208,14 @@ export function buildSummaryRequest(input: SummaryRequestInput): SummaryRequest 
   };
 }
 
-/** The cheap size of a request, with a margin for the JSON escaping the wire adds. */
+/** The cheap size of a request (tool schemas and call arguments included), with a margin for the JSON escaping the wire adds. */
 export function estimateRequestTokens(request: ModelRequest): number {
   let tokens = 0;
-  for (const message of request.messages) tokens += cheapTokenEstimate(message.content) + ITEM_OVERHEAD_TOKENS;
+  for (const message of request.messages) {
+    tokens += cheapTokenEstimate(message.content) + ITEM_OVERHEAD_TOKENS;
+    if (message.role === 'assistant') for (const call of message.toolCalls) tokens += cheapTokenEstimate(call.name + call.arguments);
+  }
+  for (const tool of request.tools ?? []) tokens += cheapTokenEstimate(JSON.stringify(tool));
   return Math.ceil(tokens * 1.1);
 }
 

@@ -104,7 +104,29 @@ export interface ModelRequest {
   temperature?: number;
   /** Mapped by each dialect where the provider supports it; omitted: the provider's default. */
   reasoningEffort?: ReasoningEffort;
+  /**
+   * `none`: the tools stay offered (so the prompt prefix is the one the conversation cached) but
+   * the model is asked not to call them. Omitted: `auto`. Each dialect maps it where doing so does
+   * not cost the cache (see the Anthropic dialect).
+   */
+  toolChoice?: ToolChoice;
+  /**
+   * A stable per-session key; OpenAI routes requests with the same key to the machines that hold
+   * their prefix cache (`prompt_cache_key`). Dialects without such a field ignore it.
+   */
+  promptCacheKey?: string;
+  /**
+   * What an explicit prompt cache (Anthropic's `cache_control`) should write for this request.
+   * `extend` (default): the whole request, for the next round to read. `prefix`: the request ends
+   * in a one-off suffix (a summary instruction) no later request repeats, so only the prefix the
+   * previous rounds already wrote is marked, to be read, and nothing new is written. `none`: no
+   * later request shares anything with this one (a summary of a re-serialised transcript).
+   */
+  cacheWrite?: CacheWrite;
 }
+
+export type ToolChoice = 'auto' | 'none';
+export type CacheWrite = 'extend' | 'prefix' | 'none';
 
 /** Normalized token usage; `raw` keeps the provider's own object for audit. */
 export interface Usage {

@@ -139,8 +139,8 @@ describe('cheap pass (prune)', () => {
   test('elides old large outputs with a placeholder naming tool, arguments and size; keeps the pairing', () => {
     const history = transcript();
     const ids = selectPruneCandidates(history);
-    // c1 belongs to the third most recent user turn; c2 and c3 are in the two most recent.
-    assert.deepEqual(ids, ['c1']);
+    // c1 and c2 are older than the latest round; c3 is the latest round's.
+    assert.deepEqual(ids, ['c1', 'c2']);
     const pruned = applyPrune(history, ids);
     const elided = pruned[4]!;
     assert.equal(elided.type, 'function_call_output');
@@ -152,15 +152,31 @@ describe('cheap pass (prune)', () => {
     assert.equal(elided.type === 'function_call_output' && elided.callId, 'c1');
     // Everything else is the very same object.
     pruned.forEach((item, index) => {
-      if (index !== 4) assert.equal(item, history[index]);
+      if (index !== 4 && index !== 8) assert.equal(item, history[index]);
     });
   });
 
-  test('never touches the two most recent user turns', () => {
-    const history = [userMessage('only turn'), call('a'), output('a', big('a')), call('b'), output('b', big('b'))];
-    assert.deepEqual(selectPruneCandidates(history), []);
-    const two = [userMessage('one'), call('a'), output('a', big('a')), userMessage('two'), call('b'), output('b', big('b'))];
-    assert.deepEqual(selectPruneCandidates(two), []);
+  test('decides by rounds, not user turns: inside one long turn every round but the latest is a candidate (issue 23 item 12)', () => {
+    // The shape of the five real sessions issue 23 replayed: one prompt, then a hundred rounds.
+    const history: ResponseItem[] = [userMessage('only turn')];
+    for (let n = 0; n < 10; n += 1) history.push(assistant(`step ${n}`), call(`r${n}`), output(`r${n}`, big(`r${n}`)));
+    assert.deepEqual(
+      selectPruneCandidates(history),
+      Array.from({ length: 9 }, (_, n) => `r${n}`),
+    );
+    assert.deepEqual(selectPruneCandidates(history, { protectedRounds: 3 }).length, 7);
+    // A parallel batch is one round.
+    const batch = [userMessage('u'), call('a'), output('a', big('a')), call('b'), call('c'), output('b', big('b')), output('c', big('c'))];
+    assert.deepEqual(selectPruneCandidates(batch), ['a']);
+  });
+
+  test('protects the most recent protectTokens of output; the output that crosses the budget is the newest given up', () => {
+    const history: ResponseItem[] = [userMessage('u')];
+    for (let n = 0; n < 6; n += 1) history.push(call(`r${n}`), output(`r${n}`, big(`r${n}`, 4000)));
+    const each = cheapItemTokens(history[2]!);
+    // 2.5 outputs' worth: r5 and r4 are protected, r3 crosses the budget and may go.
+    assert.deepEqual(selectPruneCandidates(history, { protectTokens: Math.round(each * 2.5) }), ['r0', 'r1', 'r2', 'r3']);
+    assert.deepEqual(selectPruneCandidates(history, { protectTokens: each * 100 }), []);
   });
 
   test('skips small outputs, already elided outputs, and ids that recur in the protected tail', () => {
@@ -176,10 +192,12 @@ describe('cheap pass (prune)', () => {
       call('dup'),
       output('dup', big('dup again')),
       userMessage('u3'),
+      call('late'),
+      output('late', 'tiny'),
     ];
-    assert.deepEqual(selectPruneCandidates(history), ['keep']);
+    assert.deepEqual(selectPruneCandidates(history, { protectedRounds: 2 }), ['keep']);
     const once = applyPrune(history, ['keep']);
-    assert.deepEqual(selectPruneCandidates(once), []);
+    assert.deepEqual(selectPruneCandidates(once, { protectedRounds: 2 }), []);
     assert.deepEqual(applyPrune(once, ['keep']), once, 'pruning twice changes nothing');
   });
 

@@ -38,11 +38,18 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const summaries = summaryRequests(run.provider);
       assert.equal(summaries.length, 1, 'one summary call for one threshold crossing');
 
-      // The summary request: non-streaming, no tools and no tool_choice on the wire.
+      // The summary request is the live conversation: non-streaming, the same tools, the last
+      // round's messages as its prefix, then the instruction; tool calls forbidden where that costs
+      // no cache (Chat and Responses `tool_choice: "none"`; Anthropic keeps `auto`, see below).
       const body = summaries[0]!.body;
-      assert.equal('tools' in body, false);
-      assert.equal('tool_choice' in body, false);
       assert.notEqual(body.stream, true);
+      assert.deepEqual(body.tools, turnRequests(run.provider)[1]!.body.tools);
+      assert.deepEqual(body.tool_choice, wireApi === 'anthropic' ? { type: 'auto' } : 'none');
+      const lastRound = sentMessages(turnRequests(run.provider)[1]!);
+      const summarySent = sentMessages(summaries[0]!);
+      assert.deepEqual(summarySent.slice(0, lastRound.length), lastRound);
+      assert.equal(summarySent.at(-1)!.kind, 'user');
+      assert.ok(summarySent.at(-1)!.text.startsWith('You are compacting the working history of a coding agent: the conversation above.'));
 
       // The request after compaction carries the summary and the user prompt, and nothing else.
       const after = turnRequests(run.provider)[2]!;
@@ -66,7 +73,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(event.itemsKept, 1);
       assert.ok(event.tokensBefore >= 5000 && event.tokensBefore > 4020, String(event.tokensBefore));
       assert.ok(event.tokensAfter < 100, String(event.tokensAfter));
-      assert.equal(event.reason, `Reported token usage ${event.tokensBefore} reached the compaction threshold 5000.`);
+      assert.ok(
+        event.reason.startsWith(`Reported token usage ${event.tokensBefore} reached the compaction threshold 5000. `),
+        event.reason,
+      );
+      assert.ok(event.reason.endsWith(' Summarized from the live conversation.'), event.reason);
 
       // The summary call counts in the run's totals under its own stage, and is recorded.
       assert.equal(run.terminal.usage.byStage.compaction?.inputTokens, 700);
@@ -100,7 +111,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const [event] = compactedEvents(run.events);
       assert.ok(event, 'compacted');
       assert.equal(event.estimated, true);
-      assert.match(event.reason, /^Estimated token count \d+ reached the compaction threshold 5000\.$/);
+      assert.match(
+        event.reason,
+        /^Estimated token count \d+ reached the compaction threshold 5000\. .*Summarized from the live conversation\.$/,
+      );
       assert.equal(summaryRequests(run.provider).length, 1);
       assert.equal(run.terminal.usage.calls, turnRequests(run.provider).length + 1);
     });
@@ -146,35 +160,45 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       });
       assert.equal(run.terminal.type, 'run_succeeded');
       assert.equal(run.terminal.type === 'run_succeeded' && run.terminal.answer, 'Finished anyway.');
-      // 3 episodes × 2 attempts, then nothing more.
-      assert.equal(summaryRequests(run.provider).length, 6);
+      // 3 episodes × (the live form once, then 2 attempts at the transcript form), then nothing more.
+      assert.equal(summaryRequests(run.provider).length, 9);
       const codes = warnings(run.events).map((warning) => warning.code);
       assert.deepEqual(codes, ['COMPACTION_FAILED', 'COMPACTION_FAILED', 'COMPACTION_FAILED', 'COMPACTION_DISABLED']);
       assert.match(warnings(run.events)[0]!.message, /summaries are broken today/);
       assert.equal(run.hooks?.disabled, true);
-      assert.equal(compactedEvents(run.events).length, 0);
+      // Each failed episode fell back to the cheap pass (whatever it reclaims, no cost rule).
+      assert.deepEqual(
+        compactedEvents(run.events).map((event) => event.kind),
+        ['prune', 'prune', 'prune'],
+      );
+      assert.ok(compactedEvents(run.events).every((event) => /Fell back to the cheap pass/.test(event.reason)));
       // Failed summary calls still count as calls in the run's totals.
-      assert.equal(run.terminal.usage.calls, turnRequests(run.provider).length + 6);
+      assert.equal(run.terminal.usage.calls, turnRequests(run.provider).length + 9);
     });
 
-    test('Cheap pass first: eliding old tool outputs alone gets under the threshold, so no summary call is made', async () => {
+    test('Cheap pass first: eliding a stale large output gets under the threshold and pays for its cache miss, so no summary call is made', async () => {
+      // One 12,000-character output early in a long turn, then small rounds: eliding it saves
+      // ~3,000 tokens on each of the many rounds before the threshold comes back, against a miss
+      // on the small rounds after it.
       const history: ResponseItem[] = [
         systemMessage('You are a test agent.'),
         userMessage('first'),
         { type: 'function_call', callId: 'old', name: 'read_big', arguments: '{"label":"old"}' },
         { type: 'function_call_output', callId: 'old', name: 'read_big', output: filler('old:', 12_000), isError: false },
-        { type: 'message', role: 'assistant', content: 'Read it.', runtimeRole: 'final_response' },
-        userMessage('second'),
-        { type: 'function_call', callId: 'recent', name: 'read_big', arguments: '{"label":"recent"}' },
-        { type: 'function_call_output', callId: 'recent', name: 'read_big', output: filler('recent:', 1_200), isError: false },
-        { type: 'message', role: 'assistant', content: 'Read that too.', runtimeRole: 'final_response' },
       ];
+      for (let n = 0; n < 4; n += 1) {
+        history.push(
+          { type: 'function_call', callId: `s${n}`, name: 'read_big', arguments: `{"label":"s${n}"}` },
+          { type: 'function_call_output', callId: `s${n}`, name: 'read_big', output: filler(`s${n}:`, 300), isError: false },
+        );
+      }
+      history.push({ type: 'message', role: 'assistant', content: 'Read them.', runtimeRole: 'final_response' });
       const run = await runWithCompaction({
         wireApi,
         history,
         prompt: 'third',
         resumed: true,
-        settings: testSettings({ threshold: 2500 }),
+        settings: testSettings({ threshold: 3000 }),
         whenExhausted: scriptedWithSummaries([{ text: 'Answer.', usage: { input: 300, output: 3 } }], () => ({ text: SUMMARY })),
       });
       assert.equal(run.terminal.type, 'run_succeeded');
@@ -185,15 +209,47 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(event.phase, 'pre_turn');
       assert.equal(event.estimated, true);
       assert.equal(event.itemsRemoved, 1);
-      assert.ok(event.tokensAfter < 2500);
+      assert.ok(event.tokensAfter < 3000);
+      assert.match(event.reason, /Eliding pays for its cache miss \(saving .* over \d+ rounds against a cache miss of/);
       assert.deepEqual(
         run.entries.map((entry) => entry.kind === 'prune' && entry.prunedCallIds),
         [['old']],
       );
       const outputs = sentMessages(turnRequests(run.provider)[0]!).filter((message) => message.kind === 'function_call_output');
-      assert.equal(outputs.length, 2, 'calls and outputs stay paired');
+      assert.equal(outputs.length, 5, 'calls and outputs stay paired');
       assert.ok(outputs[0]!.text.startsWith(`${PRUNED_OUTPUT_MARKER} read_big {"label":"old"} returned 12,000 characters`));
-      assert.ok(outputs[1]!.text.startsWith('recent:'), 'the two most recent user turns are untouched');
+      assert.ok(outputs[4]!.text.startsWith('s3:'), 'the latest round is untouched');
+    });
+
+    test('Cheap pass declined: when eliding would not pay for the cache miss it causes, the history is summarized instead', async () => {
+      // Every round is large: the elided outputs come back within a round or two, while the miss
+      // re-sends nearly the whole history uncached (gpt-5 prices: cached input is 10 % of input).
+      const history: ResponseItem[] = [systemMessage('You are a test agent.'), userMessage('first')];
+      for (let n = 0; n < 4; n += 1) {
+        history.push(
+          { type: 'function_call', callId: `b${n}`, name: 'read_big', arguments: `{"label":"b${n}"}` },
+          { type: 'function_call_output', callId: `b${n}`, name: 'read_big', output: filler(`b${n}:`, 4_000), isError: false },
+        );
+      }
+      const run = await runWithCompaction({
+        wireApi,
+        history,
+        prompt: 'continue',
+        resumed: true,
+        settings: testSettings({
+          threshold: 3500,
+          pricing: { inputPerMillion: 1.25, cachedInputPerMillion: 0.125, outputPerMillion: 10 },
+          promptCaching: 'automatic',
+        }),
+        whenExhausted: scriptedWithSummaries([{ text: 'Answer.', usage: { input: 300, output: 3 } }], () => ({ text: SUMMARY })),
+      });
+      assert.equal(run.terminal.type, 'run_succeeded');
+      assert.equal(summaryRequests(run.provider).length, 1);
+      assert.deepEqual(
+        run.entries.map((entry) => entry.kind),
+        ['summary'],
+      );
+      assert.match(run.entries[0]!.reason, /Eliding would not pay for its cache miss/);
     });
 
     test('two compactions in one turn keep only the latest summary, which merged the previous one', async () => {
@@ -213,7 +269,11 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.equal(run.terminal.type, 'run_succeeded');
       const summaries = summaryRequests(run.provider);
       assert.equal(summaries.length, 2);
-      assert.ok(summaries[1]!.rawBody.includes('<previous_summary>\\nsummary number 1\\n</previous_summary>'));
+      // The live form sends the conversation as it is, the first summary in its place; the
+      // instruction asks for it to be merged.
+      const second = sentMessages(summaries[1]!);
+      assert.ok(second.some((message) => message.text.startsWith(COMPACTION_SUMMARY_PREFIX) && message.text.includes('summary number 1')));
+      assert.match(second.at(-1)!.text, /merge it into your new summary/);
       const kept = run.history.filter((item) => item.type === 'compaction_summary');
       assert.deepEqual(kept, [{ type: 'compaction_summary', compactionId: 'cmp-2', summary: 'summary number 2' }]);
     });

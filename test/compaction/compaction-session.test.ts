@@ -170,7 +170,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         assert.equal(first.terminal, 'run_succeeded');
         assert.equal(summaryRequests(world.provider).length, 0);
 
-        const compacting = await world.open();
+        // The cheap pass would do here (every output is in one old turn); this is about the summary.
+        const compacting = await world.open({
+          compactionTuning: { retryBaseDelayMs: 1, summaryAttempts: 1, pruneMinimumTokens: 1_000_000 },
+        });
         const before = world.provider.requests.length;
         script.turns.push({ text: 'Small now.' });
         const second = await world.turn(compacting, 'second prompt', 'last');
@@ -314,7 +317,8 @@ describe('breaker across turns', () => {
       });
       const first = await world.turn(runner, 'first', null);
       assert.equal(first.terminal, 'run_succeeded');
-      assert.equal(summaryRequests(world.provider).length, 3);
+      // Three failed episodes, each the live form and then the transcript form.
+      assert.equal(summaryRequests(world.provider).length, 6);
       assert.equal(replaySession(await world.records(first.sessionId)).autoCompactionDisabled, true);
 
       script.turns.push(
@@ -323,7 +327,7 @@ describe('breaker across turns', () => {
       );
       const second = await world.turn(runner, 'second', 'last');
       assert.equal(second.terminal, 'run_succeeded');
-      assert.equal(summaryRequests(world.provider).length, 3, 'no more attempts in the next turn');
+      assert.equal(summaryRequests(world.provider).length, 6, 'no more attempts in the next turn');
       assert.ok(second.events.some((event) => event.type === 'warning' && event.code === 'COMPACTION_DISABLED'));
 
       failing = false;

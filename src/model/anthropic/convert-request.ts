@@ -12,6 +12,13 @@
 //   request (the moving tail, written for the next round to read) and the last block of the user
 //   turn before the latest assistant turn (where the previous round's tail was written, so the
 //   read does not depend on the API's 20-block lookback). Four breakpoints, the API's maximum.
+//   A request that ends in a one-off suffix (`cacheWrite: 'prefix'`, the live summary request)
+//   leaves the new tail unmarked: writing it costs 1.25× input and nothing would ever read it. A
+//   request nothing later repeats (`cacheWrite: 'none'`) carries no breakpoint at all.
+// - `toolChoice: 'none'` is not sent as `{type: 'none'}`: Anthropic documents that changing
+//   `tool_choice` invalidates the cached message blocks (only tools and system stay cached), which
+//   would make the live summary request a full cache miss. It keeps `auto`, as the rounds before it
+//   did; the request's own instruction forbids tool calls, and a call made anyway fails the attempt.
 // - Tools go out with their schema as written, without `strict`: Anthropic's strict tool use is
 //   not on every model or compatible server, and the arguments are validated on arrival anyway.
 // - `temperature` is not sent: API version 2026-10-21, the one SDK 1.x speaks, refuses sampling
@@ -28,6 +35,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import {
   contentParts,
+  type CacheWrite,
   type ModelMessage,
   type ModelReasoning,
   type ModelRequest,
@@ -114,7 +122,7 @@ export interface AnthropicConversation {
   messages: MessageParam[];
 }
 
-export function toAnthropicConversation(messages: readonly ModelMessage[]): AnthropicConversation {
+export function toAnthropicConversation(messages: readonly ModelMessage[], cacheWrite: CacheWrite = 'extend'): AnthropicConversation {
   const system: TextBlockParam[] = [];
   const turns: Turn[] = [];
   const append = (role: Role, blocks: ContentBlockParam[]): void => {
@@ -150,7 +158,7 @@ export function toAnthropicConversation(messages: readonly ModelMessage[]): Anth
         break;
     }
   }
-  markCacheBreakpoints(system, turns);
+  if (cacheWrite !== 'none') markCacheBreakpoints(system, turns, cacheWrite === 'extend');
   return { system, messages: turns.map((turn) => ({ role: turn.role, content: turn.content })) };
 }
 
@@ -164,12 +172,12 @@ function markLast(blocks: ContentBlockParam[]): void {
   }
 }
 
-function markCacheBreakpoints(system: TextBlockParam[], turns: Turn[]): void {
+function markCacheBreakpoints(system: TextBlockParam[], turns: Turn[], markTail: boolean): void {
   const lastSystem = system.at(-1);
   if (lastSystem !== undefined) system[system.length - 1] = { ...lastSystem, cache_control: CACHE_BREAKPOINT };
   const lastTurn = turns.at(-1);
   if (lastTurn === undefined) return;
-  markLast(lastTurn.content);
+  if (markTail) markLast(lastTurn.content);
   const lastAssistant = turns.findLastIndex((turn) => turn.role === 'assistant');
   for (let i = lastAssistant - 1; i >= 0; i--) {
     const turn = turns[i]!;
@@ -192,13 +200,14 @@ export function toAnthropicTool(tool: ModelToolDefinition, last: boolean): Tool 
 type AnthropicBody<Stream extends boolean> = Stream extends true ? MessageCreateParamsStreaming : MessageCreateParamsNonStreaming;
 
 export function buildAnthropicRequest<Stream extends boolean>(request: ModelRequest, stream: Stream): AnthropicBody<Stream> {
-  const { system, messages } = toAnthropicConversation(request.messages);
+  const cacheWrite = request.cacheWrite ?? 'extend';
+  const { system, messages } = toAnthropicConversation(request.messages, cacheWrite);
   const { max_tokens, thinking, output_config } = thinkingSettings(request.model, request.reasoningEffort, request.maxOutputTokens);
   const body: MessageCreateParamsNonStreaming = { model: request.model, max_tokens, messages };
   if (system.length > 0) body.system = system;
   const tools = request.tools ?? [];
   if (tools.length > 0) {
-    body.tools = tools.map((tool, index) => toAnthropicTool(tool, index === tools.length - 1));
+    body.tools = tools.map((tool, index) => toAnthropicTool(tool, cacheWrite !== 'none' && index === tools.length - 1));
     body.tool_choice = { type: 'auto' };
   }
   if (thinking !== undefined) body.thinking = thinking;

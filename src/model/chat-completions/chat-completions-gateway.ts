@@ -1,9 +1,9 @@
 // The Chat Completions dialect (`POST /chat/completions`): the most widely implemented wire API,
 // spoken by OpenAI and most compatible servers. One attempt per call; retries wrap it from outside.
 //
-// Glassbox adds two kinds of optional field some strict servers refuse with a 400/422 that names
-// the field: `stream_options` (Mistral: "Extra inputs are not permitted") and reasoning sent back on
-// assistant messages (Groq: "property 'reasoning' is unsupported"). Such a refusal comes before any
+// Glassbox adds optional fields some strict servers refuse with a 400/422 that names the field:
+// `stream_options` (Mistral: "Extra inputs are not permitted"), reasoning sent back on assistant
+// messages (Groq: "property 'reasoning' is unsupported") and OpenAI's `prompt_cache_key`. Such a refusal comes before any
 // answer, so the request is sent once more without the field, and the gateway leaves it out from
 // then on. DeepSeek's "reasoning_content … must be passed back" names the field too, but says the
 // opposite, so only the wording of a refusal counts.
@@ -20,6 +20,7 @@ import { ChatStreamMapper } from './map-stream.js';
 const FIELD_NAMES: Record<OmittableField, readonly string[]> = {
   stream_options: ['stream_options'],
   reasoning: ['reasoning_content', 'reasoning_details', 'reasoning'],
+  prompt_cache_key: ['prompt_cache_key'],
 };
 
 function escapeRegExp(text: string): string {
@@ -85,6 +86,7 @@ export class ChatCompletionsGateway extends SdkGateway {
       if (this.omitted.has(field) || !FIELD_NAMES[field].some((name) => refusesField(error.message, name))) continue;
       // Reasoning is only ever sent on assistant messages; a request without any cannot have carried it.
       if (field === 'reasoning' && !request.messages.some((message) => message.role === 'assistant')) continue;
+      if (field === 'prompt_cache_key' && request.promptCacheKey === undefined) continue;
       this.omitted.add(field);
       return true;
     }

@@ -12,7 +12,7 @@ import { argumentsText, callFieldsFor, REASONING_FIELDS, reasoningFieldsFor } fr
 import { inlineThinkFor } from './inline-think.js';
 
 /** Optional fields a strict server refused; the request is built without them (see the gateway). */
-export type OmittableField = 'stream_options' | 'reasoning';
+export type OmittableField = 'stream_options' | 'reasoning' | 'prompt_cache_key';
 
 export interface ChatRequestOptions {
   omit?: ReadonlySet<OmittableField>;
@@ -155,8 +155,12 @@ export function buildChatRequest<Stream extends boolean>(
   const tools = request.tools ?? [];
   if (tools.length > 0) {
     body.tools = tools.map(toChatTool);
-    body.tool_choice = 'auto';
+    // `none` keeps the tools in the prompt (and so its cached prefix) while forbidding calls.
+    body.tool_choice = request.toolChoice ?? 'auto';
   }
+  // OpenAI routes by it to the machine holding the session's prefix cache; most compatible servers
+  // ignore unknown fields, and one that refuses it gets it omitted (see the gateway).
+  if (request.promptCacheKey !== undefined && !omit.has('prompt_cache_key')) body.prompt_cache_key = request.promptCacheKey;
   if (request.maxOutputTokens !== undefined) body.max_completion_tokens = request.maxOutputTokens;
   // OpenAI's reasoning models take `reasoning_effort`; compatible servers that do not ignore it.
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;

@@ -99,8 +99,11 @@ export function buildResponsesRequest<Stream extends boolean>(
   const tools = request.tools ?? [];
   if (tools.length > 0) {
     body.tools = tools.map(toResponsesTool);
-    body.tool_choice = 'auto';
+    // `none` keeps the tools in the prompt (and so its cached prefix) while forbidding calls.
+    body.tool_choice = request.toolChoice ?? 'auto';
   }
+  // Routes the session's requests to the machines holding its prefix cache.
+  if (request.promptCacheKey !== undefined) body.prompt_cache_key = request.promptCacheKey;
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (!stream) return body as ResponsesBody<Stream>;
