@@ -15,10 +15,17 @@ export const DEFAULT_TRANSCRIPT_CLIP_CHARS = 2_000;
 
 const prompts = new Map<string, string>();
 
-function prompt(name: string): string {
+// Each file named by a literal URL: the CLI bundle copies exactly the data files sources name so.
+const PROMPT_FILES = {
+  'summary-intro-live.md': new URL('./prompts/summary-intro-live.md', import.meta.url),
+  'summary-intro-transcript.md': new URL('./prompts/summary-intro-transcript.md', import.meta.url),
+  'summary-sections.md': new URL('./prompts/summary-sections.md', import.meta.url),
+} as const;
+
+function prompt(name: keyof typeof PROMPT_FILES): string {
   let text = prompts.get(name);
   if (text === undefined) {
-    text = readFileSync(new URL(`./prompts/${name}`, import.meta.url), 'utf8').trim();
+    text = readFileSync(PROMPT_FILES[name], 'utf8').trim();
     prompts.set(name, text);
   }
   return text;
