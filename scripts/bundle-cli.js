@@ -36,12 +36,28 @@ const EXTERNAL = [
 // URL is rewritten to point from dist/bundle/ at the same file in dist/ (build.js copies the data
 // files there) — or, for paths outside src/ such as package.json, at the same place as before.
 const RELATIVE_URL = /new URL\((['"])(\.{1,2}\/[^'"]*)\1, import\.meta\.url\)/g;
+// Any other `new URL(…, import.meta.url)` (a template literal, a variable) would keep pointing next to
+// the chunk, where no data file is: the bundle would build and fail at run time. Refuse it here.
+const ANY_META_URL = /new URL\(([^)]*?),\s*import\.meta\.url\)/g;
+export function nonLiteralDataUrls(source) {
+  const found = [];
+  for (const match of source.matchAll(ANY_META_URL)) {
+    if (!/^(['"])\.{1,2}\/[^'"]*\1$/.test(match[1].trim())) found.push(match[0]);
+  }
+  return found;
+}
 const dataUrls = {
   name: 'data-urls',
   setup(builder) {
     builder.onLoad({ filter: /\.ts$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       if (!args.path.startsWith(src + sep) || !source.includes('import.meta.url')) return { contents: source, loader: 'ts' };
+      const loose = nonLiteralDataUrls(source);
+      if (loose.length > 0) {
+        throw new Error(
+          `${relative(root, args.path)}: name data files by a literal relative URL (the bundle cannot follow ${loose.join(', ')})`,
+        );
+      }
       const compiledDir = dirname(join(dist, relative(src, args.path)));
       const contents = source.replace(RELATIVE_URL, (_match, quote, path) => {
         let target = relative(BUNDLE_DIR, join(compiledDir, path)).split(sep).join('/');
