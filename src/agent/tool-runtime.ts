@@ -294,5 +294,5 @@ export function summarizeAccess(toolName: string, access: ReturnType<AnyTool['ac
 
 function clipArguments(raw: string): string {
   const text = raw.trim() === '' ? '{}' : raw.trim();
-  return text.length > 400 ? `${text.slice(0, 400)}… (${text.length} characters)` : text;
+  return text.length > 400 ? `${text.slice(0, 400)}... (${text.length} characters)` : text;
 }

@@ -71,7 +71,7 @@ function groupDigits(value: number): string {
 
 function clipArguments(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= PLACEHOLDER_ARGUMENT_CHARS ? flat : `${flat.slice(0, PLACEHOLDER_ARGUMENT_CHARS)}…`;
+  return flat.length <= PLACEHOLDER_ARGUMENT_CHARS ? flat : `${flat.slice(0, PLACEHOLDER_ARGUMENT_CHARS)}...`;
 }
 
 /** The short stand-in for an old output: which call it was, how big, and how to get it back. */

@@ -89,7 +89,7 @@ export function clipMiddle(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const tail = Math.floor(maxChars / 4);
   const head = maxChars - tail;
-  return `${text.slice(0, head)}\n[… ${text.length - head - tail} characters omitted …]\n${text.slice(text.length - tail)}`;
+  return `${text.slice(0, head)}\n[... ${text.length - head - tail} characters omitted ...]\n${text.slice(text.length - tail)}`;
 }
 
 function renderItem(item: ResponseItem, clipChars: number): string | null {

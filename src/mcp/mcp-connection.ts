@@ -227,7 +227,7 @@ function describeInvalid(error: unknown): string {
 
 function firstLine(text: string): string {
   const line = text.split('\n').find((part) => part.trim() !== '') ?? text;
-  return line.length > 500 ? `${line.slice(0, 500)}…` : line;
+  return line.length > 500 ? `${line.slice(0, 500)}...` : line;
 }
 
 function delay(ms: number): Promise<void> {

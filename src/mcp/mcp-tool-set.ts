@@ -158,7 +158,7 @@ export async function startMcpTools(config: McpConfig, options: StartMcpOptions)
   if (overBudget.length > 0) {
     warnings.push({
       code: 'MCP_SCHEMAS_CAPPED',
-      message: `${overBudget.length} MCP tool${overBudget.length > 1 ? 's were' : ' was'} left out (${overBudget.slice(0, 5).join(', ')}${overBudget.length > 5 ? ', …' : ''}): the offered tools' input schemas may take at most ${schemasCap.toLocaleString('en-US')} characters in all. List the ones you need in mcpServers.<name>.tools.`,
+      message: `${overBudget.length} MCP tool${overBudget.length > 1 ? 's were' : ' was'} left out (${overBudget.slice(0, 5).join(', ')}${overBudget.length > 5 ? ', ...' : ''}): the offered tools' input schemas may take at most ${schemasCap.toLocaleString('en-US')} characters in all. List the ones you need in mcpServers.<name>.tools.`,
     });
   }
   statuses.push(...disabled.map((server) => disabledStatus(server)));

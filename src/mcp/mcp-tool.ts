@@ -49,7 +49,7 @@ export function shortDescription(server: string, tool: McpToolDescription): stri
   let text = paragraph;
   if (text.length > MAX_DESCRIPTION) {
     const cut = text.slice(0, MAX_DESCRIPTION);
-    text = `${cut.slice(0, Math.max(cut.lastIndexOf(' '), MAX_DESCRIPTION - 40))}…`;
+    text = `${cut.slice(0, Math.max(cut.lastIndexOf(' '), MAX_DESCRIPTION - 40))}...`;
   }
   return `${text === '' ? `Tool ${tool.name}` : text} (MCP server ${server})`;
 }

@@ -60,13 +60,24 @@ class EventBytes {
 }
 
 /**
+ * The SDKs hand fetch the request as a JSON string. Once any character in it is outside Latin-1
+ * (a user's prompt, a tool's output) V8 holds the whole body as a two-byte string, and undici then
+ * scans it for lone surrogates and copies it before encoding — on every request, over the whole
+ * history. Encoding it here once, natively, gives undici bytes it sends as they are.
+ */
+export function encodedBody(init: RequestInit | undefined): RequestInit | undefined {
+  if (init === undefined || typeof init.body !== 'string') return init;
+  return { ...init, body: Buffer.from(init.body, 'utf8') };
+}
+
+/**
  * Wrap `inner` so a streamed response errors as soon as one event passes `maxBytes`, and any other
  * body as soon as it does in total. The error comes from `tooLarge` and reaches the caller as it
  * is; erroring the body also cancels it, which closes the connection.
  */
 export function boundedFetch(maxBytes: number, tooLarge: (unit: 'event' | 'body') => Error, inner: Fetch = globalThis.fetch): Fetch {
   return async (input, init) => {
-    const response = await inner(input, init);
+    const response = await inner(input, encodedBody(init));
     if (response.body === null || BODILESS_STATUSES.has(response.status)) return response;
     const streaming = (response.headers.get('content-type') ?? '').includes('text/event-stream');
     const events = new EventBytes();

@@ -180,7 +180,7 @@ function decideExecWithoutSecrets(access: ExecAccess, input: PermissionInput, se
     return decision(
       'deny',
       'sandbox-unavailable',
-      `${why}. The OS sandbox is unavailable, so only known-safe read-only commands (ls, cat, grep…) can run. To run others: ${SANDBOX_UNAVAILABLE_HINT}.`,
+      `${why}. The OS sandbox is unavailable, so only known-safe read-only commands (ls, cat, grep, ...) can run. To run others: ${SANDBOX_UNAVAILABLE_HINT}.`,
       unsandboxed,
     );
   }

@@ -253,7 +253,7 @@ export const gitRule: CommandRule = (args: readonly ShellWord[], context: RuleCo
       continue;
     }
     if (!GLOBAL_FLAGS.has(option))
-      return `git ${option} is not one of the global options known to be harmless (-c, --git-dir, --exec-path… change what git runs)`;
+      return `git ${option} is not one of the global options known to be harmless (-c, --git-dir, --exec-path... change what git runs)`;
     index++;
   }
   const subcommand = args[index];

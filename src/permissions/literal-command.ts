@@ -208,8 +208,8 @@ class LiteralLexer {
       if (!/^([0-2]|-)$/.test(target)) {
         this.refuse(
           /^\d+$/.test(target)
-            ? `\`>&${target}\` (only descriptors 0–2 are known safe: a higher one may be one Glassbox inherited)`
-            : `\`>&\` to \`${target}\` (it writes a file; only descriptors 0–2 or \`-\` are known safe)`,
+            ? `\`>&${target}\` (only descriptors 0-2 are known safe: a higher one may be one Glassbox inherited)`
+            : `\`>&\` to \`${target}\` (it writes a file; only descriptors 0-2 or \`-\` are known safe)`,
           start,
         );
       }

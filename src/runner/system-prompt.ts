@@ -68,7 +68,7 @@ async function topLevelListing(root: string): Promise<string> {
       // session's first request. Case-folded code-unit order, the exact names breaking ties.
       .sort(byFoldedName);
     const shown = names.slice(0, LISTING_CAP).join('  ');
-    return names.length > LISTING_CAP ? `${shown}  … and ${names.length - LISTING_CAP} more` : shown || '(empty)';
+    return names.length > LISTING_CAP ? `${shown}  ... and ${names.length - LISTING_CAP} more` : shown || '(empty)';
   } catch {
     return '(unreadable)';
   }

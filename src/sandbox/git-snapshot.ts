@@ -100,7 +100,7 @@ function formatStatus(stdout: string): string {
   const lines = stdout.split('\n').filter(Boolean);
   const branch = (lines.shift() ?? '').replace(/^## /, '');
   const shown = lines.slice(0, STATUS_LINES);
-  const more = lines.length > shown.length ? `\n  … ${lines.length - shown.length} more changed paths` : '';
+  const more = lines.length > shown.length ? `\n  ... ${lines.length - shown.length} more changed paths` : '';
   const status = shown.length ? `\n${shown.map((line) => `  ${line}`).join('\n')}${more}` : ' clean';
   return `git branch: ${branch || '(unknown)'}\ngit status:${status}`;
 }

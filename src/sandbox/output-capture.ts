@@ -31,7 +31,7 @@ function isHighSurrogate(code: number): boolean {
 }
 
 export function formatOmission(chars: number, lines: number): string {
-  return `[… ${chars} characters / ${lines} lines omitted …]`;
+  return `[... ${chars} characters / ${lines} lines omitted ...]`;
 }
 
 export class OutputCapture {

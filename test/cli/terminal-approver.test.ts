@@ -130,7 +130,7 @@ test('terminal approver: arguments the summary had to clip are shown in full, co
         runId: 'r',
         callId: 'm1',
         toolName: 'mcp__docs__search',
-        summary: `mcp__docs__search: MCP server "docs", tool "search", arguments ${args.slice(0, 400)}… (${args.length} characters)`,
+        summary: `mcp__docs__search: MCP server "docs", tool "search", arguments ${args.slice(0, 400)}... (${args.length} characters)`,
         reason: 'MCP tool',
         arguments: args,
       },

@@ -102,7 +102,7 @@ describe('MCP permissions (docs/permissions.md, `mcp` rows)', () => {
     );
     assert.match(
       summarizeAccess('mcp__docs__search', mcp(false, false), JSON.stringify({ q: 'x'.repeat(1000) })),
-      /… \(1008 characters\)$/,
+      /\.\.\. \(1008 characters\)$/,
     );
   });
 });
@@ -433,7 +433,7 @@ describe('MCP tools and results', () => {
     };
     const text = shortDescription('docs', tool);
     assert.ok(text.length < 340);
-    assert.match(text, /… \(MCP server docs\)$/);
+    assert.match(text, /\.\.\. \(MCP server docs\)$/);
     assert.doesNotMatch(text, /Second/);
   });
 
@@ -471,7 +471,7 @@ describe('MCP tools and results', () => {
     assert.equal(formatMcpResult({ content: [] }).output, '(the tool returned no content)');
     const big = formatMcpResult({ content: [{ type: 'text', text: `${'a'.repeat(50_000)}\n${'b'.repeat(50_000)}` }] }, 1_000);
     assert.ok(big.output.length < 1_200);
-    assert.match(big.output, /^a+\n?\[… \d+ characters/);
+    assert.match(big.output, /^a+\n?\[\.\.\. \d+ characters/);
     assert.match(big.output, /b+$/);
   });
 });

@@ -59,4 +59,25 @@ describe('boundedFetch', () => {
     const empty = new Response(null, { status: 204 });
     assert.equal(await fetchOf(empty, 10)('http://x'), empty);
   });
+
+  it('hands the fetch below a string body as its UTF-8 bytes (no two-byte string reaches undici), other bodies as they are', async () => {
+    const seen: Array<RequestInit['body']> = [];
+    const fetch = boundedFetch(
+      1_000,
+      () => new ModelError('RESPONSE_TOO_LARGE', 'too large'),
+      async (_input, init) => {
+        seen.push(init?.body);
+        return new Response('ok');
+      },
+    );
+    const text = JSON.stringify({ content: 'naïve — 日本語 \ud83d\ude00' });
+    await (await fetch('http://x', { method: 'POST', body: text })).text();
+    const stream = new ReadableStream<Uint8Array>();
+    await (await fetch('http://x', { method: 'POST', body: stream })).text();
+    await (await fetch('http://x')).text();
+    assert.ok(seen[0] instanceof Uint8Array, 'a string body is encoded');
+    assert.equal(new TextDecoder().decode(seen[0]), text);
+    assert.equal(seen[1], stream);
+    assert.equal(seen[2], undefined);
+  });
 });

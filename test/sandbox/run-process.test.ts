@@ -134,7 +134,7 @@ test('long output keeps head and tail with a marker, without losing the count', 
     const result = await bash('seq 1 100000', dir, { outputLimit: 1_000 });
     assert.equal(result.output.totalChars, full.length);
     const omitted = full.slice(500, full.length - 500);
-    const marker = `[… ${omitted.length} characters / ${omitted.split('\n').length - 1} lines omitted …]`;
+    const marker = `[... ${omitted.length} characters / ${omitted.split('\n').length - 1} lines omitted ...]`;
     assert.ok(result.output.text.includes(marker), result.output.text);
     assert.ok(result.output.text.startsWith(full.slice(0, 500)));
     assert.ok(result.output.text.endsWith(full.slice(-500)));

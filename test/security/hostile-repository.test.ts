@@ -183,7 +183,7 @@ describe('a hostile repository', () => {
       const { project, markers } = await hostileRepository(dir);
       const { outputs } = await runOneTurn(project, join(dir, 'home'), gitCalls, { approvalPolicy: 'untrusted' });
       assert.deepEqual(markersIn(markers), []);
-      assert.match(outputs[0]!, /exit_code: 0 · .* · sandbox: read-only/);
+      assert.match(outputs[0]!, /exit_code: 0, .*, sandbox: read-only/);
       assert.match(outputs[0]!, /modified: {3}notes\.txt/);
     });
   });

@@ -51,7 +51,7 @@ const EXPECTED_ALL = [
   'crlf.txt:2:foo needle',
   'crlf.txt:3:needle bar',
   'keep.log:1:needle kept log',
-  `long.txt:1:…${'x'.repeat(100)}needle${'y'.repeat(194)}…`,
+  `long.txt:1:...${'x'.repeat(100)}needle${'y'.repeat(194)}...`,
   'noeol.txt:2:last needle',
   'src/a.ts:2:// needle one',
   'src/a.ts:4:foo(needle);',
@@ -122,7 +122,7 @@ describe('grep', () => {
       for (let index = 0; index < 10; index += 1) {
         const path = `f${String(index).padStart(2, '0')}.txt`;
         for (let line = 1; line <= 20; line += 1) expected.push(`${path}:${line}:hit ${line}`);
-        expected.push(`${path}: … 5 more matching lines in this file`);
+        expected.push(`${path}: ... 5 more matching lines in this file`);
       }
       expected.push(
         '',

@@ -78,9 +78,9 @@ describe('list_dir', () => {
       const lines = output.split('\n');
       assert.equal(lines.length, 1 + 500 + 1);
       assert.equal(lines[500], 'f499.txt (0 B)');
-      assert.match(lines[501]!, /^… 10 more entries not shown\./);
+      assert.match(lines[501]!, /^\.\.\. 10 more entries not shown\./);
       const small = createListDirTool({ maxEntries: 2 });
-      assert.match(await callTool(small, {}, makeContext(root)), /\n… 508 more entries not shown/);
+      assert.match(await callTool(small, {}, makeContext(root)), /\n\.\.\. 508 more entries not shown/);
     });
   });
 

@@ -101,7 +101,7 @@ describe('read_file', () => {
       for (const [number, text] of seen) {
         const original = lines[number - 1]!;
         if (original.length <= 2000) assert.equal(text, original);
-        else assert.equal(text, `${original.slice(0, 2000)}… [line truncated: ${original.length} bytes in full]`);
+        else assert.equal(text, `${original.slice(0, 2000)}... [line truncated: ${original.length} bytes in full]`);
       }
     });
   });
@@ -110,7 +110,7 @@ describe('read_file', () => {
     await withTempDir(async (root) => {
       await writeFile(join(root, 'min.js'), `${'a'.repeat(3_000_000)}\nend\n`);
       const output = await callTool(tool, { path: 'min.js' }, makeContext(root));
-      assert.equal(output, numbered([`${'a'.repeat(2000)}… [line truncated: 3000000 bytes in full]`, 'end']));
+      assert.equal(output, numbered([`${'a'.repeat(2000)}... [line truncated: 3000000 bytes in full]`, 'end']));
     });
   });
 

@@ -182,6 +182,6 @@ function after(lineIndex: number): string {
 
 function quotePatchLines(lines: string[]): string {
   const shown = lines.slice(0, MAX_QUOTED_LINES).map((line) => `  | ${line}`);
-  if (lines.length > MAX_QUOTED_LINES) shown.push(`  … (${lines.length - MAX_QUOTED_LINES} more lines)`);
+  if (lines.length > MAX_QUOTED_LINES) shown.push(`  ... (${lines.length - MAX_QUOTED_LINES} more lines)`);
   return shown.join('\n');
 }

@@ -64,7 +64,10 @@ export function parsePatch(patch: string): PatchOperation[] {
     } else if (header === END) {
       throw parseError(line.number, `'${END}' must be the last line of the patch.`);
     } else {
-      throw parseError(line.number, `expected a file header ('${ADD} …', '${UPDATE} …' or '${DELETE} …'), found: ${quoteLine(line.text)}`);
+      throw parseError(
+        line.number,
+        `expected a file header ('${ADD} ...', '${UPDATE} ...' or '${DELETE} ...'), found: ${quoteLine(line.text)}`,
+      );
     }
   }
   if (operations.length === 0) throw parseError(lines[0]!.number, 'the patch contains no file operations.');
@@ -236,7 +239,7 @@ function headerPath(line: NumberedLine, prefix: string): string {
 }
 
 function quoteLine(text: string): string {
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}...` : text);
 }
 
 function parseError(lineNumber: number, message: string): ToolError {

@@ -109,7 +109,7 @@ async function editFile(args: EditFileArgs, context: ToolContext): Promise<ToolR
   const where =
     matches.length === 1
       ? `1 occurrence at line ${lineNumbers[0]}`
-      : `${matches.length} occurrences (lines ${lineNumbers.slice(0, MAX_LISTED_MATCHES).join(', ')}${matches.length > MAX_LISTED_MATCHES ? ', …' : ''})`;
+      : `${matches.length} occurrences (lines ${lineNumbers.slice(0, MAX_LISTED_MATCHES).join(', ')}${matches.length > MAX_LISTED_MATCHES ? ', ...' : ''})`;
   const diff = unifiedDiff(shown, shown, normalized.text, updated.replace(/\r\n/g, '\n'));
   return { output: `Edited ${shown}: replaced ${where}.\n\n${capText(diff)}` };
 }
@@ -152,7 +152,7 @@ function notFoundError(shown: string, text: string, oldString: string): ToolErro
   const fileLines = text.split('\n');
   const quote = (start: number, count: number): string =>
     formatNumberedLines(fileLines.slice(start, start + Math.min(count, MAX_QUOTED_LINES)), start + 1) +
-    (count > MAX_QUOTED_LINES ? `\n… (${count - MAX_QUOTED_LINES} more lines)` : '');
+    (count > MAX_QUOTED_LINES ? `\n... (${count - MAX_QUOTED_LINES} more lines)` : '');
 
   const loose = findIgnoringWhitespace(text, oldString);
   const first = loose[0];

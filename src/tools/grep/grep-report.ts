@@ -64,7 +64,7 @@ export function clipAroundMatch(text: string, column: number, width: number): st
   let end = start + width;
   if (start > 0 && isHighSurrogate(text.charCodeAt(start - 1))) start += 1;
   if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+  return `${start > 0 ? '...' : ''}${text.slice(start, end)}${end < text.length ? '...' : ''}`;
 }
 
 export function comparePaths(a: string, b: string): number {
@@ -88,7 +88,7 @@ export function formatGrepReport(files: FileMatches[], limits: GrepLimits): stri
     shownFiles += 1;
     if (file.total > lines.length) {
       const more = file.total - lines.length;
-      output.push(`${file.path}: … ${more} more matching line${more === 1 ? '' : 's'} in this file`);
+      output.push(`${file.path}: ... ${more} more matching line${more === 1 ? '' : 's'} in this file`);
     }
   }
   if (shownLines < totalLines) {

@@ -119,7 +119,7 @@ export function createListDirTool(options: ListDirOptions = DEFAULT_LIST_DIR_OPT
       if (symlinks > 0) counts.push(countOf(symlinks, 'symlink', 'symlinks'));
       const header = `${label}: ${counts.join(', ')}`;
       if (ordered.length > shown.length) {
-        lines.push(`… ${ordered.length - shown.length} more entries not shown. Use glob to look for specific files.`);
+        lines.push(`... ${ordered.length - shown.length} more entries not shown. Use glob to look for specific files.`);
       }
       return { output: [header, ...lines].join('\n') };
     },

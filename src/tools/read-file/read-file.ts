@@ -91,7 +91,7 @@ function clipLine(text: string, totalBytes: number, complete: boolean, maxLength
   // Never cut a surrogate pair in half.
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}… [line truncated: ${totalBytes} bytes in full]`;
+  return `${text.slice(0, end)}... [line truncated: ${totalBytes} bytes in full]`;
 }
 
 async function readLines(

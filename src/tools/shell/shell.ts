@@ -107,7 +107,7 @@ function formatResult(result: CommandResult, timeoutMs: number): string {
     result.sandbox === null ? 'sandbox: none' : `sandbox: ${result.sandbox.mode} (network ${result.sandbox.network ? 'on' : 'off'})`,
   );
   const output = result.output.text === '' ? '(no output)' : result.output.text;
-  return `${parts.join(' · ')}\n${output}${gitMetadataNotice(result)}`;
+  return `${parts.join(', ')}\n${output}${gitMetadataNotice(result)}`;
 }
 
 /** Said to the model (and shown to the user with the output) when the command planted git metadata. */
