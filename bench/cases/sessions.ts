@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ApprovalRegistry, type ResponseItem } from '../../src/agent/index.js';
 import { createGateway } from '../../src/model/index.js';
 import { openRunner, runTurn } from '../../src/runner/index.js';
-import { HistoryReplay, JsonlSessionStore, REPLAY_SKIPPABLE_TYPES, newSessionId } from '../../src/sessions/index.js';
+import { HistoryReplay, JsonlSessionStore, REPLAY_SKIPPABLE_TYPES, newSessionId, resumeSession } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { median, withRatio, type BenchRow } from '../bench-table.js';
 import { makeProject, toolRoundsScript } from '../bench-workload.js';
@@ -188,12 +188,26 @@ export async function run(): Promise<BenchRow[]> {
     const replayMs = await timed(() => replay(store, big.id), runs);
     const rawMs = await timed(() => rawScanChunked(big.path), runs);
     const readlineMs = await timed(() => rawScanReadline(big.path), runs);
+    // A resume: lock, rebuild the summary for appending, replay, close. One read of the file (issue 30).
+    const resumeMs = await timed(async () => (await resumeSession(store, big.id)).writer.close(), runs);
     rows.push(
       withRatio(
         {
           group: 'sessions',
           name: `replay ${RECORDS.toLocaleString('en-US')} records (${(fileBytes / 2 ** 20).toFixed(1)} MiB)`,
           value: replayMs,
+          unit: 'ms',
+          baseline: { name: 'chunked read + JSON.parse per line', value: rawMs },
+        },
+        1.5,
+      ),
+    );
+    rows.push(
+      withRatio(
+        {
+          group: 'sessions',
+          name: 'resume (lock, summary, replay) of the same session',
+          value: resumeMs,
           unit: 'ms',
           baseline: { name: 'chunked read + JSON.parse per line', value: rawMs },
         },

@@ -145,6 +145,29 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   async openForAppend(sessionId: string): Promise<SessionWriter> {
+    return (await this.openWithScanner(sessionId, null)).writer;
+  }
+
+  async openAndReplay(
+    sessionId: string,
+    onRecord: (record: SessionRecord, line: number) => void,
+    options?: ScanRecordOptions,
+  ): Promise<{ writer: SessionWriter; scan: SessionScan }> {
+    const scanner = new RecordScanner(sessionId, this.existingPath(sessionId), onRecord, options);
+    const { writer, tailBytes, lastLine } = await this.openWithScanner(sessionId, scanner);
+    try {
+      return { writer, scan: scanner.finish(tailBytes > 0 ? { line: lastLine + 1, bytes: tailBytes } : null) };
+    } catch (error) {
+      await writer.close();
+      throw error;
+    }
+  }
+
+  /** Lock, then read once: the summary for appending, and every line for `scanner` if given. */
+  private async openWithScanner(
+    sessionId: string,
+    scanner: RecordScanner | null,
+  ): Promise<{ writer: SessionWriter; tailBytes: number; lastLine: number }> {
     const path = this.existingPath(sessionId);
     try {
       await stat(path);
@@ -155,7 +178,7 @@ export class JsonlSessionStore implements SessionStore {
     const lock = await acquireSessionLock(this.lockPath(sessionId), sessionId);
     try {
       // Read under the lock: nobody else can be appending while the summary is rebuilt.
-      const { meta, builder, scan } = await this.summarizeFile(sessionId);
+      const { meta, builder, scan } = await this.summarizeFile(sessionId, undefined, scanner);
       if (meta.formatVersion > SESSION_FORMAT_VERSION) {
         throw new SessionError(
           'SESSION_UNSUPPORTED',
@@ -166,7 +189,8 @@ export class JsonlSessionStore implements SessionStore {
       // record onto it and turn one lost record into a corrupt middle line.
       if (scan.tailBytes > 0) await truncate(path, scan.endOffset);
       const handle = await open(path, 'a');
-      return new JsonlSessionWriter(sessionId, handle, lock, builder, this.index, this.now, { summaryChanged: false });
+      const writer = new JsonlSessionWriter(sessionId, handle, lock, builder, this.index, this.now, { summaryChanged: false });
+      return { writer, tailBytes: scan.tailBytes, lastLine: scan.lastLine };
     } catch (error) {
       await lock.release();
       throw error;
@@ -308,6 +332,7 @@ export class JsonlSessionStore implements SessionStore {
   private async summarizeFile(
     sessionId: string,
     maxBytes?: number,
+    scanner: RecordScanner | null = null,
   ): Promise<{ meta: SessionMetaRecord; builder: SessionSummaryBuilder; scan: LineScanResult }> {
     const path = this.sessionPath(sessionId);
     const state: { meta: SessionMetaRecord | null; builder: SessionSummaryBuilder | null } = { meta: null, builder: null };
@@ -315,6 +340,7 @@ export class JsonlSessionStore implements SessionStore {
       sessionId,
       ({ line, text }) => {
         const outcome = interpretLine(line, text, sessionId, path);
+        scanner?.accept(line, outcome);
         if (outcome.kind !== 'record') return;
         if (outcome.record.type === 'session_meta') {
           state.meta = outcome.record;

@@ -82,6 +82,20 @@ export class MemorySessionStore implements SessionStore {
     return this.lock(sessionId, this.session(sessionId));
   }
 
+  async openAndReplay(
+    sessionId: string,
+    onRecord: (record: SessionRecord, line: number) => void,
+    options?: ScanRecordOptions,
+  ): Promise<{ writer: SessionWriter; scan: SessionScan }> {
+    const writer = await this.openForAppend(sessionId);
+    try {
+      return { writer, scan: await this.scan(sessionId, onRecord, options) };
+    } catch (error) {
+      await writer.close();
+      throw error;
+    }
+  }
+
   async read(sessionId: string): Promise<SessionContents> {
     const records: SessionRecord[] = [];
     const scan = await this.scan(sessionId, (record) => records.push(record));

@@ -96,7 +96,12 @@ export class RecordScanner {
       const type = leadingType(text);
       if (type !== null && skip.has(type as SessionRecordType)) return;
     }
-    const outcome = interpretLine(line, text, this.sessionId, this.source);
+    this.accept(line, interpretLine(line, text, this.sessionId, this.source));
+  }
+
+  /** A line another reader already interpreted (a resume rebuilds the summary in the same pass). */
+  accept(line: number, outcome: LineOutcome): void {
+    if (outcome.kind === 'record' && line > 1 && this.options.skipTypes?.has(outcome.record.type)) return;
     if (outcome.kind === 'record') {
       if (outcome.record.type === 'session_meta') {
         this.meta = outcome.record;

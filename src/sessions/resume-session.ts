@@ -24,11 +24,12 @@ export interface ResumedSession {
 }
 
 export async function resumeSession(store: SessionStore, sessionId: string): Promise<ResumedSession> {
-  // Lock first, then read: nobody can append between the replay and the repair.
-  const writer = await store.openForAppend(sessionId);
+  // Lock first, then read (once): nobody can append between the replay and the repair.
+  const replayer = new HistoryReplay();
+  const { writer, scan } = await store.openAndReplay(sessionId, (record) => replayer.add(record), {
+    skipTypes: REPLAY_SKIPPABLE_TYPES,
+  });
   try {
-    const replayer = new HistoryReplay();
-    const scan = await store.scan(sessionId, (record) => replayer.add(record), { skipTypes: REPLAY_SKIPPABLE_TYPES });
     const replay = replayer.finish();
     if (replay.added.length > 0) {
       // Filed under the turn of the call it answers; `orphans` and `added` are parallel.

@@ -101,6 +101,15 @@ export interface SessionStore {
   create(meta: NewSessionMeta): Promise<SessionWriter>;
   /** Take the lock, cut off a torn last line, and append after the existing records. */
   openForAppend(sessionId: string): Promise<SessionWriter>;
+  /**
+   * `openForAppend`, handing every usable record to `onRecord` as `scan` would: in one read of the
+   * session where the store can (a resume of a 20 MB session otherwise parses it twice).
+   */
+  openAndReplay(
+    sessionId: string,
+    onRecord: (record: SessionRecord, line: number) => void,
+    options?: ScanRecordOptions,
+  ): Promise<{ writer: SessionWriter; scan: SessionScan }>;
   read(sessionId: string): Promise<SessionContents>;
   /**
    * Hand every usable record (meta first) to `onRecord` in file order without keeping them:

@@ -383,6 +383,10 @@ function crashAfter(inner: SessionStore, dies: (record: NewSessionRecord) => boo
     location: inner.location,
     create: async (meta) => wrap(await inner.create(meta)),
     openForAppend: async (sessionId) => wrap(await inner.openForAppend(sessionId)),
+    openAndReplay: async (sessionId, onRecord, options) => {
+      const { writer, scan } = await inner.openAndReplay(sessionId, onRecord, options);
+      return { writer: wrap(writer), scan };
+    },
     read: (sessionId) => inner.read(sessionId),
     scan: (sessionId, onRecord, options) => inner.scan(sessionId, onRecord, options),
     readPage: (sessionId, options) => inner.readPage(sessionId, options),
