@@ -12,6 +12,13 @@ export const ITEM_OVERHEAD_TOKENS = 4;
 /** A cheap estimate at or above this fraction of the threshold is re-counted with the real tokenizer. */
 export const PRECISE_COUNT_FROM = 0.75;
 
+/**
+ * From this fraction the tokenizer starts loading in the background, without waiting for it: the
+ * count is checked just before a model request, so the load (a few hundred ms of CPU) overlaps
+ * the wait for the model instead of landing inside a later round once precision is needed.
+ */
+export const PREFETCH_TOKENIZER_FROM = 0.5;
+
 export type CountTokens = (text: string) => number;
 export type TokenizerLoader = () => Promise<CountTokens>;
 
@@ -111,7 +118,10 @@ export class TokenCounter {
    */
   async countNear(items: readonly ResponseItem[], base: number, threshold: number): Promise<{ tokens: number; precise: boolean }> {
     const cheap = this.cheap(items);
-    if (items.length === 0 || base + cheap < threshold * PRECISE_COUNT_FROM) return { tokens: cheap, precise: false };
+    if (items.length === 0 || base + cheap < threshold * PRECISE_COUNT_FROM) {
+      if (base + cheap >= threshold * PREFETCH_TOKENIZER_FROM) void this.ensureTokenizer();
+      return { tokens: cheap, precise: false };
+    }
     const precise = await this.precise(items);
     return { tokens: precise, precise: this.tokenizer !== null };
   }

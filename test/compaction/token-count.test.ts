@@ -76,6 +76,30 @@ describe('Counting', () => {
     assert.equal(counter.tokenizerLoaded, true);
   });
 
+  test('from half the threshold the tokenizer loads in the background, the count staying cheap and unawaited', async () => {
+    const spy = spyLoader();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const counter = new TokenCounter(async () => {
+      await gate;
+      return spy.load();
+    });
+    const history = [systemMessage('s'), userMessage('u'), ...roundItems];
+    const view = { history, lastUsage: usage(1000, 50), lastUsageHistoryLength: 2 };
+    const appended = counter.cheap([roundItems[2]!]);
+    // 1050 + ~2507 tokens against 6000: past half, short of the precise count's 75 %.
+    const count = await countContext(view, counter, { threshold: 6000, estimate: true, overheadTokens: 0 });
+    assert.deepEqual(count, { tokens: 1050 + appended, estimated: false, method: 'usage+appended' });
+    assert.equal(counter.tokenizerLoaded, false, 'the count did not wait for the load');
+    release();
+    await gate;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(spy.loads, 1);
+    assert.equal(counter.tokenizerLoaded, true);
+  });
+
   test('no usage reported: a full estimate of history plus overhead, marked estimated', async () => {
     const counter = new TokenCounter(spyLoader().load);
     const history = [systemMessage('system prompt'), userMessage('hello there')];
