@@ -329,9 +329,10 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
 }
 
 /**
- * Runs `load` when a response first starts a shell call, so the bash grammar behind its permission
- * check (~100 ms on first use: docs/benchmarks.md, "First shell call") loads while the model is
- * still writing the command, not after it. Rounds without a shell call pay nothing.
+ * Runs `load` once the turn's first model request is on its way, so the bash grammar behind a
+ * shell call's permission check (~100 ms of CPU on first use: docs/benchmarks.md, "First shell
+ * call") loads while the model is thinking — idle time with a real model — not after it wrote the
+ * command. A turn that never runs a command pays that CPU in time it spent waiting anyway.
  */
 function loadingWhileAnswered(gateway: Pick<ModelGateway, 'streamResponse'>, load: () => unknown): Pick<ModelGateway, 'streamResponse'> {
   let started = false;
@@ -339,14 +340,11 @@ function loadingWhileAnswered(gateway: Pick<ModelGateway, 'streamResponse'>, loa
     streamResponse(request, options) {
       const stream = gateway.streamResponse(request, options);
       if (started) return stream;
+      started = true;
       return (async function* () {
-        for await (const event of stream) {
-          if (!started && event.type === 'tool-call-start' && event.name === 'shell') {
-            started = true;
-            load();
-          }
-          yield event;
-        }
+        // The first pull sends the request; the load runs after that write is queued.
+        setImmediate(load);
+        yield* stream;
       })();
     },
   };
