@@ -99,6 +99,9 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
     if (snapshot.historyVersion > 0) setEditor({ ...editorRef.current, history: snapshot.promptHistory, historyIndex: null });
   }, [snapshot.historyVersion]);
   useEffect(() => {
+    if (snapshot.restoredPrompts !== null) setEditor(edit.restorePrompts(editorRef.current, snapshot.restoredPrompts.prompts));
+  }, [snapshot.restoredPrompts?.version]);
+  useEffect(() => {
     if (!initialPrompt) return;
     controller.rememberPrompt(initialPrompt);
     setEditor({ ...editorRef.current, history: [...editorRef.current.history, initialPrompt.trim()] });
@@ -306,7 +309,8 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
   const middleRows = snapshot.pending
     ? 5 + preview + textRows(denyMessage ?? '', columns - 4)
     : 3 + lines.reduce((sum, line) => sum + lineRows(`› ${line}`, columns - 4), 0);
-  const fixedRows = middleRows + suggestions.length + 3 + otherLiveRows;
+  const queuedLines = snapshot.queued.map((shown) => `queued: ${oneLine(shown, Math.max(10, columns - 12))}`);
+  const fixedRows = middleRows + suggestions.length + 3 + otherLiveRows + queuedLines.length;
   // Per answer: its top margin and the "… lines above" line; one row spare for the cursor line.
   const liveBudget = Math.max(3, Math.floor((rows - 1 - fixedRows) / answers) - 2);
 
@@ -321,6 +325,7 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
       children: (entry: Entry) => h(EntryView, { key: entry.id, entry, theme, width: columns }),
     }),
     ...snapshot.transcript.live.map((entry) => h(EntryView, { key: entry.id, entry, theme, maxLines: liveBudget, width: columns })),
+    ...queuedLines.map((line, i) => h(Text, { key: `q${i}`, wrap: 'truncate-end' }, theme.dim(line))),
     snapshot.pending
       ? h(ApprovalView, {
           pending: snapshot.pending,

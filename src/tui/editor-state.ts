@@ -185,6 +185,21 @@ export function submit(state: EditorState): { prompt: string; next: EditorState 
   return { prompt, next: { ...emptyEditor(history), pasteCount: state.pasteCount } };
 }
 
+/**
+ * Prompts that were waiting behind a cancelled turn, put back in front of whatever is being typed
+ * now, one per line; a long one becomes a paste placeholder again.
+ */
+export function restorePrompts(state: EditorState, prompts: readonly string[]): EditorState {
+  if (prompts.length === 0) return state;
+  let next = withText(state, '', 0);
+  prompts.forEach((prompt, index) => {
+    if (index > 0) next = insertText(next, '\n');
+    next = pasteText(next, prompt);
+  });
+  if (state.text !== '') next = insertText(insertText(next, '\n'), state.text);
+  return { ...next, pastes: { ...state.pastes, ...next.pastes } };
+}
+
 export function clearText(state: EditorState): EditorState {
   return { ...emptyEditor(state.history), pasteCount: state.pasteCount };
 }

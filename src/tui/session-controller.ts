@@ -58,6 +58,10 @@ export interface Snapshot {
   promptHistory: readonly string[];
   historyVersion: number;
   exitRequested: boolean;
+  /** Prompts sent while busy, as shown, oldest first: sent one by one when the turn ends. */
+  queued: readonly string[];
+  /** Queued prompts a cancel put back, for the editor (a new `version` each time). */
+  restoredPrompts: { prompts: readonly string[]; version: number } | null;
 }
 
 export class SessionController {
@@ -101,6 +105,8 @@ export class SessionController {
       promptHistory: [],
       historyVersion: 0,
       exitRequested: false,
+      queued: [],
+      restoredPrompts: null,
     };
     this.approvals.onRequested((pending) => void this.enqueueApproval(pending));
   }
@@ -172,8 +178,9 @@ export class SessionController {
    */
   sendPrompt(prompt: string, shown: string = prompt): Promise<void> {
     if (this.isBusy) {
+      // Shown under the running turn, not as a transcript line that would split the streaming answer.
       this.queued.push({ prompt, shown });
-      this.note({ kind: 'notice', tone: 'info', text: `queued (sent when the current turn ends): ${oneLine(shown, 60)}` });
+      this.update({ queued: this.queued.map((q) => q.shown) });
       return Promise.resolve();
     }
     this.update({ transcript: addEntry(this.state.transcript, { kind: 'user', text: shown }) });
@@ -220,9 +227,18 @@ export class SessionController {
     this.running = run;
     await run;
     if (this.running === run) this.running = null;
-    // A cancel drops what was typed ahead: the user stopped the work, not just this turn.
-    if (controller.signal.aborted) this.queued.length = 0;
+    // A cancel sends nothing more: the user stopped the work, not just this turn. What was typed
+    // ahead goes back into the editor, to send, change or drop.
+    if (controller.signal.aborted && this.queued.length > 0) {
+      const prompts = this.queued.splice(0).map((q) => q.prompt);
+      const version = (this.state.restoredPrompts?.version ?? 0) + 1;
+      this.update({ queued: [], restoredPrompts: { prompts, version } });
+      const what = prompts.length === 1 ? 'the queued prompt is' : `${prompts.length} queued prompts are`;
+      this.note({ kind: 'notice', tone: 'info', text: `not sent: ${what} back in the editor` });
+      return;
+    }
     const next = this.queued.shift();
+    if (next !== undefined) this.update({ queued: this.queued.map((q) => q.shown) });
     if (next !== undefined && !this.state.exitRequested) await this.sendPrompt(next.prompt, next.shown);
   }
 

@@ -131,3 +131,15 @@ describe('prompt editor', () => {
     assert.equal(replaced.text, 'look at @src/main.ts ');
   });
 });
+
+describe('prompts a cancel puts back', () => {
+  test('go in front of what is typed now, one per line; a long one is a placeholder again and submits whole', () => {
+    const long = Array.from({ length: 20 }, (_, i) => `log line ${i}`).join('\n');
+    const typing = edit.insertText(edit.emptyEditor(), 'half typed');
+    const restored = edit.restorePrompts(typing, ['first', long]);
+    assert.equal(restored.text, 'first\n[Pasted text #1 +20 lines]\nhalf typed');
+    assert.equal(restored.cursor, restored.text.length);
+    assert.equal(edit.submit(restored).prompt, `first\n${long}\nhalf typed`);
+    assert.equal(edit.restorePrompts(typing, []), typing);
+  });
+});

@@ -45,6 +45,37 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
     }
   });
 
+  test('a prompt typed ahead waits under the running turn; Esc puts it back in the editor instead of dropping it', async (t) => {
+    const { root, home } = await ptyProject();
+    const provider = await startFakeProvider({ script: [{ fault: { kind: 'hang' } }, { text: 'Sent after all.' }] });
+    t.after(() => provider.close());
+    const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
+    try {
+      await screen.waitFor('new session');
+      await screen.submit('this will hang');
+      await screen.waitFor('Esc to cancel');
+      await waitUntil(() => provider.requests.length === 1, 'the request to reach the provider');
+      await screen.type('typed ahead');
+      await screen.waitFor('typed ahead');
+      await screen.keys('Enter');
+      await screen.waitFor('queued: typed ahead');
+      await screen.keys('Escape');
+      await screen.waitFor(/back in the editor/);
+      // Back in the editor (drawn by the frame after the notice's), not sent: one request so far.
+      await screen.waitFor(/› typed ahead/);
+      await screen.waitFor('Enter send');
+      assert.equal(provider.requests.length, 1);
+      await screen.keys('Enter');
+      await screen.waitFor('Sent after all.');
+      const sent = JSON.stringify(provider.requests[1]?.body);
+      assert.match(sent, /typed ahead/);
+      await screen.submit('/quit');
+      assert.equal(await screen.exitCode(), 0);
+    } finally {
+      await screen.close();
+    }
+  });
+
   test('/fork 1 branches the session and the next turn sends only turn 1', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({
