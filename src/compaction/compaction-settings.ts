@@ -96,6 +96,11 @@ export interface ResolvedCompaction {
   limitsSource: LimitsSource;
   compactAt: CompactAt;
   threshold: number;
+  /**
+   * What a request may hold: the window, or the model's input limit when that is smaller (gpt-5:
+   * 272k of 400k). The threshold is a share of it, and every face shows fullness against it.
+   */
+  inputWindow: number;
   /** Extra summary instructions from config, added to the template. */
   instructions: string | null;
   /** To be shown to the user as `warning` events (e.g. an unknown model). */
@@ -159,5 +164,5 @@ export function resolveCompactionSettings(input: ResolveCompactionInput): Resolv
     });
   }
   const instructions = config.compaction.instructions?.trim() ? config.compaction.instructions.trim() : null;
-  return { model: input.model, modelEntry, limits, limitsSource, compactAt, threshold, instructions, warnings };
+  return { model: input.model, modelEntry, limits, limitsSource, compactAt, threshold, inputWindow, instructions, warnings };
 }

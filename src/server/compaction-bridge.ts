@@ -40,7 +40,7 @@ export class CompactionBridge {
     }
   }
 
-  private async resolve(model: string): Promise<{ limits: ModelLimits; threshold: number }> {
+  private async resolve(model: string): Promise<{ limits: ModelLimits; threshold: number; inputWindow: number }> {
     // A config.json broken after start throws CompactionConfigError, which answers as a 409 with the reason.
     const resolved = resolveCompactionSettings({
       model,
@@ -48,7 +48,7 @@ export class CompactionBridge {
       compactAt: this.settings.compactAt,
       config: await readCompactionConfig(this.settings.home),
     });
-    return { limits: resolved.limits, threshold: resolved.threshold };
+    return { limits: resolved.limits, threshold: resolved.threshold, inputWindow: resolved.inputWindow };
   }
 
   async modelLimits(model: string): Promise<ModelLimits> {
@@ -56,8 +56,9 @@ export class CompactionBridge {
   }
 
   async limitsFor(model: string): Promise<ContextLimits> {
-    const { limits, threshold } = await this.resolve(model);
-    return { window: limits.contextWindow, threshold };
+    // The same denominator as the terminal's meter: what one request may hold.
+    const { threshold, inputWindow } = await this.resolve(model);
+    return { window: inputWindow, threshold };
   }
 
   estimate(items: readonly ResponseItem[]): number {

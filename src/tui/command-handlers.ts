@@ -11,7 +11,7 @@ import { paintDiffLine } from './approval-preview.js';
 import { helpText } from './help-text.js';
 import type { SessionController } from './session-controller.js';
 import { lastRequest } from './session-history.js';
-import { compactNumber, contextText, formatCost } from './session-meter.js';
+import { compactNumber, compactionText, contextText, formatCost } from './session-meter.js';
 import type { SlashCommandName } from './slash-commands.js';
 import type { Theme } from './theme.js';
 import { oneLine, visibleText } from '../terminal-text/index.js';
@@ -271,7 +271,7 @@ function statusText(context: CommandContext): string {
     ['approvals', s.approvalPolicy],
     ['session', s.sessionId ?? '(new: starts with the next prompt)'],
     ['context', contextText(s.meter, s.limits).replace(/^context /, '')],
-    ['compaction', s.limits ? `automatic at ${compactNumber(s.limits.threshold)} tokens` : 'unknown window'],
+    ['compaction', compactionText(s.limits)],
     [
       'usage',
       `${compactNumber(s.meter.sessionTokens)} tokens in ${s.meter.calls} model call(s) · ${formatCost(s.meter.cost, s.meter.costPartial)}`,

@@ -149,7 +149,7 @@ export class SessionController {
       this.runner = await openRunner(this.settings);
       try {
         const resolved = await this.runner.compaction();
-        this.meter.setLimits({ window: resolved.limits.contextWindow, threshold: resolved.threshold, entry: resolved.modelEntry });
+        this.meter.setLimits({ window: resolved.inputWindow, threshold: resolved.threshold, entry: resolved.modelEntry });
       } catch {
         // A bad --compact-at is reported by the turn that needs it; the status line just lacks a window.
         this.meter.setLimits(null);

@@ -7,6 +7,7 @@
 import { estimateCost, type ModelEntry, type Usage } from '../model/index.js';
 
 export interface MeterLimits {
+  /** What a request may hold (the input limit when smaller than the window): the one denominator. */
   window: number;
   threshold: number;
   /** The catalog entry (with config overrides) whose price applies; null: unknown. */
@@ -96,13 +97,25 @@ export function formatCost(cost: number | null, partial: boolean): string {
   return partial ? `≥${text}` : text;
 }
 
-/** `context 12k/272k (4%) · auto-compact in 81%`: the share of the window still free before compaction. */
+/**
+ * `context 12k/272k (4%) · compacts at 231k (85%)`: every number against one denominator, what a
+ * request may hold, so the meter, /status and the threshold agree.
+ */
 export function contextText(reading: MeterReading, limits: MeterLimits | null): string {
   const about = reading.contextEstimated ? '~' : '';
   if (limits === null) return reading.contextTokens === null ? 'context –' : `context ${about}${compactNumber(reading.contextTokens)}`;
   const used = reading.contextTokens ?? 0;
-  const percent = Math.round((used * 100) / limits.window);
-  const head = `context ${about}${compactNumber(used)}/${compactNumber(limits.window)} (${percent}%)`;
-  const left = Math.floor(((limits.threshold - used) / limits.window) * 100);
-  return `${head} · ${used >= limits.threshold ? 'compacts next turn' : `auto-compact in ${Math.max(0, left)}%`}`;
+  const head = `context ${about}${compactNumber(used)}/${compactNumber(limits.window)} (${sharePercent(used, limits.window)}%)`;
+  if (used >= limits.threshold) return `${head} · compacts next turn`;
+  return `${head} · compacts at ${compactNumber(limits.threshold)} (${sharePercent(limits.threshold, limits.window)}%)`;
+}
+
+function sharePercent(part: number, whole: number): number {
+  return Math.round((part * 100) / whole);
+}
+
+/** The /status line: where automatic compaction starts, against the same denominator as the meter. */
+export function compactionText(limits: MeterLimits | null): string {
+  if (limits === null) return 'unknown window';
+  return `automatic at ${compactNumber(limits.threshold)} tokens (${sharePercent(limits.threshold, limits.window)}% of ${compactNumber(limits.window)})`;
 }

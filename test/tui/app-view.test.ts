@@ -56,7 +56,7 @@ describe('the interactive app (ink, in-process)', () => {
       const frameText = (): string => stripAnsi(app.lastFrame() ?? '');
       try {
         assert.match(frameText(), /gpt-5-mini · chat · read-only · on-request · new session/);
-        assert.match(frameText(), /context 0\/400k \(0%\) · auto-compact in 57%/);
+        assert.match(frameText(), /context 0\/272k \(0%\) · compacts at 231k \(85%\)/);
 
         // @ completion lists matching files; Tab takes the first.
         app.stdin.write('change @no');
@@ -91,7 +91,7 @@ describe('the interactive app (ink, in-process)', () => {
         assert.match(frame, new RegExp(`on-request · ${sessionId.slice(0, 13)}`));
         // Context after the last call: 1300 in + 20 out; the session used 1200 + 1320 tokens, at
         // gpt-5-mini's $0.25/$2 per million: 2300 × 0.25 + 220 × 2 = 1015 µ$.
-        assert.match(frame, /context 1\.3k\/400k \(0%\) · auto-compact in 57% · 2\.5k tokens · \$0\.0010/);
+        assert.match(frame, /context 1\.3k\/272k \(0%\) · compacts at 231k \(85%\) · 2\.5k tokens · \$0\.0010/);
         const records = (await store.read(sessionId)).records.map((r) => r.type);
         assert.ok(records.includes('turn_completed'));
       } finally {

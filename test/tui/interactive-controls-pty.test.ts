@@ -95,8 +95,8 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
       const forked = await screen.waitFor(/forked \S+ at turn 1 →\s+(\S+);/);
       const forkId = /forked \S+ at turn 1 →\s+(\S+);/.exec(forked)![1]!;
       // The fork has made no model call yet: its context is estimated from the history it holds.
-      const meter = await screen.waitFor(/context ~([\d.]+k?)\/400k/);
-      assert.notEqual(/context ~([\d.]+k?)\/400k/.exec(meter)![1], '0', 'the context meter is not 0 right after /fork');
+      const meter = await screen.waitFor(/context ~([\d.]+k?)\/272k/);
+      assert.notEqual(/context ~([\d.]+k?)\/272k/.exec(meter)![1], '0', 'the context meter is not 0 right after /fork');
       await screen.submit('branch question');
       await screen.waitFor('Branch answer.');
       const sent = JSON.stringify(provider.requests[2]!.body);

@@ -6,7 +6,7 @@ import type { Usage } from '../../src/model/index.js';
 import { buildApprovalPreview } from '../../src/tui/approval-preview.js';
 import { highlightCode, loadHighlighter } from '../../src/tui/highlight-code.js';
 import { markdownToAnsi } from '../../src/tui/markdown-to-ansi.js';
-import { contextText, formatCost, SessionMeter } from '../../src/tui/session-meter.js';
+import { compactionText, contextText, formatCost, SessionMeter } from '../../src/tui/session-meter.js';
 import { statusLines } from '../../src/tui/status-bar.js';
 import { createTheme, stripAnsi } from '../../src/tui/theme.js';
 import { withTempDir } from '../helpers/temp-dir.js';
@@ -59,9 +59,18 @@ describe('status numbers', () => {
     assert.equal(reading.sessionTokens, 103_500);
     // 10k fresh × 0.25 + 90k cached × 0.025 + 1k out × 2, then 2k × 0.25 + 500 × 2 (per million).
     assert.ok(Math.abs(reading.cost! - (0.0025 + 0.00225 + 0.002 + 0.0005 + 0.001)) < 1e-12);
-    assert.equal(contextText(reading, meter.getLimits()), 'context 101k/400k (25%) · auto-compact in 32%');
+    assert.equal(contextText(reading, meter.getLimits()), 'context 101k/400k (25%) · compacts at 230k (57%)');
     meter.compacted(230_000);
     assert.equal(contextText(meter.read(), meter.getLimits()), 'context 230k/400k (58%) · compacts next turn');
+  });
+
+  test('the meter and /status read against one denominator: what a request may hold', () => {
+    // gpt-5: 272k input of a 400k window, compaction at 85 % of the input.
+    const limits = { window: 272_000, threshold: 231_200, entry: null };
+    const reading = { ...new SessionMeter(limits).read(), contextTokens: 7_700 };
+    assert.equal(contextText(reading, limits), 'context 7.7k/272k (3%) · compacts at 231k (85%)');
+    assert.equal(compactionText(limits), 'automatic at 231k tokens (85% of 272k)');
+    assert.equal(compactionText(null), 'unknown window');
   });
 
   test('an unpriced model shows that the cost is unknown, not zero', () => {

@@ -30,7 +30,7 @@ describe('session controller', () => {
         await runCommand(context, 'fork', '1');
         const forked = controller.getSnapshot().meter;
         assert.deepEqual([forked.contextTokens, forked.contextEstimated, forked.sessionTokens], [1200, true, 0]);
-        assert.match(contextText(forked, controller.getSnapshot().limits), /^context ~1\.2k\/400k/);
+        assert.match(contextText(forked, controller.getSnapshot().limits), /^context ~1\.2k\/272k/);
         await controller.sendPrompt('in the branch');
         const measured = controller.getSnapshot().meter;
         assert.deepEqual([measured.contextTokens, measured.contextEstimated], [1550, false]);
