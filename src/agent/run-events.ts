@@ -2,25 +2,33 @@
 // session store records the audit-worthy ones, and the server streams the same objects over SSE.
 
 import type { FinishReason, Usage, WireApi } from '../model/index.js';
+import type {
+  ApprovalRequestedEvent,
+  ApprovalResolvedEvent,
+  HistoryCompactedEvent,
+  RunErrorInfo,
+  StagedUsage,
+  ToolFinishedEvent,
+  ToolPermissionDecidedEvent,
+  ToolStartedEvent,
+  UsageStage,
+} from '../protocol/index.js';
 
-/** A usage total labelled with what the model call was for. */
-export type UsageStage = 'turn' | 'compaction';
-
-export interface StagedUsage {
-  /** Sum over every model call in the run. */
-  total: Usage;
-  /** Per-stage sums, e.g. `{ turn: …, compaction: … }`. */
-  byStage: Partial<Record<UsageStage, Usage>>;
-  calls: number;
-}
-
-export type PermissionDecisionKind = 'allow' | 'ask' | 'deny';
-export type ApprovalDecisionKind = 'approve' | 'approve_session' | 'deny';
-
-export interface RunErrorInfo {
-  code: string;
-  message: string;
-}
+// The events that are stored or shared as they are (tool events, compactions, usage, errors) are
+// protocol/'s shapes, derived from its schemas; the others are written here.
+export type {
+  ApprovalDecisionKind,
+  ApprovalRequestedEvent,
+  ApprovalResolvedEvent,
+  HistoryCompactedEvent,
+  PermissionDecisionKind,
+  RunErrorInfo,
+  StagedUsage,
+  ToolFinishedEvent,
+  ToolPermissionDecidedEvent,
+  ToolStartedEvent,
+  UsageStage,
+} from '../protocol/index.js';
 
 export type RunEvent =
   | { type: 'run_started'; sessionId: string; runId: string; model: string; wireApi: WireApi; resumed: boolean }
@@ -52,48 +60,12 @@ export type RunEvent =
       durationMs: number;
     }
   | { type: 'tool_requested'; round: number; callId: string; name: string; arguments: string }
-  | {
-      type: 'tool_permission_decided';
-      callId: string;
-      name: string;
-      decision: PermissionDecisionKind;
-      reason: string;
-      /** Which rule decided, e.g. `policy:untrusted`, `classifier:safe`, `session-approval`. */
-      rule: string;
-    }
-  | { type: 'approval_requested'; callId: string; name: string; summary: string; reason: string; arguments: string }
-  | {
-      type: 'approval_resolved';
-      callId: string;
-      name: string;
-      decision: ApprovalDecisionKind;
-      /** Who decided: `user` (TTY/web), `timeout`, `no-tty`, `cancelled`. */
-      by: string;
-      message: string | null;
-    }
-  | { type: 'tool_started'; callId: string; name: string }
-  | {
-      type: 'tool_finished';
-      callId: string;
-      name: string;
-      isError: boolean;
-      output: string;
-      durationMs: number;
-    }
-  | {
-      type: 'history_compacted';
-      compactionId: string;
-      trigger: 'auto' | 'manual' | 'overflow';
-      phase: 'pre_turn' | 'mid_turn' | 'manual';
-      kind: 'summary' | 'prune';
-      tokensBefore: number;
-      tokensAfter: number;
-      itemsRemoved: number;
-      itemsKept: number;
-      reason: string;
-      summary: string;
-      estimated: boolean;
-    }
+  | ToolPermissionDecidedEvent
+  | ApprovalRequestedEvent
+  | ApprovalResolvedEvent
+  | ToolStartedEvent
+  | ToolFinishedEvent
+  | HistoryCompactedEvent
   | { type: 'warning'; code: string; message: string }
   | { type: 'run_succeeded'; answer: string; usage: StagedUsage; rounds: number }
   | { type: 'run_failed'; error: RunErrorInfo; usage: StagedUsage; rounds: number }

@@ -1,7 +1,7 @@
 // Hand-written checks for the records that occur many times per turn (`response_item`,
 // `model_call`, `audit`), because replaying a long session must cost little more than JSON.parse
 // and zod's safeParse costs several times these. They accept exactly what the zod schemas in
-// record-schemas.ts accept: test/sessions/record-checks-property.test.ts proves it on arbitrary
+// protocol/session-records.ts accept: test/sessions/record-checks-property.test.ts proves it on arbitrary
 // valid and broken records, so a change to one without the other fails the tests.
 
 import { WIRE_APIS } from '../model/index.js';
