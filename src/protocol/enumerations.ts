@@ -2,7 +2,7 @@
 // arrays (no schema library), so the web bundle can use them at run time for the price of the
 // strings; the schemas in this folder are built from them (`z.enum(WIRE_APIS)`), and the layers
 // that named them first (`model/`, `workspace/`, `permissions/`, `agent/`, …) re-export them.
-// test/protocol/enumerations.test.ts fails when one is written out again anywhere in src/.
+// test/protocol/enumeration-copies.test.ts fails when one is written out again anywhere in src/.
 
 /** The wire dialects a model is spoken to in (`--wire-api`, `wireApi` in sessions and the API). */
 export const WIRE_APIS = ['chat', 'responses', 'anthropic'] as const;

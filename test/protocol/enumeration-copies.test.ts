@@ -1,8 +1,9 @@
 // Every closed set of names that crosses a layer is written once, in src/protocol/enumerations.ts;
 // the layers that use one import it (or re-export it). A copy would drift without anything noticing
 // (the web's wire API list once had to be updated by hand), so this reads every source file
-// outside protocol/ and fails on an array of string literals, or a union of string literal types,
-// that names exactly the values of one of protocol's enumerations, in any order.
+// outside protocol/ and fails on an array of string literals, a call with only string literal
+// arguments, or a union of string literal types, that names exactly the values of one of
+// protocol's enumerations, in any order.
 
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -31,6 +32,8 @@ function sourceFiles(dir: string): string[] {
 const STRING = String.raw`(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")`;
 /** `['a', 'b']`, `z.enum(['a', 'b'])`, `new Set(['a', 'b'])`: only string literals between the brackets. */
 const ARRAY = new RegExp(String.raw`\[\s*${STRING}(?:\s*,\s*${STRING})*\s*,?\s*\]`, 'g');
+/** `oneOf('a', 'b')`: a call whose arguments are only string literals. */
+const ARGUMENTS = new RegExp(String.raw`\(\s*${STRING}(?:\s*,\s*${STRING})+\s*,?\s*\)`, 'g');
 /** `'a' | 'b'`, with or without a leading `|`. */
 const UNION = new RegExp(String.raw`${STRING}(?:\s*\|\s*${STRING})+`, 'g');
 
@@ -53,7 +56,7 @@ const sameSet = (a: readonly string[], b: readonly string[]): boolean => {
 export function enumerationCopies(text: string): string[] {
   const found: string[] = [];
   const code = withoutComments(text);
-  for (const pattern of [ARRAY, UNION]) {
+  for (const pattern of [ARRAY, ARGUMENTS, UNION]) {
     for (const match of code.matchAll(pattern)) {
       const values = literals(match[0]);
       if (new Set(values).size < 2) continue;
@@ -78,6 +81,7 @@ describe('protocol enumerations are written once', () => {
       "decision: z.enum(['approve', 'approve_session', 'deny']),",
       "export type RunStatus =\n  | 'running'\n  | 'succeeded'\n  | 'failed'\n  | 'cancelled';",
       'export type ApprovalPolicyName = "untrusted" | "on-request" | "never";',
+      "stage: oneOf('compaction', 'turn'),",
     ];
     for (const text of planted) assert.equal(enumerationCopies(text).length, 1, text);
     const innocent = [

@@ -1,9 +1,8 @@
-// The shapes of the HTTP API (docs/api.md). The bodies, records, summaries and enumerations are
-// protocol/'s (the server validates and types its answers with the same ones); run events and
-// the model-call traces are the server's own types, imported as types only so no server code
-// reaches the bundle.
+// The shapes of the HTTP API (docs/api.md). The bodies, run events, records, summaries and
+// enumerations are protocol/'s (the server validates and types its answers with the same ones);
+// the model-call traces and the change preview are the server's own types, imported as types
+// only so no server code reaches the bundle.
 
-import type { RunEvent } from '../../agent/run-events.js';
 import type { ApprovalPreviewAnswer } from '../../server/run-routes.js';
 import type { TraceCall, TraceCallPage, TraceDetail } from '../../server/trace-scan.js';
 import { APPROVAL_POLICIES, SANDBOX_MODES, WIRE_APIS, type CompactAnswer, type WireApi } from '../../protocol/index.js';
@@ -21,6 +20,7 @@ export type {
   RecordLine,
   RunInfo,
   RunList,
+  RunEvent,
   RunStatus,
   SandboxMode,
   SessionList,
@@ -33,7 +33,7 @@ export type {
   Usage,
   WireApi,
 } from '../../protocol/index.js';
-export type { ApprovalPreviewAnswer, RunEvent, TraceCall, TraceCallPage, TraceDetail };
+export type { ApprovalPreviewAnswer, TraceCall, TraceCallPage, TraceDetail };
 
 /** What a pending file write would change, worked out by the server against the files on disk. */
 export type ChangePreview = NonNullable<ApprovalPreviewAnswer['preview']>;
