@@ -2,7 +2,9 @@
 // the types derived): `exec --json` prints them one per line, the session store records the
 // audit-worthy ones, and the server streams the same objects over SSE. The agent core emits them.
 
-import type { RunEvent, TerminalRunEvent } from '../protocol/index.js';
+import type { RunEvent } from '../protocol/index.js';
+
+export { isTerminalEvent } from '../protocol/index.js';
 
 export type {
   ApprovalDecisionKind,
@@ -20,9 +22,5 @@ export type {
   ToolStartedEvent,
   UsageStage,
 } from '../protocol/index.js';
-
-export function isTerminalEvent(event: RunEvent): event is TerminalRunEvent {
-  return event.type === 'run_succeeded' || event.type === 'run_failed' || event.type === 'run_cancelled';
-}
 
 export type RunEventListener = (event: RunEvent) => void;

@@ -52,6 +52,14 @@ export type CompactionPhase = (typeof COMPACTION_PHASES)[number];
 export const COMPACTION_KINDS = ['summary', 'prune'] as const;
 export type CompactionKind = (typeof COMPACTION_KINDS)[number];
 
+/** The run events that end a run: exactly one, last. */
+export const TERMINAL_EVENT_TYPES = ['run_succeeded', 'run_failed', 'run_cancelled'] as const;
+export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+
+/** `GET /api/sessions/:id/model-calls?payloads=`: with each call's rebuilt request, or without. */
+export const MODEL_CALL_PAYLOADS = ['all', 'none'] as const;
+export type ModelCallPayloads = (typeof MODEL_CALL_PAYLOADS)[number];
+
 /** A run the server started over HTTP. */
 export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];

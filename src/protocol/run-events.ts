@@ -5,7 +5,7 @@
 
 import { z } from 'zod';
 import { historyCompactedSchema } from './compaction-entry.js';
-import { FINISH_REASONS } from './enumerations.js';
+import { FINISH_REASONS, TERMINAL_EVENT_TYPES, type TerminalEventType } from './enumerations.js';
 import { wireApiSchema } from './response-item.js';
 import {
   approvalRequestedSchema,
@@ -69,4 +69,11 @@ export const runEventSchema = z.discriminatedUnion('type', [
 
 export type RunEvent = z.infer<typeof runEventSchema>;
 export type RunEventType = RunEvent['type'];
-export type TerminalRunEvent = Extract<RunEvent, { type: 'run_succeeded' | 'run_failed' | 'run_cancelled' }>;
+export type TerminalRunEvent = Extract<RunEvent, { type: TerminalEventType }>;
+
+const TERMINAL_TYPES: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
+
+/** Whether an event ends its run. */
+export function isTerminalEvent(event: RunEvent): event is TerminalRunEvent {
+  return TERMINAL_TYPES.has(event.type);
+}

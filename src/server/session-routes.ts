@@ -8,6 +8,7 @@ import { forkSession, isSessionId, type SessionSummary } from '../sessions/index
 import {
   compactRequestSchema,
   forkRequestSchema,
+  MODEL_CALL_PAYLOADS,
   type CompactAnswer,
   type DeleteAnswer,
   type ForkAnswer,
@@ -42,7 +43,7 @@ const callsQuerySchema = z.strictObject({
     .regex(/^\d{1,9}$/, 'must be a cursor from a previous page')
     .optional(),
   limit: positiveIntegerParameter(MAX_PAGE).optional(),
-  payloads: z.enum(['all', 'none']).optional(),
+  payloads: z.enum(MODEL_CALL_PAYLOADS).optional(),
   query: z.string().max(1000).optional(),
 });
 

@@ -7,6 +7,8 @@ import type { ApprovalPreviewAnswer } from '../../server/run-routes.js';
 import type { TraceCall, TraceCallPage, TraceDetail } from '../../server/trace-scan.js';
 import { APPROVAL_POLICIES, SANDBOX_MODES, WIRE_APIS, type CompactAnswer, type WireApi } from '../../protocol/index.js';
 
+export { TERMINAL_EVENT_TYPES } from '../../protocol/index.js';
+
 export type {
   ApprovalDecisionKind as ApprovalDecision,
   ApprovalList,
@@ -14,6 +16,7 @@ export type {
   ContextPoint,
   ContextView as ContextInfo,
   Health,
+  ModelCallPayloads,
   ModelInfo,
   ModelsInfo,
   PendingApproval,
