@@ -2,43 +2,12 @@
 // are appended together or not at all), of persistence (one `response_item` record each) and of
 // replay. `itemsToModelMessages` is the only place items become IR messages.
 
-import type { ModelReasoning, ModelToolCall, ProviderFields, WireApi } from '../model/index.js';
+import type { ModelReasoning, ModelToolCall } from '../model/index.js';
+import type { ResponseItem } from '../protocol/index.js';
 
-export type RuntimeRole = 'working_message' | 'final_response';
-
-export type ResponseItem =
-  | { type: 'message'; role: 'system' | 'user'; content: string }
-  /**
-   * Reasoning the model did in a round, committed before that round's message and calls and sent
-   * back with them (see `ModelReasoning`: `format` is the dialect that produced it, `state` the
-   * opaque data that dialect needs back).
-   */
-  | { type: 'reasoning'; format: WireApi; text: string; state: ProviderFields | null }
-  | {
-      type: 'message';
-      role: 'assistant';
-      content: string;
-      runtimeRole: RuntimeRole;
-      /** Provider fields on the message that must go back with it (the Responses `phase`). */
-      providerFields?: { format: WireApi; fields: ProviderFields };
-    }
-  | {
-      type: 'function_call';
-      /** Unique among the calls in the history: what Glassbox sends in the call and in its output. */
-      callId: string;
-      name: string;
-      arguments: string;
-      /** The id the provider sent, present only when it was replaced (empty, or already taken). */
-      providerCallId?: string;
-      /** Provider fields on the call that must go back with it (Gemini's thought signature). */
-      providerFields?: { format: WireApi; fields: ProviderFields };
-    }
-  | { type: 'function_call_output'; callId: string; name: string; output: string; isError: boolean }
-  | {
-      type: 'compaction_summary';
-      compactionId: string;
-      summary: string;
-    };
+// The item shapes are protocol/'s (sessions store them, the server serves them); derived from its
+// schema and re-exported here with the functions that build and read them.
+export type { ResponseItem, RuntimeRole } from '../protocol/index.js';
 
 export type MessageItem = Extract<ResponseItem, { type: 'message' }>;
 export type FunctionCallItem = Extract<ResponseItem, { type: 'function_call' }>;

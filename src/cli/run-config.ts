@@ -7,14 +7,16 @@ import { REASONING_EFFORTS, WIRE_APIS, type ModelGateway, type ReasoningEffort, 
 import type { RunnerSettings, ToolPolicySettings } from '../runner/index.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../workspace/index.js';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from '../permissions/index.js';
 import { UsageError } from './usage-error.js';
 import { resolveHome } from './glassbox-home.js';
 import { envValue } from './cli-env.js';
 
 export { resolveHome };
 
-export type ApprovalPolicyName = 'untrusted' | 'on-request' | 'never';
-export const APPROVAL_POLICIES: readonly ApprovalPolicyName[] = ['untrusted', 'on-request', 'never'];
+// permissions/'s (protocol/'s) approval policies, under the name the CLI's callers know.
+export { APPROVAL_POLICIES };
+export type ApprovalPolicyName = ApprovalPolicy;
 
 export const DEFAULT_MODEL = 'gpt-5-mini';
 /** The current Sonnet (platform.claude.com models overview: Sonnet 5.5 replaced Sonnet 5). */

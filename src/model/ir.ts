@@ -1,11 +1,21 @@
 // The provider-neutral model IR. Only these types cross the boundary between `model/` and the rest
 // of Glassbox; each wire dialect converts to and from them inside its own folder.
 
-export type WireApi = 'chat' | 'responses' | 'anthropic';
-export const WIRE_APIS: readonly WireApi[] = ['chat', 'responses', 'anthropic'];
+import type { FinishReason, ProviderFields, ProviderFieldsOf, ReasoningEffort, Usage, WireApi } from '../protocol/index.js';
 
-/** Provider data kept verbatim; it must round-trip through JSON (sessions store it). */
-export type ProviderFields = { [key: string]: unknown };
+// The names and stored shapes the IR shares with sessions, the server and the web are written once
+// in protocol/ (provider fields, usage, wire APIs…); re-exported here so model/'s users keep them.
+export {
+  FINISH_REASONS,
+  REASONING_EFFORTS,
+  WIRE_APIS,
+  type FinishReason,
+  type ProviderFields,
+  type ProviderFieldsOf,
+  type ReasoningEffort,
+  type Usage,
+  type WireApi,
+} from '../protocol/index.js';
 
 /**
  * Reasoning a model did in one answer: what it shows (a summary, or the raw text some providers
@@ -30,9 +40,6 @@ export interface ModelReasoning {
   state: ProviderFields | null;
 }
 
-export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
-export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['minimal', 'low', 'medium', 'high'];
-
 /** A JSON Schema object, as produced by `z.toJSONSchema`. Kept loose on purpose: it is data. */
 export type JsonSchema = { [key: string]: unknown };
 
@@ -51,12 +58,6 @@ export interface ModelToolCall {
    * dialect that received them (`format`) and dropped by any other.
    */
   providerFields?: { format: WireApi; fields: ProviderFields };
-}
-
-/** Provider fields kept on a piece of an answer, sent back only by the dialect that received them. */
-export interface ProviderFieldsOf {
-  format: WireApi;
-  fields: ProviderFields;
 }
 
 /**
@@ -127,41 +128,6 @@ export interface ModelRequest {
 
 export type ToolChoice = 'auto' | 'none';
 export type CacheWrite = 'extend' | 'prefix' | 'none';
-
-/** Normalized token usage; `raw` keeps the provider's own object for audit. */
-export interface Usage {
-  /**
-   * Every input token, cached ones included (as OpenAI, xAI, DeepSeek, Gemini, OpenRouter and vLLM
-   * count them; a dialect whose provider reports cache reads apart, like Anthropic's input_tokens,
-   * adds them in).
-   */
-  inputTokens: number;
-  /**
-   * The part of `inputTokens` served from cache (`cached_tokens` in the input details; DeepSeek's
-   * `prompt_cache_hit_tokens`); null when the provider does not say.
-   */
-  cachedInputTokens: number | null;
-  /**
-   * Every token the model generated, reasoning included (as OpenAI and Anthropic count them). Where
-   * a provider leaves reasoning out of its output count but in its total (xAI; Gemini behind
-   * OpenAI-compatible layers), normalize-usage.ts adds the difference back.
-   */
-  outputTokens: number;
-  /**
-   * The part of `inputTokens` written to an explicit prompt cache (Anthropic's
-   * `cache_creation_input_tokens`, billed above the input rate); absent where the provider has no
-   * such writes.
-   */
-  cacheWriteInputTokens?: number;
-  /** The part of `outputTokens` spent on reasoning (0 when not reported). */
-  reasoningTokens: number;
-  /** The provider's total when it reports one, else input + output. */
-  totalTokens: number;
-  raw: unknown;
-}
-
-/** Why a successful response ended. Errors (length, content filter, refusal) never get here. */
-export type FinishReason = 'stop' | 'tool_calls';
 
 export interface ModelResponse {
   text: string;

@@ -2,17 +2,18 @@
 // every cell of the rule matrix (docs/permissions.md) can be tested without running anything.
 
 import type { ToolAccess } from '../agent/index.js';
+import type { ApprovalPolicy, PermissionDecisionKind } from '../protocol/index.js';
 import type { ExecutionPolicy, SandboxMode } from '../workspace/index.js';
 import type { CommandClassification } from './command-classification.js';
 
 /**
+ * The approval policies (one of protocol/'s enumerations, least to most permissive):
  * - `untrusted`: ask for everything except known-safe commands and reads inside the root.
  * - `on-request` (default): act freely inside the sandbox; ask only for escalations, writes the
  *   sandbox mode forbids, protected paths and secret files.
  * - `never`: never ask; what would need approval is denied with a reason the model can act on.
  */
-export type ApprovalPolicy = 'untrusted' | 'on-request' | 'never';
-export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ['untrusted', 'on-request', 'never'];
+export { APPROVAL_POLICIES, type ApprovalPolicy } from '../protocol/index.js';
 
 export interface PermissionInput {
   toolName: string;
@@ -72,7 +73,7 @@ export type PermissionRule =
   | 'mcp-tool';
 
 export interface PermissionDecision {
-  decision: 'allow' | 'ask' | 'deny';
+  decision: PermissionDecisionKind;
   reason: string;
   rule: PermissionRule;
   /**

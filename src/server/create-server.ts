@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ApprovalRegistry, type AnyTool } from '../agent/index.js';
 import { glassboxVersion, openRunner, runTurn, type Runner, type RunnerSettings } from '../runner/index.js';
 import { JsonlSessionStore } from '../sessions/index.js';
+import type { Health, ModelsInfo } from '../protocol/index.js';
 import { accessTokenProblem, generateAccessToken, tokenCookie, tokensMatch } from './access-token.js';
 import { CompactionBridge } from './compaction-bridge.js';
 import { HttpError, toHttpError } from './http-error.js';
@@ -167,7 +168,7 @@ export function createServer(settings: ServerSettings): GlassboxServer {
       wireApi: settings.wireApi,
       demo: settings.demo,
       root: settings.root,
-    });
+    } satisfies Health);
   });
 
   app.get('/api/models', async (c) => {
@@ -177,7 +178,7 @@ export function createServer(settings: ServerSettings): GlassboxServer {
       models: [{ id: settings.model, contextWindow: limits.contextWindow, maxOutputTokens: limits.maxOutputTokens }],
       defaults: { model: settings.model, wireApi: settings.wireApi, sandbox: defaults.sandbox, approvalPolicy: defaults.approvalPolicy },
       caps: { sandbox: settings.caps.sandbox, approvalPolicy: settings.caps.approvalPolicy },
-    });
+    } satisfies ModelsInfo);
   });
 
   registerRunRoutes(app, context);

@@ -5,12 +5,12 @@
 import { CompactionConfigError } from '../compaction/index.js';
 import { isSessionError, type SessionError } from '../sessions/index.js';
 
+import type { ErrorAnswer } from '../protocol/index.js';
+
 export type FieldErrors = Record<string, string[]>;
 
-export interface ErrorBody {
-  error: string;
-  fieldErrors?: FieldErrors;
-}
+/** What every refusal answers (protocol/'s `ErrorAnswer`). */
+export type ErrorBody = ErrorAnswer;
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 500;
 

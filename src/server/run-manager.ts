@@ -10,7 +10,9 @@ import type { ApprovalPolicy } from '../permissions/index.js';
 import { HttpError } from './http-error.js';
 import { DEFAULT_MAX_DELTA_CHARS, RunEventLog } from './run-event-log.js';
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
+import type { RunInfo, RunStatus } from '../protocol/index.js';
+
+export type { RunStatus };
 
 export interface RunParameters {
   prompt: string;
@@ -33,13 +35,8 @@ export interface TurnHooks {
 /** Runs one turn to its end; the server's implementation is `openRunner` + `runTurn`. */
 export type TurnStarter = (parameters: RunParameters, hooks: TurnHooks) => Promise<{ terminal: TerminalRunEvent }>;
 
-export interface RunSummary {
-  runId: string;
-  sessionId: string;
-  status: RunStatus;
-  startedAt: string;
-  prompt: string;
-}
+/** A run as `GET /api/runs` lists it (protocol/'s `RunInfo`). */
+export type RunSummary = RunInfo;
 
 export interface RunManagerOptions {
   startTurn: TurnStarter;

@@ -4,9 +4,16 @@
 
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { SANDBOX_MODES } from '../workspace/index.js';
-import { WIRE_APIS } from '../model/index.js';
-import { APPROVAL_POLICIES } from '../permissions/index.js';
+import {
+  cancelRunRequestSchema,
+  resolveApprovalRequestSchema,
+  startRunRequestSchema,
+  type ApprovalList,
+  type CancelAnswer,
+  type PendingApproval,
+  type ResolveAnswer,
+  type RunList,
+} from '../protocol/index.js';
 import { previewChange, type ChangePreview } from '../runner/index.js';
 import { isSessionId } from '../sessions/index.js';
 import { CompactionBridge } from './compaction-bridge.js';
@@ -18,27 +25,15 @@ import { approvalPolicyWithin, sandboxWithin } from './server-settings.js';
 import { SSE_HEADERS, sseResponse } from './sse-response.js';
 
 const RUN_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const MAX_PROMPT_CHARS = 256 * 1024;
-const MAX_MESSAGE_CHARS = 16 * 1024;
 export const CANCEL_REASON = 'Cancelled from the workbench.';
 
-const startRunSchema = z.strictObject({
-  prompt: z
-    .string()
-    .max(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`)
-    .refine((value) => value.trim() !== '', 'must not be empty'),
-  sessionId: z.string().refine(isSessionId, 'must be a full session id (a UUIDv7)').nullable().optional(),
-  model: z
-    .string()
-    .max(200, 'must be at most 200 characters')
-    .regex(/^[\x21-\x7e]+$/, 'must be a model name without spaces or control characters')
-    .optional(),
-  wireApi: z.enum(WIRE_APIS as [string, ...string[]]).optional(),
-  sandbox: z.enum(SANDBOX_MODES as [string, ...string[]]).optional(),
-  approvalPolicy: z.enum(APPROVAL_POLICIES as [string, ...string[]]).optional(),
-  compactAt: z
-    .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().max(32)])
-    .transform((value) => String(value))
+// The body is protocol/'s; the server adds the checks that need its own knowledge: a session id
+// is a full one, and `compactAt` is a threshold compaction/ can read.
+const { sessionId: sessionIdField, compactAt: compactAtField } = startRunRequestSchema.shape;
+const startRunSchema = startRunRequestSchema.extend({
+  sessionId: sessionIdField.unwrap().unwrap().refine(isSessionId, 'must be a full session id (a UUIDv7)').nullable().optional(),
+  compactAt: compactAtField
+    .unwrap()
     .superRefine((value, context) => {
       const problem = CompactionBridge.checkCompactAt(value);
       if (problem !== null) context.addIssue({ code: 'custom', message: problem });
@@ -48,12 +43,6 @@ const startRunSchema = z.strictObject({
 
 const approvalsQuerySchema = z.strictObject({ runId: z.string().max(100).optional() });
 
-const resolveApprovalSchema = z.strictObject({
-  decision: z.enum(['approve', 'approve_session', 'deny']),
-  message: z.string().max(MAX_MESSAGE_CHARS, `must be at most ${MAX_MESSAGE_CHARS} characters`).nullable().optional(),
-});
-
-const cancelSchema = z.strictObject({});
 const noQuery = z.strictObject({});
 
 /** `GET /api/approvals/:runId/:callId/preview` answers this (null: a tool that writes no file). */
@@ -63,8 +52,8 @@ export interface ApprovalPreviewAnswer {
 
 function parseRunParameters(context: ServerContext, body: z.infer<typeof startRunSchema>): RunParameters {
   const { settings, defaults } = context;
-  const sandbox = (body.sandbox ?? defaults.sandbox) as RunParameters['sandbox'];
-  const approvalPolicy = (body.approvalPolicy ?? defaults.approvalPolicy) as RunParameters['approvalPolicy'];
+  const sandbox = body.sandbox ?? defaults.sandbox;
+  const approvalPolicy = body.approvalPolicy ?? defaults.approvalPolicy;
   if (!sandboxWithin(sandbox, settings.caps.sandbox)) {
     throw new HttpError(403, `sandbox ${sandbox} is more permissive than this server allows (at most ${settings.caps.sandbox})`);
   }
@@ -78,7 +67,7 @@ function parseRunParameters(context: ServerContext, body: z.infer<typeof startRu
     prompt: body.prompt,
     sessionId: body.sessionId ?? null,
     model: body.model ?? settings.model,
-    wireApi: (body.wireApi ?? settings.wireApi) as RunParameters['wireApi'],
+    wireApi: body.wireApi ?? settings.wireApi,
     sandbox,
     approvalPolicy,
     compactAt: body.compactAt ?? null,
@@ -113,7 +102,7 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
 
   app.get('/api/runs', (c) => {
     validate(z.strictObject({}), queryObject(c), 'query');
-    return c.json({ runs: runs.list() });
+    return c.json({ runs: runs.list() } satisfies RunList);
   });
 
   app.get('/api/runs/:runId/events', (c) => {
@@ -129,29 +118,31 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
   });
 
   app.post('/api/runs/:runId/cancel', async (c) => {
-    validate(cancelSchema, await readJsonBody(c), 'body');
+    validate(cancelRunRequestSchema, await readJsonBody(c), 'body');
     const runId = knownRunId(c.req.param('runId'));
     const outcome = runs.cancel(runId, CANCEL_REASON);
     if (outcome === 'unknown') throw new HttpError(404, `no run ${runId}`);
     if (outcome === 'finished') throw new HttpError(409, `run ${runId} has already finished`);
-    return c.json({ cancelled: true }, 202);
+    return c.json({ cancelled: true } satisfies CancelAnswer, 202);
   });
 
   app.get('/api/approvals', (c) => {
     const query = validate(approvalsQuerySchema, queryObject(c), 'query');
-    const pending = approvals.list(query.runId).map((approval) => ({
-      runId: approval.runId,
-      // So a client can badge the session that waits without a second request.
-      sessionId: runs.get(approval.runId)?.sessionId ?? null,
-      callId: approval.callId,
-      toolName: approval.toolName,
-      summary: approval.summary,
-      reason: approval.reason,
-      arguments: approval.arguments,
-      requestedAt: approval.requestedAt,
-      expiresAt: approval.expiresAt,
-    }));
-    return c.json({ approvals: pending });
+    const pending = approvals.list(query.runId).map(
+      (approval): PendingApproval => ({
+        runId: approval.runId,
+        // So a client can badge the session that waits without a second request.
+        sessionId: runs.get(approval.runId)?.sessionId ?? null,
+        callId: approval.callId,
+        toolName: approval.toolName,
+        summary: approval.summary,
+        reason: approval.reason,
+        arguments: approval.arguments,
+        requestedAt: approval.requestedAt,
+        expiresAt: approval.expiresAt,
+      }),
+    );
+    return c.json({ approvals: pending } satisfies ApprovalList);
   });
 
   app.get('/api/approvals/:runId/:callId/preview', async (c) => {
@@ -167,12 +158,12 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
   });
 
   app.post('/api/approvals/:runId/:callId', async (c) => {
-    const body = validate(resolveApprovalSchema, await readJsonBody(c), 'body');
+    const body = validate(resolveApprovalRequestSchema, await readJsonBody(c), 'body');
     const runId = c.req.param('runId');
     const callId = c.req.param('callId');
     if (!approvals.resolve(runId, callId, body.decision, body.message ?? null, 'user')) {
       throw new HttpError(404, `no pending approval for call ${callId} of run ${runId}`);
     }
-    return c.json({ resolved: true });
+    return c.json({ resolved: true } satisfies ResolveAnswer);
   });
 }

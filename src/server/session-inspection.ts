@@ -6,31 +6,15 @@
 import { toolDefinition, type AnyTool, type ResponseItem } from '../agent/index.js';
 import type { SandboxMode } from '../workspace/index.js';
 import type { ModelToolDefinition, Usage } from '../model/index.js';
-import { historyCompactedEvent, type HistoryCompactedEvent } from '../compaction/index.js';
+import { historyCompactedEvent } from '../compaction/index.js';
 import { APPROVAL_POLICIES, isToolVisible, type ApprovalPolicy } from '../permissions/index.js';
 import { HistoryReplay, type SessionRecord, type SessionStore, type TurnPolicy } from '../sessions/index.js';
 import { SANDBOX_ORDER } from './server-settings.js';
 import { scanLineage } from './session-lineage.js';
+import type { CompactionPoint, ContextPoint, ContextView } from '../protocol/index.js';
 
-export interface ContextPoint {
-  turn: number;
-  round: number;
-  /** The call's index among the session's model calls (the Debug tab's `calls/:index`). */
-  callIndex: number;
-  tokens: number;
-  /** true when the provider reported no usage and the history was counted instead. */
-  estimated: boolean;
-}
-
-export interface ContextView {
-  window: number | null;
-  threshold: number | null;
-  points: ContextPoint[];
-  compactions: CompactionPoint[];
-}
-
-/** A `history_compacted` payload, with the turn it was filed under and when. */
-export type CompactionPoint = Omit<HistoryCompactedEvent, 'type'> & { turn: number; ts: string };
+// The chart's shape is protocol/'s (`GET /api/sessions/:id/context`); working it out is done here.
+export type { CompactionPoint, ContextPoint, ContextView } from '../protocol/index.js';
 
 export interface ContextLimits {
   window: number | null;

@@ -5,6 +5,16 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { forkSession, isSessionId, type SessionSummary } from '../sessions/index.js';
+import {
+  compactRequestSchema,
+  forkRequestSchema,
+  MODEL_CALL_PAYLOADS,
+  type CompactAnswer,
+  type DeleteAnswer,
+  type ForkAnswer,
+  type SessionList,
+  type SessionPage,
+} from '../protocol/index.js';
 import { HttpError } from './http-error.js';
 import { positiveIntegerParameter, queryObject, readJsonBody, validate } from './json-body.js';
 import type { ServerContext } from './server-context.js';
@@ -15,7 +25,6 @@ import { traceCallDetail, traceCalls } from './trace-scan.js';
 
 const MAX_PAGE = 1000;
 const DEFAULT_LIST_LIMIT = 100;
-const MAX_INSTRUCTIONS_CHARS = 16 * 1024;
 
 const listQuerySchema = z.strictObject({
   query: z.string().max(1000).optional(),
@@ -34,19 +43,11 @@ const callsQuerySchema = z.strictObject({
     .regex(/^\d{1,9}$/, 'must be a cursor from a previous page')
     .optional(),
   limit: positiveIntegerParameter(MAX_PAGE).optional(),
-  payloads: z.enum(['all', 'none']).optional(),
+  payloads: z.enum(MODEL_CALL_PAYLOADS).optional(),
   query: z.string().max(1000).optional(),
 });
 
 const callIndexSchema = z.string().regex(/^\d{1,9}$/, 'must be a call index (0, 1, …)');
-
-const forkSchema = z.strictObject({
-  atTurn: z.number().int('must be a whole number').min(0, 'must be 0 or more').max(1_000_000_000).optional(),
-});
-
-const compactSchema = z.strictObject({
-  instructions: z.string().max(MAX_INSTRUCTIONS_CHARS, `must be at most ${MAX_INSTRUCTIONS_CHARS} characters`).optional(),
-});
 
 const noQuery = z.strictObject({});
 
@@ -80,7 +81,12 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
       }),
     );
     const statsById = Object.fromEntries(figures.filter((entry) => entry !== null));
-    return c.json({ sessions: list.sessions, stats: statsById, nextCursor: list.nextCursor, problems: list.problems });
+    return c.json({
+      sessions: list.sessions,
+      stats: statsById,
+      nextCursor: list.nextCursor,
+      problems: list.problems,
+    } satisfies SessionList);
   });
 
   app.get('/api/sessions/:id', async (c) => {
@@ -100,7 +106,7 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
       records: page.entries,
       problems: page.problems,
       nextCursor: page.nextCursor,
-    });
+    } satisfies SessionPage);
   });
 
   app.get('/api/sessions/:id/model-calls', async (c) => {
@@ -155,9 +161,9 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
 
   app.post('/api/sessions/:id/fork', async (c) => {
     const sessionId = sessionIdParameter(c);
-    const body = validate(forkSchema, await readJsonBody(c), 'body');
+    const body = validate(forkRequestSchema, await readJsonBody(c), 'body');
     const forked = await forkSession(store, sessionId, { atTurn: body.atTurn, glassboxVersion: context.version });
-    return c.json({ sessionId: forked }, 201);
+    return c.json({ sessionId: forked } satisfies ForkAnswer, 201);
   });
 
   app.delete('/api/sessions/:id', async (c) => {
@@ -172,19 +178,19 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
     } finally {
       release();
     }
-    return c.json({ deleted: true });
+    return c.json({ deleted: true } satisfies DeleteAnswer);
   });
 
   app.post('/api/sessions/:id/compact', async (c) => {
     const sessionId = sessionIdParameter(c);
-    const body = validate(compactSchema, await readJsonBody(c), 'body');
+    const body = validate(compactRequestSchema, await readJsonBody(c), 'body');
     await store.readPage(sessionId, { limit: 1 });
     const release = context.runs.reserveSession(sessionId);
     if (release === null) throw new HttpError(409, `session ${sessionId} has an active run; compact it when the run has ended`);
     try {
       const runner = await context.openRunner();
       const compaction = await context.compaction.compact(runner, sessionId, body.instructions, context.shutdownSignal);
-      return c.json({ compaction });
+      return c.json({ compaction } satisfies CompactAnswer);
     } finally {
       release();
     }

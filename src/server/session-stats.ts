@@ -5,19 +5,10 @@
 import type { SessionStore, SessionSummary } from '../sessions/index.js';
 import type { CallPricer } from './call-pricing.js';
 
-export type SessionStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'incomplete' | 'empty';
+import type { SessionStats } from '../protocol/index.js';
 
-export interface SessionStats {
-  status: SessionStatus;
-  calls: number;
-  inputTokens: number;
-  cachedInputTokens: number;
-  outputTokens: number;
-  /** Sum over priced calls; null when no call could be priced. */
-  costUsd: number | null;
-  /** Calls with usage but no known price (their cost is not in `costUsd`). */
-  unpricedCalls: number;
-}
+// The figures' shape is protocol/'s (the session list serves it); working them out is done here.
+export type { SessionStats, SessionStatus } from '../protocol/index.js';
 
 /** Sessions rarely change once listed; this bounds the memory a huge home could take. */
 const MAX_CACHED = 2000;

@@ -5,7 +5,7 @@
 // of JSON up front. Each call also says which tool outputs its request carried for the first
 // time, so the workbench can link a tool call to the request that showed the model its output.
 
-import { itemsToModelMessages, type AnyTool, type ResponseItem } from '../agent/index.js';
+import { itemsToModelMessages, type AnyTool, type ResponseItem, type UsageStage } from '../agent/index.js';
 import { buildSummaryRequest, summaryInstructions } from '../compaction/index.js';
 import type { ModelMessage, ModelToolDefinition, Usage } from '../model/index.js';
 import type { SessionStore } from '../sessions/index.js';
@@ -34,7 +34,7 @@ export interface TraceCall {
   index: number;
   turn: number;
   round: number;
-  stage: 'turn' | 'compaction';
+  stage: UsageStage;
   usage: Usage | null;
   durationMs: number;
   finishReason: string | null;
@@ -56,6 +56,14 @@ export interface TraceCall {
   response: ResponseSummary;
   request: ReconstructedRequest | null;
   requestError: string | null;
+}
+
+/** `GET /api/sessions/:id/model-calls`: a page of the session's model calls. */
+export interface TraceCallPage {
+  calls: TraceCall[];
+  /** null on the last page. */
+  nextCursor: string | null;
+  total: number;
 }
 
 export interface TraceDetail extends TraceCall {
@@ -246,7 +254,7 @@ export async function traceCalls(
   tools: readonly AnyTool[],
   pricer: CallPricer,
   options: TraceOptions,
-): Promise<{ calls: TraceCall[]; nextCursor: string | null; total: number }> {
+): Promise<TraceCallPage> {
   const all = await walk(store, sessionId, tools, pricer, (call, history, replay, definitions) => {
     if (!options.payloads || typeof history === 'string') return;
     if (call.view.stage !== 'turn') {

@@ -1,10 +1,11 @@
 // Hand-written checks for the records that occur many times per turn (`response_item`,
 // `model_call`, `audit`), because replaying a long session must cost little more than JSON.parse
 // and zod's safeParse costs several times these. They accept exactly what the zod schemas in
-// record-schemas.ts accept: test/sessions/record-checks-property.test.ts proves it on arbitrary
+// protocol/session-records.ts accept (their names are protocol's enumerations):
+// test/sessions/record-checks-property.test.ts proves it on arbitrary
 // valid and broken records, so a change to one without the other fails the tests.
 
-import { WIRE_APIS } from '../model/index.js';
+import { APPROVAL_DECISIONS, FINISH_REASONS, PERMISSION_DECISIONS, RUNTIME_ROLES, USAGE_STAGES, WIRE_APIS } from '../protocol/index.js';
 
 type Check = (value: unknown) => boolean;
 type Fields = Record<string, unknown>;
@@ -27,7 +28,7 @@ function optional(check: Check): Check {
   return (value) => value === undefined || check(value);
 }
 
-function oneOf(...allowed: string[]): Check {
+function oneOf(allowed: readonly string[]): Check {
   const set = new Set(allowed);
   return (value) => typeof value === 'string' && set.has(value);
 }
@@ -70,7 +71,7 @@ const isErrorInfo: Check = (value) => isObject(value) && errorShape(value) === n
 // `__proto__` cannot reach Object.prototype members.
 const assistantShape = shape({
   content: isString,
-  runtimeRole: oneOf('working_message', 'final_response'),
+  runtimeRole: oneOf(RUNTIME_ROLES),
   providerFields: optional(isProviderFields),
 });
 const itemShapes = new Map<string, ShapeCheck>(
@@ -98,7 +99,7 @@ const auditShapes = new Map<string, ShapeCheck>(
     tool_permission_decided: shape({
       callId: isString,
       name: isString,
-      decision: oneOf('allow', 'ask', 'deny'),
+      decision: oneOf(PERMISSION_DECISIONS),
       reason: isString,
       rule: isString,
     }),
@@ -106,7 +107,7 @@ const auditShapes = new Map<string, ShapeCheck>(
     approval_resolved: shape({
       callId: isString,
       name: isString,
-      decision: oneOf('approve', 'approve_session', 'deny'),
+      decision: oneOf(APPROVAL_DECISIONS),
       by: isString,
       message: nullable(isString),
     }),
@@ -118,10 +119,10 @@ const auditShapes = new Map<string, ShapeCheck>(
 const modelCallShape = shape({
   turn: isTurnNumber,
   round: isCount,
-  stage: oneOf('turn', 'compaction'),
+  stage: oneOf(USAGE_STAGES),
   usage: nullable(isUsage),
   durationMs: isAmount,
-  finishReason: nullable(oneOf('stop', 'tool_calls')),
+  finishReason: nullable(oneOf(FINISH_REASONS)),
   error: nullable(isErrorInfo),
 });
 

@@ -1,60 +1,45 @@
 // The session file format, version 1: the record types and how a parsed JSON line is checked.
-// The types are inferred from the zod schemas in record-schemas.ts (the one definition of the
-// format; docs/session-format.md describes it, change both together). The frequent records are
+// The types are inferred from the zod schemas in protocol/session-records.ts (the one definition
+// of the format; docs/session-format.md describes it, change both together). The frequent records are
 // checked by the fast checks of record-fast-checks.ts, proven to agree with the schemas; the rare
 // ones by their schema. Either way a record that passes is returned as the very object JSON.parse
 // produced, so fields added by a newer minor writer survive a fork.
 
 import type { z } from 'zod';
-import { FAST_CHECKS, isObject } from './record-fast-checks.js';
 import {
   auditEventSchema,
   RECORD_SCHEMAS,
-  type auditSchema,
-  type compactionSchema,
-  type modelCallSchema,
-  type responseItemRecordSchema,
-  type sessionMetaSchema,
-  type sessionParentSchema,
-  type turnCancelledSchema,
-  type turnCompletedSchema,
-  type turnFailedSchema,
-  type turnStartedSchema,
-  type warningSchema,
-} from './record-schemas.js';
+  type AuditEventType,
+  type SessionMetaRecord,
+  type SessionRecord,
+  type SessionRecordType,
+  type TurnCancelledRecord,
+  type TurnCompletedRecord,
+  type TurnFailedRecord,
+} from '../protocol/index.js';
+import { FAST_CHECKS, isObject } from './record-fast-checks.js';
 
-export { sessionParentSchema } from './record-schemas.js';
+export {
+  SESSION_FORMAT_VERSION,
+  sessionParentSchema,
+  type AuditEvent,
+  type AuditEventType,
+  type AuditRecord,
+  type CompactionRecord,
+  type ModelCallSummaryRecord,
+  type ResponseItemRecord,
+  type SessionMetaRecord,
+  type SessionParent,
+  type SessionRecord,
+  type SessionRecordType,
+  type TurnCancelledRecord,
+  type TurnCompletedRecord,
+  type TurnFailedRecord,
+  type TurnPolicy,
+  type TurnStartedRecord,
+  type WarningRecord,
+} from '../protocol/index.js';
 
-export const SESSION_FORMAT_VERSION = 1;
-
-export type SessionParent = z.infer<typeof sessionParentSchema>;
-export type SessionMetaRecord = z.infer<typeof sessionMetaSchema>;
-export type TurnPolicy = TurnStartedRecord['policy'];
-export type TurnStartedRecord = z.infer<typeof turnStartedSchema>;
-export type ResponseItemRecord = z.infer<typeof responseItemRecordSchema>;
-export type ModelCallSummaryRecord = z.infer<typeof modelCallSchema>;
-export type AuditRecord = z.infer<typeof auditSchema>;
-export type AuditEvent = AuditRecord['event'];
-export type AuditEventType = AuditEvent['type'];
-export type WarningRecord = z.infer<typeof warningSchema>;
-export type TurnCompletedRecord = z.infer<typeof turnCompletedSchema>;
-export type TurnFailedRecord = z.infer<typeof turnFailedSchema>;
-export type TurnCancelledRecord = z.infer<typeof turnCancelledSchema>;
-export type CompactionRecord = z.infer<typeof compactionSchema>;
-
-export type SessionRecord =
-  | SessionMetaRecord
-  | TurnStartedRecord
-  | ResponseItemRecord
-  | ModelCallSummaryRecord
-  | AuditRecord
-  | WarningRecord
-  | TurnCompletedRecord
-  | TurnFailedRecord
-  | TurnCancelledRecord
-  | CompactionRecord;
-
-export type SessionRecordType = SessionRecord['type'];
 export type TurnEndRecord = TurnCompletedRecord | TurnFailedRecord | TurnCancelledRecord;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -2,6 +2,7 @@
 // backend can replace the JSONL files later without touching them.
 
 import type { WireApi } from '../model/index.js';
+import type { ListProblem, SessionProblem } from '../protocol/index.js';
 import type { NewSessionRecord, SessionMetaRecord, SessionParent, SessionRecord, SessionRecordType } from './session-records.js';
 import type { SessionSummary } from './session-summary.js';
 
@@ -26,12 +27,8 @@ export interface ScanRecordOptions {
   skipTypes?: ReadonlySet<SessionRecordType>;
 }
 
-/** A line that could not be used. Reading goes on past it. */
-export interface SessionProblem {
-  /** 1-based line number in the session file. */
-  line: number;
-  message: string;
-}
+/** A line that could not be used. Reading goes on past it (protocol/'s: the API serves them). */
+export type { SessionProblem } from '../protocol/index.js';
 
 /** What a scan of a session learns besides the records it hands out. */
 export interface SessionScan {
@@ -67,11 +64,7 @@ export interface ListSessionsOptions {
   cursor?: string | null;
 }
 
-export interface ListProblem {
-  /** null for a problem with the index itself. */
-  sessionId: string | null;
-  message: string;
-}
+export type { ListProblem } from '../protocol/index.js';
 
 export interface SessionList {
   /** Newest updated first. */

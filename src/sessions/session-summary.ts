@@ -1,42 +1,13 @@
 // What a session listing shows about one session. Built incrementally from records, so the
 // writer can keep it current as it appends and the index can store it without rereading files.
 
-import { z } from 'zod';
-import { WIRE_APIS, type WireApi } from '../model/index.js';
-import { sessionParentSchema, type SessionMetaRecord, type SessionParent, type SessionRecord } from './session-records.js';
+import { sessionSummarySchema, type SessionSummary } from '../protocol/index.js';
+import type { SessionMetaRecord, SessionRecord } from './session-records.js';
 
-export interface SessionSummary {
-  sessionId: string;
-  createdAt: string;
-  /** Time of the newest record seen. */
-  updatedAt: string;
-  /** The first prompt, whitespace collapsed, capped at TITLE_MAX_CHARS. Empty before the first turn. */
-  title: string;
-  cwd: string;
-  /** The model of the latest turn (the session's initial model before any turn). */
-  model: string;
-  wireApi: WireApi;
-  /** Highest turn number started. */
-  turns: number;
-  /** Sum of `usage.total.totalTokens` over ended turns. */
-  totalTokens: number;
-  parent: SessionParent | null;
-}
+// The shape is protocol/'s (the index stores it, the API serves it); building it is done here.
+export { sessionSummarySchema, type SessionSummary };
 
 export const TITLE_MAX_CHARS = 120;
-
-export const sessionSummarySchema: z.ZodType<SessionSummary> = z.object({
-  sessionId: z.string().min(1),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  title: z.string(),
-  cwd: z.string(),
-  model: z.string(),
-  wireApi: z.enum(WIRE_APIS as [WireApi, ...WireApi[]]),
-  turns: z.number().int().min(0),
-  totalTokens: z.number().min(0),
-  parent: sessionParentSchema.nullable(),
-});
 
 /** A one-line title from a prompt; cut on code points so no surrogate pair is split. */
 export function sessionTitle(prompt: string): string {

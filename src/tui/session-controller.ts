@@ -6,7 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, relative, sep } from 'node:path';
-import { ApprovalRegistry, type PendingApproval, type RunEvent } from '../agent/index.js';
+import { ApprovalRegistry, type ApprovalDecisionKind, type PendingApproval, type RunEvent } from '../agent/index.js';
 import { openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
 import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
@@ -305,7 +305,7 @@ export class SessionController {
     this.update({ pending: this.pendingQueue[0] });
   }
 
-  decide(decision: 'approve' | 'approve_session' | 'deny', message: string | null = null): void {
+  decide(decision: ApprovalDecisionKind, message: string | null = null): void {
     const pending = this.state.pending;
     if (pending === null) return;
     this.approvals.resolve(pending.runId, pending.callId, decision, message, 'user');

@@ -4,6 +4,7 @@
 // live), and priced per call with the catalog's `estimateCost`, because tiered prices apply per
 // request, not to a sum.
 
+import type { UsageStage } from '../agent/index.js';
 import { estimateCost, type ModelEntry, type Usage } from '../model/index.js';
 
 export interface MeterLimits {
@@ -52,7 +53,7 @@ export class SessionMeter {
   }
 
   /** One model call; `stage` turn calls also say how full the context is. */
-  addCall(usage: Usage | null, stage: 'turn' | 'compaction', entry: Pick<ModelEntry, 'pricing'> | null = this.limits?.entry ?? null): void {
+  addCall(usage: Usage | null, stage: UsageStage, entry: Pick<ModelEntry, 'pricing'> | null = this.limits?.entry ?? null): void {
     const r = { ...this.reading, calls: this.reading.calls + 1 };
     if (usage === null) {
       r.costPartial = true;

@@ -9,6 +9,7 @@ import react from '@vitejs/plugin-react';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const server = process.env.GLASSBOX_SERVER ?? 'http://127.0.0.1:4100';
 const token = process.env.GLASSBOX_TOKEN;
+const PROTOCOL_MODULE = /[\\/]src[\\/]protocol[\\/][^\\/]+\.ts$/;
 
 export default defineConfig({
   root: here,
@@ -22,8 +23,15 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: false,
     chunkSizeWarningLimit: 700,
-    // Per-plugin timing notes are noise in a build this small.
-    rolldownOptions: { checks: { bundlerTimings: false } },
+    rolldownOptions: {
+      // Per-plugin timing notes are noise in a build this small.
+      checks: { bundlerTimings: false },
+      // protocol/'s modules only define values (schemas, enumerations). Saying so lets the bundle
+      // keep the enumerations the workbench uses and drop the zod schemas it does not run, and zod
+      // with them (about 100 KB otherwise).
+      // Every other module keeps the bundler's own reading (undefined), package.json hints included.
+      treeshake: { moduleSideEffects: (id: string) => (PROTOCOL_MODULE.test(id) ? false : undefined) },
+    },
   },
   server: {
     proxy: {

@@ -3,8 +3,10 @@
 // (`ToolContext.execution` is opaque there); the permission rules decide it and the coding tools
 // obey it.
 
-export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
-export const SANDBOX_MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
+import { SANDBOX_MODES, type SandboxMode } from '../protocol/index.js';
+
+// The sandbox modes are one of protocol/'s enumerations (the API and the web name them too).
+export { SANDBOX_MODES, type SandboxMode };
 
 /** How one approved call executes: decided by the permission layer, obeyed by the tool. */
 export interface ExecutionPolicy {

@@ -18,25 +18,54 @@ const SRC = resolve(fileURLToPath(new URL('../../src', import.meta.url)));
  * rest of Glassbox. Lower layers first; see docs/architecture.md.
  */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
-  workspace: [],
+  // The ground floor, browser-safe: the shapes and names that cross layers and processes, as zod
+  // schemas with derived types and plain enumerations. Imports nothing of Glassbox (only zod);
+  // every folder below may import it, the web at run time too.
+  protocol: [],
+  workspace: ['protocol'],
   // Pure, browser-safe readings of run data that every face shares (the web may run them).
   views: [],
   'terminal-text': [],
   version: [],
-  model: [],
-  testing: ['model'],
-  agent: ['model'],
-  demo: ['model', 'testing'],
-  permissions: ['agent', 'model', 'workspace'],
-  sandbox: ['workspace'],
-  tools: ['agent', 'model', 'sandbox', 'views', 'workspace'],
-  compaction: ['agent', 'model', 'workspace'],
-  sessions: ['agent', 'compaction', 'model'],
-  mcp: ['agent', 'model', 'sandbox', 'terminal-text', 'workspace'],
-  telemetry: ['agent', 'compaction', 'model', 'sessions'],
-  runner: ['agent', 'compaction', 'mcp', 'model', 'permissions', 'sandbox', 'sessions', 'telemetry', 'tools', 'version', 'workspace'],
-  server: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'workspace'],
-  tui: ['agent', 'compaction', 'model', 'permissions', 'runner', 'sessions', 'telemetry', 'terminal-text', 'views', 'workspace'],
+  model: ['protocol'],
+  testing: ['model', 'protocol'],
+  agent: ['model', 'protocol'],
+  demo: ['model', 'protocol', 'testing'],
+  permissions: ['agent', 'model', 'protocol', 'workspace'],
+  sandbox: ['protocol', 'workspace'],
+  tools: ['agent', 'model', 'protocol', 'sandbox', 'views', 'workspace'],
+  compaction: ['agent', 'model', 'protocol', 'workspace'],
+  sessions: ['agent', 'compaction', 'model', 'protocol'],
+  mcp: ['agent', 'model', 'protocol', 'sandbox', 'terminal-text', 'workspace'],
+  telemetry: ['agent', 'compaction', 'model', 'protocol', 'sessions'],
+  runner: [
+    'agent',
+    'compaction',
+    'mcp',
+    'model',
+    'permissions',
+    'protocol',
+    'sandbox',
+    'sessions',
+    'telemetry',
+    'tools',
+    'version',
+    'workspace',
+  ],
+  server: ['agent', 'compaction', 'model', 'permissions', 'protocol', 'runner', 'sessions', 'telemetry', 'workspace'],
+  tui: [
+    'agent',
+    'compaction',
+    'model',
+    'permissions',
+    'protocol',
+    'runner',
+    'sessions',
+    'telemetry',
+    'terminal-text',
+    'views',
+    'workspace',
+  ],
   cli: [
     'agent',
     'compaction',
@@ -44,6 +73,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'mcp',
     'model',
     'permissions',
+    'protocol',
     'runner',
     'sandbox',
     'server',
@@ -58,8 +88,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   public: ['agent', 'model', 'testing'],
   // The package entry (src/index.ts, `glassbox`): the runner's layer and what it is built from.
   'index.ts': ['permissions', 'runner', 'sessions', 'tools', 'workspace'],
-  // The browser bundle may only borrow types (erased at build time), from any layer's files.
-  web: ['agent', 'compaction', 'model', 'permissions', 'server', 'sessions', 'views', 'workspace'],
+  // The browser bundle may only borrow types (erased at build time), from any layer's files; and
+  // protocol/ (through its index.ts), which it may also run.
+  web: ['agent', 'compaction', 'model', 'permissions', 'protocol', 'server', 'sessions', 'views', 'workspace'],
 };
 
 interface ImportEdge {
@@ -205,9 +236,10 @@ describe('import boundaries', () => {
     assert.deepEqual(wrong, []);
   });
 
-  test('the browser bundle borrows only types from the server side (and runs the shared views)', () => {
+  test('the browser bundle borrows only types from the server side (and runs the shared views and the protocol)', () => {
+    const runnable = new Set(['web', 'views', 'protocol']);
     const wrong = edges
-      .filter((edge) => folderOf(edge.from) === 'web' && folderOf(edge.to) !== 'web' && folderOf(edge.to) !== 'views' && !edge.typeOnly)
+      .filter((edge) => folderOf(edge.from) === 'web' && !runnable.has(folderOf(edge.to)) && !edge.typeOnly)
       .map((edge) => `${relative(SRC, edge.from)} imports ${edge.specifier}`);
     assert.deepEqual(wrong, []);
   });
@@ -218,6 +250,17 @@ describe('import boundaries', () => {
     const wrong = viewFiles.flatMap((file) =>
       moduleReferences(readFileSync(file, 'utf8'))
         .filter((reference) => reference.specifier === null || !reference.specifier.startsWith('./'))
+        .map((reference) => `${relative(SRC, file)} imports ${reference.specifier ?? 'a computed module'}`),
+    );
+    assert.deepEqual(wrong, []);
+  });
+
+  test('protocol/ imports nothing but zod and its own files (the browser runs it)', () => {
+    const protocolFiles = files.filter((file) => folderOf(file) === 'protocol');
+    assert.ok(protocolFiles.length >= 5);
+    const wrong = protocolFiles.flatMap((file) =>
+      moduleReferences(readFileSync(file, 'utf8'))
+        .filter((reference) => reference.specifier === null || !(reference.specifier.startsWith('./') || reference.specifier === 'zod'))
         .map((reference) => `${relative(SRC, file)} imports ${reference.specifier ?? 'a computed module'}`),
     );
     assert.deepEqual(wrong, []);

@@ -1,12 +1,12 @@
 // The fast checks of the frequent records (record-fast-checks.ts) must accept exactly what the
-// zod schemas of the format (record-schemas.ts) accept. Checked on arbitrary records that went
+// zod schemas of the format (protocol/session-records.ts) accept. Checked on arbitrary records that went
 // through JSON, as a session file's lines do: valid ones with fields a newer writer might add, and
 // the same records broken (a field dropped or given another JSON value, nested ones included).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseSessionRecord, SESSION_RECORD_TYPES } from '../../src/sessions/index.js';
-import { RECORD_SCHEMAS } from '../../src/sessions/record-schemas.js';
+import { RECORD_SCHEMAS } from '../../src/protocol/index.js';
 
 const SEED = Number(process.env.GLASSBOX_FUZZ_SEED ?? 20261201);
 const schemas = new Map<string, { safeParse(value: unknown): { success: boolean } }>(Object.entries(RECORD_SCHEMAS));

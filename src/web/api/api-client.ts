@@ -8,6 +8,7 @@ import type {
   CompactionPayload,
   Cursor,
   Health,
+  ModelCallPayloads,
   ModelsInfo,
   PendingApproval,
   RunInfo,
@@ -136,7 +137,7 @@ export const api = {
     call<SessionList>('GET', `/api/sessions${query(params)}`),
   session: (sessionId: string, params: { cursor?: Cursor | null; limit?: number } = {}) =>
     call<SessionPage>('GET', `/api/sessions/${segment(sessionId)}${query(params)}`),
-  modelCalls: (sessionId: string, params: { cursor?: Cursor | null; limit?: number; payloads?: 'all' | 'none'; query?: string } = {}) =>
+  modelCalls: (sessionId: string, params: { cursor?: Cursor | null; limit?: number; payloads?: ModelCallPayloads; query?: string } = {}) =>
     call<TraceCallPage>('GET', `/api/sessions/${segment(sessionId)}/model-calls${query(params)}`),
   modelCall: (sessionId: string, index: number) =>
     call<{ call: TraceDetail }>('GET', `/api/sessions/${segment(sessionId)}/model-calls/${index}`),

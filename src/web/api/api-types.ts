@@ -1,137 +1,53 @@
-// The shapes of the HTTP API (docs/api.md). Run events, records and summaries are the app's own
-// types, imported as types only so no server code reaches the bundle.
+// The shapes of the HTTP API (docs/api.md). The bodies, run events, records, summaries and
+// enumerations are protocol/'s (the server validates and types its answers with the same ones);
+// the model-call traces and the change preview are the server's own types, imported as types
+// only so no server code reaches the bundle.
 
-import type { Usage, WireApi } from '../../model/ir.js';
-import type { RunEvent } from '../../agent/run-events.js';
-import type { SessionMetaRecord, SessionRecord } from '../../sessions/session-records.js';
-import type { SessionSummary } from '../../sessions/session-summary.js';
-import type { SessionStats, SessionStatus } from '../../server/session-stats.js';
-import type { TraceCall, TraceDetail } from '../../server/trace-scan.js';
 import type { ApprovalPreviewAnswer } from '../../server/run-routes.js';
+import type { TraceCall, TraceCallPage, TraceDetail } from '../../server/trace-scan.js';
+import { APPROVAL_POLICIES, SANDBOX_MODES, WIRE_APIS, type CompactAnswer, type WireApi } from '../../protocol/index.js';
+
+export { TERMINAL_EVENT_TYPES } from '../../protocol/index.js';
 
 export type {
-  ApprovalPreviewAnswer,
+  ApprovalDecisionKind as ApprovalDecision,
+  ApprovalList,
+  ApprovalPolicy,
+  ContextPoint,
+  ContextView as ContextInfo,
+  Health,
+  ModelCallPayloads,
+  ModelInfo,
+  ModelsInfo,
+  PendingApproval,
+  RecordLine,
+  RunInfo,
+  RunList,
   RunEvent,
+  RunStatus,
+  SandboxMode,
+  SessionList,
+  SessionPage,
   SessionRecord,
   SessionStats,
   SessionStatus,
   SessionSummary,
-  TraceCall,
-  TraceDetail,
+  StartRunRequest,
   Usage,
   WireApi,
-};
+} from '../../protocol/index.js';
+export type { ApprovalPreviewAnswer, TraceCall, TraceCallPage, TraceDetail };
 
 /** What a pending file write would change, worked out by the server against the files on disk. */
 export type ChangePreview = NonNullable<ApprovalPreviewAnswer['preview']>;
 
-export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
-export type ApprovalPolicy = 'untrusted' | 'on-request' | 'never';
-export type ApprovalDecision = 'approve' | 'approve_session' | 'deny';
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
-
 /** Least to most permissive: the server's setting is a cap, a run may only pick one at or before it. */
-export const SANDBOX_ORDER: readonly SandboxMode[] = ['read-only', 'workspace-write', 'danger-full-access'];
-export const APPROVAL_ORDER: readonly ApprovalPolicy[] = ['untrusted', 'on-request', 'never'];
-export const WIRE_API_NAMES: readonly WireApi[] = ['chat', 'responses', 'anthropic'];
+export const SANDBOX_ORDER = SANDBOX_MODES;
+export const APPROVAL_ORDER = APPROVAL_POLICIES;
+/** The wire APIs a run may pick (protocol/'s list, not a copy). */
+export const WIRE_API_NAMES: readonly WireApi[] = WIRE_APIS;
 
-export interface Health {
-  ok: boolean;
-  version: string;
-  model: string;
-  wireApi: WireApi;
-  demo: boolean;
-  root: string;
-}
-
-export interface ModelInfo {
-  id: string;
-  contextWindow: number | null;
-  maxOutputTokens: number | null;
-}
-
-export interface ModelsInfo {
-  models: ModelInfo[];
-  defaults: { model: string; wireApi: WireApi; sandbox: SandboxMode; approvalPolicy: ApprovalPolicy };
-  caps: { sandbox: SandboxMode; approvalPolicy: ApprovalPolicy };
-}
-
-export interface StartRunRequest {
-  prompt: string;
-  sessionId?: string;
-  model?: string;
-  wireApi?: WireApi;
-  sandbox?: SandboxMode;
-  approvalPolicy?: ApprovalPolicy;
-  compactAt?: number | string;
-}
-
-export interface RunInfo {
-  runId: string;
-  sessionId: string;
-  status: RunStatus;
-  startedAt: string;
-  prompt: string;
-}
-
-export interface PendingApproval {
-  runId: string;
-  /** null while the run has not named its session yet. */
-  sessionId: string | null;
-  callId: string;
-  toolName: string;
-  summary: string;
-  reason: string;
-  arguments: string;
-  requestedAt: string;
-  expiresAt: string | null;
-}
-
+/** A page cursor as the server gave it (the client only hands it back). */
 export type Cursor = string | number;
 
-export interface SessionList {
-  sessions: SessionSummary[];
-  /** Status, tokens and price per listed session (missing for one that could not be read). */
-  stats: Record<string, SessionStats>;
-  nextCursor: Cursor | null;
-  problems: unknown[];
-}
-
-export interface RecordLine {
-  line: number;
-  record: SessionRecord;
-}
-
-export interface SessionPage {
-  /** null when the server's index does not (yet) list the session. */
-  summary: SessionSummary | null;
-  meta: SessionMetaRecord | null;
-  records: RecordLine[];
-  problems: unknown[];
-  nextCursor: Cursor | null;
-}
-
-export interface TraceCallPage {
-  calls: TraceCall[];
-  nextCursor: Cursor | null;
-  total: number;
-}
-
-export type HistoryCompacted = Extract<RunEvent, { type: 'history_compacted' }>;
-export type CompactionPayload = Omit<HistoryCompacted, 'type'> & { type?: string };
-
-export interface ContextPoint {
-  turn: number;
-  round: number;
-  callIndex: number;
-  tokens: number;
-  estimated: boolean;
-}
-
-export interface ContextInfo {
-  window: number | null;
-  threshold: number | null;
-  points: ContextPoint[];
-  /** Compaction record payloads (turn, compactionId, trigger, tokensBefore…); read leniently. */
-  compactions: Array<Record<string, unknown>>;
-}
+export type CompactionPayload = CompactAnswer['compaction'];

@@ -2,7 +2,7 @@
 // drops before the terminal event, re-attaches with GET /api/runs/:runId/events and Last-Event-ID so
 // no event is lost or shown twice. Closing it stops listening, never the run.
 
-import type { RunEvent, StartRunRequest } from './api-types.js';
+import { TERMINAL_EVENT_TYPES, type RunEvent, type StartRunRequest } from './api-types.js';
 import { ApiError, errorFromResponse, reachServer } from './api-client.js';
 import { readSseFrames } from './sse-parser.js';
 
@@ -22,7 +22,7 @@ export interface RunStreamOptions {
   fetch?: typeof fetch;
 }
 
-const TERMINAL = new Set(['run_succeeded', 'run_failed', 'run_cancelled']);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
 
 class StreamGap extends Error {}
 

@@ -2,10 +2,12 @@
 // compactions, notices). One reducer (transcript-reducer.ts) builds it from replayed records and
 // from live events alike.
 
+import type { ApprovalDecisionKind, PermissionDecisionKind, UsageStage } from '../../protocol/index.js';
+
 export type ToolCallStatus = 'requested' | 'awaiting_approval' | 'running' | 'succeeded' | 'failed' | 'denied' | 'cancelled';
 
 export interface PermissionView {
-  decision: 'allow' | 'ask' | 'deny';
+  decision: PermissionDecisionKind;
   reason: string;
   rule: string;
 }
@@ -13,7 +15,7 @@ export interface PermissionView {
 export interface ApprovalView {
   summary: string;
   reason: string;
-  resolution: { decision: 'approve' | 'approve_session' | 'deny'; by: string; message: string | null } | null;
+  resolution: { decision: ApprovalDecisionKind; by: string; message: string | null } | null;
 }
 
 export interface ToolCallState {
@@ -86,7 +88,7 @@ export interface TranscriptTurn {
   entries: TranscriptEntry[];
   outcome: TurnOutcome;
   /** What the current model call is for; deltas of a compaction call are not the answer. */
-  stage: 'turn' | 'compaction' | null;
+  stage: UsageStage | null;
   /** The last thing added was a tool call: a following call of the same batch joins its group. */
   callsOpen: boolean;
 }
