@@ -81,7 +81,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       assert.ok(summary && hasTools(summary.body));
       const cap = summary.body[OUTPUT_CAP_FIELD[wireApi]];
       assert.equal(typeof cap, 'number');
-      assert.ok((cap as number) >= 2_048 && (cap as number) <= 40_000 - event!.tokensBefore, `cap ${String(cap)} after ${event!.tokensBefore}`);
+      assert.ok(
+        (cap as number) >= 2_048 && (cap as number) <= 40_000 - event!.tokensBefore,
+        `cap ${String(cap)} after ${event!.tokensBefore}`,
+      );
     });
 
     test('leaves the transcript form to a window without room for the summary, and says so', async () => {
@@ -99,7 +102,10 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
         [false],
       );
       const [event] = compactedEvents(run.events);
-      assert.match(event!.reason, /live form failed \(the conversation with the summary instruction \(about \d+ tokens\) leaves \d+ of the 36000-token window for the summary\)/);
+      assert.match(
+        event!.reason,
+        /live form failed \(the conversation with the summary instruction \(about \d+ tokens\) leaves \d+ of the 36000-token window for the summary\)/,
+      );
     });
 
     test('a model that calls a tool anyway fails the live attempt; the transcript form follows at once, and the call never runs', async () => {
