@@ -270,7 +270,9 @@ async function tryLiveSummary(
       reason: `the conversation with the summary instruction (about ${input} tokens) leaves ${Math.max(0, room)} of the ${settings.contextWindow}-token window for the summary`,
     };
   }
-  const request = buildLiveSummaryRequest(live, instructions, Math.min(live.maxOutputTokens ?? settings.maxOutputTokens, room));
+  // Capped only where the room is the tighter limit: elsewhere the request goes out as the rounds do.
+  const cap = live.maxOutputTokens ?? settings.maxOutputTokens;
+  const request = buildLiveSummaryRequest(live, instructions, room < cap ? room : live.maxOutputTokens);
   try {
     const response = await callModel(context, request);
     if (response.toolCalls.length > 0) {
