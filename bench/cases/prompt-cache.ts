@@ -21,7 +21,7 @@
 // (OpenAI: from 1,024 tokens in steps of 128; Anthropic: whole blocks, from 1,024 tokens), the
 // same output tokens (o200k count of the scripted answers) and the catalog prices (estimateCost).
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
@@ -104,7 +104,10 @@ function script(outputs: Map<number, number>): (request: CapturedRequest) => Scr
 }
 
 async function runSession(wireApi: WireApi, window: number, variant: Variant): Promise<Sent[]> {
-  const work = mkdtempSync(join(tmpdir(), 'glassbox-bench-cache-'));
+  // The project path is in the system prompt: a name of fixed digits (o200k cuts digits in threes
+  // whatever they are) keeps the token counts the same from run to run, as a random one would not.
+  const work = join(tmpdir(), `glassbox-bench-cache-${String(process.pid).padStart(9, '0')}`);
+  rmSync(work, { recursive: true, force: true });
   const root = join(work, 'project');
   const home = join(work, 'home');
   mkdirSync(root, { recursive: true });
@@ -242,7 +245,7 @@ function share(pairs: ReadonlyArray<{ eligible: number; tokens: number }>): Shar
 
 const percent = (part: Share): number => (part.tokens > 0 ? (100 * part.eligible) / part.tokens : 0);
 
-/** The live and transcript runs carry the same conversation: only their summary requests differ (the temp dir in the system prompt aside). */
+/** The live and transcript runs carry the same conversation: only their summary requests differ. */
 function sameConversation(a: readonly Sent[], b: readonly Sent[]): boolean {
   const rounds = (list: readonly Sent[]) =>
     list.filter((entry) => entry.kind === 'round').map((entry) => entry.measured.tokens - entry.measured.headTokens);
