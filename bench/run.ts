@@ -20,6 +20,7 @@ const cases: BenchCase[] = [
   { name: 'sessions', run: async () => (await import('./cases/sessions.js')).run() },
   { name: 'extensions', run: async () => (await import('./cases/extensions.js')).run() },
   { name: 'context', run: async () => (await import('./cases/context-economy.js')).run() },
+  { name: 'cache', run: async () => (await import('./cases/prompt-cache.js')).run() },
   { name: 'workbench', run: async () => (await import('./cases/workbench-long-session.js')).run() },
   { name: 'classifier', run: async () => (await import('./cases/command-classifier.js')).run() },
 ];

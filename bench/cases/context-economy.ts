@@ -8,62 +8,17 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { NO_APPROVER, type RunEvent, type Tool } from '../../src/agent/index.js';
+import { NO_APPROVER, type RunEvent } from '../../src/agent/index.js';
 import { createGateway } from '../../src/model/index.js';
 import { openRunner, runTurn, type RunnerSettings } from '../../src/runner/index.js';
 import { estimateRequestTokens, startFakeProvider, type CapturedRequest, type ScriptedTurn } from '../../src/testing/index.js';
 import { withRatio, type BenchRow } from '../bench-table.js';
+import { isSummaryRequest, readLog, SUMMARY_TEXT } from '../log-workload.js';
 
 const quick = process.env.GLASSBOX_BENCH_QUICK === '1';
 const ROUNDS_PER_TURN = 10;
 const TURNS = quick ? 8 : 30;
 const WINDOW = 16_000;
-const SUMMARY_MARKER = 'You are compacting the working history';
-const WORDS = ['parse', 'token', 'error', 'buffer', 'render', 'cache', 'retry', 'socket', 'module', 'schema', 'index', 'commit'];
-
-/** Deterministic log text of `size` characters: about four characters per token, like real output. */
-function logText(index: number, size: number): string {
-  let text = `log ${index}:`;
-  for (let n = 0; text.length < size; n += 1) text += ` ${WORDS[(n * 5 + index) % WORDS.length]}=${(n * 31 + index) % 997}`;
-  return text.slice(0, size);
-}
-
-/** Mostly 1.5–5.5 KB, and every 37th round a 12 KB output that jumps far past the last measurement. */
-function outputSize(round: number): number {
-  return round % 37 === 36 ? 12_000 : 1_500 + ((round * 7919) % 9) * 500;
-}
-
-const readLog: Tool<{ index: number }> = {
-  name: 'read_log',
-  description: 'Read one log file by index.',
-  schema: z.object({ index: z.number().int() }),
-  readOnly: true,
-  strict: false,
-  access: () => ({ kind: 'none' }),
-  async execute(args) {
-    return { output: logText(args.index, outputSize(args.index)) };
-  },
-};
-
-function isSummaryRequest(request: CapturedRequest): boolean {
-  return request.rawBody.includes(SUMMARY_MARKER);
-}
-
-const SUMMARY_TEXT = [
-  '## Goal',
-  'Review the service logs turn by turn and report anomalies.',
-  '## User instructions and constraints',
-  '"continue the log review" — one part per turn.',
-  '## Files',
-  'Logs read so far through read_log; none modified.',
-  '## Done',
-  'Earlier parts reviewed; recurring retry and socket errors noted with their counts.',
-  '## Remaining',
-  'Continue with the next part.',
-  '## Next step',
-  'Read the next log.',
-].join('\n');
 
 interface Workload {
   /** Reset at each user turn. */

@@ -280,6 +280,7 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
     const live = full && settings.liveSummary && episode.trigger !== 'overflow' && state.nextRequest ? state.nextRequest() : null;
     const context: SummarizerContext = {
       liveRequest: live,
+      liveRequestTokens: live === null ? null : episode.tokensBefore,
       gateway: deps.gateway,
       counter,
       signal: state.signal,

@@ -52,7 +52,20 @@ export interface SummarizerContext {
    * first. Absent (manual compaction, overflow recovery, live form off): the transcript form only.
    */
   liveRequest?: ModelRequest | null;
+  /**
+   * The size of `liveRequest` as the compaction decision counted it (the last reported usage plus
+   * what was appended since): the provider's own count, where an estimate of the whole request
+   * runs high. Absent: estimated.
+   */
+  liveRequestTokens?: number | null;
 }
+
+/**
+ * The least room the live form must leave in the window for the summary. Its answer is capped at
+ * the room there is; a summary cut off at that cap is an error (OUTPUT_TRUNCATED) and falls back to
+ * the transcript form, so trying costs one request read mostly from the cache.
+ */
+export const LIVE_SUMMARY_MIN_ROOM_TOKENS = 2_048;
 
 export interface SummaryResult {
   compactionId: string;
@@ -158,7 +171,7 @@ export async function summarizeHistory(
   let form: SummaryResult['form'] = 'transcript';
   let liveFallback: string | null = null;
   if (live !== null) {
-    const outcome = await tryLiveSummary(context, live, summaryInstructions(extraInstructions, 'live'), maxInput);
+    const outcome = await tryLiveSummary(context, live, summaryInstructions(extraInstructions, 'live'), settings);
     if (outcome.summary !== null) {
       summary = outcome.summary;
       form = 'live';
@@ -231,21 +244,35 @@ export async function summarizeHistory(
 
 /**
  * One attempt at the live form. Returns the summary, or why the transcript form must be used: the
- * conversation does not fit with the instruction added, the provider refused or failed, the model
- * called a tool anyway (it was told not to, and the call is never run), or it answered nothing.
- * Cancellation is rethrown.
+ * conversation and the instruction leave too little of the window for the summary, the provider
+ * refused or failed (a summary cut off at the cap included), the model called a tool anyway (it
+ * was told not to, and the call is never run), or it answered nothing. Cancellation is rethrown.
+ *
+ * The fit is judged on the whole window, not on the transcript form's input budget (window minus
+ * an output reserve of up to 8,192 tokens or a quarter of the window): the conversation is already
+ * over the compaction threshold, which at the default 85 % leaves less than that reserve in any
+ * window under about 55,000 tokens (32,000: 4,800), and with the 10 % margin of a whole-request
+ * estimate on top the live form never fit a 128,000-token window either. What it needs is room for
+ * the answer, and the request says so with its output cap.
  */
 async function tryLiveSummary(
   context: SummarizerContext,
   live: ModelRequest,
   instructions: string,
-  maxInput: number,
+  settings: SummarizerSettings,
 ): Promise<{ summary: string; reason: null } | { summary: null; reason: string }> {
-  const request = buildLiveSummaryRequest(live, instructions);
-  const estimate = estimateRequestTokens(request);
-  if (estimate > maxInput) {
-    return { summary: null, reason: `the conversation with the summary instruction (about ${estimate} tokens) does not fit` };
+  const conversation = context.liveRequestTokens ?? estimateRequestTokens(live);
+  const input = conversation + estimateRequestTokens({ model: live.model, messages: [{ role: 'user', content: instructions }] });
+  const room = settings.contextWindow - input;
+  if (room < Math.min(LIVE_SUMMARY_MIN_ROOM_TOKENS, outputReserve(settings))) {
+    return {
+      summary: null,
+      reason: `the conversation with the summary instruction (about ${input} tokens) leaves ${Math.max(0, room)} of the ${settings.contextWindow}-token window for the summary`,
+    };
   }
+  // Capped only where the room is the tighter limit: elsewhere the request goes out as the rounds do.
+  const cap = live.maxOutputTokens ?? settings.maxOutputTokens;
+  const request = buildLiveSummaryRequest(live, instructions, room < cap ? room : live.maxOutputTokens);
   try {
     const response = await callModel(context, request);
     if (response.toolCalls.length > 0) {

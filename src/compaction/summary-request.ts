@@ -52,13 +52,17 @@ export function summaryInstructions(extra: readonly (string | null | undefined)[
  * The live form: the next round's request with the instructions as a closing user message. The
  * tools stay (removing them would change the cached prefix) but may not be called, and the
  * closing message is a one-off, so nothing after the cached prefix is written to an explicit cache.
+ * `maxOutputTokens` caps the answer at the room the conversation leaves in the window (providers
+ * refuse a request whose input and output cap together exceed it); the cap is not part of the
+ * prompt, so it leaves the cached prefix alone.
  */
-export function buildLiveSummaryRequest(live: ModelRequest, instructions: string): ModelRequest {
+export function buildLiveSummaryRequest(live: ModelRequest, instructions: string, maxOutputTokens?: number): ModelRequest {
   return {
     ...live,
     messages: [...live.messages, { role: 'user', content: instructions }],
     toolChoice: 'none',
     cacheWrite: 'prefix',
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
   };
 }
 

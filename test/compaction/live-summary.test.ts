@@ -31,6 +31,9 @@ import {
 const readBig = (label: string) => ({ name: 'read_big', arguments: { label } });
 const SUMMARY = '## Goal\nDo the thing.\n\n## Current work\nReading b.\n\n## Next step\nFinish.';
 
+/** Where each wire carries the output cap. */
+const OUTPUT_CAP_FIELD = { chat: 'max_completion_tokens', responses: 'max_output_tokens', anthropic: 'max_tokens' } as const;
+
 function hasTools(body: Record<string, unknown>): boolean {
   return Array.isArray(body.tools) && body.tools.length > 0;
 }
@@ -57,6 +60,52 @@ for (const wireApi of WIRE_APIS_UNDER_TEST) {
       const [event] = compactedEvents(run.events);
       assert.equal(event?.summary, SUMMARY);
       assert.match(event!.reason, /Summarized from the live conversation\.$/);
+    });
+
+    test('is used whenever the window has room for the summary: a 40,000-token window at the 85 % threshold, its answer capped at that room', async () => {
+      // The crossing leaves about 5,000 tokens of the window. Fitted against the transcript form's
+      // input budget (window minus an 8,000-token reserve) with a 10 % margin on an estimate of the
+      // whole request, the live form never fit a window under ~126,000 tokens at this threshold.
+      const rounds = Array.from({ length: 30 }, (_, n) => ({ toolCalls: [readBig(`r${n}`)] }));
+      const run = await runWithCompaction({
+        wireApi,
+        contextWindow: 40_000,
+        tools: [bigOutputTool(8_000)],
+        settings: testSettings({ contextWindow: 40_000, maxOutputTokens: 8_000, threshold: 34_000, pruneMinimumTokens: 1_000_000 }),
+        whenExhausted: scriptedWithSummaries([...rounds, { text: 'Done.' }], () => ({ text: SUMMARY })),
+      });
+      assert.equal(run.terminal.type, 'run_succeeded');
+      const [event] = compactedEvents(run.events);
+      assert.match(event!.reason, /Summarized from the live conversation\.$/);
+      const [summary] = summaryRequests(run.provider);
+      assert.ok(summary && hasTools(summary.body));
+      const cap = summary.body[OUTPUT_CAP_FIELD[wireApi]];
+      assert.equal(typeof cap, 'number');
+      assert.ok(
+        (cap as number) >= 2_048 && (cap as number) <= 40_000 - event!.tokensBefore,
+        `cap ${String(cap)} after ${event!.tokensBefore}`,
+      );
+    });
+
+    test('leaves the transcript form to a window without room for the summary, and says so', async () => {
+      const rounds = Array.from({ length: 30 }, (_, n) => ({ toolCalls: [readBig(`r${n}`)] }));
+      const run = await runWithCompaction({
+        wireApi,
+        contextWindow: 40_000,
+        tools: [bigOutputTool(8_000)],
+        settings: testSettings({ contextWindow: 36_000, maxOutputTokens: 8_000, threshold: 34_500, pruneMinimumTokens: 1_000_000 }),
+        whenExhausted: scriptedWithSummaries([...rounds, { text: 'Done.' }], () => ({ text: SUMMARY })),
+      });
+      assert.equal(run.terminal.type, 'run_succeeded');
+      assert.deepEqual(
+        summaryRequests(run.provider).map((request) => hasTools(request.body)),
+        [false],
+      );
+      const [event] = compactedEvents(run.events);
+      assert.match(
+        event!.reason,
+        /live form failed \(the conversation with the summary instruction \(about \d+ tokens\) leaves \d+ of the 36000-token window for the summary\)/,
+      );
     });
 
     test('a model that calls a tool anyway fails the live attempt; the transcript form follows at once, and the call never runs', async () => {
