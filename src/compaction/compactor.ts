@@ -7,7 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ModelError, ModelGateway, ModelPricing, PromptCaching, Usage } from '../model/index.js';
 import type { CompactionHooks, LoopState, ModelCallRecord, ResponseItem, RunEvent } from '../agent/index.js';
-import { applyPrune, DEFAULT_USER_BUDGET_TOKENS, PROTECTED_ROUNDS, roundStarts, selectPruneCandidates } from './apply-compaction.js';
+import {
+  applyPrune,
+  applySummaryCompaction,
+  DEFAULT_USER_BUDGET_TOKENS,
+  PROTECTED_ROUNDS,
+  roundStarts,
+  selectPruneCandidates,
+} from './apply-compaction.js';
 import { pruneEconomics } from './prune-economics.js';
 import {
   historyCompactedEvent,
@@ -20,7 +27,14 @@ import {
 import type { ResolvedCompaction, SettingsWarning } from './compaction-settings.js';
 import { decideCompaction, MIN_COMPACTABLE_ITEMS } from './decide-compaction.js';
 import { DEFAULT_TRANSCRIPT_CLIP_CHARS } from './summary-request.js';
-import { abortableSleep, CompactionFailure, summarizeHistory, type SummarizerContext, type SummarizerSettings } from './summarizer.js';
+import {
+  abortableSleep,
+  CompactionFailure,
+  summarizeHistory,
+  summaryOutputCap,
+  type SummarizerContext,
+  type SummarizerSettings,
+} from './summarizer.js';
 import { countContext, TokenCounter } from './token-count.js';
 
 /**
@@ -51,6 +65,9 @@ export interface CompactionTuning {
    */
   liveSummary: boolean;
 }
+
+/** The length the cheap pass's cost rule expects of a first summary (tokens). */
+export const TYPICAL_SUMMARY_TOKENS = 2_000;
 
 export const DEFAULT_COMPACTION_TUNING: CompactionTuning = {
   mode: 'full',
@@ -222,6 +239,26 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
   };
 
   /**
+   * How long a summary will be: the last one in this history, else a typical one (summaries run
+   * to a few thousand tokens, far below their cap), never above the cap.
+   */
+  const expectedSummaryTokens = async (history: readonly ResponseItem[]): Promise<number> => {
+    const cap = summaryOutputCap(summarizerSettings(settings));
+    const last = history.findLast((item) => item.type === 'compaction_summary');
+    return Math.min(cap, last === undefined ? TYPICAL_SUMMARY_TOKENS : await counter.current([last]));
+  };
+
+  /** What a summarized history would start with: system, the kept user messages, the summary. */
+  const summarizedTokens = async (history: readonly ResponseItem[], summary: number): Promise<number> => {
+    const left = applySummaryCompaction(
+      history,
+      { compactionId: 'estimate', summary: '' },
+      { userBudgetTokens: settings.userBudgetTokens },
+    );
+    return (await counter.current(left)) + summary + settings.overheadTokens;
+  };
+
+  /**
    * The cheap pass. Normally used only when it brings the context under the threshold (else a
    * summary follows and the elision only broke the cache) and pays for the cache miss it causes;
    * returns why not in `declined`. `fallback` (after a failed summary, the alternative being an
@@ -245,6 +282,7 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       }
       const elided = new Set(ids);
       const first = pruned.findIndex((item) => item.type === 'function_call_output' && elided.has(item.callId));
+      const summary = await expectedSummaryTokens(state.history);
       const verdict = pruneEconomics({
         savedTokens: reclaimed,
         missedTokens: await counter.current(pruned.slice(first)),
@@ -252,6 +290,13 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
         requestTokens: tokensAfter,
         pricing: settings.pricing,
         promptCaching: settings.promptCaching,
+        // A summary follows if the pass declines: what the history would start from then.
+        summaryAlternative: {
+          prunedTokens: tokensAfter,
+          summarizedTokens: await summarizedTokens(state.history, summary),
+          thresholdTokens: settings.threshold,
+          summaryOutputTokens: summary,
+        },
       });
       if (!verdict.prune) return { entry: null, declined: verdict.reason };
       economics = ` ${verdict.reason}`;

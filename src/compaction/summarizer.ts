@@ -85,7 +85,7 @@ export interface SummaryResult {
 }
 
 /** Output reserve when fitting the summarizer's input: summaries are short, windows may be small. */
-function outputReserve(settings: SummarizerSettings): number {
+export function summaryOutputCap(settings: SummarizerSettings): number {
   return Math.min(settings.maxOutputTokens, 8_192, Math.floor(settings.contextWindow / 4));
 }
 
@@ -155,7 +155,7 @@ export async function summarizeHistory(
   extraInstructions: readonly (string | null | undefined)[],
 ): Promise<SummaryResult> {
   const instructions = summaryInstructions(extraInstructions);
-  const maxInput = settings.contextWindow - outputReserve(settings);
+  const maxInput = settings.contextWindow - summaryOutputCap(settings);
   const live = context.liveRequest ?? null;
   const input = {
     model: settings.model,
@@ -264,7 +264,7 @@ async function tryLiveSummary(
   const conversation = context.liveRequestTokens ?? estimateRequestTokens(live);
   const input = conversation + estimateRequestTokens({ model: live.model, messages: [{ role: 'user', content: instructions }] });
   const room = settings.contextWindow - input;
-  if (room < Math.min(LIVE_SUMMARY_MIN_ROOM_TOKENS, outputReserve(settings))) {
+  if (room < Math.min(LIVE_SUMMARY_MIN_ROOM_TOKENS, summaryOutputCap(settings))) {
     return {
       summary: null,
       reason: `the conversation with the summary instruction (about ${input} tokens) leaves ${Math.max(0, room)} of the ${settings.contextWindow}-token window for the summary`,

@@ -59,4 +59,32 @@ describe('prune economics', () => {
     assert.equal(unknown.prune, false);
     assert.equal(pruneEconomics({ ...input, pricing: null, promptCaching: 'none' }).prune, true);
   });
+
+  test('at a crossing the pass must also cost less per round than the summary that follows if it declines', () => {
+    // The first test's prune pays for its miss, but its 15 rounds ride a 60k history, where a
+    // summary would cycle from 12k up to the 80k threshold.
+    const input = {
+      savedTokens: 30_000,
+      missedTokens: 10_000,
+      growthPerRound: 2_000,
+      requestTokens: 60_000,
+      pricing: gpt5.pricing,
+      promptCaching: gpt5.promptCaching,
+    };
+    const alternative = { prunedTokens: 60_000, summarizedTokens: 12_000, thresholdTokens: 80_000, summaryOutputTokens: 8_000 };
+    const againstSummary = pruneEconomics({ ...input, summaryAlternative: alternative });
+    // Per million: prune (60k + 15k) × 0.125 + 11,250 / 15; summary (12k + 80k) / 2 × 0.125 +
+    // (80k × 0.125 + 8k × 10 + 12k × 1.125) / 34.
+    const pruneCost = ((60_000 + 15_000) * 0.125 + (10_000 * 1.125) / 15) / 1e6;
+    const summaryCost = (46_000 * 0.125 + (80_000 * 0.125 + 8_000 * 10 + 12_000 * 1.125) / 34) / 1e6;
+    assert.ok(pruneCost > summaryCost, `${pruneCost} > ${summaryCost}`);
+    assert.equal(againstSummary.prune, false);
+    assert.match(againstSummary.reason, /^Eliding would cost more than a summary \(.* USD per round for a summary\)\.$/);
+    // A summary that would leave almost the threshold (a huge kept prompt): eliding wins.
+    const crowded = pruneEconomics({ ...input, summaryAlternative: { ...alternative, prunedTokens: 40_000, summarizedTokens: 70_000 } });
+    assert.equal(crowded.prune, true);
+    assert.match(crowded.reason, /costs less than a summary/);
+    // Without the alternative (a fallback after a failed summary) only the miss rule applies.
+    assert.equal(pruneEconomics(input).prune, true);
+  });
 });
