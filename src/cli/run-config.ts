@@ -3,7 +3,16 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { REASONING_EFFORTS, WIRE_APIS, type ModelGateway, type ReasoningEffort, type WireApi } from '../model/index.js';
+import {
+  DEFAULT_WIRE_API,
+  dialectOf,
+  findDialect,
+  REASONING_EFFORTS,
+  wireApiChoices,
+  type ModelGateway,
+  type ReasoningEffort,
+  type WireApi,
+} from '../model/index.js';
 import type { RunnerSettings, ToolPolicySettings } from '../runner/index.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../workspace/index.js';
@@ -16,38 +25,7 @@ export { resolveHome };
 export type ApprovalPolicyName = 'untrusted' | 'on-request' | 'never';
 export const APPROVAL_POLICIES: readonly ApprovalPolicyName[] = ['untrusted', 'on-request', 'never'];
 
-export const DEFAULT_MODEL = 'gpt-5-mini';
-/** The current Sonnet (platform.claude.com models overview: Sonnet 5.5 replaced Sonnet 5). */
-export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5';
 export const DEMO_MODEL = 'glassbox-demo';
-export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-/** Anthropic's convention: the base without /v1 (the SDK appends /v1/messages). */
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
-
-/** Where a wire API's key, endpoint and default model come from: OpenAI's for chat/responses, Anthropic's for anthropic. */
-interface ProviderDefaults {
-  keyVariable: string;
-  baseUrlVariable: string;
-  baseURL: string;
-  model: string;
-}
-
-const OPENAI_DEFAULTS: ProviderDefaults = {
-  keyVariable: 'OPENAI_API_KEY',
-  baseUrlVariable: 'OPENAI_BASE_URL',
-  baseURL: OPENAI_BASE_URL,
-  model: DEFAULT_MODEL,
-};
-const ANTHROPIC_DEFAULTS: ProviderDefaults = {
-  keyVariable: 'ANTHROPIC_API_KEY',
-  baseUrlVariable: 'ANTHROPIC_BASE_URL',
-  baseURL: ANTHROPIC_BASE_URL,
-  model: DEFAULT_ANTHROPIC_MODEL,
-};
-
-export function providerDefaults(wireApi: WireApi): ProviderDefaults {
-  return wireApi === 'anthropic' ? ANTHROPIC_DEFAULTS : OPENAI_DEFAULTS;
-}
 
 export interface ModelConfig {
   model: string;
@@ -143,8 +121,9 @@ export function turnRunnerSettings(
 }
 
 export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): ModelConfig {
-  const wireApi = parseWireApi(options.wireApi ?? 'chat');
-  const provider = providerDefaults(wireApi);
+  const wireApi = parseWireApi(options.wireApi ?? DEFAULT_WIRE_API);
+  // The key, endpoint and default model come from the wire's provider family (model/dialects.ts).
+  const { provider } = dialectOf(wireApi);
   const apiKey = envValue(provider.keyVariable, env)?.trim() ?? '';
   // --base-url wins; else the wire API's own variable (OPENAI_BASE_URL or ANTHROPIC_BASE_URL).
   const baseUrlOption = (options.baseUrl ?? envValue(provider.baseUrlVariable, env))?.trim() ?? '';
@@ -162,7 +141,7 @@ export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.Proce
     throw new UsageError(`${provider.keyVariable} is not set; set it, or point --base-url at an endpoint that needs no key`);
   }
   // Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) usually ignore the key, but the SDK needs one.
-  return { model: options.model?.trim() || provider.model, wireApi, baseURL, apiKey: apiKey || 'no-key', demo: false, ...timeouts };
+  return { model: options.model?.trim() || provider.defaultModel, wireApi, baseURL, apiKey: apiKey || 'no-key', demo: false, ...timeouts };
 }
 
 /** setTimeout's ceiling: a longer delay would fire at once. */
@@ -182,10 +161,9 @@ export function parseStreamIdleTimeout(value: string | undefined): number | unde
 }
 
 export function parseWireApi(value: string): WireApi {
-  const normalized = value.trim().toLowerCase();
-  if (normalized === 'chat-completions' || normalized === 'chat_completions') return 'chat';
-  if ((WIRE_APIS as readonly string[]).includes(normalized)) return normalized as WireApi;
-  throw new UsageError(`unknown wire API "${value}"; use --wire-api chat, responses or anthropic`);
+  const dialect = findDialect(value);
+  if (dialect !== undefined) return dialect.name;
+  throw new UsageError(`unknown wire API "${value}"; use --wire-api ${wireApiChoices()}`);
 }
 
 function parseBaseUrl(value: string): string {
