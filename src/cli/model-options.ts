@@ -29,6 +29,14 @@ export function addModelOptions(command: Command): Command {
           "how hard a reasoning model thinks: minimal, low, medium or high (default: the provider's)",
         ).env('GLASSBOX_REASONING_EFFORT'),
       )
+      .option(
+        '--max-output-tokens <tokens>',
+        "cap each model answer at this many tokens (default: modelSettings.maxOutputTokens in config.json, else the provider's; Anthropic 32000)",
+      )
+      .option(
+        '--temperature <t>',
+        'sampling temperature, 0 to 2 (default: modelSettings.temperature in config.json, else not sent; the anthropic wire takes none)',
+      )
       .option('--demo', 'use the built-in offline demo model')
   );
 }

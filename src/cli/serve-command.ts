@@ -136,7 +136,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     config: await readCompactionConfig(config.home),
   });
   const { openModel } = await import('./open-model.js');
-  const { createGateway, dialectOf, sameProvider } = await import('../model/index.js');
+  const { createGateway, dialectOf, modelSettingsOf, sameProvider } = await import('../model/index.js');
   const model = await openModel(config, { stderr: io.stderr });
   // The configured wire API's gateway is the opened one. The other OpenAI dialect talks to the same
   // endpoint with the same key (and the demo provider answers every wire); the anthropic dialect and
@@ -171,10 +171,9 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   const signal = io.stopSignal === undefined ? firstSignal() : { promise: io.stopSignal, dispose: () => {} };
   try {
     const server = createServer({
+      ...modelSettingsOf(config),
       root: config.root,
       home: config.home,
-      model: config.model,
-      wireApi: config.wireApi,
       gatewayFor,
       demo: config.demo,
       caps,
@@ -187,7 +186,6 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       contextWindow: options.contextWindow,
       maxRounds,
       tokenBudget,
-      reasoningEffort: config.reasoningEffort,
       telemetry,
     });
     let address: Awaited<ReturnType<typeof server.listen>>;

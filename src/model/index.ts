@@ -39,3 +39,11 @@ export {
   type Dialect,
   type ProviderFamily,
 } from './dialects.js';
+export {
+  MAX_TEMPERATURE,
+  MIN_TEMPERATURE,
+  modelSettingsOf,
+  modelSettingsProblem,
+  requestSettings,
+  type ModelSettings,
+} from './model-settings.js';
