@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { DIRECT_ENV_VARS } from '../../src/cli/cli-env.js';
 import { DIALECT_LIST, WIRE_APIS } from '../../src/model/index.js';
 import { tokenize, type Token } from './module-references.js';
 
@@ -105,5 +106,12 @@ describe('wire names', () => {
     const options = readFileSync(join(SRC, 'cli', 'model-options.ts'), 'utf8');
     const help = /'--wire-api <api>', '([^']*)'/.exec(options)?.[1] ?? '';
     for (const dialect of DIALECT_LIST) assert.match(help, new RegExp(`\\b${dialect.name}\\b`), `--wire-api help: ${help}`);
+  });
+
+  test("each provider family's variables are read with the rule that blank means unset (cli-env.ts)", () => {
+    for (const { provider } of DIALECT_LIST) {
+      for (const name of [provider.keyVariable, provider.baseUrlVariable])
+        assert.ok(DIRECT_ENV_VARS.includes(name), `${name} is not in DIRECT_ENV_VARS`);
+    }
   });
 });

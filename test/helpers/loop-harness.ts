@@ -20,10 +20,11 @@ import {
   type Tool,
 } from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
-import { createGateway, type ModelGateway, type RetryPolicy, type WireApi } from '../../src/model/index.js';
+import { createGateway, WIRE_APIS, type ModelGateway, type RetryPolicy, type WireApi } from '../../src/model/index.js';
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../src/testing/index.js';
 
-export const WIRE_APIS_UNDER_TEST: WireApi[] = ['chat', 'responses', 'anthropic'];
+/** Every registered wire: the shared suites run on a new dialect without being told. */
+export const WIRE_APIS_UNDER_TEST: WireApi[] = [...WIRE_APIS];
 
 export interface LoopRun {
   terminal: TerminalRunEvent;
