@@ -23,18 +23,18 @@ import {
   backoffDelay,
   contentParts,
   isModelError,
+  requestSettings,
   resolveRetryPolicy,
   sleepAbortable,
   type ModelGateway,
+  type ModelSettings,
   type ModelRequest,
   type ModelToolCall,
   type ModelResponse,
   type ModelToolDefinition,
-  type ReasoningEffort,
   type RetryPolicy,
   type Sleep,
   type Usage,
-  type WireApi,
 } from '../model/index.js';
 import { itemsToModelMessages } from './items-to-messages.js';
 import { loopingNotice, RepetitionGuard } from './repetition-guard.js';
@@ -74,10 +74,9 @@ export interface CompactionHooks {
   onContextOverflow?(state: LoopState, error: ModelError): Promise<boolean>;
 }
 
-export interface SamplingLoopOptions {
+/** The model settings (model, wire, effort, output cap, temperature) go into every round's request as they are. */
+export interface SamplingLoopOptions extends ModelSettings {
   gateway: Pick<ModelGateway, 'streamResponse'>;
-  model: string;
-  wireApi: WireApi;
   sessionId: string;
   runId: string;
   resumed: boolean;
@@ -92,9 +91,6 @@ export interface SamplingLoopOptions {
   maxRounds?: number;
   /** Stop cleanly once the run's total tokens reach this budget. */
   tokenBudget?: number;
-  maxOutputTokens?: number;
-  /** Passed to the model request (`--reasoning-effort`); each dialect maps or ignores it. */
-  reasoningEffort?: ReasoningEffort;
   /** Retries of a round whose stream broke after it started (see `StreamRetryOptions`). */
   streamRetry?: StreamRetryOptions;
 }
@@ -250,11 +246,9 @@ export function promptCacheKey(sessionId: string): string {
 
 function roundRequest(options: SamplingLoopOptions, history: readonly ResponseItem[]): ModelRequest & { tools: ModelToolDefinition[] } {
   return {
-    model: options.model,
+    ...requestSettings(options),
     messages: itemsToModelMessages(history),
     tools: options.tools.definitions(),
-    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-    ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
     promptCacheKey: promptCacheKey(options.sessionId),
   };
 }

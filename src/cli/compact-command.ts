@@ -41,6 +41,7 @@ export async function compactCommand(reference: string, options: CompactCliOptio
   const { resolveCommonConfig } = await import('./run-config.js');
   const { openModel } = await import('./open-model.js');
   const { openRunner, compactSession } = await import('../runner/index.js');
+  const { modelSettingsOf } = await import('../model/index.js');
   const config = resolveCommonConfig(options);
   const stderr = deps.stderr
     ? new Writable({
@@ -53,10 +54,9 @@ export async function compactCommand(reference: string, options: CompactCliOptio
   const model = await openModel(config, { stderr });
   try {
     const runner = await openRunner({
+      ...modelSettingsOf(config),
       root: config.root,
       home: config.home,
-      model: config.model,
-      wireApi: config.wireApi,
       gateway: model.gateway,
       compactAt: options.compactAt,
       contextWindow: options.contextWindow,

@@ -11,6 +11,7 @@ export function addModelOptions(command: Command): Command {
         '--base-url <url>',
         'model endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL, or $ANTHROPIC_BASE_URL with --wire-api anthropic)',
       )
+      // The names are written out, not read from model/dialects.ts: --help must not load the gateways (test/architecture/wire-name-literals.test.ts checks the list).
       .addOption(new Option('--wire-api <api>', 'wire API: chat, responses or anthropic').env('GLASSBOX_WIRE_API'))
       .option('-C, --cd <dir>', 'project root (default: current directory)')
       .addOption(new Option('--home <dir>', 'Glassbox home for sessions and config (default ~/.glassbox)').env('GLASSBOX_HOME'))
@@ -27,6 +28,14 @@ export function addModelOptions(command: Command): Command {
           '--reasoning-effort <effort>',
           "how hard a reasoning model thinks: minimal, low, medium or high (default: the provider's)",
         ).env('GLASSBOX_REASONING_EFFORT'),
+      )
+      .option(
+        '--max-output-tokens <tokens>',
+        "cap each model answer at this many tokens (default: modelSettings.maxOutputTokens in config.json, else the provider's; Anthropic 32000)",
+      )
+      .option(
+        '--temperature <t>',
+        'sampling temperature, 0 to 2 (default: modelSettings.temperature in config.json, else not sent; the anthropic wire takes none)',
       )
       .option('--demo', 'use the built-in offline demo model')
   );

@@ -1,7 +1,7 @@
 // Opens the model the configuration names: a real endpoint (OpenAI-compatible or Anthropic), or the built-in
 // offline demo model served on loopback (and said so on stderr, with how to configure a real one).
 
-import { createGateway, type ModelGateway } from '../model/index.js';
+import { createGateway, dialectOf, type ModelGateway } from '../model/index.js';
 import type { ModelConfig } from './run-config.js';
 
 export interface OpenedModel {
@@ -23,13 +23,10 @@ export async function openModel(config: ModelConfig, options: { stderr: NodeJS.W
   }
   const { startDemoProvider } = await import('../demo/index.js');
   const provider = await startDemoProvider();
-  const realModel =
-    config.wireApi === 'anthropic'
-      ? 'glassbox: to use Claude: export ANTHROPIC_API_KEY=…, then glassbox exec --wire-api anthropic "…" (or -m <model>)\n'
-      : 'glassbox: to use a real model: export OPENAI_API_KEY=…  (or --base-url http://localhost:11434/v1 for Ollama), then glassbox exec -m <model> "…"\n';
+  const family = dialectOf(config.wireApi).provider;
   options.stderr.write(
-    `glassbox: no ${config.wireApi === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'} or --base-url set, so this run uses the offline demo model (a built-in script, not an AI).\n` +
-      realModel,
+    `glassbox: no ${family.keyVariable} or --base-url set, so this run uses the offline demo model (a built-in script, not an AI).\n` +
+      `${family.realModelHint}\n`,
   );
   if (options.intro) options.stderr.write('glassbox: `npm start` runs this demo; `glassbox --help` lists every command.\n');
   return {

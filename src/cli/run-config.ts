@@ -3,7 +3,20 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { REASONING_EFFORTS, WIRE_APIS, type ModelGateway, type ReasoningEffort, type WireApi } from '../model/index.js';
+import {
+  DEFAULT_WIRE_API,
+  dialectOf,
+  findDialect,
+  MAX_TEMPERATURE,
+  MIN_TEMPERATURE,
+  modelSettingsOf,
+  REASONING_EFFORTS,
+  wireApiChoices,
+  type ModelGateway,
+  type ModelSettings,
+  type ReasoningEffort,
+  type WireApi,
+} from '../model/index.js';
 import type { RunnerSettings, ToolPolicySettings } from '../runner/index.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../workspace/index.js';
@@ -11,6 +24,7 @@ import { APPROVAL_POLICIES, type ApprovalPolicy } from '../permissions/index.js'
 import { UsageError } from './usage-error.js';
 import { resolveHome } from './glassbox-home.js';
 import { envValue } from './cli-env.js';
+import { readModelSettingsConfig, type ConfiguredModelSettings } from './model-settings-config.js';
 
 export { resolveHome };
 
@@ -18,50 +32,16 @@ export { resolveHome };
 export { APPROVAL_POLICIES };
 export type ApprovalPolicyName = ApprovalPolicy;
 
-export const DEFAULT_MODEL = 'gpt-5-mini';
-/** The current Sonnet (platform.claude.com models overview: Sonnet 5.5 replaced Sonnet 5). */
-export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5';
 export const DEMO_MODEL = 'glassbox-demo';
-export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-/** Anthropic's convention: the base without /v1 (the SDK appends /v1/messages). */
-export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
-/** Where a wire API's key, endpoint and default model come from: OpenAI's for chat/responses, Anthropic's for anthropic. */
-interface ProviderDefaults {
-  keyVariable: string;
-  baseUrlVariable: string;
-  baseURL: string;
-  model: string;
-}
-
-const OPENAI_DEFAULTS: ProviderDefaults = {
-  keyVariable: 'OPENAI_API_KEY',
-  baseUrlVariable: 'OPENAI_BASE_URL',
-  baseURL: OPENAI_BASE_URL,
-  model: DEFAULT_MODEL,
-};
-const ANTHROPIC_DEFAULTS: ProviderDefaults = {
-  keyVariable: 'ANTHROPIC_API_KEY',
-  baseUrlVariable: 'ANTHROPIC_BASE_URL',
-  baseURL: ANTHROPIC_BASE_URL,
-  model: DEFAULT_ANTHROPIC_MODEL,
-};
-
-export function providerDefaults(wireApi: WireApi): ProviderDefaults {
-  return wireApi === 'anthropic' ? ANTHROPIC_DEFAULTS : OPENAI_DEFAULTS;
-}
-
-export interface ModelConfig {
-  model: string;
-  wireApi: WireApi;
+/** The model settings (model, wire, effort, output cap, temperature) and how to reach the model. */
+export interface ModelConfig extends ModelSettings {
   /** null: use the built-in demo provider. */
   baseURL: string | null;
   apiKey: string;
   demo: boolean;
   /** --stream-idle-timeout in ms; undefined: the gateway's default. Pass it on to createGateway. */
   streamIdleTimeoutMs?: number;
-  /** --reasoning-effort; undefined: not sent, the provider's default applies. */
-  reasoningEffort?: ReasoningEffort;
 }
 
 export interface CommonConfig extends ModelConfig {
@@ -78,13 +58,16 @@ export interface ModelOptionValues {
   demo?: boolean;
   streamIdleTimeout?: string;
   reasoningEffort?: string;
+  maxOutputTokens?: string;
+  temperature?: string;
 }
 
 export function resolveCommonConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): CommonConfig {
   const root = resolve(options.cd ?? process.cwd());
   if (!existsSync(root)) throw new UsageError(`project root ${root} does not exist (check -C/--cd)`);
   if (!statSync(root).isDirectory()) throw new UsageError(`project root ${root} is not a directory (check -C/--cd)`);
-  return { ...resolveModelConfig(options, env), root, home: resolveHome(options.home, env) };
+  const home = resolveHome(options.home, env);
+  return { ...resolveModelConfig(options, env, readModelSettingsConfig(home)), root, home };
 }
 
 /** The flags of a turn that `exec` and the interactive session share, besides the model's. */
@@ -127,34 +110,48 @@ export function turnRunnerSettings(
   telemetry: TelemetrySettings | null,
 ): RunnerSettings & ToolPolicySettings {
   return {
+    ...modelSettingsOf(config),
     root: config.root,
     home: config.home,
-    model: config.model,
-    wireApi: config.wireApi,
     gateway,
     sandbox: config.sandbox,
     approvalPolicy: config.approvalPolicy,
     network: config.network,
     maxRounds: config.maxRounds,
     tokenBudget: config.tokenBudget,
-    reasoningEffort: config.reasoningEffort,
     compactAt: config.compactAt,
     contextWindow: config.contextWindow,
     telemetry,
   };
 }
 
-export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.ProcessEnv = process.env): ModelConfig {
-  const wireApi = parseWireApi(options.wireApi ?? 'chat');
-  const provider = providerDefaults(wireApi);
+/** Flags and environment (and `modelSettings` from config.json, which flags override) → the model configuration. */
+export function resolveModelConfig(
+  options: ModelOptionValues,
+  env: NodeJS.ProcessEnv = process.env,
+  configured: ConfiguredModelSettings = {},
+): ModelConfig {
+  const wireApi = parseWireApi(options.wireApi ?? DEFAULT_WIRE_API);
+  // The key, endpoint and default model come from the wire's provider family (model/dialects.ts).
+  const { provider } = dialectOf(wireApi);
   const apiKey = envValue(provider.keyVariable, env)?.trim() ?? '';
   // --base-url wins; else the wire API's own variable (OPENAI_BASE_URL or ANTHROPIC_BASE_URL).
   const baseUrlOption = (options.baseUrl ?? envValue(provider.baseUrlVariable, env))?.trim() ?? '';
   const streamIdleTimeoutMs = parseStreamIdleTimeout(options.streamIdleTimeout);
-  const reasoningEffort = parseReasoningEffort(options.reasoningEffort);
+  const reasoningEffort = parseReasoningEffort(options.reasoningEffort) ?? configured.reasoningEffort;
+  const maxOutputTokens = parsePositiveInt(options.maxOutputTokens, '--max-output-tokens') ?? configured.maxOutputTokens;
+  const temperatureFlag = parseTemperature(options.temperature);
+  const dialect = dialectOf(wireApi);
+  if (temperatureFlag !== undefined && !dialect.acceptsTemperature) {
+    throw new UsageError(`--temperature: ${dialect.label} (--wire-api ${wireApi}) accepts no temperature; leave it unset`);
+  }
+  // A temperature from config.json stays unsent on a wire that refuses it (model-settings.ts).
+  const temperature = temperatureFlag ?? configured.temperature;
   const timeouts = {
     ...(streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs }),
     ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+    ...(temperature === undefined ? {} : { temperature }),
   };
   if (options.demo || (apiKey === '' && baseUrlOption === '')) {
     return { model: options.model?.trim() || DEMO_MODEL, wireApi, baseURL: null, apiKey: 'demo', demo: true, ...timeouts };
@@ -164,7 +161,7 @@ export function resolveModelConfig(options: ModelOptionValues, env: NodeJS.Proce
     throw new UsageError(`${provider.keyVariable} is not set; set it, or point --base-url at an endpoint that needs no key`);
   }
   // Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) usually ignore the key, but the SDK needs one.
-  return { model: options.model?.trim() || provider.model, wireApi, baseURL, apiKey: apiKey || 'no-key', demo: false, ...timeouts };
+  return { model: options.model?.trim() || provider.defaultModel, wireApi, baseURL, apiKey: apiKey || 'no-key', demo: false, ...timeouts };
 }
 
 /** setTimeout's ceiling: a longer delay would fire at once. */
@@ -183,11 +180,20 @@ export function parseStreamIdleTimeout(value: string | undefined): number | unde
   return ms;
 }
 
+/** --temperature: a number from 0 to 2 (the range OpenAI documents; others take a subset). */
+export function parseTemperature(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const temperature = /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!(temperature >= MIN_TEMPERATURE && temperature <= MAX_TEMPERATURE)) {
+    throw new UsageError(`--temperature expects a number from ${MIN_TEMPERATURE} to ${MAX_TEMPERATURE}, got "${value}"`);
+  }
+  return temperature;
+}
+
 export function parseWireApi(value: string): WireApi {
-  const normalized = value.trim().toLowerCase();
-  if (normalized === 'chat-completions' || normalized === 'chat_completions') return 'chat';
-  if ((WIRE_APIS as readonly string[]).includes(normalized)) return normalized as WireApi;
-  throw new UsageError(`unknown wire API "${value}"; use --wire-api chat, responses or anthropic`);
+  const dialect = findDialect(value);
+  if (dialect !== undefined) return dialect.name;
+  throw new UsageError(`unknown wire API "${value}"; use --wire-api ${wireApiChoices()}`);
 }
 
 function parseBaseUrl(value: string): string {

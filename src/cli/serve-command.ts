@@ -136,19 +136,18 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     config: await readCompactionConfig(config.home),
   });
   const { openModel } = await import('./open-model.js');
-  const { createGateway } = await import('../model/index.js');
+  const { createGateway, dialectOf, modelSettingsOf, sameProvider } = await import('../model/index.js');
   const model = await openModel(config, { stderr: io.stderr });
   // The configured wire API's gateway is the opened one. The other OpenAI dialect talks to the same
   // endpoint with the same key (and the demo provider answers every wire); the anthropic dialect and
   // the OpenAI ones are different providers, so switching between them takes that provider's own
   // key and endpoint from the environment (ANTHROPIC_API_KEY / OPENAI_API_KEY and their *_BASE_URL).
-  const { providerDefaults, resolveModelConfig } = await import('./run-config.js');
-  const sameProvider = (wireApi: WireApi): boolean => providerDefaults(wireApi) === providerDefaults(config.wireApi);
+  const { resolveModelConfig } = await import('./run-config.js');
   const gateways = new Map<WireApi, ModelGateway>([[config.wireApi, model.gateway]]);
   const gatewayFor = (wireApi: WireApi): ModelGateway => {
     let gateway = gateways.get(wireApi);
     if (gateway === undefined) {
-      if (config.demo || sameProvider(wireApi)) {
+      if (config.demo || sameProvider(wireApi, config.wireApi)) {
         gateway = createGateway({
           wireApi,
           baseURL: model.gateway.baseURL,
@@ -159,7 +158,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
         const other = resolveModelConfig({ wireApi, streamIdleTimeout: options.streamIdleTimeout });
         if (other.baseURL === null) {
           throw new Error(
-            `The ${wireApi} wire API needs ${providerDefaults(wireApi).keyVariable} (or its base URL variable) set where glassbox serve runs.`,
+            `The ${wireApi} wire API needs ${dialectOf(wireApi).provider.keyVariable} (or its base URL variable) set where glassbox serve runs.`,
           );
         }
         gateway = createGateway({ wireApi, baseURL: other.baseURL, apiKey: other.apiKey, streamIdleTimeoutMs: other.streamIdleTimeoutMs });
@@ -172,10 +171,9 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   const signal = io.stopSignal === undefined ? firstSignal() : { promise: io.stopSignal, dispose: () => {} };
   try {
     const server = createServer({
+      ...modelSettingsOf(config),
       root: config.root,
       home: config.home,
-      model: config.model,
-      wireApi: config.wireApi,
       gatewayFor,
       demo: config.demo,
       caps,
@@ -188,7 +186,6 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       contextWindow: options.contextWindow,
       maxRounds,
       tokenBudget,
-      reasoningEffort: config.reasoningEffort,
       telemetry,
     });
     let address: Awaited<ReturnType<typeof server.listen>>;

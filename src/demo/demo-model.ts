@@ -3,7 +3,7 @@
 // It reads the tool outputs it gets back and answers from them, so what it says is about the
 // user's actual project, not canned text.
 
-import { startFakeProvider, type CapturedRequest, type FakeProvider, type ScriptedTurn } from '../testing/index.js';
+import { sentTranscript, startFakeProvider, type CapturedRequest, type FakeProvider, type ScriptedTurn } from '../testing/index.js';
 
 interface SeenToolOutput {
   name: string;
@@ -15,58 +15,20 @@ interface DemoView {
   toolOutputs: SeenToolOutput[];
 }
 
-/** Anthropic: tool_use blocks in assistant turns, tool_result and text blocks in user turns, in order. */
-function viewAnthropicRequest(messages: unknown[]): DemoView {
-  let prompt = '';
-  let toolOutputs: SeenToolOutput[] = [];
-  const callNames = new Map<string, string>();
-  for (const message of messages as Array<{ role?: string; content?: unknown }>) {
-    const blocks =
-      typeof message.content === 'string'
-        ? [{ type: 'text', text: message.content }]
-        : ((message.content as Array<Record<string, unknown>>) ?? []);
-    for (const block of blocks) {
-      if (block.type === 'tool_use') callNames.set(String(block.id), String(block.name));
-      else if (block.type === 'tool_result')
-        toolOutputs.push({ name: callNames.get(String(block.tool_use_id)) ?? 'tool', output: textOf(block.content) });
-      else if (block.type === 'text' && message.role === 'user') {
-        prompt = String(block.text);
-        toolOutputs = [];
-      }
-    }
-  }
-  return { prompt, toolOutputs };
-}
-
-/** Reads what the harness sent, in any wire format, as the demo needs it. */
+/** Reads what the harness sent, in any wire format (the fake provider's reader), as the demo needs it. */
 function viewRequest(request: CapturedRequest): DemoView {
-  const body = request.body as { messages?: unknown[]; input?: unknown[] };
-  if (request.wireApi === 'anthropic') return viewAnthropicRequest(body.messages ?? []);
-  const entries = (request.wireApi === 'chat' ? body.messages : body.input) ?? [];
   let prompt = '';
   let toolOutputs: SeenToolOutput[] = [];
   const callNames = new Map<string, string>();
-  for (const entry of entries as Array<Record<string, unknown>>) {
-    if (entry.role === 'user') {
-      prompt = textOf(entry.content);
+  for (const entry of sentTranscript(request)) {
+    if (entry.kind === 'call') callNames.set(entry.callId, entry.name);
+    else if (entry.kind === 'output') toolOutputs.push({ name: callNames.get(entry.callId) ?? 'tool', output: entry.text });
+    else if (entry.role === 'user') {
+      prompt = entry.text;
       toolOutputs = [];
-    } else if (entry.role === 'assistant' && Array.isArray(entry.tool_calls)) {
-      for (const call of entry.tool_calls as Array<{ id: string; function: { name: string } }>) callNames.set(call.id, call.function.name);
-    } else if (entry.type === 'function_call') {
-      callNames.set(String(entry.call_id), String(entry.name));
-    } else if (entry.role === 'tool') {
-      toolOutputs.push({ name: callNames.get(String(entry.tool_call_id)) ?? 'tool', output: textOf(entry.content) });
-    } else if (entry.type === 'function_call_output') {
-      toolOutputs.push({ name: callNames.get(String(entry.call_id)) ?? 'tool', output: textOf(entry.output) });
     }
   }
   return { prompt, toolOutputs };
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (part as { text?: string }).text ?? '').join('');
-  return '';
 }
 
 /** Picks the file worth reading from what list_dir and glob returned. */

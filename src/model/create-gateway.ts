@@ -1,14 +1,11 @@
 // The entry point for the rest of Glassbox: a config in, a retrying gateway for the chosen wire
 // API out. Config problems are thrown here, before any request, with the setting to fix.
 
-import { AnthropicGateway, resolveAnthropicConfig } from './anthropic/index.js';
-import { ChatCompletionsGateway } from './chat-completions/index.js';
+import { dialectOf } from './dialects.js';
 import type { GatewayConfig, ModelGateway, RetryPolicy } from './gateway.js';
 import { ModelError } from './model-error.js';
 import { WIRE_APIS, type ModelCallOptions, type ModelRequest, type ModelResponse, type ModelStreamEvent } from './ir.js';
-import { ResponsesGateway } from './responses/index.js';
 import { resolveRetryPolicy, streamWithRetries, withRetries, type Sleep } from './retry.js';
-import { resolveClientConfig } from './sdk-client.js';
 
 /** Wraps a single-attempt gateway with the retry policy; see retry.ts for what is retried. */
 export class RetryingGateway implements ModelGateway {
@@ -63,23 +60,12 @@ export function createGateway(config: GatewayConfig): ModelGateway {
   if (!WIRE_APIS.includes(config.wireApi)) {
     throw new Error(`Unknown wire API ${JSON.stringify(config.wireApi)}: expected one of ${WIRE_APIS.join(', ')}.`);
   }
-  const inner = createInnerGateway(config);
+  // The single-attempt gateway of the chosen dialect; config errors are thrown from there.
+  const inner = dialectOf(config.wireApi).createGateway(config);
   const policy = resolveRetryPolicy(config.retry);
   // Keys shorter than 8 characters are placeholders ("x", "no-key"); redacting them would mangle text.
   const secrets = config.apiKey.length >= 8 ? [config.apiKey] : [];
   return new RetryingGateway(inner, policy, undefined, secrets);
-}
-
-/** The single-attempt gateway of the chosen dialect; config errors are thrown from here. */
-function createInnerGateway(config: GatewayConfig): ModelGateway {
-  switch (config.wireApi) {
-    case 'chat':
-      return new ChatCompletionsGateway(resolveClientConfig(config));
-    case 'responses':
-      return new ResponsesGateway(resolveClientConfig(config));
-    case 'anthropic':
-      return new AnthropicGateway(resolveAnthropicConfig(config));
-  }
 }
 
 const REDACTED = '[redacted]';

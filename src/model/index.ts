@@ -28,3 +28,22 @@ export { DEFAULT_TIMEOUT_MS, DEFAULT_STREAM_START_TIMEOUT_MS, DEFAULT_STREAM_IDL
 export { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from './response-limits.js';
 export * from './model-catalog.js';
 export { estimateCost, ratesFor, type CostEstimate, type CostUsage } from './estimate-cost.js';
+export {
+  DEFAULT_WIRE_API,
+  DIALECT_LIST,
+  dialectOf,
+  findDialect,
+  sameProvider,
+  providerNameOf,
+  wireApiChoices,
+  type Dialect,
+  type ProviderFamily,
+} from './dialects.js';
+export {
+  MAX_TEMPERATURE,
+  MIN_TEMPERATURE,
+  modelSettingsOf,
+  modelSettingsProblem,
+  requestSettings,
+  type ModelSettings,
+} from './model-settings.js';

@@ -16,7 +16,7 @@ import {
   type TerminalRunEvent,
 } from '../agent/index.js';
 import type { SandboxMode } from '../workspace/index.js';
-import { type ModelGateway, type ReasoningEffort, RetryingGateway, type WireApi } from '../model/index.js';
+import { modelSettingsOf, modelSettingsProblem, type ModelGateway, type ModelSettings, RetryingGateway } from '../model/index.js';
 import {
   cheapTokenEstimate,
   compactionSettings,
@@ -49,16 +49,13 @@ export interface ToolPolicySettings {
  * The session, the model and the tools a runner works with; plus, optionally, the tool policy
  * for its turns (a turn may bring its own, `TurnRequest.policy`).
  */
-export interface RunnerSettings extends Partial<ToolPolicySettings> {
+export interface RunnerSettings extends Partial<ToolPolicySettings>, ModelSettings {
   root: string;
   home: string;
-  model: string;
-  wireApi: WireApi;
+  /** Speaks `wireApi`; the model settings go into each of the turn's requests. */
   gateway: ModelGateway;
   maxRounds?: number;
   tokenBudget?: number;
-  /** Sent with every model request of a turn (`--reasoning-effort`); each dialect maps it. */
-  reasoningEffort?: ReasoningEffort;
   compactAt?: string;
   contextWindow?: string;
   /** Defaults to the JSONL store under `<home>/sessions`. */
@@ -135,6 +132,9 @@ export interface TurnResult {
 export { glassboxVersion };
 
 export async function openRunner(settings: RunnerSettings): Promise<Runner> {
+  // A bad cap or temperature would fail every request; say which setting, before anything is opened.
+  const settingsProblem = modelSettingsProblem(settings);
+  if (settingsProblem !== null) throw new Error(`Invalid runner settings: ${settingsProblem}.`);
   const root = resolveRoot(settings.root);
   const store = settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions'));
   const tools = settings.tools ?? [
@@ -285,8 +285,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     const hasShell = tools.definitions().some((definition) => definition.name === 'shell');
     const terminal = await runSamplingLoop({
       gateway: hasShell ? loadingWhileAnswered(settings.gateway, () => loadCommandClassifier().catch(() => {})) : settings.gateway,
-      model: settings.model,
-      wireApi: settings.wireApi,
+      ...modelSettingsOf(settings),
       sessionId: session.writer.sessionId,
       runId: request.runId,
       resumed: session.resumed,
@@ -302,7 +301,6 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
         : (settings.compaction ?? undefined),
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
-      reasoningEffort: settings.reasoningEffort,
     });
     // The terminal event has been emitted: from here on the run's outcome stands, and a failure
     // to finalize the file (turn-end record, fsync, index) is reported beside it, not instead.

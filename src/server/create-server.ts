@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ApprovalRegistry, type AnyTool } from '../agent/index.js';
 import { glassboxVersion, openRunner, runTurn, type Runner, type RunnerSettings } from '../runner/index.js';
 import { JsonlSessionStore } from '../sessions/index.js';
+import { modelSettingsOf } from '../model/index.js';
 import type { Health, ModelsInfo } from '../protocol/index.js';
 import { accessTokenProblem, generateAccessToken, tokenCookie, tokensMatch } from './access-token.js';
 import { CompactionBridge } from './compaction-bridge.js';
@@ -72,15 +73,13 @@ export function createServer(settings: ServerSettings): GlassboxServer {
   const runnerSettings = (parameters: RunParameters | undefined): RunnerSettings => ({
     root: settings.root,
     home: settings.home,
-    model: parameters?.model ?? settings.model,
-    wireApi: parameters?.wireApi ?? settings.wireApi,
+    ...modelSettingsOf({ ...settings, model: parameters?.model ?? settings.model, wireApi: parameters?.wireApi ?? settings.wireApi }),
     gateway: settings.gatewayFor(parameters?.wireApi ?? settings.wireApi),
     sandbox: parameters?.sandbox ?? defaults.sandbox,
     approvalPolicy: parameters?.approvalPolicy ?? defaults.approvalPolicy,
     network: settings.network,
     maxRounds: settings.maxRounds,
     tokenBudget: settings.tokenBudget,
-    reasoningEffort: settings.reasoningEffort,
     telemetry: settings.telemetry ?? null,
     compactAt: parameters?.compactAt ?? settings.compactAt,
     contextWindow: settings.contextWindow,

@@ -4,7 +4,7 @@
 
 import type { AnyTool, CompactionHooks } from '../agent/index.js';
 import { SANDBOX_MODES, type SandboxMode } from '../workspace/index.js';
-import type { ModelGateway, ReasoningEffort, WireApi } from '../model/index.js';
+import type { ModelGateway, ModelSettings, WireApi } from '../model/index.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from '../permissions/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
@@ -14,14 +14,15 @@ export interface RunPolicy {
   approvalPolicy: ApprovalPolicy;
 }
 
-export interface ServerSettings {
+/**
+ * The model settings are every run's defaults: a run may name its own model and wire API; effort,
+ * output cap and temperature apply to all (temperature only on a wire that accepts it).
+ */
+export interface ServerSettings extends ModelSettings {
   /** Project root the agent works in. */
   root: string;
   /** Glassbox home: sessions live in `<home>/sessions`. */
   home: string;
-  /** Default model and wire API of runs. */
-  model: string;
-  wireApi: WireApi;
   /** The gateway runs use for a wire API (a run may choose the other one). */
   gatewayFor: (wireApi: WireApi) => ModelGateway;
   /** True when the model is the built-in offline demo. */
@@ -42,8 +43,6 @@ export interface ServerSettings {
   contextWindow?: string;
   maxRounds?: number;
   tokenBudget?: number;
-  /** `--reasoning-effort` for every run; undefined: the provider's default. */
-  reasoningEffort?: ReasoningEffort;
   /** Export an OpenTelemetry trace of every run (`--otlp-endpoint`, `OTEL_*`); absent: none. */
   telemetry?: TelemetrySettings | null;
   /** SSE comment interval; default 15 s. */

@@ -13,7 +13,7 @@
 //         └─ exec <tool>      (the tool itself: a sandboxed command, a file edit, an MCP call)
 
 import type { ModelCallRecord, RunEvent } from '../agent/index.js';
-import type { ModelMessage, Usage, WireApi } from '../model/index.js';
+import { providerNameOf, type ModelMessage, type Usage, type WireApi } from '../model/index.js';
 
 export type AttributeValue = string | number | boolean | string[];
 export type Attributes = Record<string, AttributeValue>;
@@ -47,8 +47,9 @@ export interface TraceBuilderOptions {
 const MAX_CONTENT_CHARS = 32_000;
 const MAX_FREE_TEXT_CHARS = 2_000;
 
+/** `gen_ai.provider.name`: the wire's provider family (model/dialects.ts); a session's unknown wire counts as OpenAI's. */
 export function providerName(wireApi: WireApi | string): string {
-  return wireApi === 'anthropic' ? 'anthropic' : 'openai';
+  return providerNameOf(wireApi);
 }
 
 function usageAttributes(usage: Usage | null | undefined): Attributes {

@@ -26,26 +26,40 @@ interface Pieces {
   messages: string[];
 }
 
+/** Anthropic Messages: the system blocks head the prompt; consecutive same-role content is one turn on the wire, each block a piece. */
+function anthropicPieces(body: Json, head: string[], messages: string[]): void {
+  const system = body.system;
+  if (typeof system === 'string') head.push(`system:${system}`);
+  else for (const block of (system as unknown[] | undefined) ?? []) head.push(`system:${JSON.stringify(stripMarkers(block))}`);
+  for (const message of (body.messages as Json[] | undefined) ?? []) {
+    const content = message.content;
+    if (typeof content === 'string') messages.push(`${String(message.role)}:${content}`);
+    else for (const block of (content as unknown[]) ?? []) messages.push(`${String(message.role)}:${JSON.stringify(stripMarkers(block))}`);
+  }
+}
+
+/** OpenAI's wires: `instructions` (Responses) heads the prompt; each message or input item is a piece. */
+function openAiPieces(listField: string): (body: Json, head: string[], messages: string[]) => void {
+  return (body, head, messages) => {
+    if (typeof body.instructions === 'string') head.push(`instructions:${body.instructions}`);
+    for (const message of (body[listField] as unknown[] | undefined) ?? []) messages.push(JSON.stringify(message));
+  };
+}
+
+/** How each wire renders its prompt, and whether changing `tool_choice` invalidates the cached messages. */
+const WIRE_PROMPTS: {
+  readonly [Name in WireApi]: { pieces: (body: Json, head: string[], messages: string[]) => void; choiceInvalidates: boolean };
+} = {
+  chat: { pieces: openAiPieces('messages'), choiceInvalidates: false },
+  responses: { pieces: openAiPieces('input'), choiceInvalidates: false },
+  anthropic: { pieces: anthropicPieces, choiceInvalidates: true },
+};
+
 function pieces(body: Json, wireApi: WireApi): Pieces {
   const head: string[] = [];
   const messages: string[] = [];
   for (const tool of (body.tools as unknown[] | undefined) ?? []) head.push(`tool:${JSON.stringify(stripMarkers(tool))}`);
-  if (wireApi === 'anthropic') {
-    const system = body.system;
-    if (typeof system === 'string') head.push(`system:${system}`);
-    else for (const block of (system as unknown[] | undefined) ?? []) head.push(`system:${JSON.stringify(stripMarkers(block))}`);
-    // Consecutive same-role content is one turn on the wire; each block is a piece.
-    for (const message of (body.messages as Json[] | undefined) ?? []) {
-      const content = message.content;
-      if (typeof content === 'string') messages.push(`${String(message.role)}:${content}`);
-      else
-        for (const block of (content as unknown[]) ?? []) messages.push(`${String(message.role)}:${JSON.stringify(stripMarkers(block))}`);
-    }
-  } else {
-    const list = wireApi === 'chat' ? body.messages : body.input;
-    if (typeof body.instructions === 'string') head.push(`instructions:${body.instructions}`);
-    for (const message of (list as unknown[] | undefined) ?? []) messages.push(JSON.stringify(message));
-  }
+  WIRE_PROMPTS[wireApi].pieces(body, head, messages);
   return { head, messages };
 }
 
@@ -80,7 +94,8 @@ export function cacheEligibility(body: Json, previous: Json | null, wireApi: Wir
   if (headCommon < current.head.length || headCommon < before.head.length) {
     return { tokens: total, eligible: tokens(current.head.slice(0, headCommon)), headTokens };
   }
-  const choiceChanged = wireApi === 'anthropic' && JSON.stringify(body.tool_choice) !== JSON.stringify(previous.tool_choice);
+  const choiceChanged =
+    WIRE_PROMPTS[wireApi].choiceInvalidates && JSON.stringify(body.tool_choice) !== JSON.stringify(previous.tool_choice);
   const messageCommon = choiceChanged ? 0 : commonPrefix(current.messages, before.messages);
   return { tokens: total, eligible: headTokens + tokens(current.messages.slice(0, messageCommon)), headTokens };
 }

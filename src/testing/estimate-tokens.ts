@@ -8,6 +8,13 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/** The body fields that make up each wire's prompt, in the order counted. */
+const PROMPT_FIELDS: { readonly [Name in WireApi]: readonly string[] } = {
+  chat: ['messages', 'tools'],
+  responses: ['input', 'instructions', 'tools'],
+  anthropic: ['system', 'messages', 'tools'],
+};
+
 /**
  * The input-size estimate used for derived usage and for `contextWindow` rejection: the JSON of the
  * request's conversation (Chat `messages`; Responses `input` and `instructions`; Anthropic `system` and
@@ -15,13 +22,8 @@ export function estimateTokens(text: string): number {
  * Exported so tests can compute the exact number the fake will report.
  */
 export function estimateRequestTokens(body: Record<string, unknown>, wireApi: WireApi): number {
-  const parts =
-    wireApi === 'chat'
-      ? [body.messages, body.tools]
-      : wireApi === 'anthropic'
-        ? [body.system, body.messages, body.tools]
-        : [body.input, body.instructions, body.tools];
-  const text = parts
+  const text = PROMPT_FIELDS[wireApi]
+    .map((field) => body[field])
     .filter((part) => part !== undefined && part !== null)
     .map((part) => JSON.stringify(part))
     .join('');

@@ -4,26 +4,30 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { WireApi } from '../model/index.js';
-import { anthropicRequestProblem } from './anthropic-checks.js';
 import { AnthropicPromptCache } from './anthropic-prompt-cache.js';
-import { anthropicErrorBody, anthropicErrorType, buildAnthropicFrames, buildAnthropicMessage } from './anthropic-wire.js';
-import { buildChatCompletion, buildChatCompletionFrames } from './chat-completions-wire.js';
 import { estimateRequestTokens } from './estimate-tokens.js';
-import { buildResponse, buildResponseFrames } from './responses-wire.js';
+import {
+  flattenHeaders,
+  readBody,
+  sendError,
+  sendJson,
+  sendReply,
+  sleep,
+  streamFrames,
+  waitForAbort,
+  type FrameProgress,
+} from './fake-http.js';
+import { fakeWireAt, type FakeWire } from './fake-wires.js';
 import {
   IdFactory,
   resolveScriptedTurn,
   validateScriptedTurn,
   type CapturedRequest,
-  type ResolvedTurn,
   type ScriptedTurn,
   type ScriptStep,
 } from './scripted-turn.js';
 import { ReasoningLedger } from './reasoning-ledger.js';
-import { formatSseFrame, SSE_HEADERS, type SseFrame } from './sse.js';
-import { defaultErrorType, wireErrorBody } from './wire-error.js';
-import type { WireMeta, WireReply } from './wire-meta.js';
+import type { WireMeta } from './wire-meta.js';
 
 export interface FakeProviderOptions {
   script?: ScriptStep[];
@@ -76,54 +80,7 @@ export interface FakeProvider {
   close(): Promise<void>;
 }
 
-const ROUTES: Readonly<Record<string, WireApi>> = {
-  '/v1/chat/completions': 'chat',
-  '/v1/responses': 'responses',
-  // The Anthropic SDK's path under its base URL (`baseURL` + '/v1/messages').
-  '/v1/messages': 'anthropic',
-};
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const FALLBACK_MODEL = 'glassbox-fake';
-
-function checkStep(step: unknown, label: string): asserts step is ScriptStep {
-  if (typeof step === 'function') return;
-  try {
-    validateScriptedTurn(step);
-  } catch (error) {
-    throw new Error(`fake provider: invalid ${label}: ${(error as Error).message}`);
-  }
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  res.end(text);
-}
-
-function sendError(res: ServerResponse, status: number, message: string, code: string | null = null, param: string | null = null): void {
-  sendJson(res, status, wireErrorBody(message, defaultErrorType(status), code, param));
-}
-
-/** Resolves after `ms`, or early (returning false) when the signal aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  if (ms <= 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 interface Exchange {
   outcome: Promise<ExchangeOutcome>;
@@ -136,63 +93,18 @@ function newExchange(): Exchange {
   return { outcome, settle };
 }
 
-/** Counts the frames of one streamed answer, for `exchangeEnded`. */
-interface FrameProgress {
-  written: number;
-  total: number;
-}
-
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
-/** Resolves once the chunk has been handed to the socket, so a following destroy cannot drop it. */
-function writeChunk(res: ServerResponse, chunk: string, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted || res.destroyed) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(false);
-    signal.addEventListener('abort', onAbort, { once: true });
-    res.write(chunk, (error) => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(!error);
-    });
-  });
-}
-
-function flattenHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+function checkStep(step: unknown, label: string): asserts step is ScriptStep {
+  if (typeof step === 'function') return;
+  try {
+    validateScriptedTurn(step);
+  } catch (error) {
+    throw new Error(`fake provider: invalid ${label}: ${(error as Error).message}`);
   }
-  return headers;
 }
 
-async function readBody(req: IncomingMessage): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) return null;
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The key check: `Authorization: Bearer`, or on the anthropic wire `x-api-key` (which wins when both are sent, as on the real API). */
-function authorized(headers: Record<string, string>, apiKey: string, wireApi: WireApi): boolean {
-  if (wireApi === 'anthropic' && headers['x-api-key'] !== undefined) return headers['x-api-key'] === apiKey;
-  return headers.authorization === `Bearer ${apiKey}`;
-}
-
-/** Returns a message describing what makes the body unusable, or null when it is acceptable. */
-function bodyProblem(body: Record<string, unknown>, wireApi: WireApi): string | null {
+/** What makes the body unusable on any wire, or null (each wire adds its own shape check, fake-wires.ts). */
+function bodyProblem(body: Record<string, unknown>): string | null {
   if (typeof body.model !== 'string' || body.model === '') return "missing required parameter: 'model'";
-  if ((wireApi === 'chat' || wireApi === 'anthropic') && !Array.isArray(body.messages)) return "'messages' must be an array";
-  if (wireApi === 'responses' && typeof body.input !== 'string' && !Array.isArray(body.input)) {
-    return "'input' must be a string or an array";
-  }
   if (body.stream !== undefined && typeof body.stream !== 'boolean') return "'stream' must be a boolean";
   return null;
 }
@@ -254,82 +166,16 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     return turn;
   }
 
-  async function streamFrames(
-    res: ServerResponse,
-    frames: SseFrame[],
-    turn: ResolvedTurn,
-    signal: AbortSignal,
-    progress: FrameProgress,
-    /** The `event:` name of the malformed line; the Anthropic SDK skips data without one. */
-    malformedEvent?: string,
-  ): Promise<void> {
-    const fault = turn.fault;
-    progress.total = frames.length;
-    res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
-    // A fault after the final frame would go unnoticed (the SDK stops reading at `[DONE]`), so a
-    // cut, stall or malformed line always replaces at least the last frame.
-    const stopAt =
-      fault?.kind === 'cut' || fault?.kind === 'malformed' || fault?.kind === 'stall'
-        ? Math.min(fault.afterEvents, frames.length - 1)
-        : frames.length;
-    for (let i = 0; i < stopAt; i++) {
-      if (i > 0 && !(await sleep(turn.chunkDelayMs, signal))) return;
-      if (!(await writeChunk(res, formatSseFrame(frames[i]!), signal))) return;
-      progress.written++;
-    }
-    if (fault?.kind === 'stall') {
-      // Silence, not an ending: only the client giving up (or `close`) ends this answer.
-      await waitForAbort(signal);
-      res.destroy();
-    } else if (fault?.kind === 'cut') {
-      res.socket?.destroy();
-    } else if (fault?.kind === 'malformed') {
-      if (stopAt > 0 && !(await sleep(turn.chunkDelayMs, signal))) return;
-      res.end(`${malformedEvent === undefined ? '' : `event: ${malformedEvent}\n`}data: {"this is not": json\n\n`);
-    } else {
-      res.end();
-    }
-  }
-
-  async function sendReply(res: ServerResponse, reply: WireReply, turn: ResolvedTurn, signal: AbortSignal): Promise<void> {
-    const text = JSON.stringify(reply.body);
-    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
-    if (turn.fault?.kind === 'stall') {
-      // Promise the whole body, deliver half, then say nothing more.
-      res.writeHead(reply.status, headers);
-      await writeChunk(res, text.slice(0, Math.floor(text.length / 2)), signal);
-      await waitForAbort(signal);
-      res.destroy();
-      return;
-    }
-    if (turn.fault?.kind === 'cut') {
-      // Promise the whole body, deliver half, then hang up: a connection lost mid-body.
-      res.writeHead(reply.status, headers);
-      res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
-      return;
-    }
-    if (turn.fault?.kind === 'malformed') {
-      const broken = `${text.slice(0, Math.floor(text.length / 2))}<<not json`;
-      res.writeHead(reply.status, { ...headers, 'content-length': String(Buffer.byteLength(broken)) });
-      res.end(broken);
-      return;
-    }
-    res.writeHead(reply.status, headers);
-    res.end(text);
-  }
-
-  async function answerModelRequest(req: IncomingMessage, res: ServerResponse, wireApi: WireApi, signal: AbortSignal): Promise<void> {
+  async function answerModelRequest(req: IncomingMessage, res: ServerResponse, wire: FakeWire, signal: AbortSignal): Promise<void> {
     const receivedAt = Date.now();
     // Errors go out in the envelope of the wire the request came in on.
     const fail = (status: number, message: string, code: string | null = null, param: string | null = null): void =>
-      wireApi === 'anthropic'
-        ? sendJson(
-            res,
-            status,
-            anthropicErrorBody(anthropicErrorType(status), message, (res.getHeader('x-request-id') as string | undefined) ?? null),
-          )
-        : sendError(res, status, message, code, param);
+      sendJson(
+        res,
+        status,
+        wire.errorBody({ status, message, code, param, requestId: (res.getHeader('x-request-id') as string | undefined) ?? null }),
+      );
+    const { wireApi } = wire;
     const rawBody = await readBody(req);
     if (rawBody === null) return fail(413, 'fake provider: request body too large');
     let parsed: unknown;
@@ -359,22 +205,17 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       return fail(400, `We could not parse the JSON body of your request. (${parseError})`);
     }
     if (parsed !== body) return fail(400, 'The request body must be a JSON object.');
-    if (options.apiKey !== undefined && !authorized(request.headers, options.apiKey, wireApi)) {
-      return wireApi === 'anthropic' ? fail(401, 'invalid x-api-key') : fail(401, 'Incorrect API key provided.', 'invalid_api_key');
+    if (options.apiKey !== undefined && !wire.authorized(request.headers, options.apiKey)) {
+      return fail(401, wire.unauthorized.message, wire.unauthorized.code);
     }
-    const problem = bodyProblem(body, wireApi);
+    const problem = bodyProblem(body) ?? wire.shapeProblem(body);
     if (problem !== null) return fail(400, `fake provider: ${problem}`);
-    const anthropicProblem = wireApi === 'anthropic' ? anthropicRequestProblem(body, request.headers) : null;
-    if (anthropicProblem !== null) return fail(400, anthropicProblem);
+    const requestProblem = wire.requestProblem(body, request.headers);
+    if (requestProblem !== null) return fail(400, requestProblem);
     const inputTokens = estimateRequestTokens(body, wireApi);
     if (options.contextWindow !== undefined && inputTokens > options.contextWindow) {
-      if (wireApi === 'anthropic') return fail(400, `prompt is too long: ${inputTokens} tokens > ${options.contextWindow} maximum`);
-      return fail(
-        400,
-        `This model's maximum context length is ${options.contextWindow} tokens. However, your messages resulted in ${inputTokens} tokens. Please reduce the length of the messages.`,
-        'context_length_exceeded',
-        wireApi === 'chat' ? 'messages' : 'input',
-      );
+      const overflow = wire.contextOverflow(inputTokens, options.contextWindow);
+      return fail(400, overflow.message, overflow.code, overflow.param);
     }
 
     if (options.requireReasoningBack === true) {
@@ -404,7 +245,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     }
     const turn = resolveScriptedTurn(scripted, request, ids);
     ledger.record(turn, wireApi);
-    if (wireApi === 'anthropic' && turn.usage !== null) {
+    if (wire.explicitPromptCache && turn.usage !== null) {
       // Derived usage reports the prompt cache as the breakpoints would use it; scripted usage stands.
       const cachedUsage = promptCache.apply(body, turn.usage);
       if (scripted.usage === undefined) turn.usage = cachedUsage;
@@ -425,12 +266,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
       const message = fault.message ?? `fake provider: scripted HTTP ${fault.status}`;
       const code = fault.code ?? (fault.status === 429 ? 'rate_limit_exceeded' : null);
-      if (wireApi === 'anthropic') {
-        const body = anthropicErrorBody(fault.type ?? anthropicErrorType(fault.status), message, `req_fake_${request.index}`);
-        return sendJson(res, fault.status, body, headers);
-      }
-      const type = fault.type ?? defaultErrorType(fault.status);
-      return sendJson(res, fault.status, wireErrorBody(message, type, code), headers);
+      const body = wire.errorBody({ status: fault.status, message, code, type: fault.type, requestId: `req_fake_${request.index}` });
+      return sendJson(res, fault.status, body, headers);
     }
 
     const meta: WireMeta = {
@@ -439,13 +276,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       ids,
       request,
     };
-    if (request.stream) {
-      const build = wireApi === 'chat' ? buildChatCompletionFrames : wireApi === 'responses' ? buildResponseFrames : buildAnthropicFrames;
-      await streamFrames(res, build(turn, meta), turn, signal, progress, wireApi === 'anthropic' ? 'content_block_delta' : undefined);
-    } else {
-      const build = wireApi === 'chat' ? buildChatCompletion : wireApi === 'responses' ? buildResponse : buildAnthropicMessage;
-      await sendReply(res, build(turn, meta), turn, signal);
-    }
+    if (request.stream) await streamFrames(res, wire.buildFrames(turn, meta), turn, signal, progress, wire.malformedEvent);
+    else await sendReply(res, wire.buildReply(turn, meta), turn, signal);
   }
 
   function answerModels(req: IncomingMessage, res: ServerResponse): void {
@@ -466,10 +298,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       inFlight.delete(controller);
     });
     const path = (req.url ?? '').split('?')[0]!;
-    const wireApi = ROUTES[path];
-    if (wireApi !== undefined) {
+    const wire = fakeWireAt(path);
+    if (wire !== undefined) {
       if (req.method !== 'POST') return sendError(res, 405, `fake provider: ${req.method} is not allowed on ${path}`);
-      return answerModelRequest(req, res, wireApi, controller.signal);
+      return answerModelRequest(req, res, wire, controller.signal);
     }
     if (path === '/v1/models' && req.method === 'GET') return answerModels(req, res);
     sendError(res, 404, `fake provider: unknown path ${req.method} ${path}`, 'unknown_url');

@@ -5,6 +5,7 @@ export { startFakeProvider } from './fake-provider.js';
 export type { ExchangeOutcome, FakeProvider, FakeProviderOptions } from './fake-provider.js';
 export { estimateTokens, estimateRequestTokens } from './estimate-tokens.js';
 export { cacheEligibility, type CacheEligibility } from './cache-eligibility.js';
+export { sentTranscript, contentText, type SentEntry } from './sent-transcript.js';
 export { validateScriptedTurn } from './scripted-turn.js';
 export type {
   CapturedRequest,

@@ -54,22 +54,22 @@ export class ReasoningLedger {
 
   /** Why the real provider would reject this request, or null. */
   check(request: CapturedRequest): LedgerRejection | null {
-    if (request.wireApi === 'chat') return this.checkChat(request.body);
-    if (request.wireApi === 'responses') return this.checkResponses(request.body);
-    if (request.wireApi === 'anthropic') return this.checkAnthropic(request.body);
-    return null;
+    return CHECKS[request.wireApi](this, request.body, request.wireApi);
+  }
+
+  /** What was handed out with the call, when it was handed out on this wire (state means nothing on another). */
+  private issuedOn(callId: string, wireApi: WireApi): Issued | undefined {
+    const issued = this.byCall.get(callId);
+    return issued?.wireApi === wireApi ? issued : undefined;
   }
 
   /** Anthropic: the thinking block handed out with a tool call comes back unchanged (anthropic-checks.ts). */
-  private checkAnthropic(body: Record<string, unknown>): LedgerRejection | null {
-    const problem = anthropicThinkingProblem(body, (callId) => {
-      const issued = this.byCall.get(callId);
-      return issued?.wireApi === 'anthropic' ? issued.reasoning : null;
-    });
+  checkAnthropic(body: Record<string, unknown>, wireApi: WireApi): LedgerRejection | null {
+    const problem = anthropicThinkingProblem(body, (callId) => this.issuedOn(callId, wireApi)?.reasoning ?? null);
     return problem === null ? null : { status: 400, body: anthropicErrorBody('invalid_request_error', problem, 'req_fake_reasoning') };
   }
 
-  private checkChat(body: Record<string, unknown>): LedgerRejection | null {
+  checkChat(body: Record<string, unknown>, wireApi: WireApi): LedgerRejection | null {
     const messages = Array.isArray(body.messages) ? body.messages : [];
     let position = 0;
     for (const message of messages) {
@@ -77,8 +77,8 @@ export class ReasoningLedger {
       if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.tool_calls)) continue;
       for (const call of message.tool_calls) {
         if (!isRecord(call) || typeof call.id !== 'string') continue;
-        const issued = this.byCall.get(call.id);
-        if (issued === undefined || issued.wireApi !== 'chat') continue;
+        const issued = this.issuedOn(call.id, wireApi);
+        if (issued === undefined) continue;
         const reasoning = issued.reasoning;
         if (reasoning !== null && message[reasoning.field] !== reasoning.text) return openAiStyle(DEEPSEEK_MESSAGE);
         for (const [key, value] of Object.entries(issued.fields ?? {})) {
@@ -94,7 +94,7 @@ export class ReasoningLedger {
     return null;
   }
 
-  private checkResponses(body: Record<string, unknown>): LedgerRejection | null {
+  checkResponses(body: Record<string, unknown>, wireApi: WireApi): LedgerRejection | null {
     const input = Array.isArray(body.input) ? body.input : [];
     const stored = body.store !== false;
     const sentReasoning = new Set<string>();
@@ -111,8 +111,7 @@ export class ReasoningLedger {
         }
         if (encrypted !== null) sentReasoning.add(encrypted);
       } else if (item.type === 'function_call' && typeof item.call_id === 'string') {
-        const issued = this.byCall.get(item.call_id);
-        const reasoning = issued?.wireApi === 'responses' ? issued.reasoning : null;
+        const reasoning = this.issuedOn(item.call_id, wireApi)?.reasoning ?? null;
         if (reasoning !== null && !sentReasoning.has(reasoning.token)) {
           return openAiStyle(
             `The reasoning item that produced function call ${item.call_id} was not passed back with its encrypted_content.`,
@@ -123,3 +122,12 @@ export class ReasoningLedger {
     return null;
   }
 }
+
+type LedgerCheck = (ledger: ReasoningLedger, body: Record<string, unknown>, wireApi: WireApi) => LedgerRejection | null;
+
+/** Each wire's check, in its own provider's words. */
+const CHECKS: { readonly [Name in WireApi]: LedgerCheck } = {
+  chat: (ledger, body, wireApi) => ledger.checkChat(body, wireApi),
+  responses: (ledger, body, wireApi) => ledger.checkResponses(body, wireApi),
+  anthropic: (ledger, body, wireApi) => ledger.checkAnthropic(body, wireApi),
+};

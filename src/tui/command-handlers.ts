@@ -4,7 +4,7 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { lookupModel, modelCatalogEntries } from '../model/index.js';
+import { lookupModel, modelCatalogEntries, providerNameOf } from '../model/index.js';
 import { compactSession } from '../runner/index.js';
 import { forkSession, type SessionSummary } from '../sessions/index.js';
 import { paintDiffLine } from './approval-preview.js';
@@ -143,7 +143,7 @@ async function model(context: CommandContext, name: string): Promise<void> {
   const { controller, theme } = context;
   const current = controller.getSnapshot();
   if (name === '') {
-    const provider = current.wireApi === 'anthropic' ? 'anthropic' : 'openai';
+    const provider = providerNameOf(current.wireApi);
     const known = modelCatalogEntries()
       .filter((entry) => entry.provider === provider)
       .map((entry) => entry.name)

@@ -4,44 +4,17 @@
 
 import assert from 'node:assert/strict';
 import type { ModelMessage, WireApi } from '../../src/model/index.js';
+import { sentEntries } from '../helpers/sent-requests.js';
 
 export type SentToolItem = { kind: 'call'; id: string; name: string } | { kind: 'output'; id: string; output: string } | { kind: 'other' };
 
 /** The tool calls, tool outputs and other messages of a captured request body, in order, in any wire format. */
 export function toolItemsSent(body: Record<string, unknown>, wireApi: WireApi): SentToolItem[] {
-  const items: SentToolItem[] = [];
-  if (wireApi === 'anthropic') {
-    // Calls are tool_use blocks of an assistant turn, outputs tool_result blocks of the next user turn.
-    for (const message of (body.messages as Array<{ role: string; content: unknown }>) ?? []) {
-      const blocks = Array.isArray(message.content) ? (message.content as Array<Record<string, unknown>>) : [];
-      let other = blocks.length === 0;
-      for (const block of blocks) {
-        if (block.type === 'tool_use') items.push({ kind: 'call', id: String(block.id), name: String(block.name) });
-        else if (block.type === 'tool_result')
-          items.push({ kind: 'output', id: String(block.tool_use_id), output: String(block.content ?? '') });
-        else other = true;
-      }
-      // Text after the results (a user prompt in the same turn) is a message of its own.
-      if (other && !blocks.some((block) => block.type === 'tool_use')) items.push({ kind: 'other' });
-    }
-    return items;
-  }
-  if (wireApi === 'chat') {
-    for (const message of (body.messages as Array<Record<string, unknown>>) ?? []) {
-      const calls = (message.tool_calls as Array<{ id: string; function: { name: string } }> | undefined) ?? [];
-      if (message.role === 'tool') items.push({ kind: 'output', id: String(message.tool_call_id), output: String(message.content) });
-      else if (message.role === 'assistant' && calls.length > 0) {
-        for (const call of calls) items.push({ kind: 'call', id: call.id, name: call.function.name });
-      } else items.push({ kind: 'other' });
-    }
-    return items;
-  }
-  for (const item of (body.input as Array<Record<string, unknown>>) ?? []) {
-    if (item.type === 'function_call') items.push({ kind: 'call', id: String(item.call_id), name: String(item.name) });
-    else if (item.type === 'function_call_output') items.push({ kind: 'output', id: String(item.call_id), output: String(item.output) });
-    else items.push({ kind: 'other' });
-  }
-  return items;
+  return sentEntries(body, wireApi).map((entry): SentToolItem => {
+    if (entry.kind === 'call') return { kind: 'call', id: entry.callId, name: entry.name };
+    if (entry.kind === 'output') return { kind: 'output', id: entry.callId, output: entry.text };
+    return { kind: 'other' };
+  });
 }
 
 /** The same view of IR messages (what the loop hands the gateway). */

@@ -15,7 +15,7 @@ export interface ModuleReference {
   line: number;
 }
 
-interface Token {
+export interface Token {
   kind: 'word' | 'string' | 'template' | 'punct' | 'other';
   text: string;
   /** For strings and substitution-free templates: the value. */
@@ -42,7 +42,8 @@ const BEFORE_REGEX_WORDS = new Set([
   'await',
 ]);
 
-function tokenize(text: string): Token[] {
+/** The file's tokens; comments are dropped, strings and templates carry their value. */
+export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   let line = 1;

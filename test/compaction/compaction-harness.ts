@@ -11,6 +11,7 @@ import {
 } from '../../src/compaction/index.js';
 import type { ModelGateway, WireApi } from '../../src/model/index.js';
 import type { CapturedRequest, FakeProvider, FakeProviderOptions, ScriptedTurn } from '../../src/testing/index.js';
+import { sentTranscript } from '../helpers/sent-requests.js';
 import { runLoop } from '../helpers/loop-harness.js';
 
 export const SUMMARY_MARKER = 'You are compacting the working history';
@@ -44,41 +45,10 @@ export function sentMessages(request: CapturedRequest): Array<{ kind: string; te
 }
 
 function wireEntries(request: CapturedRequest): Array<{ kind: string; text: string }> {
-  const body = request.body;
-  if (request.wireApi === 'anthropic') {
-    // System blocks first, then each content block of each turn (thinking blocks are not items).
-    const out: Array<{ kind: string; text: string }> = [];
-    for (const block of (body.system as Array<{ text: string }> | undefined) ?? []) out.push({ kind: 'system', text: block.text });
-    for (const message of (body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>) ?? []) {
-      for (const block of message.content) {
-        if (block.type === 'text') out.push({ kind: message.role, text: String(block.text) });
-        else if (block.type === 'tool_use') out.push({ kind: 'function_call', text: JSON.stringify(block.input) });
-        else if (block.type === 'tool_result') out.push({ kind: 'function_call_output', text: String(block.content ?? '') });
-      }
-    }
-    return out;
-  }
-  if (request.wireApi === 'chat') {
-    const messages = (body.messages as Array<Record<string, unknown>>) ?? [];
-    const out: Array<{ kind: string; text: string }> = [];
-    for (const message of messages) {
-      if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
-        if (typeof message.content === 'string' && message.content !== '') out.push({ kind: 'assistant', text: message.content });
-        for (const call of message.tool_calls as Array<{ function: { arguments: string } }>)
-          out.push({ kind: 'function_call', text: call.function.arguments });
-      } else if (message.role === 'tool') {
-        out.push({ kind: 'function_call_output', text: String(message.content) });
-      } else {
-        out.push({ kind: String(message.role), text: String(message.content ?? '') });
-      }
-    }
-    return out;
-  }
-  const input = (body.input as Array<Record<string, unknown>>) ?? [];
-  return input.map((item) => {
-    if (item.type === 'function_call') return { kind: 'function_call', text: String(item.arguments) };
-    if (item.type === 'function_call_output') return { kind: 'function_call_output', text: String(item.output) };
-    return { kind: String(item.role), text: String(item.content) };
+  return sentTranscript(request).map((entry) => {
+    if (entry.kind === 'call') return { kind: 'function_call', text: entry.arguments };
+    if (entry.kind === 'output') return { kind: 'function_call_output', text: entry.text };
+    return { kind: entry.role, text: entry.text };
   });
 }
 

@@ -22,6 +22,7 @@ import { createGateway, type WireApi } from '../../src/model/index.js';
 import { openRunner, runTurn } from '../../src/runner/index.js';
 import { INTERRUPTED_CALL_OUTPUT, JsonlSessionStore, replaySession } from '../../src/sessions/index.js';
 import type { CapturedRequest } from '../../src/testing/index.js';
+import { sentTranscript } from '../helpers/sent-requests.js';
 import { REPO_ROOT, type CliResult } from '../helpers/run-cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -423,41 +424,13 @@ export type TranscriptEntry =
   | { kind: 'call'; callId: string; name: string; arguments: string }
   | { kind: 'output'; callId: string; text: string };
 
-function textOf(content: unknown): string {
-  if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => String((part as { text?: unknown }).text ?? '')).join('');
-  return JSON.stringify(content);
-}
-
-/** A captured request's conversation in a form both wire APIs share. */
+/** A captured request's conversation in a form every wire API shares. */
 export function wireTranscript(request: CapturedRequest): TranscriptEntry[] {
-  const entries: TranscriptEntry[] = [];
-  if (request.wireApi === 'chat') {
-    for (const message of (request.body.messages as Array<Record<string, unknown>>) ?? []) {
-      const role = String(message.role);
-      if (role === 'tool') {
-        entries.push({ kind: 'output', callId: String(message.tool_call_id), text: textOf(message.content) });
-        continue;
-      }
-      const text = textOf(message.content);
-      const calls = (message.tool_calls as Array<{ id: string; function: { name: string; arguments: string } }> | undefined) ?? [];
-      if (text !== '' || calls.length === 0) entries.push({ kind: 'message', role, text });
-      for (const call of calls)
-        entries.push({ kind: 'call', callId: call.id, name: call.function.name, arguments: call.function.arguments });
-    }
-    return entries;
-  }
-  for (const item of (request.body.input as Array<Record<string, unknown>>) ?? []) {
-    if (item.type === 'function_call') {
-      entries.push({ kind: 'call', callId: String(item.call_id), name: String(item.name), arguments: String(item.arguments) });
-    } else if (item.type === 'function_call_output') {
-      entries.push({ kind: 'output', callId: String(item.call_id), text: textOf(item.output) });
-    } else {
-      entries.push({ kind: 'message', role: String(item.role), text: textOf(item.content) });
-    }
-  }
-  return entries;
+  return sentTranscript(request).map((entry): TranscriptEntry => {
+    if (entry.kind === 'message') return { kind: 'message', role: entry.role, text: entry.text };
+    if (entry.kind === 'call') return { kind: 'call', callId: entry.callId, name: entry.name, arguments: entry.arguments };
+    return { kind: 'output', callId: entry.callId, text: entry.text };
+  });
 }
 
 /** The transcript history items should produce on the wire. */

@@ -20,10 +20,11 @@ import {
   type Tool,
 } from '../../src/agent/index.js';
 import { createToolSessionState } from '../../src/tools/index.js';
-import { createGateway, type ModelGateway, type RetryPolicy, type WireApi } from '../../src/model/index.js';
+import { createGateway, WIRE_APIS, type ModelGateway, type RetryPolicy, type WireApi } from '../../src/model/index.js';
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from '../../src/testing/index.js';
 
-export const WIRE_APIS_UNDER_TEST: WireApi[] = ['chat', 'responses', 'anthropic'];
+/** Every registered wire: the shared suites run on a new dialect without being told. */
+export const WIRE_APIS_UNDER_TEST: WireApi[] = [...WIRE_APIS];
 
 export interface LoopRun {
   terminal: TerminalRunEvent;
@@ -166,19 +167,4 @@ export function terminalCount(events: RunEvent[]): number {
   return events.filter((e) => e.type === 'run_succeeded' || e.type === 'run_failed' || e.type === 'run_cancelled').length;
 }
 
-/** The tool outputs the provider was shown in a captured request, in any wire format. */
-export function toolOutputsSent(body: Record<string, unknown>, wireApi: WireApi): string[] {
-  if (wireApi === 'anthropic') {
-    // tool_result blocks inside user turns; `content` is left out when the output is empty.
-    return ((body.messages as Array<{ content: unknown }>) ?? [])
-      .flatMap((message) => (Array.isArray(message.content) ? (message.content as Array<Record<string, unknown>>) : []))
-      .filter((block) => block.type === 'tool_result')
-      .map((block) => String(block.content ?? ''));
-  }
-  if (wireApi === 'chat') {
-    return ((body.messages as Array<Record<string, unknown>>) ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
-  }
-  return ((body.input as Array<Record<string, unknown>>) ?? [])
-    .filter((i) => i.type === 'function_call_output')
-    .map((i) => String(i.output));
-}
+export { toolOutputsSent } from './sent-requests.js';

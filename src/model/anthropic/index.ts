@@ -1,1 +1,1 @@
-export { AnthropicGateway, resolveAnthropicConfig } from './anthropic-gateway.js';
+export { anthropicDialect } from './anthropic-dialect.js';

@@ -3,7 +3,8 @@
 //
 // Glassbox adds optional fields some strict servers refuse with a 400/422 that names the field:
 // `stream_options` (Mistral: "Extra inputs are not permitted"), reasoning sent back on assistant
-// messages (Groq: "property 'reasoning' is unsupported") and OpenAI's `prompt_cache_key`. Such a refusal comes before any
+// messages (Groq: "property 'reasoning' is unsupported"), OpenAI's `prompt_cache_key`, and
+// `max_completion_tokens` (a server that knows only `max_tokens`: then that is sent instead). Such a refusal comes before any
 // answer, so the request is sent once more without the field, and the gateway leaves it out from
 // then on. DeepSeek's "reasoning_content … must be passed back" names the field too, but says the
 // opposite, so only the wording of a refusal counts.
@@ -21,6 +22,7 @@ const FIELD_NAMES: Record<OmittableField, readonly string[]> = {
   stream_options: ['stream_options'],
   reasoning: ['reasoning_content', 'reasoning_details', 'reasoning'],
   prompt_cache_key: ['prompt_cache_key'],
+  max_completion_tokens: ['max_completion_tokens'],
 };
 
 function escapeRegExp(text: string): string {
@@ -87,6 +89,7 @@ export class ChatCompletionsGateway extends SdkGateway {
       // Reasoning is only ever sent on assistant messages; a request without any cannot have carried it.
       if (field === 'reasoning' && !request.messages.some((message) => message.role === 'assistant')) continue;
       if (field === 'prompt_cache_key' && request.promptCacheKey === undefined) continue;
+      if (field === 'max_completion_tokens' && request.maxOutputTokens === undefined) continue;
       this.omitted.add(field);
       return true;
     }

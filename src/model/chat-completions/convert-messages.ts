@@ -12,7 +12,7 @@ import { argumentsText, callFieldsFor, REASONING_FIELDS, reasoningFieldsFor } fr
 import { inlineThinkFor } from './inline-think.js';
 
 /** Optional fields a strict server refused; the request is built without them (see the gateway). */
-export type OmittableField = 'stream_options' | 'reasoning' | 'prompt_cache_key';
+export type OmittableField = 'stream_options' | 'reasoning' | 'prompt_cache_key' | 'max_completion_tokens';
 
 export interface ChatRequestOptions {
   omit?: ReadonlySet<OmittableField>;
@@ -161,7 +161,12 @@ export function buildChatRequest<Stream extends boolean>(
   // OpenAI routes by it to the machine holding the session's prefix cache; most compatible servers
   // ignore unknown fields, and one that refuses it gets it omitted (see the gateway).
   if (request.promptCacheKey !== undefined && !omit.has('prompt_cache_key')) body.prompt_cache_key = request.promptCacheKey;
-  if (request.maxOutputTokens !== undefined) body.max_completion_tokens = request.maxOutputTokens;
+  // OpenAI's name for the cap (its reasoning models refuse the older `max_tokens`); a server that
+  // only knows `max_tokens` refuses it by name and gets the older field instead (see the gateway).
+  if (request.maxOutputTokens !== undefined) {
+    if (omit.has('max_completion_tokens')) body.max_tokens = request.maxOutputTokens;
+    else body.max_completion_tokens = request.maxOutputTokens;
+  }
   // OpenAI's reasoning models take `reasoning_effort`; compatible servers that do not ignore it.
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
   if (request.temperature !== undefined) body.temperature = request.temperature;

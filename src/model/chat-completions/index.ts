@@ -1,1 +1,1 @@
-export { ChatCompletionsGateway } from './chat-completions-gateway.js';
+export { chatCompletionsDialect } from './chat-completions-dialect.js';

@@ -1,1 +1,1 @@
-export { ResponsesGateway } from './responses-gateway.js';
+export { responsesDialect } from './responses-dialect.js';
