@@ -120,8 +120,11 @@ function pastPhrase(name: string, args: Record<string, unknown>): ActionPhrase {
       return { verb: 'Wrote', subject: text(args.path) ?? '?', style: 'path', detail: '' };
     case 'edit_file':
       return { verb: 'Edited', subject: text(args.path) ?? '?', style: 'path', detail: args.replace_all === true ? ' (every match)' : '' };
-    case 'shell':
-      return { verb: 'Ran', subject: firstLine(text(args.command) ?? '?'), style: 'code', detail: '' };
+    case 'shell': {
+      // Some models send the command as an argv array; it still reads as one line.
+      const command = Array.isArray(args.command) ? args.command.map(String).join(' ') : text(args.command);
+      return { verb: 'Ran', subject: firstLine(command ?? '?'), style: 'code', detail: '' };
+    }
     default:
       return { verb: `Called ${name}`, subject: '', style: 'plain', detail: '' };
   }
@@ -138,4 +141,22 @@ export function phraseText(phrase: ActionPhrase): string {
           ? ` "${phrase.subject}"`
           : ` ${phrase.subject}`;
   return `${phrase.verb}${subject}${phrase.detail}${phrase.outcome ?? ''}`;
+}
+
+/**
+ * What a call is about, without its verb ("src/a.ts (lines 1–5)", "npm test"), for a face that
+ * shows the tool's name beside it (the terminal). A tool with no phrase of its own (an MCP tool)
+ * is about its first string argument; arguments that are not JSON are shown as they came.
+ */
+export function callSubject(name: string, rawArguments: string): string {
+  const args = argumentsObject(rawArguments);
+  if (args === null) return rawArguments;
+  const phrase = actionPhrase(name, rawArguments);
+  if (phrase.subject !== '') return `${phrase.subject}${phrase.detail}`;
+  if (phrase.verb.startsWith('Called ')) {
+    const first = Object.values(args).find((value) => typeof value === 'string');
+    return typeof first === 'string' ? first : rawArguments;
+  }
+  // The verb says it all ("Listed the project root"): the tool's name is enough beside it.
+  return '';
 }

@@ -7,10 +7,20 @@ import { describe, test } from 'node:test';
 import type { RunEvent, StagedUsage } from '../../src/agent/index.js';
 import type { SessionRecord } from '../../src/sessions/index.js';
 import { SseParser } from '../../src/web/api/sse-parser.js';
-import { actionPhrase, callPhrase, patchPaths, patchTargets, phraseText } from '../../src/views/index.js';
-import { applyRunEvent, factsOfRecord, reduceTurn, reduceTurnAt, startLiveTurn } from '../../src/web/transcript/transcript-reducer.js';
+import {
+  actionPhrase,
+  applyRunEvent,
+  callPhrase,
+  factsOfRecord,
+  patchPaths,
+  patchTargets,
+  phraseText,
+  reduceTurn,
+  reduceTurnAt,
+  startLiveTurn,
+  type TranscriptTurn,
+} from '../../src/views/index.js';
 import { mergeLiveTurn, transcriptFromRecords } from '../../src/web/transcript/transcript-turns.js';
-import type { TranscriptTurn } from '../../src/web/transcript/transcript-types.js';
 import { approvalPreview, projectRelative } from '../../src/web/transcript/approval-preview.js';
 import { parseRoute, routeUrl } from '../../src/web/app/route.js';
 import { requestDiff } from '../../src/web/inspector/request-diff.js';

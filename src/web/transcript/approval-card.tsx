@@ -11,7 +11,7 @@ import { api, describeError } from '../api/index.js';
 import { prettyJson } from '../format/index.js';
 import { approvalPreview, fromServerPreview, type ApprovalPreview } from './approval-preview.js';
 import { useProjectRoot, withoutRoot } from './project-root.js';
-import type { ApprovalView } from './transcript-types.js';
+import type { ApprovalView } from '../../views/index.js';
 
 export interface ApprovalCardProps {
   approval: ApprovalView;

@@ -8,7 +8,7 @@ import { callPhrase, phraseText, type ActionPhrase } from '../../views/index.js'
 import { ApprovalCard } from './approval-card.js';
 import { CopyButton } from './copy-button.js';
 import { useProjectRoot, withoutRoot } from './project-root.js';
-import type { ToolCallState, ToolCallStatus } from './transcript-types.js';
+import type { ToolCallState, ToolCallStatus } from '../../views/index.js';
 
 const OUTPUT_PREVIEW_CHARS = 20_000;
 
