@@ -31,3 +31,4 @@ export type {
   TranscriptTurn,
   TurnOutcome,
 } from './transcript-types.js';
+export { projectRelative, requestedChange, type ChangeRow, type RequestedChange } from './requested-change.js';

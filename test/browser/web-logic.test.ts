@@ -15,13 +15,14 @@ import {
   patchPaths,
   patchTargets,
   phraseText,
+  projectRelative,
   reduceTurn,
   reduceTurnAt,
   startLiveTurn,
   type TranscriptTurn,
 } from '../../src/views/index.js';
 import { mergeLiveTurn, transcriptFromRecords } from '../../src/web/transcript/transcript-turns.js';
-import { approvalPreview, projectRelative } from '../../src/web/transcript/approval-preview.js';
+import { approvalPreview } from '../../src/web/transcript/approval-preview.js';
 import { parseRoute, routeUrl } from '../../src/web/app/route.js';
 import { requestDiff } from '../../src/web/inspector/request-diff.js';
 import { carriers, toolDecisions, traceRows, NO_FILTERS } from '../../src/web/inspector/trace-rows.js';
@@ -481,9 +482,11 @@ describe('approval previews', () => {
       '/work/p',
     );
     assert.deepEqual(edit?.paths, ['a.txt']);
+    // The model's own text, old then new: the arguments alone (the server's dry run diffs the file).
     assert.deepEqual(edit?.lines, [
-      { kind: 'ctx', text: 'one' },
+      { kind: 'del', text: 'one' },
       { kind: 'del', text: 'two' },
+      { kind: 'add', text: 'one' },
       { kind: 'add', text: '2' },
     ]);
     const write = approvalPreview('write_file', JSON.stringify({ path: 'notes.md', content: '# Notes\nhi\n' }), '/work/p');
