@@ -4,6 +4,8 @@
 // Borrows only types, so the web bundle can run it.
 
 export { actionPhrase, callPhrase, callSubject, phraseText, type ActionPhrase } from './action-phrase.js';
+export type { ChangeRow, RequestedChange, ToolPresentation } from './tool-presentation.js';
+export { presentationOf, TOOL_PRESENTATIONS, writtenPaths } from './tool-presentations.js';
 export { patchPaths, patchTargets, type PatchTargets } from './patch-targets.js';
 export { argumentsObject } from './tool-arguments.js';
 export {
@@ -31,4 +33,5 @@ export type {
   TranscriptTurn,
   TurnOutcome,
 } from './transcript-types.js';
-export { projectRelative, requestedChange, type ChangeRow, type RequestedChange } from './requested-change.js';
+export { projectRelative } from './change-rows.js';
+export { requestedChange } from './requested-change.js';
