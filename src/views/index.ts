@@ -7,7 +7,7 @@ export { actionPhrase, callPhrase, callSubject, phraseText, type ActionPhrase } 
 export type { ChangeRow, RequestedChange, ToolPresentation } from './tool-presentation.js';
 export { presentationOf, TOOL_PRESENTATIONS, writtenPaths } from './tool-presentations.js';
 export { patchPaths, patchTargets, type PatchTargets } from './patch-targets.js';
-export { argumentsObject } from './tool-arguments.js';
+export { argumentsObject, prettyArguments } from './tool-arguments.js';
 export {
   applyRunEvent,
   compactionView,

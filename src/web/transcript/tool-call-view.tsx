@@ -3,8 +3,8 @@
 
 import { memo, useState } from 'react';
 import type { ApprovalDecision } from '../api/index.js';
-import { capText, formatDuration, prettyJson } from '../format/index.js';
-import { callPhrase, phraseText, presentationOf, type ActionPhrase } from '../../views/index.js';
+import { capText, formatDuration } from '../format/index.js';
+import { callPhrase, phraseText, prettyArguments, presentationOf, type ActionPhrase } from '../../views/index.js';
 import { ApprovalCard } from './approval-card.js';
 import { CopyButton } from './copy-button.js';
 import { useProjectRoot, withoutRoot } from './project-root.js';
@@ -125,7 +125,7 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
                 Arguments <span className="muted">· {toolLabel(call.name)}</span>
               </div>
               <pre className="tool-args" tabIndex={0}>
-                {prettyJson(call.arguments)}
+                {prettyArguments(call.arguments)}
               </pre>
             </div>
             {call.output !== null && <OutputView output={call.output} isError={call.isError} />}
