@@ -55,6 +55,12 @@ interface ShownRun {
   turn: TranscriptTurn;
   /** Keys of this run's entries already printed (in `done`): final, never added again. */
   printed: ReadonlySet<string>;
+  /**
+   * How many of the turn's first entries are done with: printed, and past changing (not the last
+   * entry, not streaming). Each event maps only the entries after them, so a long run costs no
+   * more per delta than a short one.
+   */
+  stable: number;
 }
 
 export interface TranscriptState {
@@ -166,13 +172,13 @@ function noticeText(cause: NoticeCause): string {
 }
 
 /** The turn's entries as this screen shows them, in order, each under a key stable across events. */
-function turnEntries(turn: TranscriptTurn, prefix: string): NewEntry[] {
+function turnEntries(turn: TranscriptTurn, prefix: string, from: number): NewEntry[] {
   const entries: NewEntry[] = [];
-  turn.entries.forEach((entry: TranscriptEntry, index) => {
+  turn.entries.slice(from).forEach((entry: TranscriptEntry, offset) => {
     const key = `${prefix}${entry.key}`;
     // The fold adds to streaming text only while it is the last entry: once anything follows it
     // (the answer after the reasoning, a tool call), it is complete and can be printed.
-    const followed = index < turn.entries.length - 1;
+    const followed = from + offset < turn.entries.length - 1;
     switch (entry.kind) {
       case 'assistant':
         entries.push({ kind: 'assistant', key, text: entry.text, settled: entry.role !== 'streaming' || followed });
@@ -207,9 +213,12 @@ function turnEntries(turn: TranscriptTurn, prefix: string): NewEntry[] {
   return entries;
 }
 
+/** Same kind, same fields (entries of one key always have the same kind and fields). */
 function sameEntry(a: Entry, b: NewEntry): boolean {
-  const keys = Object.keys(b) as (keyof NewEntry)[];
-  return keys.length === Object.keys(a).length - 1 && keys.every((name) => (a as NewEntry)[name] === b[name]);
+  const shown = a as unknown as Record<string, unknown>;
+  const next = b as unknown as Record<string, unknown>;
+  for (const name in next) if (shown[name] !== next[name]) return false;
+  return true;
 }
 
 /**
@@ -217,7 +226,7 @@ function sameEntry(a: Entry, b: NewEntry): boolean {
  * stand, new ones appended, dropped ones (a broken stream's text) removed. Printed ones stay.
  */
 function show(state: TranscriptState, run: ShownRun): TranscriptState {
-  const wanted = turnEntries(run.turn, run.prefix);
+  const wanted = turnEntries(run.turn, run.prefix, run.stable).filter((entry) => !run.printed.has(entry.key!));
   const wantedKeys = new Set(wanted.map((entry) => entry.key));
   const mine = (entry: Entry) => entry.key?.startsWith(run.prefix) === true;
   let live = state.live.filter((entry) => !mine(entry) || wantedKeys.has(entry.key));
@@ -227,12 +236,26 @@ function show(state: TranscriptState, run: ShownRun): TranscriptState {
     if (at !== -1) {
       const shown = live[at]!;
       if (!sameEntry(shown, entry)) live = [...live.slice(0, at), { ...entry, id: shown.id } as Entry, ...live.slice(at + 1)];
-    } else if (!run.printed.has(entry.key!)) {
+    } else {
       live = [...live, { ...entry, id: nextId } as Entry];
       nextId += 1;
     }
   }
   return flush({ ...state, live, nextId, run });
+}
+
+/** Where the entries still to map start: past those printed that can no longer change. */
+function stablePrefix(turn: TranscriptTurn, run: ShownRun): number {
+  let stable = Math.min(run.stable, turn.entries.length);
+  // Only streaming entries ever leave the turn (a broken stream's), and none of them is counted.
+  while (stable < turn.entries.length - 1) {
+    const entry = turn.entries[stable]!;
+    if ((entry.kind === 'assistant' && entry.role === 'streaming') || (entry.kind === 'reasoning' && entry.streaming)) break;
+    const keys = entry.kind === 'tools' ? entry.calls.map((call) => `${run.prefix}call-${call.callId}`) : [`${run.prefix}${entry.key}`];
+    if (!keys.every((key) => run.printed.has(key))) break;
+    stable += 1;
+  }
+  return stable;
 }
 
 /** The next state after one run event: folded by the shared reducer, then shown. */
@@ -241,11 +264,11 @@ export function reduceRunEvent(state: TranscriptState, event: RunEvent): Transcr
   let runs = state.runs;
   if (run === null || event.type === 'run_started') {
     runs += 1;
-    run = { prefix: `run${runs}:`, turn: startLiveTurn('', null), printed: new Set() };
+    run = { prefix: `run${runs}:`, turn: startLiveTurn('', null), printed: new Set(), stable: 0 };
   }
   const turn = reduceTurnAt(run.turn, event, null);
   if (turn === run.turn && state.run === run) return state;
-  const shown = show({ ...state, runs }, { ...run, turn });
+  const shown = show({ ...state, runs }, { ...run, turn, stable: stablePrefix(turn, run) });
   // The run is over: what it showed is final, and the next run starts afresh.
   const ended = event.type === 'run_succeeded' || event.type === 'run_failed' || event.type === 'run_cancelled';
   return ended ? { ...shown, run: null } : shown;
