@@ -4,6 +4,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalRegistry, PendingApproval } from '../agent/index.js';
 import { escapeControls, visibleText } from '../terminal-text/index.js';
+import { prettyArguments } from '../views/index.js';
 
 export interface TerminalApproverOptions {
   /** Ctrl-C at the prompt: the terminal is in raw mode, so no SIGINT reaches the process. */
@@ -78,13 +79,5 @@ async function ask(
   } finally {
     clearInterval(poll);
     rl.close();
-  }
-}
-
-function prettyArguments(raw: string): string {
-  try {
-    return JSON.stringify(JSON.parse(raw), null, 2);
-  } catch {
-    return raw;
   }
 }

@@ -6,7 +6,7 @@
 import { realpath } from 'node:fs/promises';
 import { structuredPatch } from 'diff';
 import { ToolError } from '../agent/index.js';
-import { argumentsObject } from '../views/index.js';
+import { argumentsObject, patchPaths } from '../views/index.js';
 import { isSecretPath } from '../workspace/index.js';
 import { parsePatch, planPatch } from './apply-patch/index.js';
 import { resolveInsideRoot } from './path-policy.js';
@@ -158,6 +158,19 @@ async function previewPatch(args: Record<string, unknown>, root: string, problem
   return files;
 }
 
+/** The secret file among those a patch names (as given, and where they really lead), if any. */
+async function secretTarget(patch: string, root: string): Promise<string | null> {
+  for (const path of patchPaths(patch)) {
+    if (isSecretPath(path)) return path;
+    const real = await resolveInsideRoot(root, path).then(
+      (target) => target.relative,
+      () => null,
+    );
+    if (real !== null && isSecretPath(real)) return real;
+  }
+  return null;
+}
+
 /**
  * The change a file-writing call would make if it ran now, or null for a tool that writes no
  * file through its arguments (a shell command shows its command instead). The one preview of an
@@ -180,7 +193,17 @@ export async function previewChange(toolName: string, rawArguments: string, root
     return { files, problem: problems.length > 0 ? problems.join('; ') : null };
   } catch (error) {
     // The tool's own error (a path outside the root, a hunk that does not fit…) is what would happen.
-    if (error instanceof ToolError) return { files: [], problem: error.message };
+    // A patch's may quote the file (a hunk's closest match, the lines a file ends with), which the
+    // tool leaves out only for a path that is secret by its own name: where a patch touches a
+    // secret file by any name, only the error's code is shown, as the diff shows only what it writes.
+    if (error instanceof ToolError) {
+      const secret = toolName === 'apply_patch' ? await secretTarget(String(args.patch), root).catch(() => null) : null;
+      if (secret === null) return { files: [], problem: error.message };
+      return {
+        files: [],
+        problem: `the call will fail (${error.code}) on ${secret}, a secret file: why is not shown, since it may quote what the file holds`,
+      };
+    }
     // An unreadable file (permissions, a race with a delete) costs the preview, never the card.
     return { files: [], problem: `no preview: ${(error as Error).message}` };
   }

@@ -19,6 +19,7 @@ import type { Theme } from './theme.js';
 import { lastToolEntry, type Entry } from './transcript-state.js';
 import { lineRows, textRows } from './text-rows.js';
 import { oneLine, visibleText } from '../terminal-text/index.js';
+import { presentationOf } from '../views/index.js';
 
 /** Two Ctrl-C within this long quit; one alone only arms it (the usual convention). */
 export const QUIT_WINDOW_MS = 2000;
@@ -282,7 +283,7 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
         const shown = lines.slice(0, MAX_TOOL_OUTPUT_LINES);
         if (lines.length > shown.length)
           shown.push(theme.dim(`… ${lines.length - shown.length} more lines (glassbox sessions show has all of it)`));
-        return controller.note({ kind: 'block', title: `${tool.name} ${tool.summary}`, body: shown.join('\n') });
+        return controller.note({ kind: 'block', title: `${presentationOf(tool.name).title}: ${tool.summary}`, body: shown.join('\n') });
       }
     }
   });

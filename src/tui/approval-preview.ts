@@ -5,7 +5,7 @@
 // characters) before it is shown.
 
 import { previewChange, type ChangePreview, type FilePreview } from '../runner/index.js';
-import { argumentsObject } from '../views/index.js';
+import { argumentsObject, requestedChange } from '../views/index.js';
 import type { Theme } from './theme.js';
 import { visibleText } from '../terminal-text/index.js';
 
@@ -15,7 +15,8 @@ export interface ApprovalPreview {
   lines: string[];
 }
 
-const LINE_PREFIX = { add: '+', del: '-', ctx: ' ' } as const;
+/** How a row of a diff starts on the terminal (a patch's file rows as its own headers). */
+const ROW_PREFIX = { add: '+', del: '-', ctx: ' ', hunk: '', file: '*** ' } as const;
 
 function fileHeader(file: FilePreview): string {
   if (file.change === 'add') return `new file ${file.path}`;
@@ -23,32 +24,14 @@ function fileHeader(file: FilePreview): string {
   return file.change === 'move' ? `--- ${file.path} → ${file.to}` : `--- ${file.path}`;
 }
 
-const MAX_ASKED_LINES = 400;
-
 /**
  * What a call that cannot be previewed asks for, from its arguments alone (the model's text, no
- * file is read): the new content, the replaced text, the patch.
+ * file is read): views/'s reading, the one the workbench falls back to.
  */
-function askedLines(toolName: string, args: Record<string, unknown> | null): string[] {
-  if (args === null) return [];
-  const split = (text: unknown, prefix: string): string[] =>
-    typeof text === 'string' && text !== ''
-      ? text
-          .replace(/\r\n/g, '\n')
-          .replace(/\n$/, '')
-          .split('\n')
-          .map((line) => `${prefix}${line}`)
-      : [];
-  const lines =
-    toolName === 'write_file'
-      ? split(args.content, '+')
-      : toolName === 'edit_file'
-        ? [...split(args.old_string, '-'), ...split(args.new_string, '+')]
-        : split(args.patch, '').filter((line) => line !== '*** Begin Patch' && line !== '*** End Patch');
-  if (lines.length === 0) return [];
-  const shown = lines.slice(0, MAX_ASKED_LINES);
-  const more = lines.length > shown.length ? [`… ${lines.length - shown.length} more lines`] : [];
-  return ['what the call asks for:', ...shown, ...more];
+function askedLines(toolName: string, rawArguments: string): string[] {
+  const asked = requestedChange(toolName, rawArguments);
+  if (asked === null || asked.rows.length === 0) return [];
+  return ['what the call asks for:', ...asked.rows.map((row) => `${ROW_PREFIX[row.kind]}${row.text}`)];
 }
 
 /** The change preview as the terminal shows it: per file a header, then its diff lines. */
@@ -57,10 +40,10 @@ export function changePreviewLines(preview: ChangePreview, toolName: string, raw
   if (preview.problem !== null) lines.push(`(${preview.problem})`);
   for (const file of preview.files) {
     lines.push(fileHeader(file));
-    for (const line of file.lines) lines.push(line.kind === 'hunk' ? line.text : `${LINE_PREFIX[line.kind]}${line.text}`);
+    for (const line of file.lines) lines.push(`${ROW_PREFIX[line.kind]}${line.text}`);
     if (file.omittedLines > 0) lines.push(`… ${file.omittedLines} more lines`);
   }
-  if (preview.files.length === 0) lines.push(...askedLines(toolName, argumentsObject(rawArguments)));
+  if (preview.files.length === 0) lines.push(...askedLines(toolName, rawArguments));
   return lines.map(visibleText);
 }
 

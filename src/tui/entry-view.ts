@@ -17,13 +17,14 @@ const TOOL_MARK: Record<Extract<Entry, { kind: 'tool' }>['status'], string> = {
   ok: '✓',
   error: '✗',
   denied: '⊘',
+  cancelled: '■',
 };
 
 function toolMark(entry: Extract<Entry, { kind: 'tool' }>, theme: Theme): string {
   const mark = TOOL_MARK[entry.status];
   if (entry.status === 'ok') return theme.tone('success', mark);
   if (entry.status === 'error' || entry.status === 'denied') return theme.tone('error', mark);
-  if (entry.status === 'approval') return theme.tone('warning', mark);
+  if (entry.status === 'approval' || entry.status === 'cancelled') return theme.tone('warning', mark);
   return theme.tone('accent', mark);
 }
 

@@ -10,7 +10,7 @@ import type { ModelMessage } from '../model/index.js';
 import { HistoryReplay, type SessionRecord, type SessionStore } from '../sessions/index.js';
 import type { SessionMeter } from './session-meter.js';
 import { addEntry, emptyTranscript, reduceRunEvent, type TranscriptState } from './transcript-state.js';
-import { writtenPaths } from './workspace-changes.js';
+import { argumentsObject, writtenPaths } from '../views/index.js';
 
 /** Turns shown when a session is opened; older ones stay in the file (`glassbox sessions show`). */
 export const SHOWN_TURNS = 3;
@@ -56,7 +56,7 @@ export async function loadSession(store: SessionStore, sessionId: string, meter:
       model = record.model;
     }
     if (record.type === 'response_item' && record.item.type === 'function_call') {
-      for (const path of writtenPaths(record.item.name, record.item.arguments)) paths.add(path);
+      for (const path of writtenPaths(record.item.name, argumentsObject(record.item.arguments))) paths.add(path);
     }
     if (!('turn' in record) || record.turn === null || record.turn < firstShown) continue;
     transcript = replayForScreen(transcript, record, outputs);

@@ -1,35 +1,67 @@
-// What the transcript shows, as a pure reducer over run events and UI notices. Entries that can
-// no longer change move from `live` to `done` in order: ink prints `done` once into the
-// terminal's scrollback (its <Static>), so only the running turn is redrawn on every delta.
+// What the transcript shows: the terminal's adapter over the one fold of run events that the web
+// workbench uses too (views/'s `reduceTurnAt`), plus the terminal's own notices and blocks. Each
+// event goes through the shared fold; the turn it yields is mapped, entry by entry, onto this
+// screen's entries (a tool call group becomes one line per call). Entries that can no longer
+// change move from `live` to `done` in order: ink prints `done` once into the terminal's
+// scrollback (its <Static>), so only the running turn is redrawn on every delta.
 
 import type { RunEvent } from '../agent/index.js';
-import { formatDuration, toolCallSummary } from './tool-summary.js';
 import { oneLine } from '../terminal-text/index.js';
+import {
+  callSubject,
+  reduceTurnAt,
+  startLiveTurn,
+  type CompactionView,
+  type NoticeCause,
+  type ToolCallState,
+  type TranscriptEntry,
+  type TranscriptTurn,
+} from '../views/index.js';
+import { formatDuration } from './format-duration.js';
 
-export type ToolStatus = 'pending' | 'approval' | 'running' | 'ok' | 'error' | 'denied';
+export type ToolStatus = 'pending' | 'approval' | 'running' | 'ok' | 'error' | 'denied' | 'cancelled';
 export type NoticeTone = 'info' | 'success' | 'warning' | 'error';
 
+/** `key`: where an entry comes from in the run being shown (absent for the terminal's own). */
+type Keyed = { id: number; key?: string };
+
 export type Entry =
-  | { id: number; kind: 'user'; text: string }
-  | { id: number; kind: 'assistant'; text: string; round: number; settled: boolean }
-  | { id: number; kind: 'reasoning'; text: string; round: number; settled: boolean }
-  | {
-      id: number;
+  | (Keyed & { kind: 'user'; text: string })
+  | (Keyed & { kind: 'assistant'; text: string; settled: boolean })
+  | (Keyed & { kind: 'reasoning'; text: string; settled: boolean })
+  | (Keyed & {
       kind: 'tool';
       callId: string;
       name: string;
       summary: string;
       status: ToolStatus;
+      /** The tool began executing: a call cancelled before that never ran. */
+      started: boolean;
       durationMs: number | null;
       output: string;
       /** Why it was denied, or the approver's note. */
       note: string | null;
-    }
-  | { id: number; kind: 'notice'; tone: NoticeTone; text: string }
+    })
+  | (Keyed & { kind: 'notice'; tone: NoticeTone; text: string })
   /** Preformatted text (command output, diffs, help), already styled and made safe. */
-  | { id: number; kind: 'block'; title: string; body: string };
+  | (Keyed & { kind: 'block'; title: string; body: string });
 
 export type NewEntry = Entry extends infer E ? (E extends Entry ? Omit<E, 'id'> : never) : never;
+
+/** The run whose events are being shown, as the shared fold has it. */
+interface ShownRun {
+  /** Prefix of this run's entry keys: a later run's `text-0` is another entry. */
+  prefix: string;
+  turn: TranscriptTurn;
+  /** Keys of this run's entries already printed (in `done`): final, never added again. */
+  printed: ReadonlySet<string>;
+  /**
+   * How many of the turn's first entries are done with: printed, and past changing (not the last
+   * entry, not streaming). Each event maps only the entries after them, so a long run costs no
+   * more per delta than a short one.
+   */
+  stable: number;
+}
 
 export interface TranscriptState {
   done: Entry[];
@@ -37,19 +69,22 @@ export interface TranscriptState {
   nextId: number;
   /** Bumped by /clear: the view remounts its static part, starting a fresh screen. */
   epoch: number;
+  run: ShownRun | null;
+  /** Runs shown so far, for their key prefixes. */
+  runs: number;
 }
 
 export function emptyTranscript(epoch = 0): TranscriptState {
-  return { done: [], live: [], nextId: 1, epoch };
+  return { done: [], live: [], nextId: 1, epoch, run: null, runs: 0 };
 }
 
-function isSettled(entry: Entry): boolean {
+function isSettled(entry: Entry | NewEntry): boolean {
   switch (entry.kind) {
     case 'assistant':
     case 'reasoning':
       return entry.settled;
     case 'tool':
-      return entry.status === 'ok' || entry.status === 'error' || entry.status === 'denied';
+      return entry.status === 'ok' || entry.status === 'error' || entry.status === 'denied' || entry.status === 'cancelled';
     default:
       return true;
   }
@@ -60,139 +95,183 @@ function flush(state: TranscriptState): TranscriptState {
   let count = 0;
   while (count < state.live.length && isSettled(state.live[count]!)) count += 1;
   if (count === 0) return state;
-  return { ...state, done: [...state.done, ...state.live.slice(0, count)], live: state.live.slice(count) };
+  const moved = state.live.slice(0, count);
+  const run = state.run;
+  const printed = moved.filter((entry) => entry.key !== undefined && run !== null && entry.key.startsWith(run.prefix));
+  return {
+    ...state,
+    done: [...state.done, ...moved],
+    live: state.live.slice(count),
+    run: run === null || printed.length === 0 ? run : { ...run, printed: new Set([...run.printed, ...printed.map((e) => e.key!)]) },
+  };
 }
 
 export function addEntry(state: TranscriptState, entry: NewEntry): TranscriptState {
   return flush({ ...state, live: [...state.live, { ...entry, id: state.nextId } as Entry], nextId: state.nextId + 1 });
 }
 
-function mapLive(state: TranscriptState, change: (entry: Entry) => Entry): TranscriptState {
-  return flush({ ...state, live: state.live.map(change) });
-}
+// ---- the shared turn, as this screen's entries ----
 
-function settleStreams(state: TranscriptState): TranscriptState {
-  return mapLive(state, (entry) => (entry.kind === 'assistant' || entry.kind === 'reasoning' ? { ...entry, settled: true } : entry));
-}
+const TOOL_STATUS: Record<ToolCallState['status'], ToolStatus> = {
+  requested: 'pending',
+  awaiting_approval: 'approval',
+  running: 'running',
+  succeeded: 'ok',
+  failed: 'error',
+  denied: 'denied',
+  cancelled: 'cancelled',
+};
 
-function appendStream(state: TranscriptState, kind: 'assistant' | 'reasoning', round: number, delta: string): TranscriptState {
-  const last = state.live.at(-1);
-  if (last && last.kind === kind && last.round === round && !last.settled) {
-    return { ...state, live: [...state.live.slice(0, -1), { ...last, text: last.text + delta }] };
+function toolNote(call: ToolCallState): string | null {
+  const resolution = call.approval?.resolution ?? null;
+  if (resolution !== null) {
+    if (resolution.decision === 'approve_session') return 'approved for this session';
+    if (resolution.decision === 'approve') return 'approved';
+    const why = resolution.by === 'user' ? 'denied by you' : `denied (${resolution.by})`;
+    return resolution.message ? `${why}: ${oneLine(resolution.message, 160)}` : why;
   }
-  // Reasoning comes before the answer; a new stream settles the previous one.
-  return addEntry(settleStreams(state), { kind, text: delta, round, settled: false });
+  return call.permission?.decision === 'deny' ? oneLine(call.permission.reason, 200) : null;
 }
 
-function updateTool(state: TranscriptState, callId: string, change: (entry: Extract<Entry, { kind: 'tool' }>) => Entry): TranscriptState {
-  return mapLive(state, (entry) => (entry.kind === 'tool' && entry.callId === callId ? change(entry) : entry));
+// A call's line is worked out once per state of the call (the fold keeps unchanged calls as they were).
+const toolLines = new WeakMap<ToolCallState, NewEntry>();
+
+function toolEntry(call: ToolCallState, key: string): NewEntry {
+  const known = toolLines.get(call);
+  if (known !== undefined && known.key === key) return known;
+  const entry: NewEntry = {
+    kind: 'tool',
+    key,
+    callId: call.callId,
+    name: call.name,
+    summary: oneLine(callSubject(call.name, call.arguments), 200),
+    status: TOOL_STATUS[call.status],
+    started: call.started,
+    durationMs: call.durationMs,
+    output: call.output ?? '',
+    note: toolNote(call),
+  };
+  toolLines.set(call, entry);
+  return entry;
 }
 
-export function reduceRunEvent(state: TranscriptState, event: RunEvent): TranscriptState {
-  switch (event.type) {
-    case 'assistant_delta':
-      return appendStream(state, 'assistant', event.round, event.delta);
-    case 'reasoning_delta':
-      return appendStream(state, 'reasoning', event.round, event.delta);
-    case 'model_completed':
-      return settleStreams(state);
+function compactionText(view: CompactionView): string {
+  const tokens = (value: number | null) => (value === null ? '?' : value.toLocaleString('en-US'));
+  return `⇣ context compacted (${view.kind ?? '?'}, ${view.trigger ?? '?'}): ${tokens(view.tokensBefore)} → ${tokens(view.tokensAfter)} tokens${view.estimated ? ' (estimated)' : ''}`;
+}
+
+function noticeText(cause: NoticeCause): string {
+  switch (cause.type) {
     case 'model_retry':
-      return addEntry(state, {
-        kind: 'notice',
-        tone: 'warning',
-        text: `retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt + 1}): ${oneLine(event.error.message, 160)}`,
-      });
-    case 'stream_retry': {
-      // The broken attempt's text is void: drop what is still live of it, and say so.
-      const kept = state.live.filter(
-        (entry) => !((entry.kind === 'assistant' || entry.kind === 'reasoning') && entry.round === event.round && !entry.settled),
-      );
-      return addEntry(
-        { ...state, live: kept },
-        {
-          kind: 'notice',
-          tone: 'warning',
-          text: `retrying (stream interrupted) ${event.attempt}/${event.maxAttempts} in ${(event.delayMs / 1000).toFixed(1)}s; the ${event.discardedChars} characters it had shown are discarded: ${oneLine(event.error.message, 160)}`,
-        },
-      );
-    }
-    case 'tool_requested':
-      return addEntry(settleStreams(state), {
-        kind: 'tool',
-        callId: event.callId,
-        name: event.name,
-        summary: toolCallSummary(event.name, event.arguments),
-        status: 'pending',
-        durationMs: null,
-        output: '',
-        note: null,
-      });
-    case 'tool_permission_decided':
-      if (event.decision === 'deny')
-        return updateTool(state, event.callId, (t) => ({ ...t, status: 'denied', note: oneLine(event.reason, 200) }));
-      return updateTool(state, event.callId, (t) => ({ ...t, status: event.decision === 'ask' ? 'approval' : 'pending' }));
-    case 'approval_resolved':
-      if (event.decision === 'deny') {
-        const why = event.by === 'user' ? 'denied by you' : `denied (${event.by})`;
-        return updateTool(state, event.callId, (t) => ({
-          ...t,
-          status: 'denied',
-          note: event.message ? `${why}: ${oneLine(event.message, 160)}` : why,
-        }));
-      }
-      return updateTool(state, event.callId, (t) => ({
-        ...t,
-        status: 'pending',
-        note: event.decision === 'approve_session' ? 'approved for this session' : 'approved',
-      }));
-    case 'tool_started':
-      return updateTool(state, event.callId, (t) => ({ ...t, status: 'running' }));
-    case 'tool_finished':
-      return updateTool(state, event.callId, (t) =>
-        t.status === 'denied'
-          ? { ...t, output: event.output }
-          : { ...t, status: event.isError ? 'error' : 'ok', durationMs: event.durationMs, output: event.output },
-      );
-    case 'history_compacted':
-      return addEntry(state, {
-        kind: 'notice',
-        tone: 'info',
-        text: `⇣ context compacted (${event.kind}, ${event.trigger}): ${event.tokensBefore.toLocaleString('en-US')} → ${event.tokensAfter.toLocaleString('en-US')} tokens${event.estimated ? ' (estimated)' : ''}`,
-      });
+      return `retrying in ${(cause.delayMs / 1000).toFixed(1)}s (attempt ${cause.attempt + 1}): ${oneLine(cause.error.message, 160)}`;
+    case 'stream_retry':
+      return `retrying (stream interrupted) ${cause.attempt}/${cause.maxAttempts} in ${(cause.delayMs / 1000).toFixed(1)}s; the ${cause.discardedChars} characters it had shown are discarded: ${oneLine(cause.error.message, 160)}`;
     case 'warning':
-      return addEntry(state, { kind: 'notice', tone: 'warning', text: `warning: ${oneLine(event.message, 400)}` });
-    case 'run_succeeded': {
-      const settled = settleStreams(state);
-      const answered = [...settled.done, ...settled.live].some((e) => e.kind === 'assistant' && e.text.trim() !== '');
-      // A provider that does not stream still has an answer to show.
-      const withAnswer =
-        answered || event.answer.trim() === ''
-          ? settled
-          : addEntry(settled, { kind: 'assistant', text: event.answer, round: -1, settled: true });
-      return finishTools(withAnswer);
-    }
-    case 'run_failed':
-      return addEntry(finishTools(settleStreams(state)), {
-        kind: 'notice',
-        tone: 'error',
-        text: `run failed [${event.error.code}]: ${oneLine(event.error.message, 400)}`,
-      });
-    case 'run_cancelled':
-      return addEntry(finishTools(settleStreams(state)), {
-        kind: 'notice',
-        tone: 'warning',
-        text: `cancelled: ${oneLine(event.reason, 200)}`,
-      });
-    default:
-      return state;
+      return `warning: ${oneLine(cause.message, 400)}`;
   }
 }
 
-/** At the end of a run no call is still in flight: anything unfinished was cut short. */
-function finishTools(state: TranscriptState): TranscriptState {
-  return mapLive(state, (entry) =>
-    entry.kind === 'tool' && !isSettled(entry) ? { ...entry, status: 'error', note: entry.note ?? 'not finished' } : entry,
-  );
+/** The turn's entries as this screen shows them, in order, each under a key stable across events. */
+function turnEntries(turn: TranscriptTurn, prefix: string, from: number): NewEntry[] {
+  const entries: NewEntry[] = [];
+  turn.entries.slice(from).forEach((entry: TranscriptEntry, offset) => {
+    const key = `${prefix}${entry.key}`;
+    // The fold adds to streaming text only while it is the last entry: once anything follows it
+    // (the answer after the reasoning, a tool call), it is complete and can be printed.
+    const followed = from + offset < turn.entries.length - 1;
+    switch (entry.kind) {
+      case 'assistant':
+        entries.push({ kind: 'assistant', key, text: entry.text, settled: entry.role !== 'streaming' || followed });
+        break;
+      case 'reasoning':
+        entries.push({ kind: 'reasoning', key, text: entry.text, settled: !entry.streaming || followed });
+        break;
+      case 'tools':
+        for (const call of entry.calls) entries.push(toolEntry(call, `${prefix}call-${call.callId}`));
+        break;
+      case 'compaction':
+        entries.push({ kind: 'notice', key, tone: 'info', text: compactionText(entry.compaction) });
+        break;
+      case 'notice':
+        entries.push({ kind: 'notice', key, tone: 'warning', text: noticeText(entry.cause) });
+        break;
+      case 'user':
+        entries.push({ kind: 'user', key, text: entry.text });
+        break;
+    }
+  });
+  const outcome = turn.outcome;
+  if (outcome.status === 'failed')
+    entries.push({
+      kind: 'notice',
+      key: `${prefix}outcome`,
+      tone: 'error',
+      text: `run failed [${outcome.code}]: ${oneLine(outcome.message, 400)}`,
+    });
+  if (outcome.status === 'cancelled')
+    entries.push({ kind: 'notice', key: `${prefix}outcome`, tone: 'warning', text: `cancelled: ${oneLine(outcome.reason, 200)}` });
+  return entries;
+}
+
+/** Same kind, same fields (entries of one key always have the same kind and fields). */
+function sameEntry(a: Entry, b: NewEntry): boolean {
+  const shown = a as unknown as Record<string, unknown>;
+  const next = b as unknown as Record<string, unknown>;
+  for (const name in next) if (shown[name] !== next[name]) return false;
+  return true;
+}
+
+/**
+ * Brings the live entries of the run in line with its turn: changed ones are replaced where they
+ * stand, new ones appended, dropped ones (a broken stream's text) removed. Printed ones stay.
+ */
+function show(state: TranscriptState, run: ShownRun): TranscriptState {
+  const wanted = turnEntries(run.turn, run.prefix, run.stable).filter((entry) => !run.printed.has(entry.key!));
+  const wantedKeys = new Set(wanted.map((entry) => entry.key));
+  const mine = (entry: Entry) => entry.key?.startsWith(run.prefix) === true;
+  let live = state.live.filter((entry) => !mine(entry) || wantedKeys.has(entry.key));
+  let nextId = state.nextId;
+  for (const entry of wanted) {
+    const at = live.findIndex((shown) => shown.key === entry.key);
+    if (at !== -1) {
+      const shown = live[at]!;
+      if (!sameEntry(shown, entry)) live = [...live.slice(0, at), { ...entry, id: shown.id } as Entry, ...live.slice(at + 1)];
+    } else {
+      live = [...live, { ...entry, id: nextId } as Entry];
+      nextId += 1;
+    }
+  }
+  return flush({ ...state, live, nextId, run });
+}
+
+/** Where the entries still to map start: past those printed that can no longer change. */
+function stablePrefix(turn: TranscriptTurn, run: ShownRun): number {
+  let stable = Math.min(run.stable, turn.entries.length);
+  // Only streaming entries ever leave the turn (a broken stream's), and none of them is counted.
+  while (stable < turn.entries.length - 1) {
+    const entry = turn.entries[stable]!;
+    if ((entry.kind === 'assistant' && entry.role === 'streaming') || (entry.kind === 'reasoning' && entry.streaming)) break;
+    const keys = entry.kind === 'tools' ? entry.calls.map((call) => `${run.prefix}call-${call.callId}`) : [`${run.prefix}${entry.key}`];
+    if (!keys.every((key) => run.printed.has(key))) break;
+    stable += 1;
+  }
+  return stable;
+}
+
+/** The next state after one run event: folded by the shared reducer, then shown. */
+export function reduceRunEvent(state: TranscriptState, event: RunEvent): TranscriptState {
+  let run = state.run;
+  let runs = state.runs;
+  if (run === null || event.type === 'run_started') {
+    runs += 1;
+    run = { prefix: `run${runs}:`, turn: startLiveTurn('', null), printed: new Set(), stable: 0 };
+  }
+  const turn = reduceTurnAt(run.turn, event, null);
+  if (turn === run.turn && state.run === run) return state;
+  const shown = show({ ...state, runs }, { ...run, turn, stable: stablePrefix(turn, run) });
+  // The run is over: what it showed is final, and the next run starts afresh.
+  const ended = event.type === 'run_succeeded' || event.type === 'run_failed' || event.type === 'run_cancelled';
+  return ended ? { ...shown, run: null } : shown;
 }
 
 /** The line under a tool call: its status word and duration. */
@@ -211,6 +290,8 @@ export function toolStatusText(entry: Extract<Entry, { kind: 'tool' }>): string 
       return `failed${duration}`;
     case 'denied':
       return 'denied';
+    case 'cancelled':
+      return entry.started ? `cancelled${duration}` : 'not run (cancelled)';
   }
 }
 

@@ -11,7 +11,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } fro
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { structuredPatch } from 'diff';
 import { isInside, isSecretPath, resolveRoot } from '../workspace/index.js';
-import { argumentsObject, patchPaths } from '../views/index.js';
+import { argumentsObject, writtenPaths } from '../views/index.js';
 import {
   DEFAULT_SNAPSHOT_LIMITS,
   listStamps,
@@ -25,7 +25,6 @@ import {
 } from './workspace-snapshot.js';
 
 const MAX_BASELINE_BYTES = 1024 * 1024;
-const WRITE_TOOLS = new Set(['write_file', 'edit_file', 'apply_patch']);
 
 /** Unified-diff lines (hunk headers and `+`/`-`/` ` lines) from one text to another. */
 export function diffLines(oldText: string, newText: string, context = 3): string[] {
@@ -114,8 +113,8 @@ export class WorkspaceChanges {
 
   /** Call at `tool_requested`, before the tool can run. */
   noteToolCall(name: string, rawArguments: string): void {
-    if (!WRITE_TOOLS.has(name)) return;
-    for (const path of writtenPaths(name, rawArguments)) {
+    // The files the tool's presentation says the call writes (views/); none for other tools.
+    for (const path of writtenPaths(name, argumentsObject(rawArguments))) {
       const absolute = resolve(this.root, path);
       const rel = relative(this.root, absolute);
       const key = rel.split(sep).join('/');
@@ -197,14 +196,6 @@ function compareBaseline(path: string, baseline: Baseline, now: Baseline): FileC
   if (before === after) return null;
   const status = before === null ? 'added' : after === null ? 'deleted' : 'modified';
   return { path, status, lines: diffLines(before ?? '', after ?? ''), note: null };
-}
-
-/** The files a write tool call names, relative as the model gave them. */
-export function writtenPaths(name: string, rawArguments: string): string[] {
-  const args = argumentsObject(rawArguments);
-  if (args === null) return [];
-  if (name === 'apply_patch' && typeof args.patch === 'string') return patchPaths(args.patch);
-  return typeof args.path === 'string' ? [args.path] : [];
 }
 
 /**

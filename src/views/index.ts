@@ -1,7 +1,37 @@
 // Views: the pure, browser-safe readings of run data that every face shares (the web workbench,
-// the interactive terminal, the server and the tools): what a tool call says in one line, what a
-// patch touches, a call's arguments. Imports nothing, so the web bundle can use it at run time.
+// the interactive terminal, the server and the tools): run events and records folded into a
+// transcript, what a tool call says in one line, what a patch touches, a call's arguments.
+// Borrows only types, so the web bundle can run it.
 
-export { actionPhrase, callPhrase, phraseText, type ActionPhrase } from './action-phrase.js';
+export { actionPhrase, callPhrase, callSubject, phraseText, type ActionPhrase } from './action-phrase.js';
+export type { ChangeRow, RequestedChange, ToolPresentation } from './tool-presentation.js';
+export { presentationOf, TOOL_PRESENTATIONS, writtenPaths } from './tool-presentations.js';
 export { patchPaths, patchTargets, type PatchTargets } from './patch-targets.js';
-export { argumentsObject } from './tool-arguments.js';
+export { argumentsObject, prettyArguments } from './tool-arguments.js';
+export {
+  applyRunEvent,
+  compactionView,
+  factsOfRecord,
+  newTurn,
+  reduceTurn,
+  reduceTurnAt,
+  startLiveTurn,
+  type CompactionFields,
+  type TranscriptFact,
+} from './transcript-reducer.js';
+export type {
+  ApprovalView,
+  AssistantRole,
+  CompactionView,
+  NoticeCause,
+  PermissionView,
+  RunningPhase,
+  Stamp,
+  ToolCallState,
+  ToolCallStatus,
+  TranscriptEntry,
+  TranscriptTurn,
+  TurnOutcome,
+} from './transcript-types.js';
+export { projectRelative } from './change-rows.js';
+export { requestedChange } from './requested-change.js';

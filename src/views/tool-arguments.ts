@@ -10,3 +10,12 @@ export function argumentsObject(raw: string): Record<string, unknown> | null {
     return null;
   }
 }
+
+/** The arguments as the faces show them in full: indented JSON, or the text as it came when it is not JSON. */
+export function prettyArguments(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw;
+  }
+}

@@ -7,11 +7,22 @@ import { describe, test } from 'node:test';
 import type { RunEvent, StagedUsage } from '../../src/agent/index.js';
 import type { SessionRecord } from '../../src/sessions/index.js';
 import { SseParser } from '../../src/web/api/sse-parser.js';
-import { actionPhrase, callPhrase, patchPaths, patchTargets, phraseText } from '../../src/views/index.js';
-import { applyRunEvent, factsOfRecord, reduceTurn, reduceTurnAt, startLiveTurn } from '../../src/web/transcript/transcript-reducer.js';
+import {
+  actionPhrase,
+  applyRunEvent,
+  callPhrase,
+  factsOfRecord,
+  patchPaths,
+  patchTargets,
+  phraseText,
+  projectRelative,
+  reduceTurn,
+  reduceTurnAt,
+  startLiveTurn,
+  type TranscriptTurn,
+} from '../../src/views/index.js';
 import { mergeLiveTurn, transcriptFromRecords } from '../../src/web/transcript/transcript-turns.js';
-import type { TranscriptTurn } from '../../src/web/transcript/transcript-types.js';
-import { approvalPreview, projectRelative } from '../../src/web/transcript/approval-preview.js';
+import { approvalPreview } from '../../src/web/transcript/approval-preview.js';
 import { parseRoute, routeUrl } from '../../src/web/app/route.js';
 import { requestDiff } from '../../src/web/inspector/request-diff.js';
 import { carriers, toolDecisions, traceRows, NO_FILTERS } from '../../src/web/inspector/trace-rows.js';
@@ -471,9 +482,11 @@ describe('approval previews', () => {
       '/work/p',
     );
     assert.deepEqual(edit?.paths, ['a.txt']);
+    // The model's own text, old then new: the arguments alone (the server's dry run diffs the file).
     assert.deepEqual(edit?.lines, [
-      { kind: 'ctx', text: 'one' },
+      { kind: 'del', text: 'one' },
       { kind: 'del', text: 'two' },
+      { kind: 'add', text: 'one' },
       { kind: 'add', text: '2' },
     ]);
     const write = approvalPreview('write_file', JSON.stringify({ path: 'notes.md', content: '# Notes\nhi\n' }), '/work/p');

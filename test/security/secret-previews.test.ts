@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { previewChange } from '../../src/runner/index.js';
 import { buildApprovalPreview } from '../../src/tui/approval-preview.js';
+import type { AnyTool } from '../../src/agent/index.js';
+import { createApplyPatchTool, createEditFileTool, createReadFileTool, createWriteFileTool } from '../../src/tools/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { makeWriteContext } from '../tools/tool-test-context.js';
 
 const CANARY = 'sk-live-0123456789canary';
 
@@ -80,6 +83,40 @@ describe('previews of a change to a secret file', () => {
         '-MISSING=1',
         '+MISSING=2',
       ]);
+    });
+  });
+
+  // What the write tools tell the model after (or instead of) changing a secret file: the
+  // previous content was in write_file's and apply_patch's diffs (removed and context lines),
+  // an edit's added lines, and the near misses quoted by a failed edit or hunk.
+  test('the write tools never tell the model what a secret file held', async () => {
+    await withTempDir(async (root) => {
+      const context = makeWriteContext(root);
+      const outputs: string[] = [];
+      const run = async (tool: AnyTool, args: unknown) => {
+        await writeFile(join(root, '.env'), `API_KEY=${CANARY}\nDEBUG=0\nOTHER=${CANARY}-2\n`);
+        // An edit needs the file read first (its stamp); that read was approved, this is not it.
+        await createReadFileTool().execute({ path: '.env' }, context);
+        outputs.push(
+          await tool.execute(args, context).then(
+            (result) => result.output,
+            (error: Error) => error.message,
+          ),
+        );
+      };
+      await run(createWriteFileTool(), { path: '.env', content: 'API_KEY=sk-new\nDEBUG=1\n' });
+      await run(createEditFileTool(), { path: '.env', old_string: 'DEBUG=0', new_string: 'DEBUG=1' });
+      await run(createEditFileTool(), { path: '.env', old_string: `API_KEY=${CANARY.slice(0, -1)}X`, new_string: 'x' });
+      await run(createApplyPatchTool(), { patch: '*** Begin Patch\n*** Update File: .env\n@@\n-DEBUG=0\n+DEBUG=1\n*** End Patch' });
+      await run(createApplyPatchTool(), {
+        patch: `*** Begin Patch\n*** Update File: .env\n@@\n-API_KEY=${CANARY.slice(0, -1)}X\n+API_KEY=new\n*** End Patch`,
+      });
+      for (const output of outputs) assert.ok(!output.includes(CANARY), output);
+      assert.match(outputs[0]!, /\+API_KEY=sk-new\n\+DEBUG=1/);
+      assert.match(outputs[1]!, /^Edited \.env: replaced 1 occurrence at line 2\. It is a secret file: no diff is shown\.$/);
+      assert.match(outputs[2]!, /old_string was not found in \.env as given \(a secret file: no lines of it are quoted\)/);
+      assert.match(outputs[3]!, /\+DEBUG=1/);
+      assert.match(outputs[4]!, /\.env is a secret file: no lines of it are quoted/);
     });
   });
 });

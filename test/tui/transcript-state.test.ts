@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { RunEvent, StagedUsage } from '../../src/agent/index.js';
-import { emptyTranscript, lastToolEntry, reduceRunEvent, type TranscriptState } from '../../src/tui/transcript-state.js';
+import { emptyTranscript, lastToolEntry, reduceRunEvent, toolStatusText, type TranscriptState } from '../../src/tui/transcript-state.js';
 import { commandCompletions, parseInput, SLASH_COMMANDS } from '../../src/tui/slash-commands.js';
-import { toolCallSummary } from '../../src/tui/tool-summary.js';
+import { applyRunEvent, callPhrase, callSubject, startLiveTurn } from '../../src/views/index.js';
 
 const usage: StagedUsage = {
   total: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0, totalTokens: 0, raw: null },
@@ -53,6 +53,14 @@ describe('transcript', () => {
         arguments: '{"path":"src/a.ts","old_string":"a","new_string":"b"}',
       },
       { type: 'tool_permission_decided', callId: 'c1', name: 'edit_file', decision: 'ask', reason: 'read-only', rule: 'sandbox-read-only' },
+      {
+        type: 'approval_requested',
+        callId: 'c1',
+        name: 'edit_file',
+        summary: 'edit_file: write src/a.ts',
+        reason: 'read-only',
+        arguments: '{"path":"src/a.ts","old_string":"a","new_string":"b"}',
+      },
     ]);
     const tool = state.live.find((e) => e.kind === 'tool');
     assert.equal(tool?.kind === 'tool' && tool.status, 'approval');
@@ -83,9 +91,46 @@ describe('transcript', () => {
     const [denied, cut, notice] = state.done;
     assert.ok(denied && cut && notice);
     assert.equal(denied.kind === 'tool' && denied.note, 'denied by you: no way');
-    assert.equal(cut.kind === 'tool' && cut.status, 'error');
+    assert.equal(cut.kind === 'tool' && cut.status, 'cancelled');
+    assert.equal(cut.kind === 'tool' && toolStatusText(cut), 'cancelled');
     assert.equal(notice.kind === 'notice' && notice.tone, 'warning');
     assert.deepEqual(state.live, []);
+  });
+
+  // The web said `cancelled` and the terminal `error` for the same call: one fold now (views/).
+  test('a call cancelled while it runs is cancelled, as in the web; one cancelled before it ran was not run', () => {
+    const events: RunEvent[] = [
+      { type: 'tool_requested', round: 1, callId: 'c1', name: 'shell', arguments: '{"command":"sleep 9"}' },
+      { type: 'tool_requested', round: 1, callId: 'c2', name: 'shell', arguments: '{"command":"echo later"}' },
+      { type: 'tool_started', callId: 'c1', name: 'shell' },
+      {
+        type: 'tool_finished',
+        callId: 'c1',
+        name: 'shell',
+        isError: true,
+        output: 'Error [CANCELLED]: the run was cancelled',
+        durationMs: 40,
+      },
+      { type: 'run_cancelled', reason: 'Cancelled by the user', usage, rounds: 1 },
+    ];
+    const tools = run(events).done.filter((entry) => entry.kind === 'tool');
+    assert.deepEqual(
+      tools.map((entry) => [entry.callId, entry.status, toolStatusText(entry)]),
+      [
+        ['c1', 'cancelled', 'cancelled · 40ms'],
+        ['c2', 'cancelled', 'not run (cancelled)'],
+      ],
+    );
+    let web = startLiveTurn('', null);
+    for (const event of events) web = applyRunEvent(web, event);
+    const calls = web.entries.flatMap((entry) => (entry.kind === 'tools' ? entry.calls : []));
+    assert.deepEqual(
+      calls.map((call) => [call.status, callPhrase(call).outcome]),
+      [
+        ['cancelled', ' — cancelled'],
+        ['cancelled', ' — not run (cancelled)'],
+      ],
+    );
   });
 
   test('an answer that was not streamed is still shown', () => {
@@ -94,16 +139,19 @@ describe('transcript', () => {
   });
 
   test('tool lines show what the call touches, never raw control characters', () => {
-    assert.equal(toolCallSummary('shell', '{"command":"ls\\n-la"}'), 'ls -la');
+    assert.equal(callSubject('shell', '{"command":"ls -la"}'), 'ls -la');
+    assert.equal(callSubject('shell', '{"command":"ls\\n-la"}'), 'ls …');
+    assert.equal(callSubject('shell', '{"command":["ls","-la"]}'), 'ls -la');
+    assert.equal(callSubject('read_file', '{"path":"a.ts","offset":10,"limit":5}'), 'a.ts (lines 10–14)');
+    assert.equal(callSubject('mcp__docs__search', '{"query":"zod"}'), 'zod');
     assert.equal(
-      toolCallSummary(
-        'apply_patch',
-        JSON.stringify({ patch: '*** Begin Patch\n*** Update File: a.ts\n*** Add File: b.ts\n*** End Patch' }),
-      ),
+      callSubject('apply_patch', JSON.stringify({ patch: '*** Begin Patch\n*** Update File: a.ts\n*** Add File: b.ts\n*** End Patch' })),
       'a.ts, b.ts',
     );
-    assert.equal(toolCallSummary('read_file', '{"path":"x\\u001b[2Jy"}'), 'x\\e[2Jy');
-    assert.equal(toolCallSummary('mystery', 'not json'), 'not json');
+    const line = (name: string, args: string) =>
+      run([{ type: 'tool_requested', round: 1, callId: 'c', name, arguments: args }]).live.find((e) => e.kind === 'tool');
+    assert.equal(line('read_file', '{"path":"x\\u001b[2Jy"}')?.summary, 'x\\e[2Jy');
+    assert.equal(line('mystery', 'not json')?.summary, 'not json');
   });
 });
 

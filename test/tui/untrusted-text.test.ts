@@ -35,6 +35,7 @@ describe('untrusted text in the interactive session', () => {
         name: `read_file${CLIPBOARD}`,
         summary: `x${TITLE}`,
         status: 'error',
+        started: true,
         durationMs: 3,
         output: `Error: unknown tool${TITLE}`,
         note: `why${CLIPBOARD}`,

@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parsePatch } from '../../src/tools/apply-patch/index.js';
-import { toolCallSummary } from '../../src/tui/tool-summary.js';
-import { patchPaths, patchTargets } from '../../src/views/index.js';
+import { callSubject, patchPaths, patchTargets } from '../../src/views/index.js';
 
 const PATCHES = [
   '*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** Add File: b.ts\n+new\n*** Delete File: c.ts\n*** End Patch',
@@ -38,6 +37,6 @@ test('every file the tool would touch is named by views/, in every header spelli
 });
 
 test("the terminal's one-liner names an indented header's file, as the tool applies it", () => {
-  assert.equal(toolCallSummary('apply_patch', JSON.stringify({ patch: PATCHES[1] })), 'src/indented.ts');
-  assert.equal(toolCallSummary('apply_patch', JSON.stringify({ patch: PATCHES[2] })), 'crlf.txt');
+  assert.equal(callSubject('apply_patch', JSON.stringify({ patch: PATCHES[1] })), 'src/indented.ts');
+  assert.equal(callSubject('apply_patch', JSON.stringify({ patch: PATCHES[2] })), 'crlf.txt');
 });

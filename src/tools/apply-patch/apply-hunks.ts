@@ -5,6 +5,7 @@
 
 import { ToolError } from '../../agent/index.js';
 import { dominantLineEnding, findClosestWindow, formatNumberedLines } from '../text-file/index.js';
+import { isSecretPath } from '../../workspace/index.js';
 import { createLineMatcher, type LineMatcher } from './line-matcher.js';
 import type { HunkLine, PatchHunk } from './parse-patch.js';
 
@@ -152,7 +153,10 @@ function notFoundError(
       );
     }
   }
-  if (hunk.endOfFile && texts.length > 0) {
+  if (isSecretPath(shownPath)) {
+    // The near misses below quote the file: never a secret file's lines.
+    parts.push(`${shownPath} is a secret file: no lines of it are quoted.`);
+  } else if (hunk.endOfFile && texts.length > 0) {
     const count = Math.min(expected.length || 1, MAX_QUOTED_LINES);
     parts.push(`The file ends with:\n${formatNumberedLines(texts.slice(-count), texts.length - count + 1)}`);
   } else {

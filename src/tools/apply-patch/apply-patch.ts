@@ -10,6 +10,7 @@ import { capText, recordFileStamp, throwIfAborted, unifiedDiff } from '../text-f
 import { parsePatch, scanPatchPaths } from './parse-patch.js';
 import { planPatch, type PatchSummaryEntry } from './plan-patch.js';
 import { toolSessionState } from '../tool-session-state.js';
+import { isSecretPath } from '../../workspace/index.js';
 
 const applyPatchSchema = z.object({
   patch: z.string().min(1).describe("The whole patch, from '*** Begin Patch' to '*** End Patch'."),
@@ -71,9 +72,11 @@ function summaryDiff(entry: PatchSummaryEntry): string {
     case 'A':
       return unifiedDiff(null, entry.path, '', entry.after);
     case 'M':
-      return unifiedDiff(entry.path, entry.path, entry.before, entry.after);
-    case 'R':
-      return entry.before === entry.after ? '' : unifiedDiff(entry.path, entry.to, entry.before, entry.after);
+      return unifiedDiff(entry.path, entry.path, entry.before, entry.after, { writtenOnly: isSecretPath(entry.path) });
+    case 'R': {
+      const writtenOnly = isSecretPath(entry.path) || isSecretPath(entry.to);
+      return entry.before === entry.after ? '' : unifiedDiff(entry.path, entry.to, entry.before, entry.after, { writtenOnly });
+    }
     case 'D':
       return '';
   }

@@ -25,6 +25,7 @@ import {
   type NormalizedText,
 } from '../text-file/index.js';
 import { toolSessionState } from '../tool-session-state.js';
+import { isSecretPath } from '../../workspace/index.js';
 
 const editFileSchema = z.object({
   path: z.string().min(1).describe('File to edit, relative to the project root.'),
@@ -109,7 +110,9 @@ async function editFile(args: EditFileArgs, context: ToolContext): Promise<ToolR
   const where =
     matches.length === 1
       ? `1 occurrence at line ${lineNumbers[0]}`
-      : `${matches.length} occurrences (lines ${lineNumbers.slice(0, MAX_LISTED_MATCHES).join(', ')}${matches.length > MAX_LISTED_MATCHES ? ', ...' : ''})`;
+      : `${matches.length} occurrences (lines ${lineNumbers.slice(0, MAX_LISTED_MATCHES).join(', ')}${matches.length > MAX_LISTED_MATCHES ? ', …' : ''})`;
+  // An edit's added lines hold the rest of each line it changed: of a secret file, no diff at all.
+  if (isSecretPath(shown)) return { output: `Edited ${shown}: replaced ${where}. It is a secret file: no diff is shown.` };
   const diff = unifiedDiff(shown, shown, normalized.text, updated.replace(/\r\n/g, '\n'));
   return { output: `Edited ${shown}: replaced ${where}.\n\n${capText(diff)}` };
 }
@@ -149,6 +152,13 @@ function spliceReplacements(
 }
 
 function notFoundError(shown: string, text: string, oldString: string): ToolError {
+  // Near misses quote the file: never a secret file's lines.
+  if (isSecretPath(shown)) {
+    return new ToolError(
+      'EDIT_TARGET_NOT_FOUND',
+      `old_string was not found in ${shown} as given (a secret file: no lines of it are quoted).`,
+    );
+  }
   const fileLines = text.split('\n');
   const quote = (start: number, count: number): string =>
     formatNumberedLines(fileLines.slice(start, start + Math.min(count, MAX_QUOTED_LINES)), start + 1) +

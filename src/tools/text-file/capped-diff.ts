@@ -13,9 +13,17 @@ const CONTEXT_LINES = 3;
 
 /**
  * A unified diff of two LF texts. `null` names stand for a file that does not exist on that side
- * (`/dev/null`, as in git). Returns '' when nothing changed.
+ * (`/dev/null`, as in git). Returns '' when nothing changed. `writtenOnly` (a secret file): only
+ * the hunk headers and the added lines, what the call itself wrote; what the file held (removed
+ * and context lines) is a secret the model has not been allowed to read.
  */
-export function unifiedDiff(oldName: string | null, newName: string | null, oldText: string, newText: string): string {
+export function unifiedDiff(
+  oldName: string | null,
+  newName: string | null,
+  oldText: string,
+  newText: string,
+  { writtenOnly = false }: { writtenOnly?: boolean } = {},
+): string {
   if (oldText === newText && oldName === newName) return '';
   const header = `--- ${oldName === null ? '/dev/null' : `a/${oldName}`}\n+++ ${newName === null ? '/dev/null' : `b/${newName}`}\n`;
   if (oldText === newText) return header;
@@ -32,7 +40,7 @@ export function unifiedDiff(oldName: string | null, newName: string | null, oldT
     const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
     const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
     body += `@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@\n`;
-    for (const line of hunk.lines) body += `${line}\n`;
+    for (const line of hunk.lines) if (!writtenOnly || line.startsWith('+')) body += `${line}\n`;
   }
   return header + body;
 }

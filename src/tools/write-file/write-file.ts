@@ -22,6 +22,7 @@ import {
   unifiedDiff,
 } from '../text-file/index.js';
 import { toolSessionState } from '../tool-session-state.js';
+import { isSecretPath } from '../../workspace/index.js';
 
 const writeFileSchema = z.object({
   path: z.string().min(1).describe('File to write, relative to the project root.'),
@@ -97,7 +98,9 @@ async function writeFile(args: WriteFileArgs, context: ToolContext): Promise<Too
     };
   }
   const summary = `Overwrote ${shown} (${lineCount} lines${notes.length > 0 ? `; ${notes.join('; ')}` : ''})`;
-  return { output: withDiff(summary, unifiedDiff(shown, shown, previous.text.replace(/\r\n/g, '\n'), newText)) };
+  const writtenOnly = isSecretPath(shown);
+  const diff = unifiedDiff(shown, shown, previous.text.replace(/\r\n/g, '\n'), newText, { writtenOnly });
+  return { output: withDiff(writtenOnly ? `${summary}; a secret file: only the lines written are shown` : summary, diff) };
 }
 
 function withDiff(summary: string, diff: string): string {

@@ -56,15 +56,6 @@ export function formatClock(iso: string, now: number = Date.now()): string {
   return `${date.getDate()} ${MONTHS[date.getMonth()]}${year} ${clock}`;
 }
 
-/** Pretty JSON when the text is JSON, the text itself otherwise. */
-export function prettyJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
-
 /** Caps very long text so one huge tool output cannot freeze the page; says how much was left out. */
 export function capText(text: string, max: number): { text: string; omitted: number } {
   if (text.length <= max) return { text, omitted: 0 };

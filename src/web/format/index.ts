@@ -7,5 +7,4 @@ export {
   formatShare,
   formatTokens,
   formatUsd,
-  prettyJson,
 } from './format-numbers.js';

@@ -8,10 +8,10 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ApprovalDecision } from '../api/index.js';
 import { api, describeError } from '../api/index.js';
-import { prettyJson } from '../format/index.js';
+import { prettyArguments } from '../../views/index.js';
 import { approvalPreview, fromServerPreview, type ApprovalPreview } from './approval-preview.js';
 import { useProjectRoot, withoutRoot } from './project-root.js';
-import type { ApprovalView } from './transcript-types.js';
+import type { ApprovalView } from '../../views/index.js';
 
 export interface ApprovalCardProps {
   approval: ApprovalView;
@@ -118,7 +118,7 @@ export function ApprovalCard({ approval, runId, callId, toolName, arguments: arg
       {preview !== null && <DiffPreview preview={preview} />}
       <details className="approval-args">
         <summary>Arguments</summary>
-        <pre tabIndex={0}>{prettyJson(args)}</pre>
+        <pre tabIndex={0}>{prettyArguments(args)}</pre>
       </details>
       {onDecide === null ? (
         <p className="muted">Waiting for a decision from the run's owner.</p>

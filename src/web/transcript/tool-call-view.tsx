@@ -3,12 +3,12 @@
 
 import { memo, useState } from 'react';
 import type { ApprovalDecision } from '../api/index.js';
-import { capText, formatDuration, prettyJson } from '../format/index.js';
-import { callPhrase, phraseText, type ActionPhrase } from '../../views/index.js';
+import { capText, formatDuration } from '../format/index.js';
+import { callPhrase, phraseText, prettyArguments, presentationOf, type ActionPhrase } from '../../views/index.js';
 import { ApprovalCard } from './approval-card.js';
 import { CopyButton } from './copy-button.js';
 import { useProjectRoot, withoutRoot } from './project-root.js';
-import type { ToolCallState, ToolCallStatus } from './transcript-types.js';
+import type { ToolCallState, ToolCallStatus } from '../../views/index.js';
 
 const OUTPUT_PREVIEW_CHARS = 20_000;
 
@@ -31,6 +31,12 @@ const STATUS_ICON: Record<ToolCallStatus, string> = {
   denied: '⊘',
   cancelled: '–',
 };
+
+/** The tool as its presentation names it, with the name the model used: "Write file (write_file)". */
+function toolLabel(name: string): string {
+  const { title } = presentationOf(name);
+  return title === name ? name : `${title} (${name})`;
+}
 
 export function PhraseView({ phrase }: { phrase: ActionPhrase }) {
   const root = useProjectRoot();
@@ -116,10 +122,10 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
             )}
             <div className="tool-section">
               <div className="tool-section-title">
-                Arguments <span className="muted">· {call.name}</span>
+                Arguments <span className="muted">· {toolLabel(call.name)}</span>
               </div>
               <pre className="tool-args" tabIndex={0}>
-                {prettyJson(call.arguments)}
+                {prettyArguments(call.arguments)}
               </pre>
             </div>
             {call.output !== null && <OutputView output={call.output} isError={call.isError} />}

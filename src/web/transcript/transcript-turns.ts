@@ -2,8 +2,7 @@
 // turn merged over its recorded copy.
 
 import type { SessionRecord } from '../../sessions/session-records.js';
-import { factsOfRecord, newTurn, reduceTurnAt } from './transcript-reducer.js';
-import type { TranscriptEntry, TranscriptTurn } from './transcript-types.js';
+import { factsOfRecord, newTurn, reduceTurnAt, type TranscriptEntry, type TranscriptTurn } from '../../views/index.js';
 
 function turnOf(record: SessionRecord): number | null {
   return 'turn' in record && typeof record.turn === 'number' ? record.turn : null;

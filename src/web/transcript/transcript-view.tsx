@@ -7,7 +7,7 @@ import { MarkdownText } from './markdown-text.js';
 import { ToolCallView, type ApprovalHandler } from './tool-call-view.js';
 import { CopyButton } from './copy-button.js';
 import { MessageTime } from './message-time.js';
-import type { CompactionView, TranscriptEntry, TranscriptTurn, TurnOutcome } from './transcript-types.js';
+import type { CompactionView, TranscriptEntry, TranscriptTurn, TurnOutcome } from '../../views/index.js';
 
 export interface TranscriptProps {
   turns: TranscriptTurn[];

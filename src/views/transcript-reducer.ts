@@ -1,11 +1,12 @@
-// One reducer for the transcript. Live run events and replayed session records are both turned
+// One reducer for the transcript, shared by the web workbench and the interactive terminal (each
+// keeps only an adapter to its own rendering state). Live run events and replayed session records are both turned
 // into facts (records by `factsOfRecord`: most are run events already — audit records carry them
 // verbatim), and every fact goes through `reduceTurn`. So a turn built while it runs and the same
 // turn read back from its file agree key for key, and React keeps the DOM (and what the user
 // expanded) when the records replace the live events.
 
-import type { RunEvent } from '../../agent/run-events.js';
-import type { SessionRecord } from '../../sessions/session-records.js';
+import type { RunEvent } from '../agent/index.js';
+import type { SessionRecord } from '../sessions/index.js';
 import type {
   AssistantRole,
   CompactionView,
@@ -236,6 +237,7 @@ export function reduceTurnAt(turn: TranscriptTurn, fact: TranscriptFact, at: str
         tone: 'warning',
         title: `Retry ${fact.attempt}`,
         text,
+        cause: fact,
       };
       return { ...turn, entries: [...turn.entries, notice] };
     }
@@ -250,6 +252,7 @@ export function reduceTurnAt(turn: TranscriptTurn, fact: TranscriptFact, at: str
         tone: 'warning',
         title: `Retrying (stream interrupted) ${fact.attempt}/${fact.maxAttempts}`,
         text: `The stream broke after it had started (${fact.error.message}); the ${fact.discardedChars} characters it had shown are discarded and the round is asked again in ${(fact.delayMs / 1000).toFixed(1)} s.`,
+        cause: fact,
       };
       return { ...turn, entries: [...entries, notice], outcome: withPhase(turn, 'waiting') };
     }
@@ -363,7 +366,10 @@ export function reduceTurnAt(turn: TranscriptTurn, fact: TranscriptFact, at: str
     }
     case 'warning': {
       const key = `notice-${turn.entries.filter((entry) => entry.kind === 'notice' && entry.key.startsWith('notice-')).length}`;
-      return { ...turn, entries: [...turn.entries, { kind: 'notice', key, tone: 'warning', title: fact.code, text: fact.message }] };
+      return {
+        ...turn,
+        entries: [...turn.entries, { kind: 'notice', key, tone: 'warning', title: fact.code, text: fact.message, cause: fact }],
+      };
     }
     case 'run_succeeded':
       return endTurn(

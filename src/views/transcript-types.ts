@@ -1,6 +1,8 @@
 // The transcript as data: turns of entries (assistant text, reasoning, tool call groups,
 // compactions, notices). One reducer (transcript-reducer.ts) builds it from replayed records and
-// from live events alike.
+// from live events alike, for the web and the terminal.
+
+import type { RunEvent } from '../agent/index.js';
 
 import type { ApprovalDecisionKind, PermissionDecisionKind, UsageStage } from '../../protocol/index.js';
 
@@ -65,8 +67,12 @@ export type TranscriptEntry =
   /** `round` is known live; records do not say, so there it is null. */
   | { kind: 'tools'; key: string; round: number | null; calls: ToolCallState[] }
   | { kind: 'compaction'; key: string; compaction: CompactionView }
-  | { kind: 'notice'; key: string; tone: 'info' | 'warning'; title: string; text: string }
+  /** `cause`: the fact it reports, for a face that words notices its own way (the terminal). */
+  | { kind: 'notice'; key: string; tone: 'info' | 'warning'; title: string; text: string; cause: NoticeCause }
   | ({ kind: 'user'; key: string; text: string } & Stamp);
+
+/** What a notice reports: a retried model call or stream, or a warning. */
+export type NoticeCause = Extract<RunEvent, { type: 'model_retry' | 'stream_retry' | 'warning' }>;
 
 export type RunningPhase = 'waiting' | 'streaming' | 'tools' | 'approval' | 'compacting';
 
