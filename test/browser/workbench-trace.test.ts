@@ -13,12 +13,17 @@ import { screenshot, TOKEN } from './workbench-harness.js';
 
 const { withWorkbench } = useBrowser();
 
+/** The compactor's request, in the live form (the conversation and tools) or the transcript form. */
+function isSummaryRequest(request: { rawBody: string }): boolean {
+  return request.rawBody.includes('You are compacting the working history');
+}
+
 /** A turn of `rounds` tool rounds whose context grows until compactions (at 6000) kick in. */
 function longTurn(rounds: number): ScriptStep[] {
   const steps: ScriptStep[] = [];
   for (let round = 1; round <= rounds; round++) {
     steps.push((request) =>
-      /summar/i.test(request.rawBody) && !request.rawBody.includes('"tools"')
+      isSummaryRequest(request)
         ? { text: `## Progress\n\nSummary number ${round}.`, usage: { input: 900, output: 40 } }
         : {
             toolCalls: [{ name: 'grep', arguments: { pattern: `needle${round}` } }],
@@ -39,7 +44,7 @@ describe('workbench trace', () => {
         files: { 'a.txt': 'needle1 needle2\n' },
         script: longTurn(14),
         whenExhausted: (request) =>
-          /summar/i.test(request.rawBody) && !request.rawBody.includes('"tools"')
+          isSummaryRequest(request)
             ? { text: '## Progress\n\nMore.', usage: { input: 800, output: 30 } }
             : { text: 'Done.', usage: { input: 3000, output: 20 } },
       },
