@@ -3,6 +3,7 @@
 import type { RunEvent } from '../agent/index.js';
 import { escapeControls, visibleText } from '../terminal-text/index.js';
 import { envValue } from './cli-env.js';
+import type { RunTotals } from './run-tally.js';
 
 const MAX_ARGS_SHOWN = 120;
 
@@ -25,7 +26,8 @@ export class ProgressPrinter {
     this.out.write(`${dim && this.color ? `\x1b[2m${visible}\x1b[22m` : visible}\n`);
   }
 
-  handle(event: RunEvent): void {
+  /** `totals` come with the terminal event: what the whole run cost and took. */
+  handle(event: RunEvent, totals?: RunTotals): void {
     switch (event.type) {
       case 'run_started':
         this.write(`glassbox ${event.resumed ? 'resumed' : 'session'} ${event.sessionId} · ${event.model} (${event.wireApi})`, true);
@@ -69,7 +71,10 @@ export class ProgressPrinter {
         this.write(`warning: ${event.message}`);
         break;
       case 'run_succeeded':
-        this.write(`done in ${event.rounds} round(s) · ${event.usage.total.totalTokens} tokens`, true);
+        this.write(
+          `done in ${event.rounds} round(s) · ${groupDigits(event.usage.total.totalTokens)} tokens${totals ? totalsText(totals) : ''}`,
+          true,
+        );
         break;
       case 'run_failed':
         this.write(`glassbox: run failed [${event.error.code}]: ${event.error.message}`);
@@ -81,6 +86,20 @@ export class ProgressPrinter {
         break;
     }
   }
+}
+
+/** `30,143,211`: a long count is read at a glance. */
+function groupDigits(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** ` · $0.0123 · 4.2 s`; the cost is left out when the model has no known price. */
+function totalsText(totals: RunTotals): string {
+  const cost =
+    totals.totalCostUsd === null
+      ? ''
+      : ` · $${totals.totalCostUsd < 0.01 ? totals.totalCostUsd.toFixed(4) : totals.totalCostUsd.toFixed(2)}`;
+  return `${cost} · ${(totals.durationMs / 1000).toFixed(1)} s`;
 }
 
 function clip(text: string): string {
