@@ -5,6 +5,7 @@
 import type { RunEvent } from '../agent/index.js';
 import { formatDuration, toolCallSummary } from './tool-summary.js';
 import { oneLine } from '../terminal-text/index.js';
+import { shellEnding, shellFailed, shellOutcome, shellOutputTail } from '../views/index.js';
 
 export type ToolStatus = 'pending' | 'approval' | 'running' | 'ok' | 'error' | 'denied';
 export type NoticeTone = 'info' | 'success' | 'warning' | 'error';
@@ -24,6 +25,8 @@ export type Entry =
       output: string;
       /** Why it was denied, or the approver's note. */
       note: string | null;
+      /** A shell command that did not exit 0: how it ended (`exit 1`) and its last lines of output. */
+      failure?: { ending: string; tail: string[] };
     }
   | { id: number; kind: 'notice'; tone: NoticeTone; text: string }
   /** Preformatted text (command output, diffs, help), already styled and made safe. */
@@ -147,12 +150,16 @@ export function reduceRunEvent(state: TranscriptState, event: RunEvent): Transcr
       }));
     case 'tool_started':
       return updateTool(state, event.callId, (t) => ({ ...t, status: 'running' }));
-    case 'tool_finished':
+    case 'tool_finished': {
+      // The shell tool reports a non-zero exit as a normal result for the model; a person sees a failure.
+      const shell = shellOutcome(event.name, event.output);
+      const failure = shell !== null && shellFailed(shell) ? { ending: shellEnding(shell), tail: shellOutputTail(shell) } : undefined;
       return updateTool(state, event.callId, (t) =>
         t.status === 'denied'
           ? { ...t, output: event.output }
-          : { ...t, status: event.isError ? 'error' : 'ok', durationMs: event.durationMs, output: event.output },
+          : { ...t, status: event.isError || failure ? 'error' : 'ok', durationMs: event.durationMs, output: event.output, failure },
       );
+    }
     case 'history_compacted':
       return addEntry(state, {
         kind: 'notice',
@@ -208,7 +215,7 @@ export function toolStatusText(entry: Extract<Entry, { kind: 'tool' }>): string 
     case 'ok':
       return `done${duration}`;
     case 'error':
-      return `failed${duration}`;
+      return `${entry.failure?.ending ?? 'failed'}${duration}`;
     case 'denied':
       return 'denied';
   }

@@ -5,3 +5,4 @@
 export { actionPhrase, callPhrase, phraseText, type ActionPhrase } from './action-phrase.js';
 export { patchPaths, patchTargets, type PatchTargets } from './patch-targets.js';
 export { argumentsObject } from './tool-arguments.js';
+export { shellEnding, shellFailed, shellOutcome, shellOutputTail, type ShellOutcome } from './shell-outcome.js';

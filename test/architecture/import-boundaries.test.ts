@@ -52,6 +52,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'terminal-text',
     'tui',
     'version',
+    'views',
     'workspace',
   ],
   // The curated package entries `glassbox/agent`, `glassbox/model`, `glassbox/testing`.
