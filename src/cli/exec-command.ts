@@ -11,6 +11,7 @@ import { RunTally } from './run-tally.js';
 import { resolveTurnConfig, turnRunnerSettings } from './run-config.js';
 import { sandboxNotice, sandboxState } from './sandbox-notice.js';
 import { openModel } from './open-model.js';
+import { configKeyWarnings } from './config-key-warnings.js';
 import { processOutputGuard } from './output-guard.js';
 import { resolveRoot } from '../workspace/index.js';
 
@@ -77,7 +78,9 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');
   const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
 
+  const configWarnings = configKeyWarnings(config.home, config.root);
   const model = await openModel(config, { stderr: process.stderr, intro: options.demoIntro === true });
+  for (const warning of await configWarnings) process.stderr.write(`glassbox: warning: ${warning}\n`);
   const notice = sandboxNotice(await sandboxState(config.sandbox));
   if (notice !== null) process.stderr.write(`glassbox: ${notice}\n`);
   const approvals = new ApprovalRegistry();
