@@ -7,13 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ModelError, ModelGateway, Usage } from '../model/index.js';
 import type { CompactionHooks, LoopState, ModelCallRecord, ResponseItem, RunEvent } from '../agent/index.js';
-import {
-  applyPrune,
-  applySummaryCompaction,
-  PROTECTED_ROUNDS,
-  roundStarts,
-  selectPruneCandidates,
-} from './apply-compaction.js';
+import { applyPrune, applySummaryCompaction, PROTECTED_ROUNDS, roundStarts, selectPruneCandidates } from './apply-compaction.js';
 import { pruneEconomics } from './prune-economics.js';
 import {
   historyCompactedEvent,
