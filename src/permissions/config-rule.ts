@@ -65,8 +65,8 @@ const COMMAND_TOOLS: ReadonlySet<string> = new Set(['shell', 'Bash']);
 
 const RULE = /^([A-Za-z_][A-Za-z0-9_-]*\*?)(?:\((.*)\))?$/s;
 
-function fail(file: string, line: number, text: string, why: string): never {
-  throw new PermissionRuleError(`${file}:${line}: permission rule ${JSON.stringify(text)} ${why}`);
+function fail(file: string, line: number, text: unknown, why: string): never {
+  throw new PermissionRuleError(`${file}:${line}: permission rule ${JSON.stringify(text) ?? String(text)} ${why}`);
 }
 
 /** `npm test`, `git diff *`, `npm run test:*` (Claude Code's prefix form: a trailing `*` word). */
@@ -93,7 +93,7 @@ function pathPattern(pattern: string, problem: (why: string) => never): string {
 
 /** Reads one rule; `file` and `line` only name where it is written, for errors and the audit. */
 export function parseConfigRule(text: unknown, list: RuleList, file: string, line: number): ConfigRule {
-  if (typeof text !== 'string') fail(file, line, String(JSON.stringify(text)), 'is not a string');
+  if (typeof text !== 'string') fail(file, line, text, 'is not a string');
   const problem = (why: string): never => fail(file, line, text, why);
   const match = RULE.exec(text);
   if (match === null) problem('is not a tool name, optionally followed by a pattern in parentheses: `shell(npm test)`, `write_file(src/**)`');
