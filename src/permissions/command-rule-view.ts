@@ -119,7 +119,12 @@ export function readCommandForRules(parser: Parser, command: string, depth = 0):
  * Adds `words` and what it runs: the command after a runner's own words (every later position
  * counts, since we do not read each runner's options), and the string of `bash -c`/`eval`.
  */
-function followRunners(parser: Parser, words: readonly RuleWord[], view: { commands: RuleWord[][]; unreadable: boolean }, depth: number): void {
+function followRunners(
+  parser: Parser,
+  words: readonly RuleWord[],
+  view: { commands: RuleWord[][]; unreadable: boolean },
+  depth: number,
+): void {
   view.commands.push([...words]);
   const program = words[0];
   if (program === null || program === undefined) return;

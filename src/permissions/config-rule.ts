@@ -74,7 +74,8 @@ function commandPattern(pattern: string, problem: (why: string) => never): Comma
   const source = pattern.endsWith(':*') ? `${pattern.slice(0, -2)} *` : pattern;
   if (source.trim() === '') problem('has an empty command pattern; write the tool name alone to match every command');
   const parsed = parseLiteralCommand(source);
-  if (!parsed.literal) problem(`is not a plain command (${parsed.reason.replace(/;.*$/, '')}); a pattern is one command of literal words and \`*\``);
+  if (!parsed.literal)
+    problem(`is not a plain command (${parsed.reason.replace(/;.*$/, '')}); a pattern is one command of literal words and \`*\``);
   if (parsed.commands.length !== 1) problem('names more than one command; write one rule per command');
   const [command] = parsed.commands;
   if (command!.redirects.length > 0) problem('has a redirection; a pattern is one command of literal words and `*`');
@@ -96,13 +97,15 @@ export function parseConfigRule(text: unknown, list: RuleList, file: string, lin
   if (typeof text !== 'string') fail(file, line, text, 'is not a string');
   const problem = (why: string): never => fail(file, line, text, why);
   const match = RULE.exec(text);
-  if (match === null) problem('is not a tool name, optionally followed by a pattern in parentheses: `shell(npm test)`, `write_file(src/**)`');
+  if (match === null)
+    problem('is not a tool name, optionally followed by a pattern in parentheses: `shell(npm test)`, `write_file(src/**)`');
   const name = match![1]!;
   const pattern = match![2];
   const rule = (target: RuleTarget): ConfigRule => ({ text, list, file, line, target });
   if (COMMAND_TOOLS.has(name)) return rule({ kind: 'command', words: pattern === undefined ? null : commandPattern(pattern, problem) });
   const pathTool = PATH_TOOLS[name];
-  if (pathTool !== undefined) return rule({ kind: 'path', ...pathTool, glob: pattern === undefined ? null : pathPattern(pattern, problem) });
+  if (pathTool !== undefined)
+    return rule({ kind: 'path', ...pathTool, glob: pattern === undefined ? null : pathPattern(pattern, problem) });
   if (name.startsWith('mcp__')) {
     if (pattern !== undefined) problem('has a pattern; an MCP rule names a server (`mcp__docs`) or one of its tools (`mcp__docs__search`)');
     const [server, ...rest] = name.slice('mcp__'.length).split('__');

@@ -46,7 +46,7 @@ function parseWithLines(text: string, lines: ElementLines): unknown {
       index++;
       const object: Record<string, unknown> = {};
       space();
-      if (text[index] === '}') return index++, object;
+      if (text[index] === '}') return (index++, object);
       for (;;) {
         space();
         const key = JSON.parse(token(/"(?:[^"\\\n]|\\.)*"/y)) as string;
@@ -63,7 +63,7 @@ function parseWithLines(text: string, lines: ElementLines): unknown {
       const at: number[] = [];
       lines.set(array, at);
       space();
-      if (text[index] === ']') return index++, array;
+      if (text[index] === ']') return (index++, array);
       for (;;) {
         space();
         at.push(line);
@@ -114,7 +114,7 @@ export function readPermissionRulesSection(text: string, file: string): Permissi
     if (entries === undefined) continue;
     if (!Array.isArray(entries)) throw new PermissionRuleError(`${file}: permissions.${list} must be a list of rules`);
     const at = lines.get(entries) ?? [];
-    entries.forEach((entry, position) => rules.push(parseConfigRule(entry, list, file, at[position] ?? 1)));
+    for (const [position, entry] of entries.entries()) rules.push(parseConfigRule(entry, list, file, at[position] ?? 1));
     written[list] = entries;
   }
   const fingerprint = `sha256:${createHash('sha256')

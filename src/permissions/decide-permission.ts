@@ -282,13 +282,23 @@ function constrainedByRules(result: PermissionDecision, input: PermissionInput, 
   if (rules === undefined || rules.length === 0) return result;
   const deny = findConfigRule(rules, 'deny', input, settings.root);
   if (deny !== null) {
-    return byRule(result, deny, 'deny', `denied by the rule ${where(deny)} in the permission settings. Do not retry it; choose another approach or ask the user.`);
+    return byRule(
+      result,
+      deny,
+      'deny',
+      `denied by the rule ${where(deny)} in the permission settings. Do not retry it; choose another approach or ask the user.`,
+    );
   }
   if (result.decision === 'deny') return result;
   const ask = findConfigRule(rules, 'ask', input, settings.root);
   if (ask === null) return result;
   if (settings.approvalPolicy === 'never') {
-    return byRule(result, ask, 'deny', `the rule ${where(ask)} asks before this runs, and the 'never' policy allows no approvals. Find another way.`);
+    return byRule(
+      result,
+      ask,
+      'deny',
+      `the rule ${where(ask)} asks before this runs, and the 'never' policy allows no approvals. Find another way.`,
+    );
   }
   return byRule(result, ask, 'ask', `the rule ${where(ask)} asks before this runs.`);
 }

@@ -26,7 +26,8 @@ function pinnedFingerprint(userText: string | null, userPath: string, project: s
     pins !== null &&
     !Array.isArray(pins) &&
     Object.entries(pins).every(([dir, fingerprint]) => isAbsolute(dir) && typeof fingerprint === 'string');
-  if (!valid) throw new PermissionRuleError(`${userPath}: projectPermissionRules must map absolute project directories to "sha256:…" fingerprints`);
+  if (!valid)
+    throw new PermissionRuleError(`${userPath}: projectPermissionRules must map absolute project directories to "sha256:…" fingerprints`);
   const pinned = pins as Record<string, string>;
   return Object.hasOwn(pinned, project) ? pinned[project] : undefined;
 }

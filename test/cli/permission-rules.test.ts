@@ -30,7 +30,8 @@ async function project(setup: Setup): Promise<{ root: string; home: string }> {
     await writeFile(join(root, path), text);
   }
   if (setup.userConfig !== undefined) await writeFile(join(home, 'config.json'), JSON.stringify(setup.userConfig, null, 2));
-  if (setup.projectConfig !== undefined) await writeFile(join(root, '.glassbox', 'config.json'), JSON.stringify(setup.projectConfig, null, 2));
+  if (setup.projectConfig !== undefined)
+    await writeFile(join(root, '.glassbox', 'config.json'), JSON.stringify(setup.projectConfig, null, 2));
   return { root, home };
 }
 
@@ -122,7 +123,10 @@ describe('permission rules in config files', { concurrency: true }, () => {
     assert.equal(decision.decision, 'allow', JSON.stringify(decision));
     assert.equal((decision.configRule as { file: string }).file, join(dirs.root, '.glassbox', 'config.json'));
     // The repository widens its rules: unpinned again, with a notice.
-    await writeFile(join(dirs.root, '.glassbox', 'config.json'), JSON.stringify({ permissions: { allow: ['shell(npm test)', 'shell(curl *)'] } }));
+    await writeFile(
+      join(dirs.root, '.glassbox', 'config.json'),
+      JSON.stringify({ permissions: { allow: ['shell(npm test)', 'shell(curl *)'] } }),
+    );
     const changed = await run(dirs, call, untrusted);
     assert.equal(decisions(changed.events)[0]!.decision, 'ask');
     assert.ok(changed.events.some((event) => event.type === 'warning' && event.code === 'PERMISSION_RULES_CHANGED'));
@@ -145,7 +149,11 @@ describe('permission rules in config files', { concurrency: true }, () => {
     ];
     const result = await run(dirs, calls, ['--sandbox', 'workspace-write', '--approval-policy', 'untrusted']);
     assert.equal(result.code, 0, result.stderr);
-    const found = decisions(result.events).map((decision) => [decision.decision, decision.rule, (decision.configRule as { text?: string })?.text]);
+    const found = decisions(result.events).map((decision) => [
+      decision.decision,
+      decision.rule,
+      (decision.configRule as { text?: string })?.text,
+    ]);
     assert.deepEqual(found, [
       ['allow', 'config-allow', 'Bash(npm run test:*)'],
       ['allow', 'config-allow', 'Edit(docs/**)'],
@@ -160,6 +168,9 @@ describe('permission rules in config files', { concurrency: true }, () => {
     const result = await run(dirs, [], []);
     assert.equal(result.code, 2);
     const file = join(dirs.home, 'config.json');
-    assert.match(result.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:5: permission rule "shell\\(git diff src/\\*\\.ts\\)"`));
+    assert.match(
+      result.stderr,
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:5: permission rule "shell\\(git diff src/\\*\\.ts\\)"`),
+    );
   });
 });

@@ -47,13 +47,26 @@ describe('rule syntax', () => {
       words: [{ literal: 'npm' }, { literal: 'run' }, { literal: 'test' }, { star: true }],
     });
     assert.deepEqual(parseConfigRule('shell', 'deny', 'f', 1).target, { kind: 'command', words: null });
-    assert.deepEqual(parseConfigRule('Edit(src/**)', 'allow', 'f', 1).target, { kind: 'path', access: 'write', toolName: null, glob: 'src/**' });
-    assert.deepEqual(parseConfigRule('Write(a)', 'allow', 'f', 1).target, { kind: 'path', access: null, toolName: 'write_file', glob: 'a' });
+    assert.deepEqual(parseConfigRule('Edit(src/**)', 'allow', 'f', 1).target, {
+      kind: 'path',
+      access: 'write',
+      toolName: null,
+      glob: 'src/**',
+    });
+    assert.deepEqual(parseConfigRule('Write(a)', 'allow', 'f', 1).target, {
+      kind: 'path',
+      access: null,
+      toolName: 'write_file',
+      glob: 'a',
+    });
     assert.deepEqual(parseConfigRule('Read', 'deny', 'f', 1).target, { kind: 'path', access: 'read', toolName: null, glob: null });
     assert.deepEqual(parseConfigRule('mcp__docs__*', 'allow', 'f', 1).target, { kind: 'mcp', server: 'docs', tool: null });
     assert.deepEqual(parseConfigRule('mcp__docs__search', 'allow', 'f', 1).target, { kind: 'mcp', server: 'docs', tool: 'search' });
     // A quoted star is the character.
-    assert.deepEqual(parseConfigRule("shell(echo '*')", 'allow', 'f', 1).target, { kind: 'command', words: [{ literal: 'echo' }, { literal: '*' }] });
+    assert.deepEqual(parseConfigRule("shell(echo '*')", 'allow', 'f', 1).target, {
+      kind: 'command',
+      words: [{ literal: 'echo' }, { literal: '*' }],
+    });
   });
 
   test('malformed rules are errors naming the file, the line and the rule', () => {
@@ -70,7 +83,10 @@ describe('rule syntax', () => {
     ] as const) {
       assert.throws(
         () => parseConfigRule(text, 'allow', '/p/config.json', 7),
-        (error: unknown) => error instanceof PermissionRuleError && error.message.startsWith(`/p/config.json:7: permission rule ${JSON.stringify(text)}`) && why.test(error.message),
+        (error: unknown) =>
+          error instanceof PermissionRuleError &&
+          error.message.startsWith(`/p/config.json:7: permission rule ${JSON.stringify(text)}`) &&
+          why.test(error.message),
         text,
       );
     }
@@ -78,7 +94,8 @@ describe('rule syntax', () => {
   });
 
   test('a section keeps each rule with the line it is written on, and a fingerprint of the lists', () => {
-    const text = '{\n  "models": {},\n  "permissions": {\n    "deny": ["shell(rm *)"],\n    "allow": [\n      "shell(npm test)",\n\n      "Read(src/**)"\n    ]\n  }\n}\n';
+    const text =
+      '{\n  "models": {},\n  "permissions": {\n    "deny": ["shell(rm *)"],\n    "allow": [\n      "shell(npm test)",\n\n      "Read(src/**)"\n    ]\n  }\n}\n';
     const section = readPermissionRulesSection(text, '/h/config.json')!;
     assert.deepEqual(
       section.rules.map((rule) => [rule.list, rule.text, rule.line]),
@@ -92,9 +109,15 @@ describe('rule syntax', () => {
     const widened = readPermissionRulesSection(text.replace('"Read(src/**)"', '"Read(**)"'), '/h/config.json')!;
     assert.notEqual(widened.fingerprint, section.fingerprint);
     assert.equal(readPermissionRulesSection('{"models": {}}', '/h/config.json'), null);
-    assert.throws(() => readPermissionRulesSection('{"permissions": {"alow": []}}', '/h/c.json'), /\/h\/c.json: permissions.alow: unknown key/);
+    assert.throws(
+      () => readPermissionRulesSection('{"permissions": {"alow": []}}', '/h/c.json'),
+      /\/h\/c.json: permissions.alow: unknown key/,
+    );
     assert.throws(() => readPermissionRulesSection('{"permissions": {"allow": "shell"}}', '/h/c.json'), /must be a list/);
-    assert.throws(() => readPermissionRulesSection('{"permissions": {"allow": ["shell(a b *c)"]}}', '/h/c.json'), /\/h\/c.json:1: permission rule/);
+    assert.throws(
+      () => readPermissionRulesSection('{"permissions": {"allow": ["shell(a b *c)"]}}', '/h/c.json'),
+      /\/h\/c.json:1: permission rule/,
+    );
     // Claude Code's other keys are accepted so a pasted block works.
     assert.equal(readPermissionRulesSection('{"permissions": {"defaultMode": "plan", "allow": []}}', '/h/c.json')!.rules.length, 0);
   });
@@ -104,7 +127,16 @@ describe('an allow rule for a command matches only that plain command', () => {
   const allowNpmTest = rules('allow', 'shell(npm test)');
 
   test('the exact command, however bash would read the same words', () => {
-    for (const command of ['npm test', 'npm  test', ' npm test ', 'npm\ttest', "'npm' test", '"npm" "test"', 'np"m" te\\st', 'npm test\n']) {
+    for (const command of [
+      'npm test',
+      'npm  test',
+      ' npm test ',
+      'npm\ttest',
+      "'npm' test",
+      '"npm" "test"',
+      'np"m" te\\st',
+      'npm test\n',
+    ]) {
       const decision = decideCommand(command, allowNpmTest);
       assert.equal(decision.decision, 'allow', `${JSON.stringify(command)}: ${decision.reason}`);
       assert.equal(decision.rule, 'config-allow');
@@ -205,7 +237,11 @@ describe('deny and ask rules match the command anywhere', () => {
       assert.equal(decision.rule, 'config-deny', command);
     }
     for (const command of ['echo rm', 'ls -la', 'git rm x', 'rmdir x']) {
-      assert.notEqual(decideCommand(command, denyRm, { sandbox: 'danger-full-access', approvalPolicy: 'never' }).rule, 'config-deny', command);
+      assert.notEqual(
+        decideCommand(command, denyRm, { sandbox: 'danger-full-access', approvalPolicy: 'never' }).rule,
+        'config-deny',
+        command,
+      );
     }
   });
 
@@ -235,7 +271,11 @@ describe('path rules', () => {
     access: { kind: 'write', paths: [`${PROJECT_ROOT}/${path}`] },
     commandSafety: null,
   });
-  const read = (path: string): PermissionInput => ({ toolName: 'read_file', access: { kind: 'read', paths: [`${PROJECT_ROOT}/${path}`] }, commandSafety: null });
+  const read = (path: string): PermissionInput => ({
+    toolName: 'read_file',
+    access: { kind: 'read', paths: [`${PROJECT_ROOT}/${path}`] },
+    commandSafety: null,
+  });
   const untrusted = (configRules: ConfigRule[]) => permissionSettings({ approvalPolicy: 'untrusted', configRules });
 
   test('globs relative to the root; Edit covers every writing tool, Write only write_file', () => {
@@ -250,7 +290,11 @@ describe('path rules', () => {
 
   test('an allow rule needs every path (written and real) to match; protected paths still ask', () => {
     const edit = rules('allow', 'Edit(src/**)');
-    const both: PermissionInput = { toolName: 'write_file', access: { kind: 'write', paths: [`${PROJECT_ROOT}/src/link`, `${PROJECT_ROOT}/lib/target`] }, commandSafety: null };
+    const both: PermissionInput = {
+      toolName: 'write_file',
+      access: { kind: 'write', paths: [`${PROJECT_ROOT}/src/link`, `${PROJECT_ROOT}/lib/target`] },
+      commandSafety: null,
+    };
     assert.equal(decidePermission(both, untrusted(edit)).rule, 'policy-untrusted');
     assert.equal(decidePermission(write('.git/hooks/pre-commit'), untrusted(rules('allow', 'Edit(**)'))).rule, 'protected-path');
     assert.equal(decidePermission(write('../outside.txt'), untrusted(rules('allow', 'Edit(//**)'))).rule, 'path-outside-root');

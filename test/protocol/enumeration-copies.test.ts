@@ -6,7 +6,7 @@
 // protocol's enumerations, in any order.
 
 import assert from 'node:assert/strict';
-import { readFileSync, } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';

@@ -3,7 +3,7 @@
 // drop the schemas only as long as nothing there uses one). Types are erased and may be anything.
 
 import assert from 'node:assert/strict';
-import { readFileSync, } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
