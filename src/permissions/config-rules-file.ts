@@ -46,7 +46,10 @@ function parseWithLines(text: string, lines: ElementLines): unknown {
       index++;
       const object: Record<string, unknown> = {};
       space();
-      if (text[index] === '}') return (index++, object);
+      if (text[index] === '}') {
+        index++;
+        return object;
+      }
       for (;;) {
         space();
         const key = JSON.parse(token(/"(?:[^"\\\n]|\\.)*"/y)) as string;
@@ -63,7 +66,10 @@ function parseWithLines(text: string, lines: ElementLines): unknown {
       const at: number[] = [];
       lines.set(array, at);
       space();
-      if (text[index] === ']') return (index++, array);
+      if (text[index] === ']') {
+        index++;
+        return array;
+      }
       for (;;) {
         space();
         at.push(line);
