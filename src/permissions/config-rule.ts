@@ -4,9 +4,11 @@
 // can paste theirs. Parsing is strict: a rule we cannot read exactly is an error, never a rule
 // that quietly matches more (or less) than it says.
 
+import type { PermissionDecisionKind } from '../protocol/index.js';
 import { parseLiteralCommand } from './literal-command.js';
 
-export type RuleList = 'allow' | 'ask' | 'deny';
+/** The list a rule is written in, named like the decision it makes. */
+export type RuleList = PermissionDecisionKind;
 
 /** A pattern word: a literal argument, or `*` (any number of whole words, none included). */
 export type CommandPatternWord = { literal: string } | { star: true };
@@ -35,7 +37,11 @@ export interface ConfigRule {
 /** A rule that cannot be read: the message names the file, the line and the rule. */
 export class PermissionRuleError extends Error {
   readonly exitCode = 2;
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The file is not JSON at all (not a problem with its rules). */
+    readonly notJson = false,
+  ) {
     super(message);
     this.name = 'PermissionRuleError';
   }

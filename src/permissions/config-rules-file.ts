@@ -3,6 +3,7 @@
 // written on: the audit says which rule decided and where, and an error names the line to fix.
 
 import { createHash } from 'node:crypto';
+import { PERMISSION_DECISIONS } from '../protocol/index.js';
 import { type ConfigRule, PermissionRuleError, type RuleList, parseConfigRule } from './config-rule.js';
 
 export interface PermissionRulesSection {
@@ -15,7 +16,9 @@ export interface PermissionRulesSection {
   fingerprint: string;
 }
 
-const LISTS: readonly RuleList[] = ['deny', 'ask', 'allow'];
+const STRICTNESS: Readonly<Record<RuleList, number>> = { allow: 0, ask: 1, deny: 2 };
+/** The lists in the order they are consulted: deny, then ask, then allow (the decisions, strictest first). */
+const LISTS: readonly RuleList[] = [...PERMISSION_DECISIONS].sort((a, b) => STRICTNESS[b] - STRICTNESS[a]);
 /** Claude Code's other keys in `permissions`: accepted so a pasted block works, and ignored. */
 const IGNORED_KEYS: ReadonlySet<string> = new Set(['defaultMode', 'additionalDirectories', 'disableBypassPermissionsMode']);
 
@@ -103,7 +106,7 @@ export function readPermissionRulesSection(text: string, file: string): Permissi
     JSON.parse(text);
     config = parseWithLines(text, lines);
   } catch (error) {
-    throw new PermissionRuleError(`${file} is not valid JSON: ${(error as Error).message}`);
+    throw new PermissionRuleError(`${file} is not valid JSON: ${(error as Error).message}`, true);
   }
   if (!isObject(config) || !Object.hasOwn(config, 'permissions')) return null;
   const section = config.permissions;

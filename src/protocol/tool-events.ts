@@ -10,7 +10,8 @@ import { APPROVAL_DECISIONS, PERMISSION_DECISIONS } from './enumerations.js';
 /** A rule from a config file that decided, and where it is written (docs/permissions.md, "Permission rules"). */
 export const decidingConfigRuleSchema = z.object({
   text: z.string(),
-  list: z.enum(['allow', 'ask', 'deny']),
+  /** The rule's list: a permission decision's own values. */
+  list: z.enum(PERMISSION_DECISIONS),
   file: z.string(),
   line: z.number().int().positive(),
 });

@@ -59,7 +59,22 @@ export async function readPermissionRules(home: string, root: string): Promise<L
   }
   // A project whose config is the user's own file (the project is the home directory) adds nothing.
   if (projectRead.text === null || projectReal === userReal) return { rules, warnings };
-  const project = readPermissionRulesSection(projectRead.text, projectPath);
+  let project: ReturnType<typeof readPermissionRulesSection>;
+  try {
+    project = readPermissionRulesSection(projectRead.text, projectPath);
+  } catch (error) {
+    // A project file that is not JSON at all is ignored for the run, as for its MCP servers (which
+    // say so themselves); a malformed rule in a readable file is an error, since ignoring it would
+    // drop the project's deny rules with it.
+    if (!(error instanceof PermissionRuleError && error.notJson)) throw error;
+    if (projectRead.text.includes('permissions')) {
+      warnings.push({
+        code: 'PROJECT_CONFIG_IGNORED',
+        message: `${error.message}. Its permission rules are ignored for this run; your own rules in ${userPath} still apply.`,
+      });
+    }
+    return { rules, warnings };
+  }
   if (project === null) return { rules, warnings };
   const allows = project.rules.filter((rule) => rule.list === 'allow');
   const pinned = pinnedFingerprint(userText, userPath, projectKey);
