@@ -30,6 +30,7 @@ const SHELLS: ReadonlySet<string> = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh',
 /** Runners beyond those the classifier lists: also followed to the command they run. */
 const MORE_RUNNERS: ReadonlySet<string> = new Set(['time', 'ionice', 'chrt', 'taskset', 'flock', 'unshare', 'chroot', 'runuser']);
 const MAX_DEPTH = 4;
+const MAX_RUNNER_WORDS = 64;
 
 function isRunner(name: string): boolean {
   return COMMAND_RUNNERS.has(name) || MORE_RUNNERS.has(name) || SHELLS.has(name);
@@ -130,7 +131,11 @@ function followRunners(
   if (program === null || program === undefined) return;
   const name = program.slice(program.lastIndexOf('/') + 1);
   if (isRunner(name)) {
-    for (let start = 1; start < words.length; start++) {
+    // A runner's options are not read, so every later position may start the command it runs. Past
+    // MAX_RUNNER_WORDS positions the string is called unreadable instead: a long argument list
+    // would otherwise cost memory quadratic in its length.
+    if (words.length > MAX_RUNNER_WORDS) view.unreadable = true;
+    for (let start = 1; start < Math.min(words.length, MAX_RUNNER_WORDS); start++) {
       const rest = words.slice(start);
       const next = rest[0];
       const nested = next === null || next === undefined ? false : isRunner(next.slice(next.lastIndexOf('/') + 1));

@@ -236,6 +236,10 @@ describe('deny and ask rules match the command anywhere', () => {
       assert.equal(decision.decision, 'deny', `${JSON.stringify(command)}: ${decision.reason}`);
       assert.equal(decision.rule, 'config-deny', command);
     }
+    // A long argument list after a runner is not read position by position: it counts as unreadable.
+    const long = `xargs ${'a '.repeat(5000)}`;
+    assert.equal(decideCommand(long, denyRm).rule, 'config-deny');
+    assert.equal(classifier.ruleView(long).commands.length < 200, true);
     for (const command of ['echo rm', 'ls -la', 'git rm x', 'rmdir x']) {
       assert.notEqual(
         decideCommand(command, denyRm, { sandbox: 'danger-full-access', approvalPolicy: 'never' }).rule,
