@@ -55,7 +55,7 @@ const PATH_TOOLS: Readonly<Record<string, { access: 'read' | 'write' | null; too
   apply_patch: { access: null, toolName: 'apply_patch' },
   grep: { access: null, toolName: 'grep' },
   glob: { access: null, toolName: 'glob' },
-  list: { access: null, toolName: 'list' },
+  list_dir: { access: null, toolName: 'list_dir' },
   // Claude Code's names. Its Read rules apply to every tool that reads files, its Edit rules to
   // every tool that changes them (our write_file, edit_file and apply_patch); Write is the one tool.
   Read: { access: 'read', toolName: null },
@@ -64,7 +64,7 @@ const PATH_TOOLS: Readonly<Record<string, { access: 'read' | 'write' | null; too
   Write: { access: null, toolName: 'write_file' },
   Grep: { access: null, toolName: 'grep' },
   Glob: { access: null, toolName: 'glob' },
-  LS: { access: null, toolName: 'list' },
+  LS: { access: null, toolName: 'list_dir' },
 };
 
 const COMMAND_TOOLS: ReadonlySet<string> = new Set(['shell', 'Bash']);

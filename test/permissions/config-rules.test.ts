@@ -59,6 +59,7 @@ describe('rule syntax', () => {
       toolName: 'write_file',
       glob: 'a',
     });
+    assert.deepEqual(parseConfigRule('LS(src)', 'deny', 'f', 1).target, { kind: 'path', access: null, toolName: 'list_dir', glob: 'src' });
     assert.deepEqual(parseConfigRule('Read', 'deny', 'f', 1).target, { kind: 'path', access: 'read', toolName: null, glob: null });
     assert.deepEqual(parseConfigRule('mcp__docs__*', 'allow', 'f', 1).target, { kind: 'mcp', server: 'docs', tool: null });
     assert.deepEqual(parseConfigRule('mcp__docs__search', 'allow', 'f', 1).target, { kind: 'mcp', server: 'docs', tool: 'search' });
