@@ -9,21 +9,10 @@
 //   and a string the grammar cannot read at all matches every deny and ask rule (`unreadable`).
 
 import type { Node, Parser } from 'web-tree-sitter';
+import type { CommandRuleView, RuleWord } from './command-classification.js';
 import { COMMAND_RUNNERS } from './command-runners.js';
 import { parseLiteralCommand } from './literal-command.js';
 import { treeSitterDisagreement } from './tree-sitter-agreement.js';
-
-/** A word as bash will pass it; null when it cannot be known before bash expands it (any words, none included). */
-export type RuleWord = string | null;
-
-export interface CommandRuleView {
-  /** The argv when the string is exactly one plain command; null otherwise (no allow rule matches). */
-  exact: readonly string[] | null;
-  /** Every simple command found, for deny and ask rules. */
-  commands: readonly (readonly RuleWord[])[];
-  /** Nothing reliable could be read off the string: every deny and ask rule for commands matches. */
-  unreadable: boolean;
-}
 
 /** Programs that run a shell string given with `-c`. */
 const SHELLS: ReadonlySet<string> = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'fish', 'busybox']);

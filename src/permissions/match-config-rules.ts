@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
-import type { CommandRuleView, RuleWord } from './command-rule-view.js';
+import type { CommandRuleView, RuleWord } from './command-classification.js';
 import type { CommandPatternWord, ConfigRule, RuleList } from './config-rule.js';
 import type { PermissionInput } from './permission-types.js';
 

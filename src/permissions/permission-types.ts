@@ -5,7 +5,7 @@ import type { ToolAccess } from '../agent/index.js';
 import type { ApprovalPolicy, PermissionDecisionKind } from '../protocol/index.js';
 import type { ExecutionPolicy, SandboxMode } from '../workspace/index.js';
 import type { CommandClassification } from './command-classification.js';
-import type { CommandRuleView } from './command-rule-view.js';
+import type { CommandRuleView } from './command-classification.js';
 import type { ConfigRule, RuleList } from './config-rule.js';
 
 /**

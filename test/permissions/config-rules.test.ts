@@ -9,6 +9,7 @@ import {
   type ConfigRule,
   PermissionRuleError,
   decidePermission,
+  exactAllowRule,
   loadCommandClassifier,
   parseConfigRule,
   readPermissionRulesSection,
@@ -310,5 +311,38 @@ describe('path rules', () => {
     assert.equal(decidePermission(read('secrets/token.txt'), untrusted(deny)).rule, 'config-deny');
     assert.equal(decidePermission(read('SECRETS/token.txt'), untrusted(deny)).rule, 'config-deny');
     assert.equal(decidePermission(read('src/secrets.ts'), untrusted(deny)).rule, 'read-inside-root');
+  });
+});
+
+describe('the exact rule "approve always" saves', () => {
+  test('a command is saved as its words and, read back, allows that command and nothing else', () => {
+    for (const command of ['npm test', "git commit -m 'fix: a b'", String.raw`npm run "it's" \* '*'`, "node -e 'console.log(1)'"]) {
+      const text = exactAllowRule('shell', JSON.stringify({ command }), PROJECT_ROOT);
+      assert.ok(text !== null, command);
+      const rule = parseConfigRule(text, 'allow', 'f', 1);
+      assert.equal(decideCommand(command, [rule], { sandboxAvailable: false }).rule, 'config-allow', `${command} → ${text}`);
+      assert.notEqual(decideCommand(`${command} extra`, [rule], { sandboxAvailable: false }).rule, 'config-allow', text);
+    }
+    for (const command of ['npm test; rm x', 'npm test $(x)', 'ls *.ts', 'npm test > out']) {
+      assert.equal(exactAllowRule('shell', JSON.stringify({ command }), PROJECT_ROOT), null, command);
+    }
+    assert.equal(exactAllowRule('shell', JSON.stringify({ command: 'npm test', escalate: true }), PROJECT_ROOT), null);
+  });
+
+  test('a file write is saved as that path, glob characters escaped', () => {
+    const text = exactAllowRule('write_file', JSON.stringify({ path: 'src/[id].ts', content: '' }), PROJECT_ROOT)!;
+    assert.equal(text, 'write_file(src/\\[id\\].ts)');
+    const rule = parseConfigRule(text, 'allow', 'f', 1);
+    const input = (path: string): PermissionInput => ({
+      toolName: 'write_file',
+      access: { kind: 'write', paths: [`${PROJECT_ROOT}/${path}`] },
+      commandSafety: null,
+    });
+    const settings = permissionSettings({ approvalPolicy: 'untrusted', configRules: [rule] });
+    assert.equal(decidePermission(input('src/[id].ts'), settings).rule, 'config-allow');
+    assert.equal(decidePermission(input('src/i.ts'), settings).rule, 'policy-untrusted');
+    assert.equal(exactAllowRule('write_file', JSON.stringify({ path: '../x' }), PROJECT_ROOT), null);
+    assert.equal(exactAllowRule('apply_patch', JSON.stringify({ patch: '' }), PROJECT_ROOT), null);
+    assert.equal(exactAllowRule('mcp__docs__search', '{}', PROJECT_ROOT), 'mcp__docs__search');
   });
 });
