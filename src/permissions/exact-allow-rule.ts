@@ -58,7 +58,8 @@ export function exactAllowRule(toolName: string, argumentsJson: string, root: st
       .split(sep)
       .join('/');
     if (path === '' || path.startsWith('..') || /[\u0000-\u001f]/.test(path)) return null;
-    return `${toolName}(${escapeGlob(path)})`;
+    // Absolute (`//…`): the user's rules apply in every project, and the approval was for this file.
+    return `${toolName}(/${escapeGlob(`${root}/${path}`)})`;
   }
   if (/^mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+$/.test(toolName)) return toolName;
   return null;

@@ -331,7 +331,7 @@ describe('the exact rule "approve always" saves', () => {
 
   test('a file write is saved as that path, glob characters escaped', () => {
     const text = exactAllowRule('write_file', JSON.stringify({ path: 'src/[id].ts', content: '' }), PROJECT_ROOT)!;
-    assert.equal(text, 'write_file(src/\\[id\\].ts)');
+    assert.equal(text, `write_file(/${PROJECT_ROOT}/src/\\[id\\].ts)`);
     const rule = parseConfigRule(text, 'allow', 'f', 1);
     const input = (path: string): PermissionInput => ({
       toolName: 'write_file',
