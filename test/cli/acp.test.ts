@@ -15,6 +15,7 @@ import {
   methods,
   ndJsonStream,
   type ClientConnection,
+  type InitializeResponse,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
@@ -93,7 +94,7 @@ function startAgent(provider: FakeProvider, home: string, extra: string[] = []):
   return { child, connection, updates, permissions, answers, stderr: () => stderr, exited, waitFor };
 }
 
-async function initialize(agent: Agent): Promise<Awaited<ReturnType<ClientConnection['agent']['request']>>> {
+async function initialize(agent: Agent): Promise<InitializeResponse> {
   return agent.connection.agent.request(methods.agent.initialize, {
     protocolVersion: PROTOCOL_VERSION,
     clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } },
