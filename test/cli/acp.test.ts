@@ -37,6 +37,8 @@ interface Agent {
   /** Answers the next permission requests, in order. */
   answers: Answer[];
   stderr: () => string;
+  /** Everything the agent wrote to stdout, as sent. */
+  stdout: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves on the first update that `match` accepts (including ones already received). */
   waitFor: (match: (update: SessionUpdate) => boolean) => Promise<SessionUpdate>;
@@ -58,6 +60,8 @@ function startAgent(provider: FakeProvider, home: string, extra: string[] = []):
   );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('close', (code, signal) => resolve({ code, signal })),
   );
@@ -91,7 +95,7 @@ function startAgent(provider: FakeProvider, home: string, extra: string[] = []):
     if (seen) return Promise.resolve(seen.update);
     return new Promise((resolve) => waiters.push({ match, resolve }));
   };
-  return { child, connection, updates, permissions, answers, stderr: () => stderr, exited, waitFor };
+  return { child, connection, updates, permissions, answers, stderr: () => stderr, stdout: () => stdout, exited, waitFor };
 }
 
 async function initialize(agent: Agent): Promise<InitializeResponse> {
@@ -340,5 +344,64 @@ describe('glassbox acp', { concurrency: true }, () => {
     const types = sessionRecords(home, sessionId).map((r) => r.type);
     assert.equal(types.at(-1), 'turn_cancelled');
     assert.equal(provider.requests.length, 1);
+  });
+  test('malformed JSON-RPC gets an error and the agent keeps serving; allow_always and reject_always hold for the session; an answer that is no outcome is a denial; truncated and refused answers map to max_tokens and refusal', async (t) => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({
+      script: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } }] },
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a again\n' } }] },
+        { toolCalls: [{ name: 'shell', arguments: { command: 'touch c.txt', escalate: true, justification: 'test' } }] },
+        { toolCalls: [{ name: 'shell', arguments: { command: 'touch d.txt', escalate: true, justification: 'test' } }] },
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'e.txt', content: 'e\n' } }] },
+        { text: 'Done.' },
+        { text: 'This answer is cut', finishReason: 'length' },
+        { refusal: 'I will not do that.' },
+      ],
+    });
+    t.after(() => provider.close());
+    const agent = startAgent(provider, home, ['--sandbox', 'workspace-write']);
+    t.after(() => agent.child.kill('SIGKILL'));
+    agent.child.stdin!.write('this is not JSON\n');
+    await initialize(agent);
+    assert.match(agent.stdout(), /"id":null,"error":\{"code":-32700/);
+    const created = await agent.connection.agent.request(methods.agent.session.new, { cwd: root, mcpServers: [] });
+    assert.equal(created.modes?.currentModeId, 'workspace-write');
+    const { sessionId } = created;
+    await agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'read-only' });
+
+    agent.answers.push(
+      select('allow_always'),
+      select('reject_always'),
+      // Not an outcome at all.
+      () => ({ nonsense: true }) as unknown as RequestPermissionResponse,
+    );
+    const turn = await prompt(agent, sessionId, 'write files');
+    assert.equal(turn.stopReason, 'end_turn', agent.stderr());
+    // a.txt asked (allow_always) and its second write not (the gate's grant: the same tool on the
+    // same file); the first command asked (reject_always), the second denied without asking;
+    // e.txt asked, answered with no outcome, and denied.
+    assert.deepEqual(
+      agent.permissions.map((p) => p.toolCall.title),
+      ['Write a.txt', 'Run `touch c.txt`', 'Write e.txt'],
+    );
+    assert.equal(readFileSync(join(root, 'a.txt'), 'utf8'), 'a again\n');
+    assert.equal(existsSync(join(root, 'c.txt')), false);
+    assert.equal(existsSync(join(root, 'd.txt')), false);
+    assert.equal(existsSync(join(root, 'e.txt')), false);
+    const denied = sessionRecords(home, sessionId).filter(
+      (r) => r.type === 'audit' && (r.event as { type: string }).type === 'approval_resolved',
+    );
+    assert.deepEqual(
+      denied.map((r) => (r.event as { decision: string }).decision),
+      ['approve_session', 'deny', 'deny', 'deny'],
+    );
+    const shellCalls = ofSession(agent, sessionId).filter((u) => u.sessionUpdate === 'tool_call' && u.kind === 'execute');
+    assert.equal(shellCalls.length, 2);
+
+    assert.equal((await prompt(agent, sessionId, 'say a lot')).stopReason, 'max_tokens');
+    assert.equal((await prompt(agent, sessionId, 'say something bad')).stopReason, 'refusal');
+    agent.child.stdin!.end();
+    assert.deepEqual(await agent.exited, { code: 0, signal: null });
   });
 });
