@@ -285,7 +285,15 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
     const read = await runner.store.read(sessionId).catch(() => null);
     if (read === null) throw new RequestError(-32002, `no such session: ${sessionId}`);
     if (read.meta.cwd !== root) throw RequestError.invalidParams({ cwd }, `session ${sessionId} belongs to ${read.meta.cwd}, not ${root}`);
-    return openAcpSession(client, root, sessionId, runner);
+    const session = await openAcpSession(client, root, sessionId, runner);
+    // The mode its last turn ran in, when that is one of ours: a reopened session goes on as it was.
+    const last = read.records.findLast((record) => record.type === 'turn_started');
+    const mode =
+      last?.type === 'turn_started'
+        ? modes.find((m) => m.policy.sandbox === last.policy.sandbox && m.policy.approvalPolicy === last.policy.approvalPolicy)
+        : undefined;
+    if (mode !== undefined) session.mode = mode;
+    return session;
   }
 
   const connection = app.connect(stream);

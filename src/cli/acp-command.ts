@@ -32,6 +32,11 @@ export function registerAcpCommand(program: Command): Command {
 }
 
 export async function acpCommand(options: AcpCliOptions): Promise<number> {
+  // Stdout is the protocol channel: a stray console.log (ours or a dependency's) would be a line
+  // the editor cannot parse, so console output goes to stderr for as long as this process serves.
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
   const { resolveTurnConfig, turnRunnerSettings } = await import('./run-config.js');
   const config = resolveTurnConfig(options);
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');

@@ -403,5 +403,32 @@ describe('glassbox acp', { concurrency: true }, () => {
     assert.equal((await prompt(agent, sessionId, 'say something bad')).stopReason, 'refusal');
     agent.child.stdin!.end();
     assert.deepEqual(await agent.exited, { code: 0, signal: null });
+    // Nothing but JSON-RPC messages went to stdout.
+    const lines = agent
+      .stdout()
+      .split('\n')
+      .filter((line) => line !== '');
+    assert.ok(lines.length > 10);
+    for (const line of lines) assert.equal((JSON.parse(line) as { jsonrpc?: unknown }).jsonrpc, '2.0', line);
+
+    // Loaded in a process started in workspace-write, the session goes on in the mode its last
+    // turn ran in.
+    const again = startAgent(provider, home, ['--sandbox', 'workspace-write']);
+    t.after(() => again.child.kill('SIGKILL'));
+    await initialize(again);
+    const loaded = await again.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
+    assert.equal(loaded.modes?.currentModeId, 'read-only');
+    again.child.stdin!.end();
+    assert.deepEqual(await again.exited, { code: 0, signal: null });
+  });
+  test('SIGTERM from the editor ends a serving agent cleanly (exit 0)', async (t) => {
+    const { home } = await project();
+    const provider = await startFakeProvider({ script: [] });
+    t.after(() => provider.close());
+    const agent = startAgent(provider, home);
+    t.after(() => agent.child.kill('SIGKILL'));
+    await initialize(agent);
+    agent.child.kill('SIGTERM');
+    assert.deepEqual(await agent.exited, { code: 0, signal: null }, agent.stderr());
   });
 });
