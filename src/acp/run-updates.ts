@@ -4,7 +4,7 @@
 // happens. Updates go out in event order: the work some of them need (reading a file) is chained.
 
 import type { SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk';
-import type { RunEvent } from '../agent/index.js';
+import type { RunEvent, UsageStage } from '../agent/index.js';
 import { estimateCost, type ModelEntry, type Usage } from '../model/index.js';
 import { readProjectFile } from '../workspace/index.js';
 import { outputContent, toolCallFields, writtenFiles } from './tool-call-fields.js';
@@ -23,7 +23,7 @@ export class UsageMeter {
   constructor(readonly limits: UsageLimits | null) {}
 
   /** One model call; only a turn call says how full the context is. */
-  add(usage: Usage | null, stage: 'turn' | 'compaction'): void {
+  add(usage: Usage | null, stage: UsageStage): void {
     if (usage === null) return;
     if (stage === 'turn') this.used = usage.inputTokens + usage.outputTokens;
     const cost = this.limits?.entry ? estimateCost(usage, this.limits.entry) : null;
