@@ -158,6 +158,16 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
     return session;
   }
 
+  /**
+   * The meter a replay counts into: a new one, so loading a session twice does not count its
+   * calls twice; a running turn keeps counting into its own.
+   */
+  function freshMeter(session: AcpSession): UsageMeter {
+    const meter = new UsageMeter(session.meter.limits);
+    if (session.running === null) session.meter = meter;
+    return meter;
+  }
+
   function sessionOf(sessionId: string): AcpSession {
     const session = sessions.get(sessionId);
     if (session === undefined) throw new RequestError(-32002, `no such session: ${sessionId} (session/new or session/load it first)`);
@@ -196,15 +206,14 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       const session = await reopen(client, params.sessionId, params.cwd, params.mcpServers);
       const { records } = await session.runner.store.read(session.id);
-      for (const update of historyUpdates(records, session.root, session.meter)) await notify(client, session.id, update);
+      for (const update of historyUpdates(records, session.root, freshMeter(session))) await notify(client, session.id, update);
       return { modes: modeState(modes, session.mode) };
     })
     .onRequest(methods.agent.session.resume, async ({ params, client }) => {
       const session = await reopen(client, params.sessionId, params.cwd, params.mcpServers);
       const { records } = await session.runner.store.read(session.id);
       // No replay, only where the session stands.
-      historyUpdates(records, session.root, session.meter);
-      const usage = session.meter.update();
+      const usage = historyUpdates(records, session.root, freshMeter(session)).findLast((u) => u.sessionUpdate === 'usage_update') ?? null;
       if (usage !== null) await notify(client, session.id, usage);
       return { modes: modeState(modes, session.mode) };
     })

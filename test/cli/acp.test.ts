@@ -162,7 +162,8 @@ describe('glassbox acp', { concurrency: true }, () => {
     ];
     const provider = await startFakeProvider({ script });
     t.after(() => provider.close());
-    const agent = startAgent(provider, home);
+    // A catalog model, so usage updates carry a cost.
+    const agent = startAgent(provider, home, ['-m', 'gpt-4.1-mini']);
     t.after(() => agent.child.kill('SIGKILL'));
 
     const init = await initialize(agent);
@@ -238,7 +239,9 @@ describe('glassbox acp', { concurrency: true }, () => {
     const usage = turn1.filter((u) => u.sessionUpdate === 'usage_update').at(-1);
     assert.ok(usage && usage.sessionUpdate === 'usage_update');
     assert.equal(usage.used, 1410);
-    assert.ok(usage.size > 0);
+    assert.equal(usage.size, 1_047_576);
+    // (3,900 input × $0.40 + 70 output × $1.60) / 1M, at the catalog's prices.
+    assert.deepEqual(usage.cost, { amount: 0.001672, currency: 'USD' });
 
     // Mode switch: answered with current_mode_update.
     await agent.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'workspace-write' });
@@ -275,12 +278,19 @@ describe('glassbox acp', { concurrency: true }, () => {
     assert.deepEqual(await agent.exited, { code: 0, signal: null });
 
     // A new process loads the session: its history comes back as updates.
-    const again = startAgent(provider, home);
+    const again = startAgent(provider, home, ['-m', 'gpt-4.1-mini']);
     t.after(() => again.child.kill('SIGKILL'));
     await initialize(again);
     const loaded = await again.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
+    // Loaded again: the same usage, not counted twice.
+    const replayLength = again.updates.length;
+    await again.connection.agent.request(methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
+    const usageOf = (updates: SessionUpdate[]) => updates.filter((u) => u.sessionUpdate === 'usage_update').at(-1);
+    const firstUsage = usageOf(ofSession(again, sessionId).slice(0, replayLength));
+    assert.ok(firstUsage && firstUsage.sessionUpdate === 'usage_update' && (firstUsage.cost?.amount ?? 0) >= 0.001672);
+    assert.deepEqual(usageOf(ofSession(again, sessionId, replayLength)), firstUsage);
     assert.equal(loaded.modes?.currentModeId, 'read-only');
-    const replay = ofSession(again, sessionId);
+    const replay = ofSession(again, sessionId).slice(0, replayLength);
     assert.equal(text(replay, 'user_message_chunk'), 'write some notesthink about itwrite a third file');
     assert.match(text(replay, 'agent_message_chunk'), /Done: notes\.txt written\./);
     assert.equal(text(replay, 'agent_thought_chunk'), 'The user wants notes.');
