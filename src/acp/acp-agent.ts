@@ -5,7 +5,7 @@
 // compaction are the runner's; the protocol only carries what they do.
 
 import { randomUUID } from 'node:crypto';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { statSync } from 'node:fs';
 import {
   PROTOCOL_VERSION,
@@ -23,6 +23,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import { ApprovalRegistry, type TerminalRunEvent } from '../agent/index.js';
 import { glassboxVersion, openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
+import { JsonlSessionStore, type SessionStore } from '../sessions/index.js';
 import { resolveRoot } from '../workspace/index.js';
 import { acpModes, modeState, type AcpMode } from './acp-modes.js';
 import { historyUpdates } from './history-updates.js';
@@ -168,6 +169,10 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
     return meter;
   }
 
+  let listStore: SessionStore | null = null;
+  /** The store sessions are listed from: the one every runner of this process writes to. */
+  const store = (): SessionStore => (listStore ??= settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions')));
+
   function sessionOf(sessionId: string): AcpSession {
     const session = sessions.get(sessionId);
     if (session === undefined) throw new RequestError(-32002, `no such session: ${sessionId} (session/new or session/load it first)`);
@@ -186,7 +191,7 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
           // No MCP servers from the client, over any transport (see refuseClientMcp).
           mcpCapabilities: { http: false, sse: false },
-          sessionCapabilities: { close: {}, resume: {} },
+          sessionCapabilities: { close: {}, resume: {}, list: {} },
           _meta: {
             glassbox: {
               clientMcpServers: false,
@@ -216,6 +221,30 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
       const usage = historyUpdates(records, session.root, freshMeter(session)).findLast((u) => u.sessionUpdate === 'usage_update') ?? null;
       if (usage !== null) await notify(client, session.id, usage);
       return { modes: modeState(modes, session.mode) };
+    })
+    .onRequest(methods.agent.session.list, async ({ params }) => {
+      // Sessions of every face (exec, the terminal, the workbench, ACP), newest first; with a cwd,
+      // only that project's (by its real path, as sessions record it).
+      let cwd: string | null = null;
+      if (params.cwd != null) {
+        try {
+          cwd = resolveRoot(params.cwd);
+        } catch {
+          return { sessions: [] };
+        }
+      }
+      const page = await store().list({ limit: 50, cursor: params.cursor ?? null });
+      return {
+        sessions: page.sessions
+          .filter((summary) => cwd === null || summary.cwd === cwd)
+          .map((summary) => ({
+            sessionId: summary.sessionId,
+            cwd: summary.cwd,
+            title: summary.title || null,
+            updatedAt: summary.updatedAt,
+          })),
+        nextCursor: page.nextCursor,
+      };
     })
     .onRequest(methods.agent.session.close, async ({ params }) => {
       const session = sessionOf(params.sessionId);

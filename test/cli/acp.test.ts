@@ -411,6 +411,13 @@ describe('glassbox acp', { concurrency: true }, () => {
 
     assert.equal((await prompt(agent, sessionId, 'say a lot')).stopReason, 'max_tokens');
     assert.equal((await prompt(agent, sessionId, 'say something bad')).stopReason, 'refusal');
+    // session/list: this project's sessions, as `glassbox sessions` lists them.
+    const listed = await agent.connection.agent.request(methods.agent.session.list, { cwd: root });
+    assert.deepEqual(
+      listed.sessions.map((info) => [info.sessionId, info.cwd, info.title]),
+      [[sessionId, root, 'write files']],
+    );
+    assert.deepEqual((await agent.connection.agent.request(methods.agent.session.list, { cwd: join(root, 'nowhere') })).sessions, []);
     agent.child.stdin!.end();
     assert.deepEqual(await agent.exited, { code: 0, signal: null });
     // Nothing but JSON-RPC messages went to stdout.
