@@ -13,6 +13,7 @@ import {
   agent,
   methods,
   type AgentContext,
+  type AvailableCommand,
   type ContentBlock,
   type InitializeResponse,
   type McpServer,
@@ -22,7 +23,15 @@ import {
   type StopReason,
 } from '@agentclientprotocol/sdk';
 import { ApprovalRegistry, type TerminalRunEvent } from '../agent/index.js';
-import { glassboxVersion, openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
+import {
+  compactSession,
+  glassboxVersion,
+  openRunner,
+  runTurn,
+  type Runner,
+  type RunnerSettings,
+  type ToolPolicySettings,
+} from '../runner/index.js';
 import { JsonlSessionStore, type SessionStore } from '../sessions/index.js';
 import { resolveRoot } from '../workspace/index.js';
 import { acpModes, modeState, type AcpMode } from './acp-modes.js';
@@ -56,6 +65,23 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = {
   MODEL_REFUSED: 'refusal',
   CONTENT_FILTERED: 'refusal',
 };
+
+/** The slash commands a client offers (`available_commands_update`); a prompt `/compact …` runs it. */
+const COMMANDS: AvailableCommand[] = [
+  {
+    name: 'compact',
+    description: 'Summarize the conversation now to free context, as `glassbox compact` does',
+    input: { hint: 'what the summary should keep (optional)' },
+  },
+];
+
+/** `/compact [instructions]` → its instructions (null: none); undefined: not the command. */
+function compactCommand(prompt: string): string | null | undefined {
+  const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.trim());
+  if (match === null) return undefined;
+  const instructions = match[1]?.trim() ?? '';
+  return instructions === '' ? null : instructions;
+}
 
 /** A turn's end as `session/prompt` answers it: a stop reason, or a JSON-RPC error that says why. */
 export function stopReasonOf(terminal: TerminalRunEvent): StopReason {
@@ -169,6 +195,40 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
     return meter;
   }
 
+  /** After the answer that names the session, so the client knows which session they are for. */
+  function offerCommands(client: AgentContext, sessionId: string): void {
+    setImmediate(() => void notify(client, sessionId, { sessionUpdate: 'available_commands_update', availableCommands: COMMANDS }));
+  }
+
+  /** `/compact`: the session's history summarized now (`compactSession`, as `glassbox compact`). */
+  async function compactNow(
+    session: AcpSession,
+    instructions: string | null,
+    updates: RunUpdates,
+    signal: AbortSignal,
+  ): Promise<PromptResponse> {
+    const say = (text: string): Promise<void> => updates.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+    try {
+      const event = await compactSession({
+        runner: session.runner,
+        sessionId: session.id,
+        signal,
+        onEvent: (e) => updates.handle(e),
+        ...(instructions === null ? {} : { instructions }),
+      });
+      await updates.flush();
+      await say(
+        `Compacted the conversation: about ${event.tokensBefore.toLocaleString('en-US')} → ${event.tokensAfter.toLocaleString('en-US')} tokens.`,
+      );
+      return { stopReason: 'end_turn' };
+    } catch (error) {
+      await updates.flush();
+      if (signal.aborted) return { stopReason: 'cancelled' };
+      await say(`Not compacted: ${(error as Error)?.message ?? String(error)}`);
+      return { stopReason: 'end_turn' };
+    }
+  }
+
   let listStore: SessionStore | null = null;
   /** The store sessions are listed from: the one every runner of this process writes to. */
   const store = (): SessionStore => (listStore ??= settings.store ?? new JsonlSessionStore(join(settings.home, 'sessions')));
@@ -206,12 +266,14 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
       const root = projectRoot(params.cwd);
       refuseClientMcp(params.mcpServers);
       const session = await openAcpSession(client, root, null);
+      offerCommands(client, session.id);
       return { sessionId: session.id, modes: modeState(modes, session.mode) };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       const session = await reopen(client, params.sessionId, params.cwd, params.mcpServers);
       const { records } = await session.runner.store.read(session.id);
       for (const update of historyUpdates(records, session.root, freshMeter(session))) await notify(client, session.id, update);
+      offerCommands(client, session.id);
       return { modes: modeState(modes, session.mode) };
     })
     .onRequest(methods.agent.session.resume, async ({ params, client }) => {
@@ -283,6 +345,16 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
         send: (update) => notify(client, session.id, update),
         log,
       });
+      const compact = compactCommand(prompt);
+      if (compact !== undefined) {
+        const done = compactNow(session, compact, updates, controller.signal);
+        session.running = { controller, done };
+        try {
+          return await done;
+        } finally {
+          session.running = null;
+        }
+      }
       const turn = runTurn(session.runner, {
         prompt,
         resume: session.id,

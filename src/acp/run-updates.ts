@@ -72,6 +72,12 @@ export class RunUpdates {
 
   constructor(private readonly options: RunUpdatesOptions) {}
 
+  /** Sends an update of the caller's after those of the events handled so far. */
+  send(update: SessionUpdate): Promise<void> {
+    this.chain = this.chain.then(() => this.options.send(update));
+    return this.chain;
+  }
+
   handle(event: RunEvent): void {
     this.chain = this.chain
       .then(() => this.translate(event))

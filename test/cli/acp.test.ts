@@ -98,10 +98,10 @@ function startAgent(provider: FakeProvider, home: string, extra: string[] = []):
   return { child, connection, updates, permissions, answers, stderr: () => stderr, stdout: () => stdout, exited, waitFor };
 }
 
-async function initialize(agent: Agent): Promise<InitializeResponse> {
+async function initialize(agent: Agent, session: { compaction?: Record<string, unknown> } = {}): Promise<InitializeResponse> {
   return agent.connection.agent.request(methods.agent.initialize, {
     protocolVersion: PROTOCOL_VERSION,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } },
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, session },
   });
 }
 
@@ -367,13 +367,15 @@ describe('glassbox acp', { concurrency: true }, () => {
         { text: 'Done.' },
         { text: 'This answer is cut', finishReason: 'length' },
         { refusal: 'I will not do that.' },
+        // The summary `/compact` asks for.
+        { text: 'Summary: a.txt was written; commands were refused.' },
       ],
     });
     t.after(() => provider.close());
     const agent = startAgent(provider, home, ['--sandbox', 'workspace-write']);
     t.after(() => agent.child.kill('SIGKILL'));
     agent.child.stdin!.write('this is not JSON\n');
-    await initialize(agent);
+    await initialize(agent, { compaction: {} });
     assert.match(agent.stdout(), /"id":null,"error":\{"code":-32700/);
     const created = await agent.connection.agent.request(methods.agent.session.new, { cwd: root, mcpServers: [] });
     assert.equal(created.modes?.currentModeId, 'workspace-write');
@@ -411,6 +413,17 @@ describe('glassbox acp', { concurrency: true }, () => {
 
     assert.equal((await prompt(agent, sessionId, 'say a lot')).stopReason, 'max_tokens');
     assert.equal((await prompt(agent, sessionId, 'say something bad')).stopReason, 'refusal');
+    // The slash command offered after session/new, and run: a manual compaction of the session.
+    const offered = await agent.waitFor((u) => u.sessionUpdate === 'available_commands_update');
+    assert.deepEqual(offered.sessionUpdate === 'available_commands_update' && offered.availableCommands.map((c) => c.name), ['compact']);
+    const beforeCompact = agent.updates.length;
+    assert.equal((await prompt(agent, sessionId, '/compact keep the file names')).stopReason, 'end_turn');
+    const compacted = ofSession(agent, sessionId, beforeCompact);
+    assert.ok(compacted.some((u) => u.sessionUpdate === 'compaction_update' && u.status === 'completed'));
+    assert.match(text(compacted, 'agent_message_chunk'), /^Compacted the conversation: about [\d,]+ → [\d,]+ tokens\.$/);
+    assert.match(JSON.stringify(provider.requests.at(-1)!.body), /keep the file names/);
+    assert.equal(sessionRecords(home, sessionId).filter((r) => r.type === 'compaction').length, 1);
+
     // session/list: this project's sessions, as `glassbox sessions` lists them.
     const listed = await agent.connection.agent.request(methods.agent.session.list, { cwd: root });
     assert.deepEqual(
