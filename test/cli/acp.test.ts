@@ -451,13 +451,21 @@ describe('glassbox acp', { concurrency: true }, () => {
     again.child.stdin!.end();
     assert.deepEqual(await again.exited, { code: 0, signal: null });
   });
-  test('SIGTERM from the editor ends a serving agent cleanly (exit 0)', async (t) => {
-    const { home } = await project();
-    const provider = await startFakeProvider({ script: [] });
+  test('--max-rounds stops a turn as max_turn_requests; SIGTERM from the editor ends a serving agent cleanly (exit 0)', async (t) => {
+    const { root, home } = await project();
+    const provider = await startFakeProvider({
+      script: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }, { text: 'never asked for' }],
+    });
     t.after(() => provider.close());
-    const agent = startAgent(provider, home);
+    const agent = startAgent(provider, home, ['--max-rounds', '1']);
     t.after(() => agent.child.kill('SIGKILL'));
     await initialize(agent);
+    const { sessionId } = await agent.connection.agent.request(methods.agent.session.new, { cwd: root, mcpServers: [] });
+    assert.equal((await prompt(agent, sessionId, 'read the readme')).stopReason, 'max_turn_requests');
+    const read = ofSession(agent, sessionId).find((u) => u.sessionUpdate === 'tool_call');
+    assert.ok(read && read.sessionUpdate === 'tool_call');
+    assert.equal(read.kind, 'read');
+    assert.deepEqual(read.locations, [{ path: join(root, 'README.md') }]);
     agent.child.kill('SIGTERM');
     assert.deepEqual(await agent.exited, { code: 0, signal: null }, agent.stderr());
   });
