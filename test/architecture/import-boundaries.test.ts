@@ -53,6 +53,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'version',
     'workspace',
   ],
+  // The Agent Client Protocol face: at the level of server/, above runner/.
+  acp: ['agent', 'model', 'protocol', 'runner', 'sessions', 'views', 'workspace'],
   server: ['agent', 'compaction', 'model', 'permissions', 'protocol', 'runner', 'sessions', 'telemetry', 'workspace'],
   tui: [
     'agent',
@@ -68,6 +70,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'workspace',
   ],
   cli: [
+    'acp',
     'agent',
     'compaction',
     'demo',
