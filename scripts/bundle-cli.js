@@ -12,8 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
-const dist = join(root, 'dist');
-export const BUNDLE_DIR = join(dist, 'bundle');
+const DIST = join(root, 'dist');
 
 // Loaded from node_modules as they are: they find files next to themselves (the tree-sitter
 // runtime its .wasm, ripgrep its binary), or are large and needed only by an optional feature,
@@ -46,7 +45,8 @@ export function nonLiteralDataUrls(source) {
   }
   return found;
 }
-const dataUrls = {
+/** The rewrite for a bundle built into `bundleDir` from tsc's output in `dist`. */
+const dataUrls = (dist, bundleDir) => ({
   name: 'data-urls',
   setup(builder) {
     builder.onLoad({ filter: /\.ts$/ }, (args) => {
@@ -60,14 +60,14 @@ const dataUrls = {
       }
       const compiledDir = dirname(join(dist, relative(src, args.path)));
       const contents = source.replace(RELATIVE_URL, (_match, quote, path) => {
-        let target = relative(BUNDLE_DIR, join(compiledDir, path)).split(sep).join('/');
+        let target = relative(bundleDir, join(compiledDir, path)).split(sep).join('/');
         if (path.endsWith('/')) target += '/';
         return `new URL(${quote}${target.startsWith('.') ? target : `./${target}`}${quote}, import.meta.url)`;
       });
       return { contents, loader: 'ts' };
     });
   },
-};
+});
 
 // zod's namespace object re-exports every locale (300 KB of the 1.4 MB `exec` loads); Glassbox
 // only uses the English messages zod configures itself with, so the others are left out.
@@ -100,12 +100,14 @@ const inkWithoutDevtools = {
   },
 };
 
-export async function bundleCli() {
-  rmSync(BUNDLE_DIR, { recursive: true, force: true }); // no chunks left from an earlier build
+/** Bundles into `<dist>/bundle/`; `dist` is where tsc's output and the data files are (build.js stages it). */
+export async function bundleCli({ dist = DIST } = {}) {
+  const bundleDir = join(dist, 'bundle');
+  rmSync(bundleDir, { recursive: true, force: true }); // no chunks left from an earlier build
   return build({
     absWorkingDir: root,
     entryPoints: { cli: join(src, 'cli', 'main.ts') },
-    outdir: BUNDLE_DIR,
+    outdir: bundleDir,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -128,7 +130,7 @@ export async function bundleCli() {
     sourcesContent: false,
     metafile: true,
     logLevel: 'warning',
-    plugins: [dataUrls, englishOnlyZodLocales, inkWithoutDevtools],
+    plugins: [dataUrls(dist, bundleDir), englishOnlyZodLocales, inkWithoutDevtools],
   });
 }
 

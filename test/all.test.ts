@@ -6,8 +6,9 @@
 //   so they all end within about one file of each other however the machine's load shifts.
 // - `GLASSBOX_TEST_SHARD=i/n`: a fixed i-th of n shards (reproducible on its own, for bisecting).
 // `GLASSBOX_TEST_FILTER=substring` narrows the files.
-// Browser tests (test/browser) and the fault suite (test/faults) have their own scripts:
-// `npm run test:browser`, `npm run test:faults`.
+// Browser tests (test/browser), the fault suite (test/faults) and the global install (test/install,
+// which needs the npm registry) have their own scripts: `npm run test:browser`, `npm run
+// test:faults`, `npm run test:install`.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
@@ -19,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const filter = process.env.GLASSBOX_TEST_FILTER ?? '';
-const skipDirs = new Set(['browser', 'faults', 'fixtures', 'helpers']);
+const skipDirs = new Set(['browser', 'faults', 'fixtures', 'helpers', 'install']);
 
 /**
  * How long each file took when last measured (`node scripts/run-tests.js --record-durations`), in

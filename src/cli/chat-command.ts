@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { SANDBOX_MODES } from '../workspace/index.js';
 import type { ExecCliOptions } from './exec-command.js';
 import { openModel } from './open-model.js';
+import { configKeyWarnings } from './config-key-warnings.js';
 import { sandboxNotice, sandboxState } from './sandbox-notice.js';
 import { APPROVAL_POLICIES, resolveTurnConfig, turnRunnerSettings } from './run-config.js';
 import { envValue } from './cli-env.js';
@@ -36,7 +37,9 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
       done();
     },
   });
+  const configWarnings = configKeyWarnings(config.home, config.root);
   const model = await openModel(config, { stderr: collect });
+  notices.push(...(await configWarnings).map((warning) => `warning: ${warning}`));
   const sandbox = await sandboxState(config.sandbox);
   const notice = sandboxNotice(sandbox);
   if (notice !== null) notices.push(notice);

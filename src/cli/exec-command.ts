@@ -2,14 +2,16 @@
 // --json, every run event as a JSON line); progress, warnings and errors go to stderr.
 
 import { randomUUID } from 'node:crypto';
-import { ApprovalRegistry, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
+import { ApprovalRegistry, isTerminalEvent, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
 import { EXIT } from './usage-error.js';
 import { terminalJson, visibleText } from '../terminal-text/index.js';
 import { attachTerminalApprover } from './terminal-approver.js';
 import { ProgressPrinter } from './progress-printer.js';
+import { RunTally } from './run-tally.js';
 import { resolveTurnConfig, turnRunnerSettings } from './run-config.js';
 import { sandboxNotice, sandboxState } from './sandbox-notice.js';
 import { openModel } from './open-model.js';
+import { configKeyWarnings } from './config-key-warnings.js';
 import { processOutputGuard } from './output-guard.js';
 import { resolveRoot } from '../workspace/index.js';
 
@@ -60,6 +62,7 @@ function startGitSnapshot(root: string, home: string): Promise<string> | undefin
 }
 
 export async function execCommand(prompt: string, options: ExecCliOptions): Promise<number> {
+  const tally = new RunTally();
   if (prompt.trim() === '') {
     process.stderr.write('glassbox: the prompt is empty; say what the agent should do\n');
     return EXIT.usage;
@@ -75,7 +78,9 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');
   const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
 
+  const configWarnings = configKeyWarnings(config.home, config.root);
   const model = await openModel(config, { stderr: process.stderr, intro: options.demoIntro === true });
+  for (const warning of await configWarnings) process.stderr.write(`glassbox: warning: ${warning}\n`);
   const notice = sandboxNotice(await sandboxState(config.sandbox));
   if (notice !== null) process.stderr.write(`glassbox: ${notice}\n`);
   const approvals = new ApprovalRegistry();
@@ -113,14 +118,24 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
 
   const printer = new ProgressPrinter();
   const onEvent = (event: RunEvent): void => {
-    if (!options.json) printer.handle(event);
+    tally.observe(event);
+    // The last line also says what a script asks of a whole run: the session, its cost, its time.
+    const totals = isTerminalEvent(event) ? tally.totals() : undefined;
+    const line = totals === undefined ? event : { ...event, ...totals };
+    if (!options.json) printer.handle(event, totals);
     // The same JSON, with the controls JSON leaves raw (C1, bidi) escaped: the reader may be a terminal.
-    else if (!outputs.stdoutClosed) process.stdout.write(`${terminalJson(event)}\n`);
+    else if (!outputs.stdoutClosed) process.stdout.write(`${terminalJson(line)}\n`);
   };
 
   try {
     const { runTurn, openRunner } = await runnerModule;
     const runner = await openRunner(turnRunnerSettings(config, model.gateway, telemetry));
+    // The model's price with config.json's overrides, as the turn resolves it (a bad setting fails the turn itself).
+    const pricing = await runner.compaction().then(
+      (resolved) => resolved.modelEntry.pricing,
+      () => undefined,
+    );
+    if (pricing !== undefined) tally.setPricing(pricing);
     const result = await runTurn(runner, {
       prompt,
       resume: options.resume ?? null,

@@ -29,7 +29,7 @@ export function buildProgram(): Command {
     program
       .command('exec')
       .description('run the agent on a prompt and print its final answer (progress on stderr)')
-      .argument('<prompt...>', 'what the agent should do'),
+      .argument('[prompt...]', 'what the agent should do; "-" or none reads it from stdin, which is otherwise added as context'),
   )
     .option('--json', 'print run events as JSON lines on stdout instead of the answer')
     .option('--resume <sessionId|last>', 'continue an existing session')
@@ -45,8 +45,9 @@ export function buildProgram(): Command {
       // The sandbox probe (one bwrap run, needed by the environment block's `git status` before the
       // first request) runs while the command's code loads.
       import('../sandbox/index.js').then(({ detectSandbox }) => detectSandbox()).catch(() => {});
-      const { execCommand } = await import('./exec-command.js');
-      process.exitCode = await execCommand(promptWords.join(' '), options);
+      const [{ execCommand }, { readExecPrompt }] = await Promise.all([import('./exec-command.js'), import('./read-exec-prompt.js')]);
+      const prompt = await readExecPrompt({ words: promptWords, stdin: process.stdin, stderr: process.stderr });
+      process.exitCode = await execCommand(prompt, options);
     });
 
   registerSessionCommands(program, { resolveHome: (option) => resolveHome(option), glassboxVersion: glassboxVersion() });

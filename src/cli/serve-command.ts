@@ -135,6 +135,8 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     compactAt: options.compactAt,
     config: await readCompactionConfig(config.home),
   });
+  const { configKeyWarnings } = await import('./config-key-warnings.js');
+  for (const warning of await configKeyWarnings(config.home, config.root)) io.stderr.write(`glassbox: warning: ${warning}\n`);
   const { openModel } = await import('./open-model.js');
   const { createGateway, dialectOf, modelSettingsOf, sameProvider } = await import('../model/index.js');
   const model = await openModel(config, { stderr: io.stderr });

@@ -33,6 +33,8 @@ export {
   itemText,
   itemsSinceUsage,
   loadO200kTokenizer,
+  boundedRuns,
+  MAX_RUN_CHARS,
   type ContextCount,
   type ContextView,
   type CountOptions,

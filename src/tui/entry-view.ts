@@ -28,10 +28,15 @@ function toolMark(entry: Extract<Entry, { kind: 'tool' }>, theme: Theme): string
   return theme.tone('accent', mark);
 }
 
-/** The first line of a failed call's output: usually the error message the model also saw. */
-function errorLine(output: string): string {
-  const first = output.split('\n').find((line) => line.trim() !== '') ?? '';
-  return oneLine(first, 160);
+/**
+ * What a failed call says under its line: a failed command's last lines of output (where it says
+ * why), else the first line of the output, usually the error message the model also saw.
+ */
+function errorLines(entry: Extract<Entry, { kind: 'tool' }>): string[] {
+  if (entry.status !== 'error' || !entry.output) return [];
+  if (entry.failure) return entry.failure.tail.map((line) => oneLine(line, 160));
+  const first = entry.output.split('\n').find((line) => line.trim() !== '') ?? '';
+  return [oneLine(first, 160)];
 }
 
 export interface EntryViewProps {
@@ -77,12 +82,16 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
     }
     case 'tool': {
       // The name is the model's: a made-up tool name is shown, not obeyed.
-      const head = `${toolMark(entry, theme)} ${theme.bold(oneLine(entry.name, 80))} ${oneLine(entry.summary)}`;
-      const status = theme.dim(toolStatusText(entry));
+      const name = oneLine(entry.name, 80);
+      const statusText = toolStatusText(entry);
+      // The summary gives way to the status: a long command must not push `exit 1` off the line.
+      const room = width - [...name].length - statusText.length - 6;
+      const head = `${toolMark(entry, theme)} ${theme.bold(name)} ${oneLine(entry.summary, Math.max(12, room))}`;
+      const status = entry.failure ? theme.tone('error', statusText) : theme.dim(statusText);
       const lines = [h(Text, { key: 'head', wrap: 'truncate-end' }, `${head} ${theme.dim('·')} ${status}`)];
       if (entry.note) lines.push(h(Text, { key: 'note', wrap: 'truncate-end' }, theme.dim(`  └ ${oneLine(entry.note)}`)));
-      if (entry.status === 'error' && entry.output)
-        lines.push(h(Text, { key: 'err', wrap: 'truncate-end' }, theme.tone('error', `  └ ${errorLine(entry.output)}`)));
+      for (const [index, line] of errorLines(entry).entries())
+        lines.push(h(Text, { key: `err${index}`, wrap: 'truncate-end' }, theme.tone('error', `  ${index === 0 ? '└' : ' '} ${line}`)));
       return h(Box, { flexDirection: 'column' }, ...lines);
     }
     case 'notice': {
@@ -110,7 +119,7 @@ export function entryRows(entry: Entry, width: number): number {
     case 'reasoning':
       return entry.text.trim() === '' ? 0 : 1;
     case 'tool':
-      return 1 + (entry.note ? 1 : 0) + (entry.status === 'error' && entry.output ? 1 : 0);
+      return 1 + (entry.note ? 1 : 0) + errorLines(entry).length;
     case 'notice':
       return textRows(visibleText(entry.text), width);
     case 'block':

@@ -17,6 +17,7 @@ import {
   type TranscriptEntry,
   type TranscriptTurn,
 } from '../views/index.js';
+import { shellEnding, shellFailed, shellOutcome, shellOutputTail } from '../views/index.js';
 import { formatDuration } from './format-duration.js';
 
 export type ToolStatus = 'pending' | 'approval' | 'running' | 'ok' | 'error' | 'denied' | 'cancelled';
@@ -41,6 +42,8 @@ export type Entry =
       output: string;
       /** Why it was denied, or the approver's note. */
       note: string | null;
+      /** A shell command that did not exit 0: how it ended (`exit 1`) and its last lines of output. */
+      failure?: { ending: string; tail: string[] };
     })
   | (Keyed & { kind: 'notice'; tone: NoticeTone; text: string })
   /** Preformatted text (command output, diffs, help), already styled and made safe. */
@@ -139,17 +142,21 @@ const toolLines = new WeakMap<ToolCallState, NewEntry>();
 function toolEntry(call: ToolCallState, key: string): NewEntry {
   const known = toolLines.get(call);
   if (known !== undefined && known.key === key) return known;
+  // The shell tool reports a non-zero exit as a normal result for the model; a person sees a failure.
+  const shell = call.status === 'succeeded' ? shellOutcome(call.name, call.output ?? '') : null;
+  const failure = shell !== null && shellFailed(shell) ? { ending: shellEnding(shell), tail: shellOutputTail(shell) } : undefined;
   const entry: NewEntry = {
     kind: 'tool',
     key,
     callId: call.callId,
     name: call.name,
     summary: oneLine(callSubject(call.name, call.arguments), 200),
-    status: TOOL_STATUS[call.status],
+    status: failure ? 'error' : TOOL_STATUS[call.status],
     started: call.started,
     durationMs: call.durationMs,
     output: call.output ?? '',
     note: toolNote(call),
+    ...(failure ? { failure } : {}),
   };
   toolLines.set(call, entry);
   return entry;
@@ -287,7 +294,7 @@ export function toolStatusText(entry: Extract<Entry, { kind: 'tool' }>): string 
     case 'ok':
       return `done${duration}`;
     case 'error':
-      return `failed${duration}`;
+      return `${entry.failure?.ending ?? 'failed'}${duration}`;
     case 'denied':
       return 'denied';
     case 'cancelled':

@@ -35,3 +35,11 @@ export type {
 } from './transcript-types.js';
 export { projectRelative } from './change-rows.js';
 export { requestedChange } from './requested-change.js';
+export {
+  SHELL_FIELD_SEPARATOR,
+  shellEnding,
+  shellFailed,
+  shellOutcome,
+  shellOutputTail,
+  type ShellOutcome,
+} from './shell-outcome.js';

@@ -3,8 +3,7 @@
 // from live events alike, for the web and the terminal.
 
 import type { RunEvent } from '../agent/index.js';
-
-import type { ApprovalDecisionKind, PermissionDecisionKind, UsageStage } from '../../protocol/index.js';
+import type { ApprovalDecisionKind, PermissionDecisionKind, UsageStage } from '../protocol/index.js';
 
 export type ToolCallStatus = 'requested' | 'awaiting_approval' | 'running' | 'succeeded' | 'failed' | 'denied' | 'cancelled';
 

@@ -241,7 +241,8 @@ describe('glassbox exec', { concurrency: true }, () => {
         [['exec', '-C', '/definitely/not/here', 'hi'], /does not exist/],
         [['exec', '--sandbox', 'open', 'hi'], /unknown sandbox mode/],
         [['exec', '   '], /prompt is empty/],
-        [['exec'], /missing required argument/],
+        // No words and an empty stdin (/dev/null): nothing to send.
+        [['exec'], /no prompt: stdin was empty/],
       ];
       // One process each (the exit code is the point), all at once.
       const results = await Promise.all(cases.map(([args]) => runCli(args, cliEnv({ OPENAI_API_KEY: 'x' }))));

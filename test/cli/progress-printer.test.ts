@@ -55,3 +55,33 @@ test('no control character from a tool name, warning or error reaches the termin
     assert.match(text, /upstream said \\e\]52/);
   }
 });
+
+test('a shell command that exited non-zero is printed as failed, in red on a terminal, with its last lines', () => {
+  const events: RunEvent[] = [
+    {
+      type: 'tool_finished',
+      callId: 'c1',
+      name: 'shell',
+      isError: false,
+      output: 'exit_code: 1, duration: 0.1s, sandbox: none\nstep 1\nstep 2\nnpm ERR! missing script: tset\n',
+      durationMs: 120,
+    },
+    {
+      type: 'tool_finished',
+      callId: 'c2',
+      name: 'shell',
+      isError: false,
+      output: 'exit_code: 0, duration: 0.1s, sandbox: none\nok\n',
+      durationMs: 5,
+    },
+  ];
+  assert.equal(
+    printed(events, false),
+    '  ✗ shell exit 1 (120 ms)\n    │ step 1\n    │ step 2\n    │ npm ERR! missing script: tset\n  ✓ shell (5 ms)\n',
+  );
+  // NO_COLOR in the environment of the test run turns colour off, as it should.
+  if (process.env.NO_COLOR) return;
+  const coloured = printed(events, true);
+  assert.match(coloured, /\u001b\[31m {2}✗ shell exit 1 \(120 ms\)\u001b\[39m\n/);
+  assert.match(coloured, /\u001b\[31m {4}│ npm ERR! missing script: tset\u001b\[39m\n/);
+});

@@ -4,6 +4,9 @@ import { systemMessage, userMessage, type ResponseItem } from '../../src/agent/i
 import {
   ITEM_OVERHEAD_TOKENS,
   TokenCounter,
+  boundedRuns,
+  loadO200kTokenizer,
+  MAX_RUN_CHARS,
   cheapTokenEstimate,
   countContext,
   itemsSinceUsage,
@@ -154,5 +157,32 @@ describe('Counting', () => {
     const precise = await counter.precise(items);
     assert.ok(counter.tokenizerLoaded);
     assert.ok(precise > ITEM_OVERHEAD_TOKENS && precise < 20, String(precise));
+  });
+});
+
+describe('long runs of non-blank text', () => {
+  test('reach the encoder in pieces of at most MAX_RUN_CHARS (BPE is quadratic in a pre-token), the rest unchanged', () => {
+    const seen: string[] = [];
+    const count = boundedRuns((text) => {
+      seen.push(text);
+      return text.length;
+    });
+    const long = 'x'.repeat(MAX_RUN_CHARS * 3 + 7);
+    const text = `before ${long} after ${'y'.repeat(MAX_RUN_CHARS)} end`;
+    assert.equal(count(text), text.length, 'every character counted once');
+    const longest = Math.max(...seen.flatMap((piece) => (piece.match(/\S+/g) ?? []).map((run) => run.length)));
+    assert.ok(longest <= MAX_RUN_CHARS, `a run of ${longest} characters reached the encoder`);
+    seen.length = 0;
+    assert.equal(count('short words only'), 16);
+    assert.deepEqual(seen, ['short words only'], 'text without long runs goes whole');
+  });
+
+  test('the real o200k counts of a megabyte of one letter and of its pieces agree closely', async () => {
+    const count = await loadO200kTokenizer();
+    const blob = 'a'.repeat(1_000_000);
+    const tokens = count(blob);
+    // o200k packs runs of one letter into tokens of a few characters; the pieces' joins add at most one each.
+    assert.ok(tokens > 1_000_000 / 64 && tokens < 1_000_000 / 2, `${tokens} tokens`);
+    assert.equal(count('hello world'), 2);
   });
 });

@@ -22,8 +22,24 @@ export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export function startCli(args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [ENTRY, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * What the child's stdin is besides /dev/null (the default): text or bytes piped in and closed,
+ * or 'open-pipe', a pipe the test writes to and ends itself (`child.stdin`).
+ */
+export type CliStdin = 'open-pipe' | string | Buffer;
+
+export function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd = REPO_ROOT,
+  stdin?: CliStdin,
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [ENTRY, ...args], { env, cwd, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (stdin !== undefined && stdin !== 'open-pipe') {
+    // The child may stop reading early (over a size limit): its EPIPE is part of the test, not a failure.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(stdin);
+  }
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -35,8 +51,8 @@ export function startCli(args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT
   return { child, done };
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<CliResult> {
-  return startCli(args, env, cwd).done;
+export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string, stdin?: CliStdin): Promise<CliResult> {
+  return startCli(args, env, cwd, stdin).done;
 }
 
 export function jsonLines(stdout: string): Array<Record<string, unknown>> {

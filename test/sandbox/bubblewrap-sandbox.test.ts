@@ -274,7 +274,8 @@ describe('bubblewrap sandbox', { skip }, () => {
           },
           timeoutMs: 60_000,
         });
-        assert.match(result.output.text, /# pass 1\n/, result.output.text);
+        // `node --test` reports with TAP when not on a terminal up to Node 22, with its spec reporter from 23 on.
+        assert.match(result.output.text, /(# |ℹ )pass 1\n/, result.output.text);
         assert.match(result.output.text, /npm=0\n/);
         assert.doesNotMatch(result.output.text, /notes\.txt/, 'the rest of the home directory is not shown');
         assert.match(result.output.text, /home-read-only/);

@@ -17,6 +17,7 @@ import {
   type SandboxSettings,
 } from '../../sandbox/index.js';
 import { executionPolicy } from '../tool-session-state.js';
+import { SHELL_FIELD_SEPARATOR } from '../../views/index.js';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -107,7 +108,7 @@ function formatResult(result: CommandResult, timeoutMs: number): string {
     result.sandbox === null ? 'sandbox: none' : `sandbox: ${result.sandbox.mode} (network ${result.sandbox.network ? 'on' : 'off'})`,
   );
   const output = result.output.text === '' ? '(no output)' : result.output.text;
-  return `${parts.join(', ')}\n${output}${gitMetadataNotice(result)}`;
+  return `${parts.join(SHELL_FIELD_SEPARATOR)}\n${output}${gitMetadataNotice(result)}`;
 }
 
 /** Said to the model (and shown to the user with the output) when the command planted git metadata. */
