@@ -300,7 +300,7 @@ export class PgSessionStore implements SessionStore {
   // -------------------------------------------------------------------------------------------
 
   private newOwner(): PgLease {
-    return { token: randomUUID(), pid: process.pid, host: hostname(), startedAt: this.now().toISOString() };
+    return { token: randomUUID(), pid: process.pid, host: hostname() };
   }
 
   private source(sessionId: string): string {

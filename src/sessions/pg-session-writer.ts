@@ -10,7 +10,6 @@ export interface PgLease {
   token: string;
   pid: number;
   host: string;
-  startedAt: string;
 }
 
 /**
@@ -34,14 +33,17 @@ export class PgSessionWriter extends SerialSessionWriter {
     // Renewing at a third of the lease leaves two missed renewals (a slow query, a GC pause) before
     // it expires. A failed renewal is not fatal here: if the lease really lapsed and was taken,
     // the next append is refused by the database, which is what keeps the session whole.
-    this.heartbeat = setInterval(() => {
-      void this.pool
-        .query(
-          "UPDATE glassbox_session_leases SET expires_at = clock_timestamp() + $3 * interval '1 millisecond' WHERE session_id = $1 AND owner = $2",
-          [sessionId, lease.token, leaseMs],
-        )
-        .catch(() => undefined);
-    }, Math.max(1, Math.floor(leaseMs / 3)));
+    this.heartbeat = setInterval(
+      () => {
+        void this.pool
+          .query(
+            "UPDATE glassbox_session_leases SET expires_at = clock_timestamp() + $3 * interval '1 millisecond' WHERE session_id = $1 AND owner = $2",
+            [sessionId, lease.token, leaseMs],
+          )
+          .catch(() => undefined);
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
     this.heartbeat.unref();
   }
 

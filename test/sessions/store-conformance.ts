@@ -69,7 +69,9 @@ export async function storeConformance(t: TestContext, make: MakeStore): Promise
     assert.deepEqual(problems, []);
     const order = records
       .slice(1)
-      .map((record) => (record.type === 'response_item' && record.item.type === 'message' ? Number(record.item.content.split(' ')[0]) : -1));
+      .map((record) =>
+        record.type === 'response_item' && record.item.type === 'message' ? Number(record.item.content.split(' ')[0]) : -1,
+      );
     assert.deepEqual(
       order,
       Array.from({ length: 100 }, (_, index) => index),
