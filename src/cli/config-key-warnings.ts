@@ -9,7 +9,7 @@ import { visibleText } from '../terminal-text/index.js';
 import { readProjectFile } from '../workspace/index.js';
 
 /** Every top-level key of `<home>/config.json` some part of Glassbox reads (docs: README, Configuration). */
-export const USER_CONFIG_KEYS: readonly string[] = ['models', 'compaction', 'mcpServers', 'projectMcpServers', 'sandbox'];
+export const USER_CONFIG_KEYS: readonly string[] = ['models', 'compaction', 'mcpServers', 'projectMcpServers', 'sandbox', 'database'];
 
 /** A project's `.glassbox/config.json` may only add MCP servers (docs/permissions.md). */
 export const PROJECT_CONFIG_KEYS: readonly string[] = ['mcpServers'];
