@@ -58,6 +58,16 @@ export async function startPgCluster(t: TestContext): Promise<PgCluster | null> 
     t.skip(why);
     return null;
   }
+  const cluster = await launchPgCluster(binDir, (stop) => t.after(stop));
+  return cluster;
+}
+
+/** The bench's way in: a cluster, or null without PostgreSQL; the caller stops it. */
+export async function launchPgCluster(
+  binDir: string | null = findBinDir(),
+  onStarting: (stop: () => Promise<void>) => void = () => {},
+): Promise<PgCluster | null> {
+  if (binDir === null) return null;
   const asRoot = process.getuid?.() === 0;
   const dir = await mkdtemp(join(tmpdir(), 'gb-pg-'));
   const data = join(dir, 'data');
@@ -81,7 +91,7 @@ export async function startPgCluster(t: TestContext): Promise<PgCluster | null> 
     }
     await cleanup();
   };
-  t.after(stop);
+  onStarting(stop);
   await exec('initdb', ['-D', data, '-A', 'trust', '-U', 'glassbox', '-E', 'UTF8', '--no-locale', '--no-sync']);
   // No TCP (listen_addresses empty), the socket in our own dir, fsync off: a test cluster.
   await exec('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', `-c listen_addresses= -k ${dir} -F`, 'start']);
