@@ -1,4 +1,4 @@
-// The PostgreSQL schema of the session store, as numbered migrations. `migratePgSchema` applies the
+// The PostgreSQL schema of Glassbox (sessions, and runs for runner/'s queue), as numbered migrations. `migratePgSchema` applies the
 // missing ones in one transaction under an advisory lock, so several processes that start at once
 // against one database migrate it exactly once, and a database migrated by a newer glassbox is
 // refused instead of written in a shape this one does not know.
@@ -55,6 +55,23 @@ const MIGRATIONS: readonly string[] = [
       SELECT p_session, first_line + ordinality - 1, body FROM unnest(p_bodies) WITH ORDINALITY AS t(body, ordinality);
     RETURN first_line;
   END $$;
+  `,
+  // 2: runs waiting for a worker, and the lease of the worker working one (runner/'s PgRunQueue).
+  `
+  CREATE TABLE glassbox_runs (
+    run_id text PRIMARY KEY,
+    payload jsonb NOT NULL,
+    state text NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
+    worker_id text,
+    worker_host text,
+    worker_pid integer,
+    lease_expires_at timestamptz,
+    attempts integer NOT NULL DEFAULT 0,
+    result jsonb,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+  );
+  CREATE INDEX glassbox_runs_open ON glassbox_runs (created_at) WHERE state IN ('queued', 'running');
   `,
 ];
 
