@@ -210,7 +210,7 @@ export class PgSessionStore implements SessionStore {
     this.checkId(sessionId);
     const startLine = options.cursor ? Number(options.cursor) : 1;
     const lineCount = await this.lineCount(sessionId);
-    if (!/^\d+$/.test(options.cursor ?? '1') || !Number.isSafeInteger(startLine) || startLine < 1 || startLine > lineCount + 1) {
+    if (!/^\d+$/.test(options.cursor || '1') || !Number.isSafeInteger(startLine) || startLine < 1 || startLine > lineCount + 1) {
       throw new SessionError('SESSION_INVALID_ARGUMENT', `invalid record page cursor: ${options.cursor}`, { exitCode: 2 });
     }
     const entries: RecordPage['entries'] = [];

@@ -12,6 +12,7 @@ import { startFakeProvider } from '../../src/testing/index.js';
 import { startPgCluster } from '../helpers/pg-cluster.js';
 import { cliEnv, runCli, startCli } from '../helpers/run-cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { eventsOf, readFrames } from '../server/server-harness.js';
 
 test('--database-url', async (t) => {
   const cluster = await startPgCluster(t);
@@ -76,25 +77,59 @@ test('--database-url', async (t) => {
     }
   });
 
-  await t.test('serve says where sessions are, by host and database only', async (sub) => {
+  await t.test('two servers on one database: a run through one is a session the other serves', async (sub) => {
     const url = await cluster.newDatabase();
     const base = await makeTempDir();
-    const { child, done } = startCli(
-      ['serve', '--port', '0', '-C', base],
-      cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: join(base, 'home'), GLASSBOX_DATABASE_URL: url }),
-    );
-    sub.after(() => child.kill('SIGKILL'));
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('Ctrl-C to stop')) resolve();
+    const provider = await startFakeProvider({ script: [{ text: 'Answer from server A.' }] });
+    sub.after(() => provider.close());
+    const token = 'team-token-for-the-test-000001';
+    const start = (name: string) => {
+      const { child, done } = startCli(
+        ['serve', '--port', '0', '--base-url', provider.baseURL, '-C', base, '--home', join(base, `home-${name}`)],
+        cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_TOKEN: token, GLASSBOX_DATABASE_URL: url }),
+      );
+      sub.after(() => child.kill('SIGKILL'));
+      let stdout = '';
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const ready = new Promise<string>((resolve, reject) => {
+        child.stdout!.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (stdout.includes('\n') && stderr.includes('Ctrl-C to stop')) resolve(new URL(stdout.trim()).origin);
+        });
+        child.stderr!.on('data', () => {
+          if (stdout.includes('\n') && stderr.includes('Ctrl-C to stop')) resolve(new URL(stdout.trim()).origin);
+        });
+        void done.then((result) => reject(new Error(`serve ${name} exited: ${result.stderr}`)));
       });
-      void done.then((result) => reject(new Error(`serve exited: ${result.stderr}`)));
-    });
-    assert.match(stderr, /sessions in postgres:\/\/\/test_\d+\)/);
-    assert.ok(!stderr.includes(url));
-    child.kill('SIGTERM');
-    assert.equal((await done).code, 0);
+      return { child, done, ready, stderr: () => stderr };
+    };
+    const [a, b] = [start('a'), start('b')];
+    const [originA, originB] = await Promise.all([a.ready, b.ready]);
+    for (const server of [a, b]) {
+      assert.match(server.stderr(), /sessions in postgres:\/\/\/test_\d+\)/);
+      assert.ok(!server.stderr().includes(url));
+    }
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const run = await fetch(`${originA}/api/runs`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'shared prompt' }) });
+    const events = eventsOf(await readFrames(run));
+    assert.equal(events.at(-1)!.event.answer, 'Answer from server A.');
+
+    const listed = (await (await fetch(`${originB}/api/sessions`, { headers })).json()) as {
+      sessions: { sessionId: string; title: string }[];
+    };
+    assert.deepEqual(
+      listed.sessions.map((summary) => summary.title),
+      ['shared prompt'],
+    );
+    const exported = await (await fetch(`${originB}/api/sessions/${listed.sessions[0]!.sessionId}/export`, { headers })).text();
+    assert.match(exported, /"content":"Answer from server A\."/);
+
+    a.child.kill('SIGTERM');
+    b.child.kill('SIGTERM');
+    assert.deepEqual(
+      (await Promise.all([a.done, b.done])).map((result) => result.code),
+      [0, 0],
+    );
   });
 });
