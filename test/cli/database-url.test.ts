@@ -60,6 +60,21 @@ test('--database-url', async (t) => {
     assert.equal(sessions.length, 1);
     assert.equal(sessions[0]!.turns, 2);
     assert.equal(sessions[0]!.title, 'look around');
+
+    // `sessions`, `sessions show` and `fork` read the same database.
+    const listed = await runCli(['sessions', '--json'], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { sessionId: string }[]).map((summary) => summary.sessionId),
+      [sessions[0]!.sessionId],
+    );
+    const shown = await runCli(['sessions', 'show', 'last'], env);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /second answer/);
+    const forked = await runCli(['fork', 'last', '--at-turn', '1'], env);
+    assert.equal(forked.code, 0, forked.stderr);
+    const forkId = forked.stdout.trim();
+    assert.equal((await store.list()).sessions.find((summary) => summary.sessionId === forkId)?.turns, 1);
   });
 
   await t.test('an unreachable database is exit 2 with the reason, never the password', async () => {
