@@ -2,11 +2,14 @@
 // file store in the same run, on a throwaway local cluster (unix socket). Two ways of appending:
 // one record at a time, each awaited (a round's records as the loop commits them), and 50 at once
 // (the writer batches appends made while a write is in flight into one round trip). Each ends with
-// `sync`, which makes the records durable in both stores. No PostgreSQL installed: no rows.
+// `sync`, which makes the records durable in both stores. And the run queue's dispatch latency:
+// enqueue on one connection until a worker waiting on another (LISTEN) has claimed the run; no
+// in-run baseline exists for that, so it is reported as is. No PostgreSQL installed: no rows.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PgRunQueue } from '../../src/runner/index.js';
 import { JsonlSessionStore, PgSessionStore, type NewSessionRecord, type SessionStore } from '../../src/sessions/index.js';
 import { launchPgCluster } from '../../test/helpers/pg-cluster.js';
 import { median, withRatio, type BenchRow } from '../bench-table.js';
@@ -34,6 +37,31 @@ async function appendRate(store: SessionStore, batch: number): Promise<number> {
   const seconds = (performance.now() - started) / 1000;
   await writer.close();
   return RECORDS / seconds;
+}
+
+async function dispatchLatency(url: string): Promise<BenchRow> {
+  const [server, worker] = await Promise.all([PgRunQueue.open(url), PgRunQueue.open(url)]);
+  try {
+    await worker.listen();
+    const samples: number[] = [];
+    for (let index = 0; index < (quick ? 10 : 40); index += 1) {
+      const started = performance.now();
+      const woken = worker.waitForWork(60_000);
+      await server.enqueue({ prompt: `run ${index}` });
+      await woken;
+      const run = await worker.claim();
+      samples.push(performance.now() - started);
+      await run?.finish('succeeded');
+    }
+    return withRatio({
+      group: 'sessions in PostgreSQL',
+      name: 'run dispatch: enqueue until a waiting worker has claimed it (NOTIFY), p50',
+      value: Number(median(samples).toFixed(2)),
+      unit: 'ms',
+    });
+  } finally {
+    await Promise.all([server.close(), worker.close()]);
+  }
 }
 
 export async function run(): Promise<BenchRow[]> {
@@ -72,6 +100,7 @@ export async function run(): Promise<BenchRow[]> {
           }),
         );
       }
+      rows.push(await dispatchLatency(await cluster.newDatabase()));
       return rows;
     } finally {
       await database.close();
