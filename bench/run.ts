@@ -18,6 +18,7 @@ const cases: BenchCase[] = [
   { name: 'loop', run: async () => (await import('./cases/loop-overhead.js')).run() },
   { name: 'tools', run: async () => (await import('./cases/tool-rounds.js')).run() },
   { name: 'sessions', run: async () => (await import('./cases/sessions.js')).run() },
+  { name: 'session-database', run: async () => (await import('./cases/session-database.js')).run() },
   { name: 'extensions', run: async () => (await import('./cases/extensions.js')).run() },
   { name: 'context', run: async () => (await import('./cases/context-economy.js')).run() },
   { name: 'cache', run: async () => (await import('./cases/prompt-cache.js')).run() },

@@ -28,6 +28,9 @@ const EXTERNAL = [
   '@opentelemetry/*',
   'gpt-tokenizer',
   'gpt-tokenizer/*',
+  // node-postgres: only for a team server's --database-url; it also names an optional native module.
+  'pg',
+  'pg-native',
 ];
 
 // Sources find their data files (tool descriptions, prompts, package.json, the web root) with

@@ -11,12 +11,14 @@ import { readProjectFile } from '../workspace/index.js';
 /** Every top-level key of `<home>/config.json` some part of Glassbox reads (docs: README, Configuration). */
 export const USER_CONFIG_KEYS: readonly string[] = [
   'models',
+  'modelSettings',
   'compaction',
   'mcpServers',
   'projectMcpServers',
   'sandbox',
   'permissions',
   'projectPermissionRules',
+  'database',
 ];
 
 /** A project's `.glassbox/config.json` may only add MCP servers and permission rules (docs/permissions.md). */

@@ -15,10 +15,12 @@ import { sandboxNotice, sandboxState } from './sandbox-notice.js';
 import { openModel } from './open-model.js';
 import { configKeyWarnings } from './config-key-warnings.js';
 import { processOutputGuard } from './output-guard.js';
+import { forgetDatabaseUrlVariable, openSessionStore, resolveDatabaseUrl, type OpenedSessionStore } from './session-store-option.js';
 import { resolveRoot } from '../workspace/index.js';
 
 export interface ExecCliOptions {
   model?: string;
+  databaseUrl?: string;
   baseUrl?: string;
   wireApi?: string;
   cd?: string;
@@ -70,6 +72,9 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     return EXIT.usage;
   }
   const config = resolveTurnConfig(options);
+  // Read once and out of the environment before the first child (the git snapshot) starts.
+  const databaseUrl = resolveDatabaseUrl(options.databaseUrl, config.home);
+  forgetDatabaseUrlVariable();
   // Started now, so that compiling the runner's code overlaps the checks and opening the model.
   const runnerModule = import('../runner/index.js');
   runnerModule.catch(() => {});
@@ -135,9 +140,11 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     else if (!outputs.stdoutClosed) process.stdout.write(`${terminalJson(line)}\n`);
   };
 
+  let sessions: OpenedSessionStore | null = null;
   try {
+    sessions = await openSessionStore(databaseUrl);
     const { runTurn, openRunner } = await runnerModule;
-    const runner = await openRunner(turnRunnerSettings(config, model.gateway, telemetry));
+    const runner = await openRunner({ ...turnRunnerSettings(config, model.gateway, telemetry), store: sessions.store });
     // The model's price with config.json's overrides, as the turn resolves it (a bad setting fails the turn itself).
     const pricing = await runner.compaction().then(
       (resolved) => resolved.modelEntry.pricing,
@@ -186,5 +193,6 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     process.off('SIGTERM', onSigterm);
     detachApprover();
     await model.close();
+    await sessions?.close();
   }
 }

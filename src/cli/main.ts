@@ -16,6 +16,7 @@ import { registerChatCommands } from './chat-registration.js';
 import { addModelOptions } from './model-options.js';
 import { resolveHome } from './glassbox-home.js';
 import { processOutputGuard } from './output-guard.js';
+import { databaseUrlOption } from './session-store-option.js';
 import { cliEnvVars, envValue, unsetBlankEnv } from './cli-env.js';
 import type { ExecCliOptions } from './exec-command.js';
 
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
     .option('--network', 'allow network access inside the sandbox')
     .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of the run over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--trace-content', 'attach prompts, answers, tool arguments and results to the trace')
+    .addOption(databaseUrlOption())
     .addOption(new Option('--demo-intro').hideHelp())
     .action(async (promptWords: string[], options: ExecCliOptions) => {
       // The sandbox probe (one bwrap run, needed by the environment block's `git status` before the

@@ -9,8 +9,10 @@ import type { ModelGateway, WireApi } from '../model/index.js';
 import { addModelOptions } from './model-options.js';
 import type { ModelOptionValues } from './run-config.js';
 import { EXIT, UsageError } from './usage-error.js';
+import { databaseUrlOption, forgetDatabaseUrlVariable, openSessionStore, resolveDatabaseUrl } from './session-store-option.js';
 
 export interface ServeCliOptions extends ModelOptionValues {
+  databaseUrl?: string;
   port?: string;
   host?: string;
   open?: boolean;
@@ -52,6 +54,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--token-budget <n>', 'stop each run once it has used N tokens')
     .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of every run over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
+    .addOption(databaseUrlOption())
     .action(async (options: ServeCliOptions) => {
       process.exitCode = await serveCommand(options, { stdout: process.stdout, stderr: process.stderr });
     });
@@ -109,6 +112,9 @@ async function openBrowser(url: string): Promise<void> {
 export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promise<number> {
   const { parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } = await import('./run-config.js');
   const config = resolveCommonConfig(options);
+  // Read once and out of the environment before any child (a run's tools, the browser opener) starts.
+  const databaseUrl = resolveDatabaseUrl(options.databaseUrl, config.home);
+  forgetDatabaseUrlVariable();
   const port = parsePort(options.port);
   const host = (options.host ?? '127.0.0.1').trim();
   if (host === '') throw new UsageError('--host must not be empty');
@@ -171,8 +177,12 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   };
 
   const signal = io.stopSignal === undefined ? firstSignal() : { promise: io.stopSignal, dispose: () => {} };
+  let sessions: Awaited<ReturnType<typeof openSessionStore>> | null = null;
   try {
+    // Unreachable, or a schema newer than this glassbox: exit 2 with the reason, before listening.
+    sessions = await openSessionStore(databaseUrl);
     const server = createServer({
+      store: sessions.store,
       ...modelSettingsOf(config),
       root: config.root,
       home: config.home,
@@ -202,7 +212,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     }
     io.stdout.write(`${address.url}\n`);
     io.stderr.write(
-      `glassbox serve: workbench for ${config.root} at ${address.origin} (model ${config.model}, caps: sandbox ${caps.sandbox}, approvals ${caps.approvalPolicy}); Ctrl-C to stop\n`,
+      `glassbox serve: workbench for ${config.root} at ${address.origin} (model ${config.model}, caps: sandbox ${caps.sandbox}, approvals ${caps.approvalPolicy}${sessions.store === undefined ? '' : `, sessions in ${sessions.store.location}`}); Ctrl-C to stop\n`,
     );
     if (options.open) void openBrowser(address.url);
     await signal.promise;
@@ -212,5 +222,6 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   } finally {
     signal.dispose();
     await model.close();
+    await sessions?.close();
   }
 }

@@ -8,7 +8,8 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { escapeControls, terminalJson } from '../terminal-text/index.js';
 // Types only at the top: the store (zod schemas, the model layer) loads when a command runs, so
 // `glassbox --help` stays cheap.
-import type { AuditEvent, JsonlSessionStore, ResponseItemRecord, SessionRecord, SessionSummary } from '../sessions/index.js';
+import type { AuditEvent, ResponseItemRecord, SessionRecord, SessionStore, SessionSummary } from '../sessions/index.js';
+import { databaseUrlOption } from './session-store-option.js';
 
 export interface SessionCommandDeps {
   /** The Glassbox home; sessions live in `<home>/sessions`. `option` is the command's --home. */
@@ -173,17 +174,51 @@ export function describeRecord(record: SessionRecord): string {
 // ---------------------------------------------------------------------------------------------
 // Commands
 
-async function storeFor(deps: SessionCommandDeps, home?: string): Promise<JsonlSessionStore> {
+interface OpenStore {
+  store: SessionStore;
+  /** Where a session's lines are, for problem messages: its file, or the database's session. */
+  where(sessionId: string): string;
+  close(): Promise<void>;
+}
+
+/** The file store under <home>/sessions, or PostgreSQL with --database-url (docs/team-server.md). */
+async function storeFor(deps: SessionCommandDeps, options: { home?: string; databaseUrl?: string }): Promise<OpenStore> {
+  const home = deps.resolveHome(options.home);
+  const { forgetDatabaseUrlVariable, openSessionStore, resolveDatabaseUrl } = await import('./session-store-option.js');
+  const databaseUrl = resolveDatabaseUrl(options.databaseUrl, home);
+  forgetDatabaseUrlVariable();
+  const opened = await openSessionStore(databaseUrl);
+  if (opened.store !== undefined) {
+    const store = opened.store;
+    return { store, where: (sessionId) => `${store.location} session ${sessionId}`, close: opened.close };
+  }
   const { JsonlSessionStore: Store } = await import('../sessions/index.js');
-  return new Store(join(deps.resolveHome(home), 'sessions'));
+  const store = new Store(join(home, 'sessions'));
+  return { store, where: (sessionId) => store.sessionPath(sessionId), close: async () => {} };
+}
+
+async function withStore<T>(
+  deps: SessionCommandDeps,
+  options: { home?: string; databaseUrl?: string },
+  task: (opened: OpenStore) => Promise<T>,
+): Promise<T> {
+  const opened = await storeFor(deps, options);
+  try {
+    return await task(opened);
+  } finally {
+    await opened.close();
+  }
 }
 
 async function listSessions(
   deps: SessionCommandDeps,
   io: Output,
-  options: { json?: boolean; limit?: number; query?: string; home?: string },
+  options: { json?: boolean; limit?: number; query?: string; home?: string; databaseUrl?: string },
 ): Promise<void> {
-  const store = await storeFor(deps, options.home);
+  await withStore(deps, options, ({ store }) => printList(store, io, options));
+}
+
+async function printList(store: SessionStore, io: Output, options: { json?: boolean; limit?: number; query?: string }): Promise<void> {
   const list = await store.list({ limit: options.limit ?? DEFAULT_LIST_LIMIT, query: options.query });
   for (const problem of list.problems) {
     io.err(line(problem.sessionId === null ? `warning: ${problem.message}` : `warning: session ${problem.sessionId}: ${problem.message}`));
@@ -200,8 +235,23 @@ async function listSessions(
   if (list.nextCursor !== null) io.err(`(more sessions not shown; use --limit to see more)\n`);
 }
 
-async function showSession(deps: SessionCommandDeps, io: Output, reference: string, json: boolean, home?: string): Promise<void> {
-  const store = await storeFor(deps, home);
+async function showSession(
+  deps: SessionCommandDeps,
+  io: Output,
+  reference: string,
+  json: boolean,
+  options: { home?: string; databaseUrl?: string },
+): Promise<void> {
+  await withStore(deps, options, ({ store, where }) => printSession(store, where, io, reference, json));
+}
+
+async function printSession(
+  store: SessionStore,
+  where: (sessionId: string) => string,
+  io: Output,
+  reference: string,
+  json: boolean,
+): Promise<void> {
   const sessionId = await store.resolveId(reference);
   // Stream: a long session is printed without holding all of its records.
   let pending: string[] = [];
@@ -215,7 +265,7 @@ async function showSession(deps: SessionCommandDeps, io: Output, reference: stri
     }
   });
   if (pending.length > 0) io.out(pending.join(''));
-  const path = store.sessionPath(sessionId);
+  const path = where(sessionId);
   for (const problem of scan.problems) io.err(line(`${path}:${problem.line}: ${problem.message}`));
   if (scan.tornTail !== null) {
     io.err(line(`${path}:${scan.tornTail.line}: unfinished last line (${scan.tornTail.bytes} bytes) ignored; the next resume removes it`));
@@ -227,13 +277,14 @@ async function forkCommand(
   io: Output,
   reference: string,
   atTurn: number | undefined,
-  home?: string,
+  options: { home?: string; databaseUrl?: string },
 ): Promise<void> {
-  const store = await storeFor(deps, home);
-  const sessionId = await store.resolveId(reference);
-  const { forkSession } = await import('../sessions/index.js');
-  const forkId = await forkSession(store, sessionId, { atTurn, glassboxVersion: deps.glassboxVersion });
-  io.out(`${forkId}\n`);
+  await withStore(deps, options, async ({ store }) => {
+    const sessionId = await store.resolveId(reference);
+    const { forkSession } = await import('../sessions/index.js');
+    const forkId = await forkSession(store, sessionId, { atTurn, glassboxVersion: deps.glassboxVersion });
+    io.out(`${forkId}\n`);
+  });
 }
 
 export function registerSessionCommands(program: Command, deps: SessionCommandDeps): void {
@@ -249,7 +300,8 @@ export function registerSessionCommands(program: Command, deps: SessionCommandDe
     .option('--limit <n>', `show at most N sessions (default ${DEFAULT_LIST_LIMIT})`, parsePositiveInteger)
     .option('--query <text>', 'only sessions whose id, title, cwd or model contains this text')
     .addOption(new Option('--home <dir>', 'Glassbox home (default ~/.glassbox)').env('GLASSBOX_HOME'))
-    .action(async (options: { json?: boolean; limit?: number; query?: string; home?: string }) => {
+    .addOption(databaseUrlOption())
+    .action(async (options: { json?: boolean; limit?: number; query?: string; home?: string; databaseUrl?: string }) => {
       await listSessions(deps, io, options);
     });
 
@@ -261,8 +313,8 @@ export function registerSessionCommands(program: Command, deps: SessionCommandDe
     .action(async (reference: string, _options: unknown, command: Command) => {
       // The parent command also has --json and commander hands it the flag wherever it appears,
       // so read the merged options.
-      const { json, home } = command.optsWithGlobals<{ json?: boolean; home?: string }>();
-      await showSession(deps, io, reference, json === true, home);
+      const { json, home, databaseUrl } = command.optsWithGlobals<{ json?: boolean; home?: string; databaseUrl?: string }>();
+      await showSession(deps, io, reference, json === true, { home, databaseUrl });
     });
 
   program
@@ -271,7 +323,8 @@ export function registerSessionCommands(program: Command, deps: SessionCommandDe
     .argument('<id>', 'session id, unique prefix, or "last"')
     .option('--at-turn <n>', 'last turn to keep (default: the last turn that ended)', parseTurnNumber)
     .addOption(new Option('--home <dir>', 'Glassbox home (default ~/.glassbox)').env('GLASSBOX_HOME'))
-    .action(async (reference: string, options: { atTurn?: number; home?: string }) => {
-      await forkCommand(deps, io, reference, options.atTurn, options.home);
+    .addOption(databaseUrlOption())
+    .action(async (reference: string, options: { atTurn?: number; home?: string; databaseUrl?: string }) => {
+      await forkCommand(deps, io, reference, options.atTurn, options);
     });
 }

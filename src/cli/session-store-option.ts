@@ -1,0 +1,79 @@
+// `--database-url` / GLASSBOX_DATABASE_URL / `"database": {"url": …}` in <home>/config.json: where `serve` and
+// `exec` keep sessions when a team shares them (PostgreSQL). Unset, sessions stay JSONL files under
+// <home>/sessions, exactly as before, and `pg` is never loaded. The URL can carry a password, so it
+// is a secret: it is shown only as host and database name, never logged or traced, and it is taken
+// out of this process's environment once read, so no child (a tool, an MCP server, git) inherits it.
+
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Option } from 'commander';
+import type { SessionStore } from '../sessions/index.js';
+import { UsageError } from './usage-error.js';
+
+export const DATABASE_URL_VARIABLE = 'GLASSBOX_DATABASE_URL';
+
+export function databaseUrlOption(): Option {
+  return new Option(
+    '--database-url <url>',
+    'keep sessions in PostgreSQL (postgres://…) instead of <home>/sessions; also "database.url" in <home>/config.json',
+  ).env(DATABASE_URL_VARIABLE);
+}
+
+/** The URL from the option (commander fills it from the variable), else from config.json; undefined: the file store. */
+export function resolveDatabaseUrl(option: string | undefined, home: string): string | undefined {
+  if (option !== undefined && option.trim() !== '') return option.trim();
+  const path = join(home, 'config.json');
+  let parsed: unknown;
+  try {
+    if (!statSync(path).isFile()) return undefined;
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    // A missing file is no setting; a broken one is reported by the config's other readers.
+    return undefined;
+  }
+  const section = (parsed as { database?: unknown } | null)?.database;
+  if (section === undefined) return undefined;
+  if (typeof section !== 'object' || section === null || Array.isArray(section)) {
+    throw new UsageError(`${path}: database must be an object, e.g. {"url": "postgres://…"}`);
+  }
+  const value = (section as { url?: unknown }).url;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${path}: database.url must be a postgres:// URL`);
+  return value.trim();
+}
+
+/** Take the variable out of this process's environment: children spawned with `process.env` must not get it. */
+export function forgetDatabaseUrlVariable(env: NodeJS.ProcessEnv = process.env): void {
+  delete env[DATABASE_URL_VARIABLE];
+}
+
+/** `text` without the URL or its password, in case an error quoted either. */
+function withoutSecret(text: string, url: string): string {
+  const password = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*?:([^@/?#]+)@/i.exec(url)?.[1];
+  let result = text.split(url).join('[database url]');
+  if (password !== undefined && password.length >= 3) result = result.split(password).join('[redacted]');
+  return result;
+}
+
+export interface OpenedSessionStore {
+  /** undefined: the default JSONL store under <home>/sessions. */
+  store: SessionStore | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Open the PostgreSQL store (connecting and migrating its schema) when a URL is given. A database
+ * that cannot be reached or used is a start-up failure with exit code 2 and the reason.
+ */
+export async function openSessionStore(databaseUrl: string | undefined): Promise<OpenedSessionStore> {
+  if (databaseUrl === undefined) return { store: undefined, close: async () => {} };
+  const { describeDatabaseUrl, isSessionError, PgSessionStore } = await import('../sessions/index.js');
+  try {
+    const store = await PgSessionStore.open(databaseUrl);
+    return { store, close: () => store.close() };
+  } catch (error) {
+    const reason = withoutSecret((error as Error)?.message ?? String(error), databaseUrl);
+    if (isSessionError(error)) throw new UsageError(`session database ${describeDatabaseUrl(databaseUrl)}: ${reason}`);
+    throw new UsageError(`cannot open the session database ${describeDatabaseUrl(databaseUrl)}: ${reason}`);
+  }
+}

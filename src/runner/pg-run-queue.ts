@@ -1,0 +1,225 @@
+// Runs dispatched to worker processes through PostgreSQL: the plain lease-table pattern. Enqueue
+// inserts a row and NOTIFYs; a worker claims the oldest claimable row with `FOR UPDATE SKIP LOCKED`
+// (two workers never claim one run, and neither waits on the other), holds it under a lease it
+// renews, and finishes it. A worker that dies stops renewing, and once its lease expires the run
+// is claimable again — by any worker, which then continues it through the normal resume path.
+// Finishing is fenced by the worker id: a worker whose lease was taken over cannot finish the run.
+
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Client, Pool } from 'pg';
+import { migratePgSchema } from '../sessions/index.js';
+
+const CHANNEL = 'glassbox_runs';
+const DEFAULT_LEASE_MS = 5_000;
+
+export type QueuedRunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** A row of the queue as `list` shows it: its state and which worker holds it. */
+export interface QueuedRun {
+  runId: string;
+  payload: unknown;
+  state: QueuedRunState;
+  worker: { id: string; host: string; pid: number } | null;
+  attempts: number;
+  result: unknown;
+}
+
+export interface PgRunQueueOptions {
+  /** How long a claim lasts without renewal (default 5 s); renewed every third of it. */
+  leaseMs?: number;
+  /** Defaults to `<host>:<pid>:<random>`. */
+  workerId?: string;
+}
+
+/** A run this worker holds. Its lease is renewed until `finish` or `abandon`. */
+export interface ClaimedRun {
+  readonly runId: string;
+  readonly payload: unknown;
+  /** 1 on the first claim; more after a takeover (the run was interrupted and is continued). */
+  readonly attempt: number;
+  /** Settles the run; false when this worker no longer held it (its lease was taken over). */
+  finish(state: 'succeeded' | 'failed' | 'cancelled', result?: unknown): Promise<boolean>;
+  /** Stop renewing and give the run back at once (e.g. this worker is shutting down). */
+  abandon(): Promise<void>;
+}
+
+interface RunRow {
+  run_id: string;
+  payload: unknown;
+  state: QueuedRunState;
+  worker_id: string | null;
+  worker_host: string | null;
+  worker_pid: number | null;
+  attempts: number;
+  result: unknown;
+}
+
+export class PgRunQueue {
+  readonly workerId: string;
+  private readonly leaseMs: number;
+  private listener: Client | null = null;
+  private wake: (() => void) | null = null;
+  /** A notification that came while nobody waited: the next wait returns at once. */
+  private notified = false;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly databaseUrl: string,
+    options: PgRunQueueOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  }
+
+  static async open(databaseUrl: string, options: PgRunQueueOptions = {}): Promise<PgRunQueue> {
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, allowExitOnIdle: true });
+    pool.on('error', () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        await migratePgSchema(client);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    return new PgRunQueue(pool, databaseUrl, options);
+  }
+
+  async close(): Promise<void> {
+    this.wake?.();
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
+    await this.pool.end();
+  }
+
+  /** Queue a run and wake the waiting workers, in one statement. */
+  async enqueue(payload: unknown, runId: string = randomUUID()): Promise<string> {
+    await this.pool.query(
+      `WITH r AS (INSERT INTO glassbox_runs (run_id, payload, state) VALUES ($1, $2, 'queued') RETURNING run_id)
+       SELECT pg_notify('${CHANNEL}', run_id) FROM r`,
+      [runId, JSON.stringify(payload)],
+    );
+    return runId;
+  }
+
+  /** The oldest queued run, or a running one whose worker's lease expired; null when there is none. */
+  async claim(): Promise<ClaimedRun | null> {
+    const result = await this.pool.query<RunRow>(
+      `UPDATE glassbox_runs SET state = 'running', worker_id = $1, worker_host = $2, worker_pid = $3,
+         lease_expires_at = clock_timestamp() + $4 * interval '1 millisecond', attempts = attempts + 1, updated_at = clock_timestamp()
+       WHERE run_id = (
+         SELECT run_id FROM glassbox_runs
+         WHERE state = 'queued' OR (state = 'running' AND lease_expires_at <= clock_timestamp())
+         ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED
+       )
+       RETURNING run_id, payload, state, worker_id, worker_host, worker_pid, attempts, result`,
+      [this.workerId, hostname(), process.pid, this.leaseMs],
+    );
+    const row = result.rows[0];
+    return row === undefined ? null : this.held(row);
+  }
+
+  /**
+   * Start listening for new runs. A worker calls it before its first `claim`: a run queued between
+   * an empty claim and the LISTEN would otherwise wait for the timeout of `waitForWork`.
+   */
+  async listen(): Promise<void> {
+    await this.ensureListener();
+  }
+
+  /**
+   * Resolves on a NOTIFY of a new run, or after `timeoutMs` (default: the lease), when a crashed
+   * worker's run may have become claimable (an expiry sends no notification).
+   */
+  async waitForWork(timeoutMs: number = this.leaseMs): Promise<void> {
+    await this.ensureListener();
+    if (this.notified) {
+      this.notified = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+    this.wake = null;
+  }
+
+  /** Every run of the deployment, oldest first. */
+  async list(): Promise<QueuedRun[]> {
+    const result = await this.pool.query<RunRow>(
+      'SELECT run_id, payload, state, worker_id, worker_host, worker_pid, attempts, result FROM glassbox_runs ORDER BY created_at',
+    );
+    return result.rows.map((row) => ({
+      runId: row.run_id,
+      payload: row.payload,
+      state: row.state,
+      worker: row.worker_id === null ? null : { id: row.worker_id, host: row.worker_host ?? '', pid: row.worker_pid ?? 0 },
+      attempts: row.attempts,
+      result: row.result,
+    }));
+  }
+
+  private async ensureListener(): Promise<Client> {
+    if (this.listener !== null) return this.listener;
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    client.on('error', () => undefined);
+    client.on('notification', () => {
+      if (this.wake === null) this.notified = true;
+      else this.wake();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.listener = client;
+    return client;
+  }
+
+  private held(row: RunRow): ClaimedRun {
+    const { pool, workerId, leaseMs } = this;
+    const heartbeat = setInterval(
+      () => {
+        void pool
+          .query(
+            `UPDATE glassbox_runs SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+             WHERE run_id = $1 AND worker_id = $2 AND state = 'running'`,
+            [row.run_id, workerId, leaseMs],
+          )
+          .catch(() => undefined);
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    heartbeat.unref();
+    return {
+      runId: row.run_id,
+      payload: row.payload,
+      attempt: row.attempts,
+      async finish(state, result) {
+        clearInterval(heartbeat);
+        const updated = await pool.query(
+          `UPDATE glassbox_runs SET state = $3, result = $4, lease_expires_at = NULL, updated_at = clock_timestamp()
+           WHERE run_id = $1 AND worker_id = $2 AND state = 'running'`,
+          [row.run_id, workerId, state, result === undefined ? null : JSON.stringify(result)],
+        );
+        return updated.rowCount === 1;
+      },
+      async abandon() {
+        clearInterval(heartbeat);
+        await pool.query(
+          `UPDATE glassbox_runs SET state = 'queued', lease_expires_at = NULL, updated_at = clock_timestamp()
+           WHERE run_id = $1 AND worker_id = $2 AND state = 'running'`,
+          [row.run_id, workerId],
+        );
+        await pool.query(`SELECT pg_notify('${CHANNEL}', $1)`, [row.run_id]);
+      },
+    };
+  }
+}
