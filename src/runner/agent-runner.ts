@@ -30,7 +30,16 @@ import { loadCommandClassifier, type ApprovalPolicy } from '../permissions/index
 import { detectSandbox, gitSnapshot, type SandboxDetector } from '../sandbox/index.js';
 import { buildSystemPrompt, type SystemPrompt } from './system-prompt.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
-import { createEditingTools, createReadOnlyTools, createShellTool, createToolSessionState, type ToolSessionState } from '../tools/index.js';
+import {
+  SKILL_TOOL_NAME,
+  createEditingTools,
+  createReadOnlyTools,
+  createShellTool,
+  createSkillTool,
+  createToolSessionState,
+  type ToolSessionState,
+} from '../tools/index.js';
+import { offersSkills } from './skill-context.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
@@ -141,6 +150,7 @@ export async function openRunner(settings: RunnerSettings): Promise<Runner> {
     ...createReadOnlyTools(),
     ...createEditingTools(),
     createShellTool({ glassboxHome: settings.home, sandboxDetector: settings.detectSandbox }),
+    createSkillTool({ glassboxHome: settings.home }),
   ];
   let resolved: Promise<ResolvedCompaction> | null = null;
   const compaction = (): Promise<ResolvedCompaction> =>
@@ -185,6 +195,7 @@ function startSystemPrompt(runner: Runner, started?: Promise<string>): Promise<S
   const { settings } = runner;
   const system = buildSystemPrompt({
     root: runner.root,
+    glassboxHome: settings.home,
     git: () =>
       started ?? gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox }),
   });
@@ -275,8 +286,11 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       network: policy.network,
       detectSandbox: async () => (await (settings.detectSandbox ?? detectSandbox)()).available,
     });
+    // The skill tool only for a session whose system message lists skills: it costs every request
+    // its definition, and without the list the model has nothing to load.
+    const skills = offersSkills(session.history) || offersSkills(session.newItems);
     const tools = new ToolRuntime({
-      tools: [...runner.tools, ...extensions.tools],
+      tools: [...runner.tools.filter((tool) => skills || tool.name !== SKILL_TOOL_NAME), ...extensions.tools],
       root: runner.root,
       state: runner.toolState(session.writer.sessionId),
       gate,
