@@ -7,7 +7,7 @@
 // it was found in is not a skill.
 
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FrontMatterError, parseFrontMatter } from './front-matter.js';
 import { isInside } from './path-containment.js';
 import { RefusedFileError, readProjectFile } from './read-project-file.js';
@@ -159,6 +159,10 @@ export async function readSkillBody(skill: Skill, places: SkillPlaces): Promise<
  * Rejects with a RefusedFileError for a path that leads out of the folder or to a secret.
  */
 export async function readSkillFile(skill: Skill, path: string, places: SkillPlaces): Promise<string | null> {
+  // Said plainly before any lookup: `join` would read an absolute path as one inside the folder.
+  if (isAbsolute(path) || !isInside(skill.dir, resolve(skill.dir, path))) {
+    throw new RefusedFileError(path, "is not a path inside the skill's folder, so it is not read");
+  }
   return readProjectFile(join(skill.dir, path), readOptions(skill.dir, places));
 }
 

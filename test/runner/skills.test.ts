@@ -144,7 +144,7 @@ describe('skills', { concurrency: true }, () => {
         warnings.join('\n'),
       );
       const [output] = toolOutputsSent(provider.requests[1]!.body, 'chat');
-      assert.match(output ?? '', /Error \[REFUSED\]: leads outside the skill's folder/);
+      assert.match(output ?? '', /Error \[REFUSED\]: key\.txt leads outside the skill's folder/);
       for (const request of provider.requests) assert.doesNotMatch(request.rawBody, /PRIVATE-KEY|STOLEN-DESCRIPTION/);
     });
   });

@@ -62,7 +62,10 @@ export function createSkillTool(options: SkillToolOptions): Tool<SkillArgs> {
         return { output: `<skill name="${skill.name}" source="${skill.label}">\n${body}\n</skill>${files}` };
       } catch (error) {
         if (error instanceof RefusedFileError)
-          throw new ToolError('REFUSED', `${error.reason.replace(/^leads outside the project/, "leads outside the skill's folder")}.`);
+          throw new ToolError(
+            'REFUSED',
+            `${args.file?.trim() ? args.file : `${skill.name}/SKILL.md`} ${error.reason.replace(/^leads outside the project/, "leads outside the skill's folder")}.`,
+          );
         throw error;
       }
     },
