@@ -222,6 +222,26 @@ async function showSession(deps: SessionCommandDeps, io: Output, reference: stri
   }
 }
 
+async function exportCommand(
+  deps: SessionCommandDeps,
+  io: Output,
+  reference: string,
+  format: 'html' | 'md' | 'jsonl',
+  output: string | undefined,
+  home?: string,
+): Promise<void> {
+  const store = await storeFor(deps, home);
+  const sessionId = await store.resolveId(reference);
+  const [{ records }, { createRedactor, exportSession }] = await Promise.all([store.read(sessionId), import('../telemetry/index.js')]);
+  // The same redactor as trace content: the key variables' values and known token shapes.
+  const text = exportSession(records, format, createRedactor());
+  if (output === undefined) return io.out(text);
+  const { writeFile } = await import('node:fs/promises');
+  // Readable by the owner only until they choose to share it: it holds prompts and tool output.
+  await writeFile(output, text, { mode: 0o600 });
+  io.err(line(`wrote ${output} (${format}, ${records.length} records, secrets redacted)`));
+}
+
 async function forkCommand(
   deps: SessionCommandDeps,
   io: Output,
@@ -263,6 +283,17 @@ export function registerSessionCommands(program: Command, deps: SessionCommandDe
       // so read the merged options.
       const { json, home } = command.optsWithGlobals<{ json?: boolean; home?: string }>();
       await showSession(deps, io, reference, json === true, home);
+    });
+
+  sessions
+    .command('export')
+    .description('write a session for someone else: html (one self-contained file), md (a readable transcript) or jsonl; secrets redacted')
+    .argument('<id>', 'session id, unique prefix, or "last"')
+    .addOption(new Option('--format <format>', 'html | md | jsonl').choices(['html', 'md', 'jsonl']).default('html'))
+    .option('-o, --output <file>', 'write to this file (default: stdout)')
+    .action(async (reference: string, _options: unknown, command: Command) => {
+      const { format, output, home } = command.optsWithGlobals<{ format: 'html' | 'md' | 'jsonl'; output?: string; home?: string }>();
+      await exportCommand(deps, io, reference, format, output, home);
     });
 
   program
