@@ -35,7 +35,7 @@ function toRanges(indices: readonly number[]): [number, number][] {
   return ranges;
 }
 
-export function exportData(records: readonly SessionRecord[], redact: (text: string) => string): ExportData {
+export function exportData(records: readonly SessionRecord[], redact: (text: string) => string, withRequests = true): ExportData {
   const replay = new HistoryReplay();
   const messages: unknown[] = [];
   const seen = new Map<string, number>();
@@ -50,13 +50,15 @@ export function exportData(records: readonly SessionRecord[], redact: (text: str
     if (record.type === 'turn_started') model = record.model;
     if (record.type === 'model_call') {
       let request: [number, number][] | null = null;
-      if (record.stage === 'turn') {
+      if (withRequests && record.stage === 'turn') {
+        // Keyed on the text before redaction: a message every later request carries again is
+        // redacted once, not once per request.
         const indices = itemsToModelMessages(replay.finish().history).map((message) => {
-          const text = redact(JSON.stringify(message));
+          const text = JSON.stringify(message);
           let index = seen.get(text);
           if (index === undefined) {
             index = messages.length;
-            messages.push(JSON.parse(text));
+            messages.push(redactDeep(message, redact));
             seen.set(text, index);
           }
           return index;
@@ -94,7 +96,7 @@ function quote(text: string): string {
 
 /** A readable transcript: turns, prompts, answers, tool calls and their outputs, usage. */
 export function sessionMarkdown(records: readonly SessionRecord[], redact: (text: string) => string): string {
-  const data = exportData(records, redact);
+  const data = exportData(records, redact, false);
   const lines: string[] = [`# Session ${String(data.meta.sessionId ?? '')}`, ''];
   lines.push(`- model: ${String(data.meta.model ?? '')} (${String(data.meta.wireApi ?? '')})`, `- project: ${String(data.meta.cwd ?? '')}`);
   lines.push(`- created: ${String(data.meta.createdAt ?? '')}`, '');
