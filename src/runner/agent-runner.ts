@@ -31,7 +31,6 @@ import { detectSandbox, gitSnapshot, type SandboxDetector } from '../sandbox/ind
 import { buildSystemPrompt, type SystemPrompt } from './system-prompt.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
 import {
-  SKILL_TOOL_NAME,
   createEditingTools,
   createReadOnlyTools,
   createShellTool,
@@ -39,7 +38,7 @@ import {
   createToolSessionState,
   type ToolSessionState,
 } from '../tools/index.js';
-import { offersSkills } from './skill-context.js';
+import { toolsOffered } from './skill-context.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
@@ -288,9 +287,8 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     });
     // The skill tool only for a session whose system message lists skills: it costs every request
     // its definition, and without the list the model has nothing to load.
-    const skills = offersSkills(session.history) || offersSkills(session.newItems);
     const tools = new ToolRuntime({
-      tools: [...runner.tools.filter((tool) => skills || tool.name !== SKILL_TOOL_NAME), ...extensions.tools],
+      tools: [...toolsOffered(runner.tools, [...session.history, ...session.newItems]), ...extensions.tools],
       root: runner.root,
       state: runner.toolState(session.writer.sessionId),
       gate,

@@ -35,6 +35,15 @@ export function offersSkills(items: readonly ResponseItem[]): boolean {
   return systemSkillList(items) !== null;
 }
 
+/**
+ * The tools a turn offers, given its history: the skill tool only when the session's system
+ * message lists skills. One rule for the turn and for the server that rebuilds its requests.
+ */
+export function toolsOffered<T extends { name: string }>(tools: readonly T[], items: readonly ResponseItem[]): T[] {
+  const skills = offersSkills(items);
+  return tools.filter((tool) => skills || tool.name !== SKILL_TOOL_NAME);
+}
+
 function argumentsOf(text: string): { name: string; file: string | null } {
   try {
     const parsed = JSON.parse(text) as { name?: unknown; file?: unknown };
