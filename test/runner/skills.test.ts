@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { NO_APPROVER, type RunEvent } from '../../src/agent/index.js';
 import { createGateway } from '../../src/model/index.js';
-import { openRunner, runTurn, skillContextCost } from '../../src/runner/index.js';
+import { openRunner, runTurn, skillContextCost, toolsOffered } from '../../src/runner/index.js';
 import { startFakeProvider, type FakeProvider } from '../../src/testing/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { toolOutputsSent } from '../helpers/sent-requests.js';
@@ -91,6 +91,11 @@ describe('skills', { concurrency: true }, () => {
       // What /status reports: the list, and each load still in the history.
       const { records } = await runner.store.read(result.sessionId);
       const items = records.flatMap((record) => (record.type === 'response_item' ? [record.item] : []));
+      // The rule the server's rebuilt requests use gives the tools this request was sent.
+      assert.deepEqual(
+        toolsOffered(runner.tools, items).map((tool) => tool.name),
+        toolNames(first.body),
+      );
       const cost = skillContextCost(items);
       assert.equal(cost.listed, 2);
       assert.ok(cost.listTokens > 10, String(cost.listTokens));
@@ -153,10 +158,16 @@ describe('skills', { concurrency: true }, () => {
     await withTempDir(async (root) => {
       const provider = await startFakeProvider({ script: [{ text: 'ok' }] });
       t.after(() => provider.close());
-      await turn(root, provider);
+      const { result, runner } = await turn(root, provider);
       const [first] = provider.requests;
       assert.ok(first);
       assert.ok(!toolNames(first.body).includes('skill'), toolNames(first.body).join(','));
+      const { records } = await runner.store.read(result.sessionId);
+      const items = records.flatMap((record) => (record.type === 'response_item' ? [record.item] : []));
+      assert.deepEqual(
+        toolsOffered(runner.tools, items).map((tool) => tool.name),
+        toolNames(first.body),
+      );
       assert.ok(toolNames(first.body).includes('read_file'));
       assert.doesNotMatch(first.rawBody, /available_skills/);
     });
