@@ -23,6 +23,7 @@ const cases: BenchCase[] = [
   { name: 'cache', run: async () => (await import('./cases/prompt-cache.js')).run() },
   { name: 'workbench', run: async () => (await import('./cases/workbench-long-session.js')).run() },
   { name: 'classifier', run: async () => (await import('./cases/command-classifier.js')).run() },
+  { name: 'acp', run: async () => (await import('./cases/acp-turn.js')).run() },
 ];
 
 const only = (process.env.GLASSBOX_BENCH_ONLY ?? '').split(',').filter(Boolean);

@@ -4,6 +4,7 @@
 
 import type { AnyTool, ToolAccess } from './tool.js';
 import type { ApprovalDecisionKind, PermissionDecisionKind } from './run-events.js';
+import type { DecidingConfigRuleShape } from '../protocol/index.js';
 
 export interface GateRequest {
   tool: AnyTool;
@@ -15,6 +16,8 @@ export interface GateDecision {
   decision: PermissionDecisionKind;
   reason: string;
   rule: string;
+  /** The config file's rule that decided, and where it is written; recorded with the decision. */
+  configRule?: DecidingConfigRuleShape;
   /** How the call runs if allowed (or once approved); opaque to the loop, handed to the tool. */
   execution: unknown;
 }

@@ -199,6 +199,7 @@ export class ToolRuntime {
       decision: decision.decision,
       reason: decision.reason,
       rule: decision.rule,
+      ...(decision.configRule ? { configRule: decision.configRule } : {}),
     });
     let execution = decision.execution;
     if (decision.decision === 'deny') {

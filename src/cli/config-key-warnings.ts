@@ -9,10 +9,18 @@ import { visibleText } from '../terminal-text/index.js';
 import { readProjectFile } from '../workspace/index.js';
 
 /** Every top-level key of `<home>/config.json` some part of Glassbox reads (docs: README, Configuration). */
-export const USER_CONFIG_KEYS: readonly string[] = ['models', 'compaction', 'mcpServers', 'projectMcpServers', 'sandbox'];
+export const USER_CONFIG_KEYS: readonly string[] = [
+  'models',
+  'compaction',
+  'mcpServers',
+  'projectMcpServers',
+  'sandbox',
+  'permissions',
+  'projectPermissionRules',
+];
 
-/** A project's `.glassbox/config.json` may only add MCP servers (docs/permissions.md). */
-export const PROJECT_CONFIG_KEYS: readonly string[] = ['mcpServers'];
+/** A project's `.glassbox/config.json` may only add MCP servers and permission rules (docs/permissions.md). */
+export const PROJECT_CONFIG_KEYS: readonly string[] = ['mcpServers', 'permissions'];
 
 /** What a key written for another tool means here, where the nearest key alone would mislead. */
 const HINTS: Readonly<Record<string, string>> = {

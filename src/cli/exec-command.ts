@@ -6,6 +6,8 @@ import { ApprovalRegistry, isTerminalEvent, type RunEvent, type TerminalRunEvent
 import { EXIT } from './usage-error.js';
 import { terminalJson, visibleText } from '../terminal-text/index.js';
 import { attachTerminalApprover } from './terminal-approver.js';
+import { saveAllowRule } from './save-allow-rule.js';
+import { exactAllowRule } from '../permissions/index.js';
 import { ProgressPrinter } from './progress-printer.js';
 import { RunTally } from './run-tally.js';
 import { resolveTurnConfig, turnRunnerSettings } from './run-config.js';
@@ -106,7 +108,13 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
-  const detachApprover = attachTerminalApprover(approvals, process.stdin, process.stderr, { onInterrupt: onSigint });
+  const detachApprover = attachTerminalApprover(approvals, process.stdin, process.stderr, {
+    onInterrupt: onSigint,
+    alwaysAllow: {
+      ruleFor: (pending) => exactAllowRule(pending.toolName, pending.arguments, config.root),
+      save: (rule) => saveAllowRule(config.home, rule),
+    },
+  });
 
   // A closed stdout (`--json | head -1`) means nobody reads the run any more: cancel it as Ctrl-C
   // would, so the session still gets its end record, and exit 141 like any writer to a closed pipe.

@@ -34,7 +34,8 @@ export async function readExecPrompt({ words, stdin, stderr }: ExecPromptInput):
   const piped = await readStdinText(stdin, stderr, fromStdin ? 'the prompt' : 'context for the prompt');
   if (fromStdin) {
     if (piped.trim() === '') throw new UsageError('no prompt: stdin was empty and no prompt was given as arguments');
-    return piped;
+    // The line ending `echo` and here-strings add is not part of the prompt (nor of the session's title).
+    return piped.replace(/\r?\n$/, '');
   }
   const prompt = words.join(' ');
   // Nothing piped (`</dev/null`, a closed pipe): the prompt alone, as without stdin.

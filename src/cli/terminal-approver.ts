@@ -9,6 +9,14 @@ import { prettyArguments } from '../views/index.js';
 export interface TerminalApproverOptions {
   /** Ctrl-C at the prompt: the terminal is in raw mode, so no SIGINT reaches the process. */
   onInterrupt?: () => void;
+  /**
+   * "Approve always": the exact allow rule for a pending call (null: none can describe it), and
+   * how to save it to the user's config. The rule is shown before `[s]` saves it.
+   */
+  alwaysAllow?: {
+    ruleFor(pending: PendingApproval): string | null;
+    save(rule: string): Promise<string>;
+  };
 }
 
 export function attachTerminalApprover(
@@ -62,15 +70,25 @@ async function ask(
     if (pending.summary.endsWith(' characters)') && pending.arguments.trim().length > 0) {
       output.write(`│ arguments in full:\n${visibleText(prettyArguments(pending.arguments)).replace(/^/gm, '│   ')}\n`);
     }
-    const answer = (
-      await rl.question('└ [y] approve once · [a] approve for this session · [n] deny (optionally "n: message") › ', {
-        signal: controller.signal,
-      })
-    ).trim();
+    const rule = options.alwaysAllow?.ruleFor(pending) ?? null;
+    if (rule !== null) output.write(`│ [s] saves the allow rule ${escapeControls(rule)} to your config and approves\n`);
+    const choices = `└ [y] approve once · [a] approve for this session${rule === null ? '' : ' · [s] always'} · [n] deny (optionally "n: message") › `;
+    const answer = (await rl.question(choices, { signal: controller.signal })).trim();
     const lower = answer.toLowerCase();
     if (lower === 'y' || lower === 'yes') registry.resolve(pending.runId, pending.callId, 'approve');
     else if (lower === 'a' || lower === 'always') registry.resolve(pending.runId, pending.callId, 'approve_session');
-    else {
+    else if (lower === 's' && rule !== null && options.alwaysAllow) {
+      // The rule applies from the next turn on (rules are read when a turn starts); the session
+      // grant covers the rest of this one.
+      try {
+        const file = await options.alwaysAllow.save(rule);
+        output.write(`│ saved ${escapeControls(rule)} to ${escapeControls(file)}\n`);
+        registry.resolve(pending.runId, pending.callId, 'approve_session');
+      } catch (error) {
+        output.write(`│ the rule was not saved: ${escapeControls((error as Error).message)}; approved once\n`);
+        registry.resolve(pending.runId, pending.callId, 'approve');
+      }
+    } else {
       const message = answer.replace(/^n(o)?\s*:?\s*/i, '').trim();
       registry.resolve(pending.runId, pending.callId, 'deny', message === '' ? null : message);
     }

@@ -34,3 +34,18 @@ export interface SecretRead {
   path: string;
   from: 'file' | 'repository';
 }
+
+// How permission rules from config files read a command (command-rule-view.ts). Declared here, away
+// from the grammar's types, so the package's declarations never name web-tree-sitter.
+
+/** A word as bash will pass it; null when it cannot be known before bash expands it (any words, none included). */
+export type RuleWord = string | null;
+
+export interface CommandRuleView {
+  /** The argv when the string is exactly one plain command; null otherwise (no allow rule matches). */
+  exact: readonly string[] | null;
+  /** Every simple command found, for deny and ask rules. */
+  commands: readonly (readonly RuleWord[])[];
+  /** Nothing reliable could be read off the string: every deny and ask rule for commands matches. */
+  unreadable: boolean;
+}

@@ -9,6 +9,8 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Parser } from 'web-tree-sitter';
 import type { CommandClassification } from './command-classification.js';
+import type { CommandRuleView } from './command-classification.js';
+import { readCommandForRules } from './command-rule-view.js';
 import { judgeCommands } from './judge-commands.js';
 import { parseLiteralCommand } from './literal-command.js';
 import { treeSitterDisagreement } from './tree-sitter-agreement.js';
@@ -66,6 +68,12 @@ export class CommandClassifier {
       tree.delete();
     }
     return verdict;
+  }
+
+  /** The command as permission rules from config files read it (command-rule-view.ts). */
+  ruleView(command: string): CommandRuleView {
+    if (command.length > MAX_CLASSIFIED_COMMAND_LENGTH) return { exact: null, commands: [], unreadable: true };
+    return readCommandForRules(this.parser, command);
   }
 }
 

@@ -6,6 +6,8 @@ import { isAbsolute, relative } from 'node:path';
 import type { ToolAccess } from '../agent/index.js';
 import type { ExecutionPolicy } from '../workspace/index.js';
 import { isInside } from '../workspace/index.js';
+import type { ConfigRule } from './config-rule.js';
+import { findConfigRule } from './match-config-rules.js';
 import type { ApprovalPolicy, PermissionDecision, PermissionInput, PermissionRule, PermissionSettings } from './permission-types.js';
 import { describeProtectedWrite, protectedWriteReason } from './protected-write-reason.js';
 import { isSecretPath } from '../workspace/index.js';
@@ -112,7 +114,8 @@ function decideWrite(paths: readonly string[], settings: PermissionSettings): Pe
  * Approving lets the call see it (`secretsApproved`).
  */
 function decideExec(access: ExecAccess, input: PermissionInput, settings: PermissionSettings): PermissionDecision {
-  const result = decideExecWithoutSecrets(access, input, settings);
+  // An allow rule stands where a person's approval would; the checks below still apply after it.
+  const result = allowedByRule(decideExecWithoutSecrets(access, input, settings), input, settings);
   // Where planted git metadata may have been missed, a git on the host could run what a command
   // planted: a command that runs git there, or one whose programs cannot be read off it, asks.
   const commands = input.commandSafety?.commands ?? [];
@@ -234,14 +237,70 @@ function decideWithoutGrants(input: PermissionInput, settings: PermissionSetting
     case 'none':
       return decision('allow', 'no-access', 'touches no files and runs no commands', execution(settings, false));
     case 'read':
-      return decideRead(access.paths, settings);
+      return allowedByRule(decideRead(access.paths, settings), input, settings);
     case 'write':
-      return decideWrite(access.paths, settings);
+      return allowedByRule(decideWrite(access.paths, settings), input, settings);
     case 'exec':
       return decideExec(access, input, settings);
     case 'mcp':
-      return decideMcp(access, settings);
+      return allowedByRule(decideMcp(access, settings), input, settings);
   }
+}
+
+/**
+ * What an allow rule may stand in for: the policy's own reasons to ask (or, under 'never', to
+ * deny for want of an approval). Not a protected path, a secret file, an unverified project, an
+ * escalation out of the sandbox or a read-only sandbox: those still need a person, whatever the
+ * files say, so a broad rule (`Edit(**)`) cannot reach `.git/hooks` or `.env`.
+ */
+const ALLOW_RULE_COVERS: ReadonlySet<PermissionRule> = new Set(['policy-untrusted', 'sandbox-unavailable', 'mcp-tool']);
+
+function byRule(result: PermissionDecision, rule: ConfigRule, kind: PermissionDecision['decision'], reason: string): PermissionDecision {
+  return {
+    ...result,
+    decision: kind,
+    rule: `config-${rule.list}`,
+    reason,
+    configRule: { text: rule.text, list: rule.list, file: rule.file, line: rule.line },
+  };
+}
+
+function where(rule: ConfigRule): string {
+  return `${rule.text} (${rule.file}:${rule.line})`;
+}
+
+function allowedByRule(result: PermissionDecision, input: PermissionInput, settings: PermissionSettings): PermissionDecision {
+  const rules = settings.configRules;
+  if (rules === undefined || rules.length === 0 || result.decision === 'allow' || !ALLOW_RULE_COVERS.has(result.rule)) return result;
+  const rule = findConfigRule(rules, 'allow', input, settings.root);
+  return rule === null ? result : byRule(result, rule, 'allow', `allowed by the rule ${where(rule)}; without it: ${result.reason}`);
+}
+
+/** Deny rules win over everything; ask rules over everything but a denial. */
+function constrainedByRules(result: PermissionDecision, input: PermissionInput, settings: PermissionSettings): PermissionDecision {
+  const rules = settings.configRules;
+  if (rules === undefined || rules.length === 0) return result;
+  const deny = findConfigRule(rules, 'deny', input, settings.root);
+  if (deny !== null) {
+    return byRule(
+      result,
+      deny,
+      'deny',
+      `denied by the rule ${where(deny)} in the permission settings. Do not retry it; choose another approach or ask the user.`,
+    );
+  }
+  if (result.decision === 'deny') return result;
+  const ask = findConfigRule(rules, 'ask', input, settings.root);
+  if (ask === null) return result;
+  if (settings.approvalPolicy === 'never') {
+    return byRule(
+      result,
+      ask,
+      'deny',
+      `the rule ${where(ask)} asks before this runs, and the 'never' policy allows no approvals. Find another way.`,
+    );
+  }
+  return byRule(result, ask, 'ask', `the rule ${where(ask)} asks before this runs.`);
 }
 
 /**
@@ -266,9 +325,10 @@ export function decidePermission(original: PermissionInput, settings: Permission
   if (access.kind === 'read' || access.kind === 'write') for (const path of access.paths) requireAbsolute(path, `${access.kind} path`);
   if (access.kind === 'exec') requireAbsolute(access.workdir, 'exec workdir');
   const input = effectivePermissionInput(original, settings);
-  const result = decideWithoutGrants(input, settings);
-  // A grant only stands in for a person's approval: it never overrides a denial.
-  if (result.decision === 'ask' && settings.sessionGrants.matches(input)) {
+  const result = constrainedByRules(decideWithoutGrants(input, settings), input, settings);
+  // A grant only stands in for a person's approval: it never overrides a denial, nor an ask rule
+  // (which asks every time).
+  if (result.decision === 'ask' && result.rule !== 'config-ask' && settings.sessionGrants.matches(input)) {
     return {
       decision: 'allow',
       rule: 'session-grant',

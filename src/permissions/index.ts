@@ -13,8 +13,14 @@ export {
   isToolVisible,
   type ToolVisibilityInfo,
 } from './decide-permission.js';
+export type { CommandRuleView, RuleWord } from './command-classification.js';
+export { PermissionRuleError, parseConfigRule, type ConfigRule, type RuleList, type RuleTarget } from './config-rule.js';
+export { readPermissionRulesSection, type PermissionRulesSection } from './config-rules-file.js';
+export { findConfigRule, matchCommandWords } from './match-config-rules.js';
+export { exactAllowRule } from './exact-allow-rule.js';
 export {
   APPROVAL_POLICIES,
+  type DecidingConfigRule,
   type ApprovalPolicy,
   type PermissionDecision,
   type PermissionInput,

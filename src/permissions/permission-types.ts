@@ -5,6 +5,8 @@ import type { ToolAccess } from '../agent/index.js';
 import type { ApprovalPolicy, PermissionDecisionKind } from '../protocol/index.js';
 import type { ExecutionPolicy, SandboxMode } from '../workspace/index.js';
 import type { CommandClassification } from './command-classification.js';
+import type { CommandRuleView } from './command-classification.js';
+import type { ConfigRule, RuleList } from './config-rule.js';
 
 /**
  * The approval policies (one of protocol/'s enumerations, least to most permissive):
@@ -21,6 +23,8 @@ export interface PermissionInput {
   access: ToolAccess;
   /** For exec: the classifier's verdict, computed by the caller so this stays pure. */
   commandSafety: CommandClassification | null;
+  /** For exec, when config rules exist: the command as permission rules read it (`CommandRuleView`). */
+  commandRules?: CommandRuleView | null;
 }
 
 /** What the decision needs of the session's grants. */
@@ -47,6 +51,11 @@ export interface PermissionSettings {
    * unverified-tree.ts): until a person has looked, git outside the sandbox needs approval.
    */
   projectUnverified?: boolean;
+  /**
+   * Rules from `permissions` in the config files (deny, ask, allow; a project's allow rules only
+   * once the user pinned them): consulted before the policy, docs/permissions.md "Permission rules".
+   */
+  configRules?: readonly ConfigRule[];
 }
 
 /** Which rule decided; recorded with every decision so the audit log says why. */
@@ -70,7 +79,18 @@ export type PermissionRule =
   | 'session-grant'
   | 'mcp-trusted'
   | 'mcp-read-only'
-  | 'mcp-tool';
+  | 'mcp-tool'
+  | 'config-deny'
+  | 'config-ask'
+  | 'config-allow';
+
+/** The configured rule a decision rests on, and where it is written. */
+export interface DecidingConfigRule {
+  text: string;
+  list: RuleList;
+  file: string;
+  line: number;
+}
 
 export interface PermissionDecision {
   decision: PermissionDecisionKind;
@@ -82,4 +102,6 @@ export interface PermissionDecision {
    * the caller sets it to true for that call.
    */
   execution: ExecutionPolicy;
+  /** Set when a rule from a config file decided (`config-deny`, `config-ask`, `config-allow`). */
+  configRule?: DecidingConfigRule;
 }

@@ -7,6 +7,15 @@ import { z } from 'zod';
 import { amountSchema } from './usage.js';
 import { APPROVAL_DECISIONS, PERMISSION_DECISIONS } from './enumerations.js';
 
+/** A rule from a config file that decided, and where it is written (docs/permissions.md, "Permission rules"). */
+export const decidingConfigRuleSchema = z.object({
+  text: z.string(),
+  /** The rule's list: a permission decision's own values. */
+  list: z.enum(PERMISSION_DECISIONS),
+  file: z.string(),
+  line: z.number().int().positive(),
+});
+
 export const toolPermissionDecidedSchema = z.object({
   type: z.literal('tool_permission_decided'),
   callId: z.string(),
@@ -15,6 +24,8 @@ export const toolPermissionDecidedSchema = z.object({
   reason: z.string(),
   /** Which rule decided, e.g. `policy:untrusted`, `classifier:safe`, `session-approval`. */
   rule: z.string(),
+  /** Present when a rule from `permissions` in a config file decided (`config-deny`, `config-ask`, `config-allow`). */
+  configRule: decidingConfigRuleSchema.optional(),
 });
 
 export const approvalRequestedSchema = z.object({
@@ -47,6 +58,7 @@ export const toolFinishedSchema = z.object({
   durationMs: amountSchema,
 });
 
+export type DecidingConfigRuleShape = z.infer<typeof decidingConfigRuleSchema>;
 export type ToolPermissionDecidedEvent = z.infer<typeof toolPermissionDecidedSchema>;
 export type ApprovalRequestedEvent = z.infer<typeof approvalRequestedSchema>;
 export type ApprovalResolvedEvent = z.infer<typeof approvalResolvedSchema>;

@@ -42,6 +42,7 @@ import { toolsOffered } from './skill-context.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
+import { readPermissionRules } from './permission-rules-files.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
 import { resolveRoot } from '../workspace/index.js';
 import { join } from 'node:path';
@@ -244,13 +245,17 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   const systemPrompt = request.resume ? null : startSystemPrompt(runner, request.gitSnapshot);
   // Before the session is opened: a bad --compact-at must not leave a started turn behind.
   const compaction = settings.compaction === undefined ? await runner.compaction() : null;
-  const extensions = await prepareRunExtensions({
-    root: runner.root,
-    home: settings.home,
-    mcp: settings.mcp !== false,
-    telemetry: settings.telemetry ?? null,
-    version: glassboxVersion(),
-  });
+  // Both before the session is opened: a malformed permission rule must not leave a started turn behind.
+  const [extensions, permissionRules] = await Promise.all([
+    prepareRunExtensions({
+      root: runner.root,
+      home: settings.home,
+      mcp: settings.mcp !== false,
+      telemetry: settings.telemetry ?? null,
+      version: glassboxVersion(),
+    }),
+    readPermissionRules(settings.home, runner.root),
+  ]);
   // MCP servers start while the session opens; they are stopped however the turn ends.
   const [opened] = await Promise.all([
     openSession(runner, request, systemPrompt).then(
@@ -266,7 +271,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   const session = opened.value;
   const forward = request.onEvent ?? (() => {});
   const recorder = new SessionRecorder(session.writer, session.turn, forward);
-  const observer = extensions.observe(recorder, session.warnings);
+  const observer = extensions.observe(recorder, [...permissionRules.warnings, ...session.warnings]);
   try {
     await session.writer.append({
       type: 'turn_started',
@@ -283,6 +288,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       approvalPolicy: policy.approvalPolicy,
       sandbox: policy.sandbox,
       network: policy.network,
+      configRules: permissionRules.rules,
       detectSandbox: async () => (await (settings.detectSandbox ?? detectSandbox)()).available,
     });
     // The skill tool only for a session whose system message lists skills: it costs every request

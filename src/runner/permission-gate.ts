@@ -13,6 +13,8 @@ import {
   loadCommandClassifier,
   type ApprovalPolicy,
   type CommandClassification,
+  type CommandRuleView,
+  type ConfigRule,
   type PermissionSettings,
 } from '../permissions/index.js';
 
@@ -24,6 +26,8 @@ export interface GateSettings {
   /** Probed on the first shell call only: it runs bwrap once. */
   detectSandbox: () => Promise<boolean>;
   network: boolean;
+  /** Rules from `permissions` in the config files that apply to this project (runner/permission-rules-files.ts). */
+  configRules?: readonly ConfigRule[];
 }
 
 export function createPermissionGate(settings: GateSettings): PermissionGate {
@@ -37,7 +41,10 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
     network: settings.network,
     glassboxHome: settings.home,
     sessionGrants: grants,
+    configRules: settings.configRules ?? [],
   };
+  const readsCommands = (settings.configRules ?? []).some((rule) => rule.target.kind === 'command' && rule.target.words !== null);
+  const ruleViews = new WeakMap<GateRequest, CommandRuleView>();
   // Remembered per request so an approve-for-session grant is keyed on the same parse the
   // decision used (command prefixes like `npm test`), not on the raw command string.
   const classifications = new WeakMap<GateRequest, CommandClassification>();
@@ -46,6 +53,7 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
     const classifier = await loadCommandClassifier();
     const classification = classifier.classify(request.access.command, { root: settings.root, cwd: request.access.workdir });
     classifications.set(request, classification);
+    if (readsCommands) ruleViews.set(request, classifier.ruleView(request.access.command));
     return classification;
   };
   // The access a decision was made on, with symlinks followed; reused for the session grant.
@@ -60,7 +68,8 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
       }
       const access = await withRealPaths(request.access);
       checkedAccess.set(request, access);
-      return decidePermission({ toolName: request.tool.name, access, commandSafety }, permissionSettings);
+      const commandRules = ruleViews.get(request) ?? null;
+      return decidePermission({ toolName: request.tool.name, access, commandSafety, commandRules }, permissionSettings);
     },
     grantForSession(request: GateRequest): void {
       const input = {

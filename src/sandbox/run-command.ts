@@ -177,8 +177,11 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       descriptorData: [keyringSeccompFilter()],
     });
   } finally {
-    // Removed once the pid namespace has emptied; nothing waits for that.
-    void cgroup?.release();
+    // bwrap's monitor exits as soon as its pid 1 reports the command's exit status, while the
+    // kernel is still killing what was left in the pid namespace: a background process could be
+    // seen alive for a moment after the call. The cgroup empties with the namespace, so waiting
+    // for it (bounded) makes "nothing outlives the call" exact where there is one (root).
+    await cgroup?.release();
   }
   const gitCheck =
     gitBefore === null

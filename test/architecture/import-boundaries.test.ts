@@ -5,11 +5,11 @@
 // every way of reaching a module: the package's own name, import() and require() included.
 
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { moduleReferences } from './module-references.js';
+import { moduleReferences, sourceFiles } from './module-references.js';
 
 const SRC = resolve(fileURLToPath(new URL('../../src', import.meta.url)));
 
@@ -53,6 +53,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'version',
     'workspace',
   ],
+  // The Agent Client Protocol face: at the level of server/, above runner/.
+  acp: ['agent', 'model', 'protocol', 'runner', 'sessions', 'views', 'workspace'],
   server: ['agent', 'compaction', 'model', 'permissions', 'protocol', 'runner', 'sessions', 'telemetry', 'workspace'],
   tui: [
     'agent',
@@ -68,6 +70,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'workspace',
   ],
   cli: [
+    'acp',
     'agent',
     'compaction',
     'demo',
@@ -100,16 +103,6 @@ interface ImportEdge {
   to: string;
   typeOnly: boolean;
   specifier: string;
-}
-
-function sourceFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) files.push(...sourceFiles(full));
-    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) files.push(full);
-  }
-  return files;
 }
 
 const PACKAGE = JSON.parse(readFileSync(join(SRC, '..', 'package.json'), 'utf8')) as {

@@ -5,6 +5,20 @@
 // wherever they stand on a line. A reference whose module cannot be read off the text (a computed
 // `import(name)`) is reported as such, so the layer check can refuse it instead of missing it.
 
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Every TypeScript source below `dir` (declaration files left out), for the checks that read them all. */
+export function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) files.push(...sourceFiles(full));
+    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) files.push(full);
+  }
+  return files;
+}
+
 export interface ModuleReference {
   /** The module named, as written (a template literal without substitutions counts as written). */
   specifier: string | null;

@@ -12,20 +12,10 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DIRECT_ENV_VARS } from '../../src/cli/cli-env.js';
 import { DIALECT_LIST, WIRE_APIS } from '../../src/model/index.js';
-import { tokenize, type Token } from './module-references.js';
+import { tokenize, sourceFiles, type Token } from './module-references.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SRC = join(ROOT, 'src');
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (/\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
 
 /** The dialect folders: the folders under src/model/ that hold a `*-dialect.ts` descriptor. */
 function dialectFolders(): string[] {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { nearestKey, USER_CONFIG_KEYS } from '../../src/cli/config-key-warnings.js';
+import { nearestKey, PROJECT_CONFIG_KEYS, USER_CONFIG_KEYS } from '../../src/cli/config-key-warnings.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { cliEnv, jsonLines, runCli } from '../helpers/run-cli.js';
@@ -44,7 +44,7 @@ describe('unknown keys in config.json', { concurrency: true }, () => {
       `glassbox: warning: ${userFile}: unknown setting "mcp_servers" is ignored (did you mean "mcpServers"?)`,
       `glassbox: warning: ${userFile}: unknown setting "approval_policy" is ignored (known settings: ${USER_CONFIG_KEYS.join(', ')})`,
       `glassbox: warning: ${projectFile}: "models" is read only from ${userFile}, never from a project's config; it is ignored here`,
-      `glassbox: warning: ${projectFile}: unknown setting "evil\\u001b]0;x\\u0007" is ignored (known settings: mcpServers)`,
+      `glassbox: warning: ${projectFile}: unknown setting "evil\\u001b]0;x\\u0007" is ignored (known settings: ${PROJECT_CONFIG_KEYS.join(', ')})`,
     ]);
     // The price override was read: 1M tokens at $1 per million.
     assert.equal(jsonLines(result.stdout).at(-1)!.totalCostUsd, 1);

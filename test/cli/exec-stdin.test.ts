@@ -50,7 +50,7 @@ describe('glassbox exec reads stdin', { concurrency: true }, () => {
     const [none, dash] = await Promise.all([execWith([], 'what is the answer?\n'), execWith(['-'], 'what is the answer?\n')]);
     for (const result of [none, dash]) {
       assert.equal(result.code, 0, result.stderr);
-      assert.equal(result.sent, 'what is the answer?\n');
+      assert.equal(result.sent, 'what is the answer?', 'without the line ending echo adds');
     }
   });
 

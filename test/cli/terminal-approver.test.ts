@@ -147,3 +147,62 @@ test('terminal approver: arguments the summary had to clip are shown in full, co
     detach();
   }
 });
+
+test('terminal approver: "s" shows the exact rule, saves it to the user config keeping the rest, and approves for the session', async () => {
+  const { mkdtemp, readFile, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { saveAllowRule } = await import('../../src/cli/save-allow-rule.js');
+  const { exactAllowRule } = await import('../../src/permissions/index.js');
+  const home = await mkdtemp(join(tmpdir(), 'glassbox-approver-'));
+  await writeFile(
+    join(home, 'config.json'),
+    JSON.stringify({ models: { m: { contextWindow: 1000 } }, permissions: { deny: ['shell(rm *)'] } }),
+  );
+  const registry = new ApprovalRegistry();
+  const tty = fakeTty();
+  const detach = attachTerminalApprover(registry, tty.input, tty.output, {
+    alwaysAllow: {
+      ruleFor: (pending) => exactAllowRule(pending.toolName, pending.arguments, '/work/p'),
+      save: (rule) => saveAllowRule(home, rule),
+    },
+  });
+  try {
+    const pending = registry.request(
+      { ...request('c1'), summary: 'shell: npm test', arguments: JSON.stringify({ command: "npm test -- 'a b'" }) },
+      new AbortController().signal,
+    );
+    await shows(tty, '› ');
+    assert.match(tty.shown(), /\[s\] saves the allow rule shell\(npm test -- 'a b'\) to your config/);
+    tty.typed.write('s\n');
+    assert.equal((await pending).decision, 'approve_session');
+    const saved = JSON.parse(await readFile(join(home, 'config.json'), 'utf8'));
+    assert.deepEqual(saved, {
+      models: { m: { contextWindow: 1000 } },
+      permissions: { deny: ['shell(rm *)'], allow: ["shell(npm test -- 'a b')"] },
+    });
+  } finally {
+    detach();
+  }
+});
+
+test('terminal approver: no [s] for a call no exact rule describes', async () => {
+  const { exactAllowRule } = await import('../../src/permissions/index.js');
+  const registry = new ApprovalRegistry();
+  const tty = fakeTty();
+  const detach = attachTerminalApprover(registry, tty.input, tty.output, {
+    alwaysAllow: { ruleFor: (pending) => exactAllowRule(pending.toolName, pending.arguments, '/work/p'), save: async () => 'unused' },
+  });
+  try {
+    const pending = registry.request(
+      { ...request('c1'), arguments: JSON.stringify({ command: 'npm test && rm -rf x' }) },
+      new AbortController().signal,
+    );
+    await shows(tty, '› ');
+    assert.doesNotMatch(tty.shown(), /\[s\]/);
+    tty.typed.write('s\n');
+    assert.equal((await pending).decision, 'deny');
+  } finally {
+    detach();
+  }
+});

@@ -6,11 +6,12 @@
 // protocol's enumerations, in any order.
 
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as enumerations from '../../src/protocol/enumerations.js';
+import { sourceFiles } from '../architecture/module-references.js';
 
 const SRC = resolve(fileURLToPath(new URL('../../src', import.meta.url)));
 const PROTOCOL = join(SRC, 'protocol');
@@ -18,16 +19,6 @@ const PROTOCOL = join(SRC, 'protocol');
 const ENUMERATIONS: ReadonlyArray<[string, readonly string[]]> = Object.entries(enumerations as Record<string, unknown>).filter(
   (entry): entry is [string, readonly string[]] => Array.isArray(entry[1]),
 );
-
-function sourceFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) files.push(...sourceFiles(full));
-    else if (/\.tsx?$/.test(name)) files.push(full);
-  }
-  return files;
-}
 
 const STRING = String.raw`(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")`;
 /** `['a', 'b']`, `z.enum(['a', 'b'])`, `new Set(['a', 'b'])`: only string literals between the brackets. */

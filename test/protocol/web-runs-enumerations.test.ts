@@ -3,24 +3,15 @@
 // drop the schemas only as long as nothing there uses one). Types are erased and may be anything.
 
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as enumerations from '../../src/protocol/enumerations.js';
+import { sourceFiles } from '../architecture/module-references.js';
 
 const SRC = resolve(fileURLToPath(new URL('../../src', import.meta.url)));
 const RUNNABLE = new Set(Object.keys(enumerations));
-
-function sourceFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) files.push(...sourceFiles(full));
-    else if (/\.tsx?$/.test(name)) files.push(full);
-  }
-  return files;
-}
 
 /** The value names a text imports or re-exports from protocol/ (`type` ones left out). */
 export function protocolValues(text: string): string[] {

@@ -1,9 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { findProtectedPaths } from '../../src/sandbox/index.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SANDBOX_ENTRY = new URL('../../src/sandbox/index.ts', import.meta.url).href;
 
 test('finds .git, nested secrets (shared matcher, node_modules too) and home credentials', async () => {
   await withTempDir(async (dir) => {
@@ -71,17 +77,43 @@ test('the scan stops at its cap and says so', async () => {
   });
 });
 
-test('a project directory of ours that may not be read leaves the scan incomplete, not silently shorter', {
-  skip: process.getuid?.() === 0 ? 'root reads every directory' : false,
-}, async () => {
+test('a project directory of ours that may not be read leaves the scan incomplete, not silently shorter', async () => {
   await withTempDir(async (dir) => {
     const hidden = join(dir, 'hidden');
     await mkdir(hidden);
     await writeFile(join(hidden, '.env'), 'A=1');
     await chmod(hidden, 0o000);
     try {
-      const scan = await findProtectedPaths({ root: dir, homeDir: join(dir, 'h'), glassboxHome: join(dir, 'g') });
-      assert.match(scan.incomplete ?? '', /may not be read/);
+      if (process.getuid?.() !== 0) {
+        const scan = await findProtectedPaths({ root: dir, homeDir: join(dir, 'h'), glassboxHome: join(dir, 'g') });
+        assert.match(scan.incomplete ?? '', /may not be read/);
+        return;
+      }
+      // Root reads every directory: the scan runs as another user (nobody), who owns the project.
+      assert.ok(existsSync('/usr/bin/setpriv'), 'setpriv (util-linux) is needed to run the scan as another user');
+      await chmod(dir, 0o755);
+      for (const path of [dir, hidden, join(hidden, '.env')]) await chown(path, 65534, 65534);
+      const script = `import { findProtectedPaths } from ${JSON.stringify(SANDBOX_ENTRY)};
+const scan = await findProtectedPaths({ root: ${JSON.stringify(dir)}, homeDir: '/nonexistent', glassboxHome: '/nonexistent' });
+process.stdout.write(JSON.stringify(scan.incomplete));`;
+      const child = spawnSync(
+        '/usr/bin/setpriv',
+        [
+          '--reuid=65534',
+          '--regid=65534',
+          '--clear-groups',
+          '--',
+          process.execPath,
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          script,
+        ],
+        { encoding: 'utf8', cwd: REPO_ROOT },
+      );
+      assert.equal(child.status, 0, child.stderr);
+      assert.match(JSON.parse(child.stdout) ?? '', /may not be read/);
     } finally {
       await chmod(hidden, 0o755);
     }

@@ -13,7 +13,11 @@ function decisionOf(event: AuditEvent): { label: string; tone: string } {
 
 /** Who decided, and why; an approval request's reason is its permission decision's, so it is not repeated. */
 function detailOf(event: AuditEvent): { who: string; why: string } {
-  if (event.type === 'tool_permission_decided') return { who: event.rule, why: event.reason };
+  if (event.type === 'tool_permission_decided') {
+    // A rule from a config file: which one, and where it is written, so the user can find and change it.
+    const rule = event.configRule;
+    return { who: rule === undefined ? event.rule : `${event.rule} ${rule.text} (${rule.file}:${rule.line})`, why: event.reason };
+  }
   if (event.type === 'approval_requested') return { who: 'waiting for a person', why: '' };
   return { who: `by ${event.by}`, why: event.message === null ? '' : `“${event.message}”` };
 }
