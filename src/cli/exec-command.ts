@@ -29,6 +29,8 @@ export interface ExecCliOptions {
   tokenBudget?: string;
   json?: boolean;
   resume?: string;
+  /** `--command <name>`: the prompt words are that prompt command's arguments. */
+  command?: string;
   sandbox?: string;
   approvalPolicy?: string;
   network?: boolean;

@@ -20,6 +20,13 @@ import { databaseUrlOption } from './session-store-option.js';
 import { cliEnvVars, envValue, unsetBlankEnv } from './cli-env.js';
 import type { ExecCliOptions } from './exec-command.js';
 
+/** `exec --command`: the prompt command's text; its files are found where the turn will run. */
+async function execCommandPrompt(name: string, words: string[], options: ExecCliOptions): Promise<string> {
+  const [{ commandPrompt }, { resolveCommonConfig }] = await Promise.all([import('./command-prompt.js'), import('./run-config.js')]);
+  const { root, home } = resolveCommonConfig(options);
+  return commandPrompt({ name, words, root, home, stderr: process.stderr });
+}
+
 export function buildProgram(): Command {
   const program = new Command('glassbox')
     .description('A coding-agent harness you can see through.')
@@ -35,6 +42,7 @@ export function buildProgram(): Command {
   )
     .option('--json', 'print run events as JSON lines on stdout instead of the answer')
     .option('--resume <sessionId|last>', 'continue an existing session')
+    .option('--command <name>', 'send the prompt command <name> (.glassbox/commands/<name>.md…); the words after it are its arguments')
     .option('--max-rounds <n>', 'stop after N model rounds')
     .option('--token-budget <n>', 'stop once the run has used N tokens')
     .option('--sandbox <mode>', 'read-only | workspace-write | danger-full-access (default read-only)')
@@ -49,7 +57,10 @@ export function buildProgram(): Command {
       // first request) runs while the command's code loads.
       import('../sandbox/index.js').then(({ detectSandbox }) => detectSandbox()).catch(() => {});
       const [{ execCommand }, { readExecPrompt }] = await Promise.all([import('./exec-command.js'), import('./read-exec-prompt.js')]);
-      const prompt = await readExecPrompt({ words: promptWords, stdin: process.stdin, stderr: process.stderr });
+      const prompt =
+        options.command === undefined
+          ? await readExecPrompt({ words: promptWords, stdin: process.stdin, stderr: process.stderr })
+          : await execCommandPrompt(options.command, promptWords, options);
       process.exitCode = await execCommand(prompt, options);
     });
 

@@ -272,6 +272,28 @@ async function printSession(
   }
 }
 
+async function exportCommand(
+  deps: SessionCommandDeps,
+  io: Output,
+  reference: string,
+  format: 'html' | 'md' | 'jsonl',
+  output: string | undefined,
+  options: { home?: string; databaseUrl?: string },
+): Promise<void> {
+  const records = await withStore(deps, options, async ({ store }) => {
+    const sessionId = await store.resolveId(reference);
+    return (await store.read(sessionId)).records;
+  });
+  const { createRedactor, exportSession } = await import('../telemetry/index.js');
+  // The same redactor as trace content: the key variables' values and known token shapes.
+  const text = exportSession(records, format, createRedactor());
+  if (output === undefined) return io.out(text);
+  const { writeFile } = await import('node:fs/promises');
+  // Readable by the owner only until they choose to share it: it holds prompts and tool output.
+  await writeFile(output, text, { mode: 0o600 });
+  io.err(line(`wrote ${output} (${format}, ${records.length} records, secrets redacted)`));
+}
+
 async function forkCommand(
   deps: SessionCommandDeps,
   io: Output,
@@ -315,6 +337,23 @@ export function registerSessionCommands(program: Command, deps: SessionCommandDe
       // so read the merged options.
       const { json, home, databaseUrl } = command.optsWithGlobals<{ json?: boolean; home?: string; databaseUrl?: string }>();
       await showSession(deps, io, reference, json === true, { home, databaseUrl });
+    });
+
+  sessions
+    .command('export')
+    .description('write a session for someone else: html (one self-contained file), md (a readable transcript) or jsonl; secrets redacted')
+    .argument('<id>', 'session id, unique prefix, or "last"')
+    .addOption(new Option('--format <format>', 'html | md | jsonl').choices(['html', 'md', 'jsonl']).default('html'))
+    .option('-o, --output <file>', 'write to this file (default: stdout)')
+    .addOption(databaseUrlOption())
+    .action(async (reference: string, _options: unknown, command: Command) => {
+      const { format, output, home, databaseUrl } = command.optsWithGlobals<{
+        format: 'html' | 'md' | 'jsonl';
+        output?: string;
+        home?: string;
+        databaseUrl?: string;
+      }>();
+      await exportCommand(deps, io, reference, format, output, { home, databaseUrl });
     });
 
   program

@@ -30,7 +30,15 @@ import { loadCommandClassifier, type ApprovalPolicy } from '../permissions/index
 import { detectSandbox, gitSnapshot, type SandboxDetector } from '../sandbox/index.js';
 import { buildSystemPrompt, type SystemPrompt } from './system-prompt.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
-import { createEditingTools, createReadOnlyTools, createShellTool, createToolSessionState, type ToolSessionState } from '../tools/index.js';
+import {
+  createEditingTools,
+  createReadOnlyTools,
+  createShellTool,
+  createSkillTool,
+  createToolSessionState,
+  type ToolSessionState,
+} from '../tools/index.js';
+import { toolsOffered } from './skill-context.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
@@ -142,6 +150,7 @@ export async function openRunner(settings: RunnerSettings): Promise<Runner> {
     ...createReadOnlyTools(),
     ...createEditingTools(),
     createShellTool({ glassboxHome: settings.home, sandboxDetector: settings.detectSandbox }),
+    createSkillTool({ glassboxHome: settings.home }),
   ];
   let resolved: Promise<ResolvedCompaction> | null = null;
   const compaction = (): Promise<ResolvedCompaction> =>
@@ -186,6 +195,7 @@ function startSystemPrompt(runner: Runner, started?: Promise<string>): Promise<S
   const { settings } = runner;
   const system = buildSystemPrompt({
     root: runner.root,
+    glassboxHome: settings.home,
     git: () =>
       started ?? gitSnapshot({ root: runner.root, glassboxHome: settings.home, detectSandbox: settings.detectSandbox ?? detectSandbox }),
   });
@@ -281,8 +291,10 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       configRules: permissionRules.rules,
       detectSandbox: async () => (await (settings.detectSandbox ?? detectSandbox)()).available,
     });
+    // The skill tool only for a session whose system message lists skills: it costs every request
+    // its definition, and without the list the model has nothing to load.
     const tools = new ToolRuntime({
-      tools: [...runner.tools, ...extensions.tools],
+      tools: [...toolsOffered(runner.tools, [...session.history, ...session.newItems]), ...extensions.tools],
       root: runner.root,
       state: runner.toolState(session.writer.sessionId),
       gate,

@@ -9,6 +9,7 @@ export {
   type TurnRequest,
   type TurnResult,
 } from './agent-runner.js';
+export { offersSkills, skillContextCost, toolsOffered, type SkillContextCost } from './skill-context.js';
 export { compactSession, type CompactSessionOptions } from './compact-session.js';
 export { createPermissionGate, type GateSettings } from './permission-gate.js';
 export { SessionRecorder, toAuditEvent } from './session-recorder.js';

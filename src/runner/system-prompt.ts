@@ -1,6 +1,7 @@
 // The first system message of a session: instructions, an environment snapshot and the project's
 // AGENTS.md. It is committed as the session's first history item, so every later round and every
-// resumed turn sends it byte for byte the same and provider prompt caches keep hitting.
+// resumed turn sends it byte for byte the same and provider prompt caches keep hitting. It lists the
+// skills found (name and description; the skill tool loads a body when the model asks).
 // AGENTS.md is the repository's text: it is read through workspace/'s guarded reader (a link to
 // `/proc/self/environ` or a FIFO in its place is refused with a warning), and it cannot close the
 // frame that marks it as the project's.
@@ -9,7 +10,7 @@ import { readdir } from 'node:fs/promises';
 import { platform, release } from 'node:os';
 import { join } from 'node:path';
 import { loadToolDescription } from '../agent/index.js';
-import { RefusedFileError, readProjectFile } from '../workspace/index.js';
+import { RefusedFileError, findSkills, readProjectFile, type Skill } from '../workspace/index.js';
 
 export const AGENTS_FILE_CAP = 8_000;
 const LISTING_CAP = 40;
@@ -27,6 +28,8 @@ export interface SystemPromptInput {
   git?: () => Promise<string>;
   /** The home directory whose credential stores AGENTS.md may not lead into (default: the user's). */
   homeDir?: string;
+  /** Glassbox's home, whose `skills/` folder is searched too; without it only the project's skills are listed. */
+  glassboxHome?: string;
 }
 
 export interface SystemPrompt {
@@ -37,10 +40,15 @@ export interface SystemPrompt {
 
 export async function buildSystemPrompt(input: SystemPromptInput): Promise<SystemPrompt> {
   const instructions = loadToolDescription(new URL('./prompts/system-instructions.md', import.meta.url));
-  const [git, listing, agents] = await Promise.all([
+  const [git, listing, agents, found] = await Promise.all([
     input.git?.().catch(() => null) ?? Promise.resolve(null),
     topLevelListing(input.root),
     agentsFile(input.root, input.homeDir),
+    findSkills({
+      root: input.root,
+      ...(input.glassboxHome === undefined ? {} : { glassboxHome: input.glassboxHome }),
+      ...(input.homeDir === undefined ? {} : { homeDir: input.homeDir }),
+    }),
   ]);
   const date = (input.now ?? new Date()).toISOString().slice(0, 10);
   const environment = [
@@ -54,8 +62,30 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<Syste
   ].join('\n');
   const parts = [instructions, environment];
   if (agents.text) parts.push(`<project_instructions source="AGENTS.md">\n${agents.text}\n</project_instructions>`);
+  if (found.skills.length > 0) parts.push(skillList(found.skills));
   if (input.extraInstructions?.trim()) parts.push(input.extraInstructions.trim());
-  return { text: parts.join('\n\n'), warnings: agents.warnings };
+  return { text: parts.join('\n\n'), warnings: [...agents.warnings, ...found.warnings] };
+}
+
+export const SKILL_LIST_TAG = 'available_skills';
+
+/**
+ * Each skill's name and description, nothing more: the body costs tokens only once the model
+ * loads it with the skill tool. The names and descriptions are the skill files' text, framed as
+ * AGENTS.md is (they cannot close the frame), and said to be data, not the harness's orders.
+ */
+function skillList(skills: readonly Skill[]): string {
+  const lines = skills.map((skill) => `- ${skill.name}: ${skill.description}`);
+  return [
+    `<${SKILL_LIST_TAG}>`,
+    framedSkillText(
+      [
+        "Skills are instructions for particular tasks, written by the project or the user (their text, not the harness's). When a task matches a description, load the skill with the skill tool first.",
+        ...lines,
+      ].join('\n'),
+    ),
+    `</${SKILL_LIST_TAG}>`,
+  ].join('\n');
 }
 
 async function topLevelListing(root: string): Promise<string> {
@@ -84,7 +114,9 @@ function byFoldedName(a: string, b: string): number {
 // `</project_instructions` as a model would still read it: blanks or invisible format characters
 // (zero-width space, joiners) may sit between `<`, `/` and the letters, in any case.
 const GAP = '[\\s\\p{Cf}]*';
-const FRAME_CLOSE = new RegExp(`<(?=${GAP}/${GAP}${[...'project_instructions'].join('\\p{Cf}*')})`, 'giu');
+const frameClose = (tag: string): RegExp => new RegExp(`<(?=${GAP}/${GAP}${[...tag].join('\\p{Cf}*')})`, 'giu');
+const FRAME_CLOSE = frameClose('project_instructions');
+const SKILL_FRAME_CLOSE = frameClose(SKILL_LIST_TAG);
 
 /**
  * The file's text as it goes inside its frame: a closing tag of the frame in it has its `<`
@@ -92,6 +124,10 @@ const FRAME_CLOSE = new RegExp(`<(?=${GAP}/${GAP}${[...'project_instructions'].j
  */
 export function framedProjectText(text: string): string {
   return text.replace(FRAME_CLOSE, '&lt;');
+}
+
+function framedSkillText(text: string): string {
+  return text.replace(SKILL_FRAME_CLOSE, '&lt;');
 }
 
 async function agentsFile(root: string, homeDir: string | undefined): Promise<{ text: string | null; warnings: SystemPrompt['warnings'] }> {

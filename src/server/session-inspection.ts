@@ -11,6 +11,7 @@ import { APPROVAL_POLICIES, isToolVisible, type ApprovalPolicy } from '../permis
 import { HistoryReplay, type SessionRecord, type SessionStore, type TurnPolicy } from '../sessions/index.js';
 import { SANDBOX_ORDER } from './server-settings.js';
 import { scanLineage } from './session-lineage.js';
+import { toolsOffered } from '../runner/index.js';
 import type { CompactionPoint, ContextPoint, ContextView } from '../protocol/index.js';
 
 // The chart's shape is protocol/'s (`GET /api/sessions/:id/context`); working it out is done here.
@@ -77,16 +78,18 @@ export class ToolDefinitions {
 
   constructor(private readonly tools: readonly AnyTool[]) {}
 
-  for(policy: TurnPolicy | null): ModelToolDefinition[] {
-    const key = policy === null ? '' : `${policy.sandbox}\u0000${policy.approvalPolicy}`;
+  /** `history`: the request's items, which decide whether the skill tool was offered. */
+  for(policy: TurnPolicy | null, history: readonly ResponseItem[]): ModelToolDefinition[] {
+    const offered = toolsOffered(this.tools, history);
+    const key = `${policy === null ? '' : `${policy.sandbox}\u0000${policy.approvalPolicy}`}\u0000${offered.length}`;
     let definitions = this.cache.get(key);
     if (definitions === undefined) {
       const visible =
         policy !== null && isSandboxMode(policy.sandbox) && isApprovalPolicy(policy.approvalPolicy)
-          ? this.tools.filter((tool) =>
+          ? offered.filter((tool) =>
               isToolVisible(tool, { sandbox: policy.sandbox as SandboxMode, approvalPolicy: policy.approvalPolicy as ApprovalPolicy }),
             )
-          : [...this.tools];
+          : offered;
       definitions = visible.map(toolDefinition);
       this.cache.set(key, definitions);
     }

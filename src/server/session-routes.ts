@@ -22,6 +22,7 @@ import { createCallPricer } from './call-pricing.js';
 import { contextChart } from './session-inspection.js';
 import { SessionStatsCache } from './session-stats.js';
 import { traceCallDetail, traceCalls } from './trace-scan.js';
+import { SESSION_EXPORT_FORMATS, createRedactor, exportSession } from '../telemetry/index.js';
 
 const MAX_PAGE = 1000;
 const DEFAULT_LIST_LIMIT = 100;
@@ -50,6 +51,8 @@ const callsQuerySchema = z.strictObject({
 const callIndexSchema = z.string().regex(/^\d{1,9}$/, 'must be a call index (0, 1, …)');
 
 const noQuery = z.strictObject({});
+
+const exportQuerySchema = z.strictObject({ format: z.enum(SESSION_EXPORT_FORMATS).optional() });
 
 function sessionIdParameter(c: Context): string {
   const id = c.req.param('id') ?? '';
@@ -136,7 +139,19 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
 
   app.get('/api/sessions/:id/export', async (c) => {
     const sessionId = sessionIdParameter(c);
-    validate(noQuery, queryObject(c), 'query');
+    const { format } = validate(exportQuerySchema, queryObject(c), 'query');
+    if (format !== undefined) {
+      // For someone else: one self-contained HTML page or a Markdown transcript, or the records,
+      // every string through the trace redactor (`glassbox sessions export` writes the same).
+      const { records } = await store.read(sessionId);
+      const text = exportSession(records, format, createRedactor());
+      const types = { html: 'text/html', md: 'text/markdown', jsonl: 'application/x-ndjson' } as const;
+      return c.body(text, 200, {
+        'content-type': `${types[format]}; charset=utf-8`,
+        'content-disposition': `attachment; filename="${sessionId}.${format === 'md' ? 'md' : format}"`,
+        'cache-control': 'no-store',
+      });
+    }
     // Records exactly as read (unknown fields kept); unreadable lines are left out, as everywhere.
     const lines: string[] = [];
     await store.scan(sessionId, (record) => lines.push(JSON.stringify(record)));

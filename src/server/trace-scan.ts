@@ -264,7 +264,7 @@ export async function traceCalls(
     call.view.request = {
       model: replay.currentModel,
       messages: itemsToModelMessages(history),
-      tools: definitions.for(replay.currentPolicy),
+      tools: definitions.for(replay.currentPolicy, history),
     };
   });
   const needle = options.query?.trim().toLowerCase() ?? '';
@@ -288,7 +288,7 @@ export async function traceCallDetail(
       call.view.request = {
         model: replay.currentModel,
         messages: itemsToModelMessages(history),
-        tools: definitions.for(replay.currentPolicy),
+        tools: definitions.for(replay.currentPolicy, history),
       };
       return;
     }

@@ -26,6 +26,15 @@ export {
   type TraceBuilderOptions,
 } from './trace-builder.js';
 export { createRedactor } from './redact-secrets.js';
+export {
+  SESSION_EXPORT_FORMATS,
+  exportData,
+  exportSession,
+  sessionMarkdown,
+  type ExportData,
+  type ExportEntry,
+  type SessionExportFormat,
+} from './session-export.js';
 export type { RunTrace } from './run-trace.js';
 export type { SessionExportResult } from './session-trace.js';
 export type { ExportReport } from './otel-sink.js';

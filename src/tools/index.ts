@@ -14,4 +14,5 @@ export { createGrepTool, DEFAULT_GREP_LIMITS, type GrepArgs, type GrepLimits, ty
 export { createReadOnlyTools, type ReadOnlyToolsOptions } from './read-only-tools.js';
 export * from './editing-tools.js';
 export * from './shell/index.js';
+export { createSkillTool, SKILL_TOOL_NAME, type SkillArgs, type SkillToolOptions } from './skill/index.js';
 export { previewChange, type ChangePreview, type FilePreview, type PreviewLine, type PreviewLineKind } from './change-preview.js';

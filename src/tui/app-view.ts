@@ -20,6 +20,7 @@ import { lastToolEntry, type Entry } from './transcript-state.js';
 import { lineRows, textRows } from './text-rows.js';
 import { oneLine, visibleText } from '../terminal-text/index.js';
 import { presentationOf } from '../views/index.js';
+import { expandPromptCommand, type PromptCommand } from '../workspace/index.js';
 
 /** Two Ctrl-C within this long quit; one alone only arms it (the usual convention). */
 export const QUIT_WINDOW_MS = 2000;
@@ -35,6 +36,8 @@ export interface AppProps {
   files: readonly string[];
   /** A prompt given on the command line, sent once at start. */
   initialPrompt?: string | null;
+  /** The project's and the home's prompt commands (`/name args`). */
+  promptCommands?: readonly PromptCommand[];
   /** Runs `arm` after the approval guard; returns a cancel. Tests pass a manual one. */
   scheduleArm?: (arm: () => void) => () => void;
 }
@@ -51,8 +54,8 @@ interface Suggestion {
   start: number;
 }
 
-function suggestionsFor(state: edit.EditorState, files: readonly string[]): Suggestion[] {
-  const commands = commandCompletions(state.text);
+function suggestionsFor(state: edit.EditorState, files: readonly string[], promptCommands: readonly PromptCommand[]): Suggestion[] {
+  const commands = commandCompletions(state.text, promptCommands);
   if (commands.length > 0) return commands.map((c) => ({ label: `${c.usage}  ${c.description}`, insert: `/${c.name} `, start: 0 }));
   const { word, start } = edit.wordAtCursor(state);
   if (!word.startsWith('@')) return [];
@@ -60,7 +63,7 @@ function suggestionsFor(state: edit.EditorState, files: readonly string[]): Sugg
   return matchFiles(files, word.slice(1)).map((path) => ({ label: `@${oneLine(path)}`, insert: `@${path} `, start }));
 }
 
-export function App({ controller, theme, files, initialPrompt, scheduleArm = armAfterGuard }: AppProps): ReactElement {
+export function App({ controller, theme, files, initialPrompt, promptCommands = [], scheduleArm = armAfterGuard }: AppProps): ReactElement {
   const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
   const { exit } = useApp();
   const { stdout } = useStdout();
@@ -87,7 +90,8 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
     setDenyState(next);
   };
   const [, setTick] = useState(0);
-  const commandContext = useRef<CommandContext>({ controller, theme, listed: [] });
+  const commandContext = useRef<CommandContext>({ controller, theme, listed: [], promptCommands });
+  commandContext.current.promptCommands = promptCommands;
   const busySince = useRef<number | null>(null);
   const { internal_eventEmitter: inputEvents } = useStdin();
   const paste = useRef({ tracker: new PasteTracker(), consumed: false, onPaste: (_text: string): void => {} });
@@ -162,13 +166,13 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
   }, [stdout]);
 
   // No completions over a recalled prompt: Up and Down keep walking the history.
-  const suggestions = snapshot.pending || editor.historyIndex !== null ? [] : suggestionsFor(editor, files);
+  const suggestions = snapshot.pending || editor.historyIndex !== null ? [] : suggestionsFor(editor, files, promptCommands);
   const choice = suggestions.length === 0 ? null : suggestions[Math.min(selected, suggestions.length - 1)]!;
 
   const submit = (): void => {
     const { prompt, next } = edit.submit(editorRef.current);
     if (prompt.trim() === '') return;
-    const parsed = parseInput(prompt);
+    const parsed = parseInput(prompt, promptCommands);
     if (parsed.kind === 'unknown') {
       controller.note({ kind: 'notice', tone: 'error', text: `unknown command /${visibleText(parsed.name)} (/help lists them)` });
       return;
@@ -179,6 +183,8 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
     controller.rememberPrompt(prompt);
     // The transcript shows a large paste as its placeholder, as the editor did; the model gets it whole.
     if (parsed.kind === 'prompt') void controller.sendPrompt(parsed.text, parsed.text === prompt ? shown : parsed.text);
+    // The model gets the command's expanded text; the transcript shows what was typed.
+    else if (parsed.kind === 'prompt-command') void controller.sendPrompt(expandPromptCommand(parsed.command, parsed.args), shown);
     else void runCommand(commandContext.current, parsed.name, parsed.args);
   };
 
@@ -255,8 +261,8 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
         // Enter on a half-typed command name completes it first.
         if (
           choice !== null &&
-          commandCompletions(editorRef.current.text).length > 0 &&
-          parseInput(editorRef.current.text).kind === 'unknown'
+          commandCompletions(editorRef.current.text, promptCommands).length > 0 &&
+          parseInput(editorRef.current.text, promptCommands).kind === 'unknown'
         ) {
           complete();
           return;

@@ -10,26 +10,34 @@ import { forkSession, type SessionSummary } from '../sessions/index.js';
 import { paintDiffLine } from './approval-preview.js';
 import { helpText } from './help-text.js';
 import type { SessionController } from './session-controller.js';
-import { lastRequest } from './session-history.js';
+import { lastRequest, sessionSkillCost } from './session-history.js';
+import type { SkillContextCost } from '../runner/index.js';
 import { compactNumber, compactionText, contextText, formatCost } from './session-meter.js';
 import type { SlashCommandName } from './slash-commands.js';
 import type { Theme } from './theme.js';
 import { oneLine, visibleText } from '../terminal-text/index.js';
+import type { PromptCommand } from '../workspace/index.js';
 
 export interface CommandContext {
   controller: SessionController;
   theme: Theme;
   /** The sessions the last `/resume` or `/sessions` listed, for `/resume <n>`. */
   listed: SessionSummary[];
+  /** The project's and the home's prompt commands, for /help. */
+  promptCommands?: readonly PromptCommand[];
 }
 
 export async function runCommand(context: CommandContext, name: SlashCommandName, args: string): Promise<void> {
   const { controller } = context;
   switch (name) {
     case 'help':
-      return controller.note({ kind: 'block', title: 'help', body: helpText(context.theme, process.stdout.columns || 80) });
+      return controller.note({
+        kind: 'block',
+        title: 'help',
+        body: helpText(context.theme, process.stdout.columns || 80, context.promptCommands),
+      });
     case 'status':
-      return controller.note({ kind: 'block', title: 'status', body: statusText(context) });
+      return status(context);
     case 'quit':
       return controller.requestExit();
     case 'clear':
@@ -253,7 +261,29 @@ async function debug(context: CommandContext): Promise<void> {
   });
 }
 
-function statusText(context: CommandContext): string {
+async function status(context: CommandContext): Promise<void> {
+  const { controller } = context;
+  const sessionId = controller.getSnapshot().sessionId;
+  let skills: SkillContextCost | null = null;
+  if (sessionId !== null) {
+    // A session that cannot be read still gets its status, without the skills line.
+    skills = await controller
+      .getRunner()
+      .then((runner) => sessionSkillCost(runner.store, sessionId))
+      .catch(() => null);
+  }
+  controller.note({ kind: 'block', title: 'status', body: statusText(context, skills) });
+}
+
+/** `2 listed ~120 tokens · loaded: review ~800, review/checklist.md ~200` */
+export function skillsText(cost: SkillContextCost): string {
+  const loaded = cost.loaded.map(
+    (each) => `${each.file === null ? each.name : `${each.name}/${each.file}`} ~${compactNumber(each.tokens)}`,
+  );
+  return `${cost.listed} listed ~${compactNumber(cost.listTokens)} tokens · ${loaded.length === 0 ? 'none loaded' : `loaded: ${loaded.join(', ')}`}`;
+}
+
+function statusText(context: CommandContext, skills: SkillContextCost | null): string {
   const { controller, theme } = context;
   const s = controller.getSnapshot();
   const settings = controller.currentSettings;
@@ -272,6 +302,7 @@ function statusText(context: CommandContext): string {
     ['session', s.sessionId ?? '(new: starts with the next prompt)'],
     ['context', contextText(s.meter, s.limits).replace(/^context /, '')],
     ['compaction', compactionText(s.limits)],
+    ...(skills === null || (skills.listed === 0 && skills.loaded.length === 0) ? [] : [['skills', skillsText(skills)] as [string, string]]),
     [
       'usage',
       `${compactNumber(s.meter.sessionTokens)} tokens in ${s.meter.calls} model call(s) · ${formatCost(s.meter.cost, s.meter.costPartial)}`,

@@ -1,7 +1,9 @@
 // `/help`: the keys and the commands, from the same table that parses them.
 
-import { SLASH_COMMANDS } from './slash-commands.js';
+import type { PromptCommand } from '../workspace/index.js';
+import { SLASH_COMMANDS, promptCommandListing } from './slash-commands.js';
 import type { Theme } from './theme.js';
+import { oneLine } from '../terminal-text/index.js';
 
 export const KEYS: ReadonlyArray<[string, string]> = [
   ['Enter', 'send the prompt'],
@@ -38,7 +40,21 @@ function table(rows: ReadonlyArray<readonly [string, string]>, columns: number):
   );
 }
 
-export function helpText(theme: Theme, columns = 80): string {
+export function helpText(theme: Theme, columns = 80, promptCommands: readonly PromptCommand[] = []): string {
+  const prompts =
+    promptCommands.length === 0
+      ? []
+      : [
+          theme.bold('prompt commands'),
+          ...table(
+            promptCommands.map((command) => {
+              const listing = promptCommandListing(command);
+              // The file's text: shown with its control characters visible, never obeyed.
+              return [oneLine(listing.usage, 60), oneLine(listing.description, 200)] as const;
+            }),
+            columns,
+          ),
+        ];
   return [
     theme.bold('keys'),
     ...table(KEYS, columns),
@@ -47,6 +63,7 @@ export function helpText(theme: Theme, columns = 80): string {
       SLASH_COMMANDS.map((c) => [c.usage, c.description] as const),
       columns,
     ),
+    ...prompts,
     ...wrapWords('@path mentions a file (Tab completes) · //text sends a prompt starting with /', columns - 3).map((line) =>
       theme.dim(`  ${line}`),
     ),

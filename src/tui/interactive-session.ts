@@ -10,6 +10,9 @@ import { listProjectFiles } from './file-mentions.js';
 import { loadHighlighter } from './highlight-code.js';
 import { SessionController, type ControllerOptions } from './session-controller.js';
 import { createTheme } from './theme.js';
+import { RESERVED_COMMAND_NAMES } from './slash-commands.js';
+import { findPromptCommands, type PromptCommand } from '../workspace/index.js';
+import { oneLine } from '../terminal-text/index.js';
 
 export interface InteractiveOptions extends ControllerOptions {
   /** Sent as the first prompt (`glassbox chat "…"`). */
@@ -44,7 +47,11 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   // The workspace snapshot /diff compares with, taken in the background (the first turn waits for it).
   void controller.changes.ready();
   let files: readonly string[] = [];
-  const app = () => h(App, { controller, theme, files, initialPrompt: options.prompt });
+  // Read once at start: `/name` completes and /help lists them from the first key on.
+  const found = await findPromptCommands({ root: options.runner.root, glassboxHome: options.runner.home }, RESERVED_COMMAND_NAMES);
+  const promptCommands: readonly PromptCommand[] = found.commands;
+  for (const warning of found.warnings) controller.note({ kind: 'notice', tone: 'warning', text: oneLine(warning.message, 400) });
+  const app = () => h(App, { controller, theme, files, initialPrompt: options.prompt, promptCommands });
   const instance = render(app(), { stdin, stdout, exitOnCtrlC: false, patchConsole: true });
   clear = () => {
     instance.clear();

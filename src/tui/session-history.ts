@@ -7,6 +7,7 @@ import { oneLine } from '../terminal-text/index.js';
 import { itemsToModelMessages, type ResponseItem } from '../agent/index.js';
 import { cheapItemTokens, historyCompactedEvent } from '../compaction/index.js';
 import type { ModelMessage } from '../model/index.js';
+import { skillContextCost, type SkillContextCost } from '../runner/index.js';
 import { HistoryReplay, type SessionRecord, type SessionStore } from '../sessions/index.js';
 import type { SessionMeter } from './session-meter.js';
 import { addEntry, emptyTranscript, reduceRunEvent, type TranscriptState } from './transcript-state.js';
@@ -86,6 +87,14 @@ export async function forkParentContext(store: SessionStore, parent: { sessionId
     if (record.type === 'compaction' && record.turn !== null && record.turn <= parent.atTurn) tokens = record.tokensAfter;
   }
   return tokens;
+}
+
+/** What skills cost in the history the next request would carry (compactions applied). */
+export async function sessionSkillCost(store: SessionStore, sessionId: string): Promise<SkillContextCost> {
+  const { records } = await store.read(sessionId);
+  const replay = new HistoryReplay();
+  for (const record of records) replay.add(record);
+  return skillContextCost(replay.finish().history);
 }
 
 /** The history the next request would carry (compactions applied), estimated at chars/4 per item. */

@@ -63,6 +63,14 @@ export const TOOL_PRESENTATIONS: Readonly<Record<string, ToolPresentation>> = {
       return { verb: done ? 'Listed' : 'List', subject: path, style: 'path', detail: '' };
     },
   },
+  skill: {
+    title: 'Skill',
+    phrase(args, done) {
+      const file = text(args.file);
+      if (file !== null) return { verb: 'Read', subject: file, style: 'path', detail: ` of skill ${text(args.name) ?? '?'}` };
+      return { verb: done ? 'Loaded skill' : 'Load skill', subject: text(args.name) ?? '?', style: 'plain', detail: '' };
+    },
+  },
   glob: {
     title: 'Find files',
     phrase: (args, done) => ({

@@ -1,6 +1,7 @@
 // The project tree and how it may be touched: path containment on real paths, secret-file names,
 // names git reads as a repository, the execution policy of a call, and the one guarded reader of
-// the files Glassbox reads from a project by itself. A leaf: it imports nothing from the rest of
+// the files Glassbox reads from a project by itself, and the project content read through it (skills,
+// prompt commands, their front matter). A leaf: it imports nothing from the rest of
 // Glassbox, so tools, permissions and the sandbox can all build on it.
 
 export { isInside, realLocation, resolveRoot } from './path-containment.js';
@@ -8,3 +9,26 @@ export { HOME_SECRET_PATHS, SECRET_FILE_EXCEPTIONS, SECRET_FILE_GLOBS, isSecretP
 export { foldFileName, isGitMetadataName } from './git-metadata-name.js';
 export { SANDBOX_MODES, UNRESTRICTED_EXECUTION, isExecutionPolicy, type ExecutionPolicy, type SandboxMode } from './execution-policy.js';
 export { MAX_PROJECT_FILE_BYTES, RefusedFileError, readProjectFile, type ReadProjectFileOptions } from './read-project-file.js';
+export { FrontMatterError, parseFrontMatter, type FrontMatter } from './front-matter.js';
+export {
+  MAX_SKILL_DESCRIPTION,
+  MAX_SKILL_FILE_BYTES,
+  findSkills,
+  listSkillFiles,
+  readSkillBody,
+  readSkillFile,
+  skillFolders,
+  type FoundSkills,
+  type Skill,
+  type SkillPlaces,
+  type SkillSource,
+} from './project-skills.js';
+export {
+  MAX_PROMPT_COMMAND_BYTES,
+  expandPromptCommand,
+  findPromptCommands,
+  splitArguments,
+  type FoundPromptCommands,
+  type PromptCommand,
+  type PromptCommandPlaces,
+} from './prompt-commands.js';

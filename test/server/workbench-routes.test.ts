@@ -108,6 +108,18 @@ describe('workbench routes', () => {
     assert.equal(lines[0]!.type, 'session_meta');
     assert.ok(lines.some((record) => record.type === 'turn_completed'));
 
+    // The Export HTML button's file: one page, as `sessions export` writes it; md likewise.
+    const html = await h.api(`/api/sessions/${sessionId}/export?format=html`);
+    assert.equal(html.status, 200);
+    assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(html.headers.get('content-disposition') ?? '', new RegExp(`${sessionId}\\.html`));
+    const page = await html.text();
+    assert.match(page, /^<!doctype html>/);
+    assert.match(page, /default-src 'none'/);
+    const md = await h.api(`/api/sessions/${sessionId}/export?format=md`);
+    assert.match(await md.text(), /^# Session /);
+    assert.equal((await h.api(`/api/sessions/${sessionId}/export?format=pdf`)).status, 400);
+
     const list = (await (await h.api('/api/sessions')).json()) as {
       stats: Record<string, { status: string; inputTokens: number; cachedInputTokens: number; costUsd: number }>;
     };

@@ -142,7 +142,8 @@ export const api = {
   modelCall: (sessionId: string, index: number) =>
     call<{ call: TraceDetail }>('GET', `/api/sessions/${segment(sessionId)}/model-calls/${index}`),
   deleteSession: (sessionId: string) => call<{ deleted: boolean }>('DELETE', `/api/sessions/${segment(sessionId)}`),
-  exportUrl: (sessionId: string) => `/api/sessions/${segment(sessionId)}/export`,
+  exportUrl: (sessionId: string, format?: 'html' | 'md') =>
+    `/api/sessions/${segment(sessionId)}/export${format === undefined ? '' : `?format=${format}`}`,
   context: (sessionId: string) => call<ContextInfo>('GET', `/api/sessions/${segment(sessionId)}/context`),
   fork: (sessionId: string, atTurn?: number) =>
     call<{ sessionId: string }>('POST', `/api/sessions/${segment(sessionId)}/fork`, atTurn === undefined ? {} : { atTurn }),

@@ -50,6 +50,16 @@ export function SessionHeader({ sessionId, title, page, loading, total, busy, on
             Export JSONL
           </a>
         )}
+        {sessionId !== null && (
+          <a
+            className="small-text export-link"
+            href={api.exportUrl(sessionId, 'html')}
+            download={`${sessionId}.html`}
+            title="One HTML file to hand to someone: transcript, model calls with their requests, tool calls, approvals; secrets redacted"
+          >
+            Export HTML
+          </a>
+        )}
         {sessionId !== null && page !== null && <DeleteSession title={title} busy={busy} onDelete={onDelete} />}
       </div>
       {parent !== null && (
