@@ -122,10 +122,16 @@ async function load(): Promise<CommandClassifier> {
 /** The shared classifier, loaded on the first call. A failed load is retried on the next call. */
 export function loadCommandClassifier(): Promise<CommandClassifier> {
   if (loading === null) {
-    loading = load().catch((error: unknown) => {
-      loading = null;
-      throw new Error(`Could not load the bash grammar for the command classifier: ${(error as Error).message}`, { cause: error });
-    });
+    // Parts of the load settle through V8's own task queue (WebAssembly), which does not keep
+    // Node's event loop alive: a process (or test file) whose only pending work is this load
+    // would otherwise exit with it unsettled. The timer holds the loop open until it settles.
+    const keepAlive = setInterval(() => {}, 60_000);
+    loading = load()
+      .catch((error: unknown) => {
+        loading = null;
+        throw new Error(`Could not load the bash grammar for the command classifier: ${(error as Error).message}`, { cause: error });
+      })
+      .finally(() => clearInterval(keepAlive));
   }
   return loading;
 }
