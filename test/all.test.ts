@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
+import { loadCommandClassifier } from '../src/permissions/index.js';
 import { detectSandbox } from '../src/sandbox/index.js';
 import { locateRipgrep } from '../src/tools/grep/index.js';
 import { dirname, join, relative } from 'node:path';
@@ -127,7 +128,9 @@ function collect(dir: string): string[] {
 // at load time (a top-level `await detectSandbox()`); were that the first, slow probe, the tests
 // registered earlier would start running meanwhile, and tests registered during one of them
 // would be attached to it as subtests. With the answer cached, those awaits resolve at once.
-const [sandbox, ripgrep] = await Promise.all([detectSandbox(), locateRipgrep()]);
+// The bash grammar likewise: several files await `loadCommandClassifier()` at load time or in a
+// root-level hook, and a first load (a second or more under load) there raced the file's suite.
+const [sandbox, ripgrep] = await Promise.all([detectSandbox(), locateRipgrep(), loadCommandClassifier()]);
 // In CI a missing dependency is a failure, not a silent skip of every test that needs it.
 if (process.env.CI) {
   test('CI has the system dependencies the suites need (bubblewrap, ripgrep)', () => {

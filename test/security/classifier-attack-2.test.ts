@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import {
   type CommandClassification,
   type CommandClassifier,
@@ -158,11 +158,13 @@ function makeFixture(base: string): Fixture {
   return { base, root, outside };
 }
 
-// Loaded while the module is evaluated (test/all.test.ts awaits the import), not in a root-level
-// `before` hook: under load node:test could end the root before such a hook settled, and report
-// its late activity as an unhandled rejection that fails the whole test process.
-const classifier: CommandClassifier = await loadCommandClassifier();
-const fixture: Fixture = makeFixture(await makeTempDir());
+let classifier: CommandClassifier;
+let fixture: Fixture;
+
+before(async () => {
+  classifier = await loadCommandClassifier();
+  fixture = makeFixture(await makeTempDir());
+});
 
 after(() => {
   rmSync(fixture.base, { recursive: true, force: true });
