@@ -88,7 +88,7 @@ export function App({ controller, theme, files, initialPrompt, scheduleArm = arm
     setDenyState(next);
   };
   const [, setTick] = useState(0);
-  const commandContext = useRef<CommandContext>({ controller, theme, listed: [] });
+  const commandContext = useRef<CommandContext>({ controller, theme, listed: [], confirmForeign: null });
   const busySince = useRef<number | null>(null);
   const { internal_eventEmitter: inputEvents } = useStdin();
   const paste = useRef({ tracker: new PasteTracker(), consumed: false, onPaste: (_text: string): void => {} });

@@ -3,7 +3,7 @@
 // report through the transcript: a command never throws into the view.
 
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { lookupModel, modelCatalogEntries, providerNameOf } from '../model/index.js';
 import { compactSession } from '../runner/index.js';
 import { forkSession, type SessionSummary } from '../sessions/index.js';
@@ -21,6 +21,8 @@ export interface CommandContext {
   theme: Theme;
   /** The sessions the last `/resume` or `/sessions` listed, for `/resume <n>`. */
   listed: SessionSummary[];
+  /** Another project's session the user was warned about: resuming it again continues it. */
+  confirmForeign: string | null;
 }
 
 export async function runCommand(context: CommandContext, name: SlashCommandName, args: string): Promise<void> {
@@ -117,24 +119,55 @@ async function resume(context: CommandContext, args: string): Promise<void> {
     const listed =
       /^\d+$/.test(args) && Number(args) >= 1 && Number(args) <= context.listed.length ? context.listed[Number(args) - 1]!.sessionId : null;
     const sessionId = listed ?? (await runner.store.resolveId(args));
+    // Another project's session continued here runs its tools in this project, where the paths it
+    // read and wrote may name other files: said first, and done only when asked again.
+    const { meta } = await runner.store.read(sessionId);
+    if (!sameDirectory(meta.cwd, runner.root) && context.confirmForeign !== sessionId) {
+      context.confirmForeign = sessionId;
+      return controller.note({
+        kind: 'notice',
+        tone: 'warning',
+        text: `session ${sessionId} was recorded in ${meta.cwd}, not in this project (${controller.root}): continued here, its tools run here, where the paths it used may name other files. /resume ${args} again to continue it here anyway`,
+      });
+    }
+    context.confirmForeign = null;
     await controller.openSession(sessionId);
     controller.note({ kind: 'notice', tone: 'success', text: `resumed ${sessionId}: the next prompt continues it` });
   });
 }
 
+function sameDirectory(a: string, b: string): boolean {
+  return resolve(a) === resolve(b);
+}
+
+/** Sessions listed: this project's first (newest first), then a few of other projects'. */
+const LISTED_HERE = 10;
+const LISTED_ELSEWHERE = 5;
+
 async function listSessions(context: CommandContext, hint = '/resume <n> continues one'): Promise<void> {
   const { controller, theme } = context;
   await controller.track('command', async () => {
     const runner = await controller.getRunner();
-    const { sessions } = await runner.store.list({ limit: 10 });
-    context.listed = sessions;
-    if (sessions.length === 0) return controller.note({ kind: 'notice', tone: 'info', text: 'no sessions yet' });
+    const { sessions } = await runner.store.list({ limit: 200 });
+    const here = sessions.filter((s) => sameDirectory(s.cwd, runner.root)).slice(0, LISTED_HERE);
+    const elsewhere = sessions.filter((s) => !sameDirectory(s.cwd, runner.root)).slice(0, LISTED_ELSEWHERE);
+    context.listed = [...here, ...elsewhere];
+    if (context.listed.length === 0) return controller.note({ kind: 'notice', tone: 'info', text: 'no sessions yet' });
     const current = controller.getSnapshot().sessionId;
-    const lines = sessions.map((s, i) => {
+    const line = (s: SessionSummary, i: number, where: string) => {
       const mark = s.sessionId === current ? theme.tone('accent', '●') : ' ';
       const when = s.updatedAt.slice(0, 16).replace('T', ' ');
-      return `${mark} ${String(i + 1).padStart(2)}. ${theme.dim(s.sessionId.slice(0, 13))} ${when} ${s.turns}t ${oneLine(s.title || '(no prompt)', 40)}`;
-    });
+      return `${mark} ${String(i + 1).padStart(2)}. ${theme.dim(s.sessionId.slice(0, 13))} ${when} ${s.turns}t ${oneLine(s.title || '(no prompt)', 40)}${where}`;
+    };
+    const lines = [
+      theme.dim(`this project · ${oneLine(controller.root, 100)}${here.length === 0 ? ': none yet' : ''}`),
+      ...here.map((s, i) => line(s, i, '')),
+    ];
+    if (elsewhere.length > 0)
+      lines.push(
+        theme.dim('other projects (continuing one asks first)'),
+        ...elsewhere.map((s, i) => line(s, here.length + i, theme.dim(` · ${oneLine(s.cwd, 100)}`))),
+      );
     controller.note({ kind: 'block', title: 'sessions', body: [...lines, theme.dim(hint)].join('\n') });
   });
 }

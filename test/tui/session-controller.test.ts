@@ -22,7 +22,7 @@ describe('session controller', () => {
         ],
       });
       const controller = testController(root, provider);
-      const context = { controller, theme: createTheme(false), listed: [] };
+      const context = { controller, theme: createTheme(false), listed: [], confirmForeign: null };
       try {
         await controller.sendPrompt('first');
         await controller.sendPrompt('second');
