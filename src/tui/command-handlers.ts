@@ -2,7 +2,8 @@
 // (`forkSession`, the store's listing and id resolution) rather than re-implementing them, and
 // report through the transcript: a command never throws into the view.
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, mkdir, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { lookupModel, modelCatalogEntries, providerNameOf } from '../model/index.js';
 import { compactSession } from '../runner/index.js';
@@ -267,10 +268,9 @@ async function debug(context: CommandContext): Promise<void> {
     const request = await lastRequest(runner.store, sessionId);
     if (request === null) return controller.note({ kind: 'notice', tone: 'info', text: 'no model request in this session yet' });
     const dir = join(controller.home, 'debug');
-    await mkdir(dir, { recursive: true });
     const file = join(dir, `${sessionId}-last-request.json`);
     const tools = runner.tools.map((tool) => tool.name);
-    await writeFile(file, `${JSON.stringify({ model: request.model, messages: request.messages, tools }, null, 2)}\n`);
+    await writePrivateFile(dir, file, `${JSON.stringify({ model: request.model, messages: request.messages, tools }, null, 2)}\n`);
     const lines = [
       `turn ${request.turn}, round ${request.round} · ${request.model} · ${request.messages.length} messages · tools: ${tools.join(', ')}`,
     ];
@@ -284,6 +284,23 @@ async function debug(context: CommandContext): Promise<void> {
     lines.push(theme.dim(`full request: ${file}`));
     controller.note({ kind: 'block', title: 'debug: last request as sent', body: lines.join('\n') });
   });
+}
+
+/**
+ * The whole request holds what the session holds (file contents, command output): private to the
+ * user, as the session files are (0600 in a 0700 folder). A file written before, or a folder made
+ * by an older version, is narrowed too; a symlink in the file's place is not followed.
+ */
+async function writePrivateFile(dir: string, file: string, text: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+  try {
+    await handle.chmod(0o600);
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
 }
 
 function statusText(context: CommandContext): string {

@@ -72,6 +72,7 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
     case 'assistant': {
       if (entry.text.trim() === '') return null;
       let text = markdownToAnsi(visibleText(entry.text), theme);
+      if (entry.cancelled) text = `${text} ${theme.dim(theme.italic('(cancelled)'))}`;
       if (maxLines !== undefined) {
         // Rows, not lines: a paragraph is one line but wraps to several.
         const { lines, hidden } = lastRows(text, maxLines, width - 2);

@@ -58,8 +58,13 @@ export async function loadSession(
     if (record.type === 'response_item' && record.item.type === 'function_call_output') outputs.set(record.item.callId, record.item);
   meter.reset();
   let measured = false;
+  // Turns whose calls are listed; the others (a fork's copied turns) count by their totals.
+  const called = new Set<number>();
   for (const record of records) {
+    if ((record.type === 'turn_completed' || record.type === 'turn_failed' || record.type === 'turn_cancelled') && !called.has(record.turn))
+      meter.addCarried(record.usage.total, entryFor(model));
     if (record.type === 'model_call') {
+      called.add(record.turn);
       meter.addCall(record.usage, record.stage, entryFor(model));
       if (record.stage === 'turn' && record.usage !== null) measured = true;
     }

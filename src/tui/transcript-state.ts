@@ -30,7 +30,8 @@ type Keyed = { id: number; key?: string };
 
 export type Entry =
   | (Keyed & { kind: 'user'; text: string })
-  | (Keyed & { kind: 'assistant'; text: string; settled: boolean })
+  /** `cancelled`: the answer was cut off by a cancel mid-stream (what it had shown stays, marked). */
+  | (Keyed & { kind: 'assistant'; text: string; settled: boolean; cancelled?: boolean })
   | (Keyed & { kind: 'reasoning'; text: string; settled: boolean })
   | (Keyed & {
       kind: 'tool';
@@ -195,7 +196,13 @@ function turnEntries(turn: TranscriptTurn, prefix: string, from: number): NewEnt
     const followed = from + offset < turn.entries.length - 1;
     switch (entry.kind) {
       case 'assistant':
-        entries.push({ kind: 'assistant', key, text: entry.text, settled: entry.role !== 'streaming' || followed });
+        entries.push({
+          kind: 'assistant',
+          key,
+          text: entry.text,
+          settled: entry.role !== 'streaming' || followed,
+          ...(entry.role === 'partial' && turn.outcome.status === 'cancelled' ? { cancelled: true } : {}),
+        });
         break;
       case 'reasoning':
         entries.push({ kind: 'reasoning', key, text: entry.text, settled: !entry.streaming || followed });
