@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { chmod, mkdir, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { lookupModel, modelCatalogEntries, providerNameOf } from '../model/index.js';
+import { DIALECT_LIST, lookupModel, modelCatalogEntries, providerNameOf } from '../model/index.js';
 import { compactSession } from '../runner/index.js';
 import { forkSession, type SessionSummary } from '../sessions/index.js';
 import { paintDiffLine } from './approval-preview.js';
@@ -191,13 +191,27 @@ async function model(context: CommandContext, name: string): Promise<void> {
   }
   await controller.track('command', async () => {
     await controller.changeSettings({ model: name });
-    const known = lookupModel(name).matched !== null;
+    const looked = lookupModel(name);
+    const other = otherProvider(looked.matched === null ? null : looked.entry.provider, current.wireApi);
     controller.note({
       kind: 'notice',
-      tone: 'success',
-      text: `model: ${name}${known ? '' : ' (not in the model catalog: default limits, no price)'}`,
+      tone: other === null ? 'success' : 'warning',
+      text: `model: ${name}${looked.matched !== null ? '' : ' (not in the model catalog: default limits, no price)'}${other ?? ''}`,
     });
   });
+}
+
+/**
+ * The warning for a model the catalog knows as another provider's than the one whose API the
+ * session speaks (a Claude model on an OpenAI endpoint): it is switched to all the same, since a
+ * router behind the endpoint may serve it, but an endpoint of that provider itself will refuse it.
+ */
+function otherProvider(modelProvider: string | null, wireApi: string): string | null {
+  const speaks = providerNameOf(wireApi);
+  if (modelProvider === null || modelProvider === speaks) return null;
+  const wires = DIALECT_LIST.filter((dialect) => dialect.provider.name === modelProvider).map((dialect) => `--wire-api ${dialect.name}`);
+  const instead = wires.length === 0 ? '' : `, or start glassbox with ${wires.join(' or ')}`;
+  return ` — warning: a model of ${modelProvider}'s, but this session speaks ${speaks}'s API (${wireApi}): the endpoint must serve it (a router may)${instead}`;
 }
 
 async function choose<K extends 'sandbox' | 'approvalPolicy'>(

@@ -1,7 +1,8 @@
 // Smaller things the terminal got wrong (issue 25 item 12): /debug's file holds the whole request
 // and is private (0600, like the session files); a fork's status line counts the tokens of the
-// history it carries, as the session list does, instead of 0; and an answer cut off by Esc is
-// marked as cancelled, not left looking like a finished one.
+// history it carries, as the session list does, instead of 0; an answer cut off by Esc is
+// marked as cancelled, not left looking like a finished one; and /model warns when the model is
+// another provider's than the endpoint the session talks to.
 
 import assert from 'node:assert/strict';
 import { stat } from 'node:fs/promises';
@@ -45,6 +46,31 @@ describe('session details in the terminal (tmux)', { skip, concurrency: true }, 
       await screen.waitFor(/forked \S+ →/);
       await screen.waitIdle();
       assert.equal(TOKENS.exec(await screen.capture())?.[1], before, await screen.capture());
+    } finally {
+      await screen.close();
+    }
+  });
+
+  test("/model with another provider's model than the endpoint speaks warns, and names the wire that would", async (t) => {
+    const { root, home } = await ptyProject();
+    const provider = await startFakeProvider({ script: [] });
+    t.after(() => provider.close());
+    const screen = await TmuxScreen.start({
+      args: ['--base-url', provider.baseURL],
+      env: ptyEnv({ GLASSBOX_HOME: home }),
+      cwd: root,
+      width: 200,
+    });
+    try {
+      await screen.waitFor('new session');
+      await screen.submit('/model claude-sonnet-4-5');
+      const warned = await screen.waitFor(/model: claude-sonnet-4-5[^\n]*anthropic/);
+      assert.match(warned, /--wire-api\s+anthropic/, warned);
+      await screen.waitIdle();
+      // A model of the endpoint's own provider switches without a word more.
+      await screen.submit('/model gpt-5');
+      const plain = await screen.waitFor(/model: gpt-5\b/);
+      assert.doesNotMatch(plain.slice(plain.lastIndexOf('model: gpt-5')), /--wire-api/, plain);
     } finally {
       await screen.close();
     }
