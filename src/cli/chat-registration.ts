@@ -13,7 +13,9 @@ function addSessionOptions(command: Command): Command {
     .option('--token-budget <n>', 'stop a turn once it has used N tokens')
     .option('--sandbox <mode>', 'read-only | workspace-write | danger-full-access (default read-only)')
     .option('--approval-policy <policy>', 'untrusted | on-request | never (default on-request)')
-    .option('--network', 'allow network access inside the sandbox');
+    .option('--network', 'allow network access inside the sandbox')
+    .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of each turn over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces');
 }
 
 async function startChat(prompt: string | null, options: ChatCliOptions): Promise<void> {

@@ -45,6 +45,12 @@ export const turnStartedSchema = z.object({
   policy: z.object({ approvalPolicy: z.string(), sandbox: z.string() }),
   model: z.string(),
   wireApi: wireApiSchema,
+  /**
+   * What automatic compaction worked against in this turn: what one request may hold and the
+   * threshold (flags, config and catalog resolved as the turn resolved them). Absent in files from
+   * before it was recorded, and for a turn run with compaction hooks of its own.
+   */
+  compaction: z.object({ inputWindow: countSchema, threshold: countSchema }).optional(),
 });
 
 export const responseItemRecordSchema = z.object({

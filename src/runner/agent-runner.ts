@@ -281,6 +281,8 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       policy: { approvalPolicy: policy.approvalPolicy, sandbox: policy.sandbox },
       model: settings.model,
       wireApi: settings.wireApi,
+      // Kept so a face shows the threshold this turn ran with, not the one it would resolve now.
+      ...(compaction ? { compaction: { inputWindow: compaction.inputWindow, threshold: compaction.threshold } } : {}),
     });
     const gate = createPermissionGate({
       root: runner.root,

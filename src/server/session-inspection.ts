@@ -99,7 +99,8 @@ export class ToolDefinitions {
 
 /**
  * The context chart: tokens in context at each turn-stage model call, and every compaction.
- * `limitsFor` gives the window and threshold for the session's latest model; `estimate` counts
+ * The window and threshold are those the latest turn recorded; `limitsFor` gives them for the
+ * session's latest model where it did not (a file from before they were); `estimate` counts
  * history items when a call reported no usage.
  */
 export async function contextChart(
@@ -112,6 +113,8 @@ export async function contextChart(
   const compactions: CompactionPoint[] = [];
   let replay: RequestReplay | null = null;
   let callIndex = -1;
+  // The limits the session's latest turn recorded; older files did not record them.
+  let recorded: ContextLimits | null = null;
   // A fork's chart starts with its parent's calls up to the fork point (see session-lineage.ts).
   await scanLineage(store, sessionId, ({ record }) => {
     if (record.type === 'session_meta') {
@@ -119,6 +122,8 @@ export async function contextChart(
       return;
     }
     if (replay === null) return;
+    if (record.type === 'turn_started')
+      recorded = record.compaction ? { window: record.compaction.inputWindow, threshold: record.compaction.threshold } : null;
     if (record.type === 'model_call') callIndex += 1;
     if (record.type === 'model_call' && record.stage === 'turn') {
       const tokens = contextTokensOf(record.usage);
@@ -137,6 +142,7 @@ export async function contextChart(
     replay.add(record);
   });
   const model = (replay as RequestReplay | null)?.currentModel ?? null;
-  const limits = model === null ? { window: null, threshold: null } : await limitsFor(model);
+  // What the session ran with; for a file that did not record it, what the server would use now.
+  const limits = (recorded as ContextLimits | null) ?? (model === null ? { window: null, threshold: null } : await limitsFor(model));
   return { window: limits.window, threshold: limits.threshold, points, compactions };
 }

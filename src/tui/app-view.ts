@@ -16,6 +16,7 @@ import type { SessionController } from './session-controller.js';
 import { commandCompletions, parseInput } from './slash-commands.js';
 import { StatusBar } from './status-bar.js';
 import type { Theme } from './theme.js';
+import { paintDiffLine } from './approval-preview.js';
 import { lastToolEntry, type Entry } from './transcript-state.js';
 import { lineRows, textRows } from './text-rows.js';
 import { oneLine, visibleText } from '../terminal-text/index.js';
@@ -90,7 +91,7 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
     setDenyState(next);
   };
   const [, setTick] = useState(0);
-  const commandContext = useRef<CommandContext>({ controller, theme, listed: [], promptCommands });
+  const commandContext = useRef<CommandContext>({ controller, theme, listed: [], promptCommands, confirmForeign: null });
   commandContext.current.promptCommands = promptCommands;
   const busySince = useRef<number | null>(null);
   const { internal_eventEmitter: inputEvents } = useStdin();
@@ -286,7 +287,8 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
         const tool = lastToolEntry(controller.getSnapshot().transcript);
         if (tool === null) return controller.note({ kind: 'notice', tone: 'info', text: 'no tool output yet' });
         const lines = visibleText(tool.output).split('\n');
-        const shown = lines.slice(0, MAX_TOOL_OUTPUT_LINES);
+        // An applied change's output ends with its diff: coloured as under the call's line.
+        const shown = lines.slice(0, MAX_TOOL_OUTPUT_LINES).map((line) => (tool.diff ? paintDiffLine(line, theme) : line));
         if (lines.length > shown.length)
           shown.push(theme.dim(`… ${lines.length - shown.length} more lines (glassbox sessions show has all of it)`));
         return controller.note({ kind: 'block', title: `${presentationOf(tool.name).title}: ${tool.summary}`, body: shown.join('\n') });

@@ -5,7 +5,7 @@
 // characters) before it is shown.
 
 import { previewChange, type ChangePreview, type FilePreview } from '../runner/index.js';
-import { argumentsObject, requestedChange } from '../views/index.js';
+import { argumentsObject, requestedChange, type ChangeRow } from '../views/index.js';
 import type { Theme } from './theme.js';
 import { visibleText } from '../terminal-text/index.js';
 
@@ -17,6 +17,11 @@ export interface ApprovalPreview {
 
 /** How a row of a diff starts on the terminal (a patch's file rows as its own headers). */
 const ROW_PREFIX = { add: '+', del: '-', ctx: ' ', hunk: '', file: '*** ' } as const;
+
+/** A row of a change as one line of text, in the form `diffPainter` colours. */
+export function changeRowLine(row: ChangeRow): string {
+  return `${ROW_PREFIX[row.kind]}${row.text}`;
+}
 
 function fileHeader(file: FilePreview): string {
   if (file.change === 'add') return `new file ${file.path}`;
@@ -31,7 +36,7 @@ function fileHeader(file: FilePreview): string {
 function askedLines(toolName: string, rawArguments: string): string[] {
   const asked = requestedChange(toolName, rawArguments);
   if (asked === null || asked.rows.length === 0) return [];
-  return ['what the call asks for:', ...asked.rows.map((row) => `${ROW_PREFIX[row.kind]}${row.text}`)];
+  return ['what the call asks for:', ...asked.rows.map(changeRowLine)];
 }
 
 /** The change preview as the terminal shows it: per file a header, then its diff lines. */

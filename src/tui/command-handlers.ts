@@ -2,9 +2,10 @@
 // (`forkSession`, the store's listing and id resolution) rather than re-implementing them, and
 // report through the transcript: a command never throws into the view.
 
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { lookupModel, modelCatalogEntries, providerNameOf } from '../model/index.js';
+import { constants } from 'node:fs';
+import { chmod, mkdir, open } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { DIALECT_LIST, lookupModel, modelCatalogEntries, providerNameOf } from '../model/index.js';
 import { compactSession } from '../runner/index.js';
 import { forkSession, type SessionSummary } from '../sessions/index.js';
 import { paintDiffLine } from './approval-preview.js';
@@ -25,6 +26,8 @@ export interface CommandContext {
   listed: SessionSummary[];
   /** The project's and the home's prompt commands, for /help. */
   promptCommands?: readonly PromptCommand[];
+  /** Another project's session the user was warned about: resuming it again continues it. */
+  confirmForeign: string | null;
 }
 
 export async function runCommand(context: CommandContext, name: SlashCommandName, args: string): Promise<void> {
@@ -125,24 +128,55 @@ async function resume(context: CommandContext, args: string): Promise<void> {
     const listed =
       /^\d+$/.test(args) && Number(args) >= 1 && Number(args) <= context.listed.length ? context.listed[Number(args) - 1]!.sessionId : null;
     const sessionId = listed ?? (await runner.store.resolveId(args));
+    // Another project's session continued here runs its tools in this project, where the paths it
+    // read and wrote may name other files: said first, and done only when asked again.
+    const { meta } = await runner.store.read(sessionId);
+    if (!sameDirectory(meta.cwd, runner.root) && context.confirmForeign !== sessionId) {
+      context.confirmForeign = sessionId;
+      return controller.note({
+        kind: 'notice',
+        tone: 'warning',
+        text: `session ${sessionId} was recorded in ${meta.cwd}, not in this project (${controller.root}): continued here, its tools run here, where the paths it used may name other files. /resume ${args} again to continue it here anyway`,
+      });
+    }
+    context.confirmForeign = null;
     await controller.openSession(sessionId);
     controller.note({ kind: 'notice', tone: 'success', text: `resumed ${sessionId}: the next prompt continues it` });
   });
 }
 
+function sameDirectory(a: string, b: string): boolean {
+  return resolve(a) === resolve(b);
+}
+
+/** Sessions listed: this project's first (newest first), then a few of other projects'. */
+const LISTED_HERE = 10;
+const LISTED_ELSEWHERE = 5;
+
 async function listSessions(context: CommandContext, hint = '/resume <n> continues one'): Promise<void> {
   const { controller, theme } = context;
   await controller.track('command', async () => {
     const runner = await controller.getRunner();
-    const { sessions } = await runner.store.list({ limit: 10 });
-    context.listed = sessions;
-    if (sessions.length === 0) return controller.note({ kind: 'notice', tone: 'info', text: 'no sessions yet' });
+    const { sessions } = await runner.store.list({ limit: 200 });
+    const here = sessions.filter((s) => sameDirectory(s.cwd, runner.root)).slice(0, LISTED_HERE);
+    const elsewhere = sessions.filter((s) => !sameDirectory(s.cwd, runner.root)).slice(0, LISTED_ELSEWHERE);
+    context.listed = [...here, ...elsewhere];
+    if (context.listed.length === 0) return controller.note({ kind: 'notice', tone: 'info', text: 'no sessions yet' });
     const current = controller.getSnapshot().sessionId;
-    const lines = sessions.map((s, i) => {
+    const line = (s: SessionSummary, i: number, where: string) => {
       const mark = s.sessionId === current ? theme.tone('accent', '●') : ' ';
       const when = s.updatedAt.slice(0, 16).replace('T', ' ');
-      return `${mark} ${String(i + 1).padStart(2)}. ${theme.dim(s.sessionId.slice(0, 13))} ${when} ${s.turns}t ${oneLine(s.title || '(no prompt)', 40)}`;
-    });
+      return `${mark} ${String(i + 1).padStart(2)}. ${theme.dim(s.sessionId.slice(0, 13))} ${when} ${s.turns}t ${oneLine(s.title || '(no prompt)', 40)}${where}`;
+    };
+    const lines = [
+      theme.dim(`this project · ${oneLine(controller.root, 100)}${here.length === 0 ? ': none yet' : ''}`),
+      ...here.map((s, i) => line(s, i, '')),
+    ];
+    if (elsewhere.length > 0)
+      lines.push(
+        theme.dim('other projects (continuing one asks first)'),
+        ...elsewhere.map((s, i) => line(s, here.length + i, theme.dim(` · ${oneLine(s.cwd, 100)}`))),
+      );
     controller.note({ kind: 'block', title: 'sessions', body: [...lines, theme.dim(hint)].join('\n') });
   });
 }
@@ -165,13 +199,27 @@ async function model(context: CommandContext, name: string): Promise<void> {
   }
   await controller.track('command', async () => {
     await controller.changeSettings({ model: name });
-    const known = lookupModel(name).matched !== null;
+    const looked = lookupModel(name);
+    const other = otherProvider(looked.matched === null ? null : looked.entry.provider, current.wireApi);
     controller.note({
       kind: 'notice',
-      tone: 'success',
-      text: `model: ${name}${known ? '' : ' (not in the model catalog: default limits, no price)'}`,
+      tone: other === null ? 'success' : 'warning',
+      text: `model: ${name}${looked.matched !== null ? '' : ' (not in the model catalog: default limits, no price)'}${other ?? ''}`,
     });
   });
+}
+
+/**
+ * The warning for a model the catalog knows as another provider's than the one whose API the
+ * session speaks (a Claude model on an OpenAI endpoint): it is switched to all the same, since a
+ * router behind the endpoint may serve it, but an endpoint of that provider itself will refuse it.
+ */
+function otherProvider(modelProvider: string | null, wireApi: string): string | null {
+  const speaks = providerNameOf(wireApi);
+  if (modelProvider === null || modelProvider === speaks) return null;
+  const wires = DIALECT_LIST.filter((dialect) => dialect.provider.name === modelProvider).map((dialect) => `--wire-api ${dialect.name}`);
+  const instead = wires.length === 0 ? '' : `, or start glassbox with ${wires.join(' or ')}`;
+  return ` — warning: a model of ${modelProvider}'s, but this session speaks ${speaks}'s API (${wireApi}): the endpoint must serve it (a router may)${instead}`;
 }
 
 async function choose<K extends 'sandbox' | 'approvalPolicy'>(
@@ -242,10 +290,9 @@ async function debug(context: CommandContext): Promise<void> {
     const request = await lastRequest(runner.store, sessionId);
     if (request === null) return controller.note({ kind: 'notice', tone: 'info', text: 'no model request in this session yet' });
     const dir = join(controller.home, 'debug');
-    await mkdir(dir, { recursive: true });
     const file = join(dir, `${sessionId}-last-request.json`);
     const tools = runner.tools.map((tool) => tool.name);
-    await writeFile(file, `${JSON.stringify({ model: request.model, messages: request.messages, tools }, null, 2)}\n`);
+    await writePrivateFile(dir, file, `${JSON.stringify({ model: request.model, messages: request.messages, tools }, null, 2)}\n`);
     const lines = [
       `turn ${request.turn}, round ${request.round} · ${request.model} · ${request.messages.length} messages · tools: ${tools.join(', ')}`,
     ];
@@ -259,6 +306,23 @@ async function debug(context: CommandContext): Promise<void> {
     lines.push(theme.dim(`full request: ${file}`));
     controller.note({ kind: 'block', title: 'debug: last request as sent', body: lines.join('\n') });
   });
+}
+
+/**
+ * The whole request holds what the session holds (file contents, command output): private to the
+ * user, as the session files are (0600 in a 0700 folder). A file written before, or a folder made
+ * by an older version, is narrowed too; a symlink in the file's place is not followed.
+ */
+async function writePrivateFile(dir: string, file: string, text: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+  try {
+    await handle.chmod(0o600);
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
 }
 
 async function status(context: CommandContext): Promise<void> {

@@ -65,12 +65,15 @@ export function editorKey(state: EditorState, input: string, key: Key): KeyResul
   if (key.meta && input === 'b') return next(edit.moveWordLeft(state));
   if (key.meta && input === 'f') return next(edit.moveWordRight(state));
   if (input === '') return same('none');
-  // One line then Enter in one read is typing that ran ahead (keys pressed while the session was
-  // starting): sent, as a shell would. Real pastes arrive bracketed (bracketed-paste.ts), so only
-  // a terminal without that mode gets here with a pasted line.
-  if (/^[^\r\n]+\r$/.test(input)) return { state: edit.insertText(state, input.slice(0, -1)), action: 'submit' };
+  // Several keys in one read are typing that ran ahead (keys pressed while the session was
+  // starting, or faster than a frame): a `\` then Enter among them continues the line, as the
+  // key on its own does above. Real pastes arrive bracketed (bracketed-paste.ts), so only a
+  // terminal without that mode gets here with a pasted text.
+  const typed = input.replace(/\\\r/g, '\n');
+  // One line then Enter in one read: sent, as a shell would.
+  if (/^[^\r\n]+\r$/.test(typed)) return { state: edit.insertText(state, typed.slice(0, -1)), action: 'submit' };
   // Several characters at once is a paste (or fast typing, which a paste handles the same way).
-  return next(input.length > 1 ? edit.pasteText(state, input) : edit.insertText(state, input));
+  return next(typed.length > 1 ? edit.pasteText(state, typed) : edit.insertText(state, typed));
 }
 
 /** The editor's text split into lines with the cursor drawn as an inverse cell. */

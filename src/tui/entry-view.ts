@@ -4,6 +4,7 @@
 
 import { createElement as h, type ReactElement } from 'react';
 import { Box, Text } from 'ink';
+import { diffPainter } from './approval-preview.js';
 import { markdownToAnsi } from './markdown-to-ansi.js';
 import { lastRows, textRows } from './text-rows.js';
 import type { Theme } from './theme.js';
@@ -39,6 +40,17 @@ function errorLines(entry: Extract<Entry, { kind: 'tool' }>): string[] {
   return [oneLine(first, 160)];
 }
 
+/** Rows of an applied change's diff kept under its call; Ctrl-O shows the rest. */
+const DIFF_ROWS = 12;
+
+/** The diff rows an entry shows, and how many it leaves out. */
+function diffRows(entry: Extract<Entry, { kind: 'tool' }>): { rows: string[]; hidden: number } {
+  const all = entry.diff ?? [];
+  // One row of the cap goes to the count of the rest: never "1 more line" in place of the line.
+  if (all.length <= DIFF_ROWS) return { rows: all, hidden: 0 };
+  return { rows: all.slice(0, DIFF_ROWS - 1), hidden: all.length - DIFF_ROWS + 1 };
+}
+
 export interface EntryViewProps {
   entry: Entry;
   theme: Theme;
@@ -60,6 +72,7 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
     case 'assistant': {
       if (entry.text.trim() === '') return null;
       let text = markdownToAnsi(visibleText(entry.text), theme);
+      if (entry.cancelled) text = `${text} ${theme.dim(theme.italic('(cancelled)'))}`;
       if (maxLines !== undefined) {
         // Rows, not lines: a paragraph is one line but wraps to several.
         const { lines, hidden } = lastRows(text, maxLines, width - 2);
@@ -92,6 +105,17 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
       if (entry.note) lines.push(h(Text, { key: 'note', wrap: 'truncate-end' }, theme.dim(`  └ ${oneLine(entry.note)}`)));
       for (const [index, line] of errorLines(entry).entries())
         lines.push(h(Text, { key: `err${index}`, wrap: 'truncate-end' }, theme.tone('error', `  ${index === 0 ? '└' : ' '} ${line}`)));
+      const diff = diffRows(entry);
+      for (const [index, line] of diff.rows.entries())
+        lines.push(h(Text, { key: `diff${index}`, wrap: 'truncate-end' }, `    ${diffPainter(line, theme)(line)}`));
+      if (diff.hidden > 0)
+        lines.push(
+          h(
+            Text,
+            { key: 'diff-more', wrap: 'truncate-end' },
+            theme.dim(`    … ${diff.hidden} more lines · ctrl-o shows the last call in full`),
+          ),
+        );
       return h(Box, { flexDirection: 'column' }, ...lines);
     }
     case 'notice': {
@@ -119,7 +143,7 @@ export function entryRows(entry: Entry, width: number): number {
     case 'reasoning':
       return entry.text.trim() === '' ? 0 : 1;
     case 'tool':
-      return 1 + (entry.note ? 1 : 0) + errorLines(entry).length;
+      return 1 + (entry.note ? 1 : 0) + errorLines(entry).length + diffRows(entry).rows.length + (diffRows(entry).hidden > 0 ? 1 : 0);
     case 'notice':
       return textRows(visibleText(entry.text), width);
     case 'block':

@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, relative, sep } from 'node:path';
 import { ApprovalRegistry, type ApprovalDecisionKind, type PendingApproval, type RunEvent } from '../agent/index.js';
+import { readCompactionConfig } from '../compaction/index.js';
+import { resolveModel } from '../model/index.js';
 import { openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
 import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
@@ -316,7 +318,13 @@ export class SessionController {
   /** Shows a stored session and makes it the current one (resume, fork). */
   async openSession(sessionId: string): Promise<void> {
     const runner = await this.getRunner();
-    const loaded = await loadSession(runner.store, sessionId, this.meter, this.state.transcript.epoch + 1);
+    const overrides = await readCompactionConfig(this.settings.home).then(
+      (config) => config.models,
+      // A broken config.json is reported by the turn that reads it; prices fall back to the catalog.
+      () => ({}),
+    );
+    const entryFor = (model: string) => resolveModel(model, overrides).entry;
+    const loaded = await loadSession(runner.store, sessionId, this.meter, this.state.transcript.epoch + 1, entryFor);
     this.changes.reset(loaded.writtenPaths);
     this.options.clearScreen?.();
     this.update({

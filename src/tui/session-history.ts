@@ -6,7 +6,7 @@
 import { oneLine } from '../terminal-text/index.js';
 import { itemsToModelMessages, type ResponseItem } from '../agent/index.js';
 import { cheapItemTokens, historyCompactedEvent } from '../compaction/index.js';
-import type { ModelMessage } from '../model/index.js';
+import type { ModelEntry, ModelMessage } from '../model/index.js';
 import { skillContextCost, type SkillContextCost } from '../runner/index.js';
 import { HistoryReplay, type SessionRecord, type SessionStore } from '../sessions/index.js';
 import type { SessionMeter } from './session-meter.js';
@@ -25,7 +25,20 @@ export interface LoadedSession {
   transcript: TranscriptState;
 }
 
-export async function loadSession(store: SessionStore, sessionId: string, meter: SessionMeter, epoch: number): Promise<LoadedSession> {
+/** The catalog entry (with config overrides) whose price applies to a call on `model`. */
+export type EntryFor = (model: string) => Pick<ModelEntry, 'pricing'> | null;
+
+/**
+ * `entryFor`: each call is priced at the model its turn ran on (turn_started records it), not at
+ * the one the session continues on: a session resumed on another model keeps what it cost.
+ */
+export async function loadSession(
+  store: SessionStore,
+  sessionId: string,
+  meter: SessionMeter,
+  epoch: number,
+  entryFor: EntryFor,
+): Promise<LoadedSession> {
   const { records, meta } = await store.read(sessionId);
   let turns = 0;
   for (const record of records) if (record.type === 'turn_started') turns = Math.max(turns, record.turn);
@@ -46,9 +59,14 @@ export async function loadSession(store: SessionStore, sessionId: string, meter:
     if (record.type === 'response_item' && record.item.type === 'function_call_output') outputs.set(record.item.callId, record.item);
   meter.reset();
   let measured = false;
+  // Turns whose calls are listed; the others (a fork's copied turns) count by their totals.
+  const called = new Set<number>();
   for (const record of records) {
+    if ((record.type === 'turn_completed' || record.type === 'turn_failed' || record.type === 'turn_cancelled') && !called.has(record.turn))
+      meter.addCarried(record.usage.total, entryFor(model));
     if (record.type === 'model_call') {
-      meter.addCall(record.usage, record.stage);
+      called.add(record.turn);
+      meter.addCall(record.usage, record.stage, entryFor(model));
       if (record.stage === 'turn' && record.usage !== null) measured = true;
     }
     if (record.type === 'compaction') meter.compacted(record.tokensAfter);

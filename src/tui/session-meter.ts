@@ -70,6 +70,20 @@ export class SessionMeter {
     this.reading = r;
   }
 
+  /**
+   * What a turn used whose calls this session file does not list (a fork copies its parent's
+   * turns with their totals, not their calls): counted in the session's tokens and cost, as the
+   * session list counts them, but not as calls, and priced as one request (a tiered price may
+   * then differ from the parent's by the tier).
+   */
+  addCarried(usage: Usage, entry: Pick<ModelEntry, 'pricing'> | null): void {
+    const r = { ...this.reading, sessionTokens: this.reading.sessionTokens + usage.totalTokens };
+    const cost = entry === null ? null : estimateCost(usage, entry);
+    if (cost === null) r.costPartial = true;
+    else r.cost = (r.cost ?? 0) + cost.total;
+    this.reading = r;
+  }
+
   /** After a compaction the context holds what the compaction left. */
   compacted(tokensAfter: number): void {
     this.reading = { ...this.reading, contextTokens: tokensAfter, contextEstimated: false };

@@ -6,8 +6,9 @@
 // scrollback (its <Static>), so only the running turn is redrawn on every delta.
 
 import type { RunEvent } from '../agent/index.js';
-import { oneLine } from '../terminal-text/index.js';
+import { oneLine, visibleText } from '../terminal-text/index.js';
 import {
+  appliedDiff,
   callSubject,
   reduceTurnAt,
   startLiveTurn,
@@ -18,6 +19,7 @@ import {
   type TranscriptTurn,
 } from '../views/index.js';
 import { shellEnding, shellFailed, shellOutcome, shellOutputTail } from '../views/index.js';
+import { changeRowLine } from './approval-preview.js';
 import { formatDuration } from './format-duration.js';
 
 export type ToolStatus = 'pending' | 'approval' | 'running' | 'ok' | 'error' | 'denied' | 'cancelled';
@@ -28,7 +30,8 @@ type Keyed = { id: number; key?: string };
 
 export type Entry =
   | (Keyed & { kind: 'user'; text: string })
-  | (Keyed & { kind: 'assistant'; text: string; settled: boolean })
+  /** `cancelled`: the answer was cut off by a cancel mid-stream (what it had shown stays, marked). */
+  | (Keyed & { kind: 'assistant'; text: string; settled: boolean; cancelled?: boolean })
   | (Keyed & { kind: 'reasoning'; text: string; settled: boolean })
   | (Keyed & {
       kind: 'tool';
@@ -44,6 +47,8 @@ export type Entry =
       note: string | null;
       /** A shell command that did not exit 0: how it ended (`exit 1`) and its last lines of output. */
       failure?: { ending: string; tail: string[] };
+      /** An applied change: the diff its result ends with, as lines made visible (`+added`, `-removed`…). */
+      diff?: string[];
     })
   | (Keyed & { kind: 'notice'; tone: NoticeTone; text: string })
   /** Preformatted text (command output, diffs, help), already styled and made safe. */
@@ -145,6 +150,8 @@ function toolEntry(call: ToolCallState, key: string): NewEntry {
   // The shell tool reports a non-zero exit as a normal result for the model; a person sees a failure.
   const shell = call.status === 'succeeded' ? shellOutcome(call.name, call.output ?? '') : null;
   const failure = shell !== null && shellFailed(shell) ? { ending: shellEnding(shell), tail: shellOutputTail(shell) } : undefined;
+  // What an applied change changed stays on screen, as Codex and Claude Code keep it.
+  const diff = call.status === 'succeeded' ? appliedDiff(call.name, call.output ?? '').map((row) => visibleText(changeRowLine(row))) : [];
   const entry: NewEntry = {
     kind: 'tool',
     key,
@@ -157,6 +164,7 @@ function toolEntry(call: ToolCallState, key: string): NewEntry {
     output: call.output ?? '',
     note: toolNote(call),
     ...(failure ? { failure } : {}),
+    ...(diff.length > 0 ? { diff } : {}),
   };
   toolLines.set(call, entry);
   return entry;
@@ -188,7 +196,13 @@ function turnEntries(turn: TranscriptTurn, prefix: string, from: number): NewEnt
     const followed = from + offset < turn.entries.length - 1;
     switch (entry.kind) {
       case 'assistant':
-        entries.push({ kind: 'assistant', key, text: entry.text, settled: entry.role !== 'streaming' || followed });
+        entries.push({
+          kind: 'assistant',
+          key,
+          text: entry.text,
+          settled: entry.role !== 'streaming' || followed,
+          ...(entry.role === 'partial' && turn.outcome.status === 'cancelled' ? { cancelled: true } : {}),
+        });
         break;
       case 'reasoning':
         entries.push({ kind: 'reasoning', key, text: entry.text, settled: !entry.streaming || followed });

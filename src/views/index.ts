@@ -35,6 +35,7 @@ export type {
 } from './transcript-types.js';
 export { projectRelative } from './change-rows.js';
 export { requestedChange } from './requested-change.js';
+export { appliedDiff } from './applied-diff.js';
 export {
   SHELL_FIELD_SEPARATOR,
   shellEnding,

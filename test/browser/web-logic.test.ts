@@ -25,6 +25,7 @@ import { mergeLiveTurn, transcriptFromRecords } from '../../src/web/transcript/t
 import { approvalPreview } from '../../src/web/transcript/approval-preview.js';
 import { parseRoute, routeUrl } from '../../src/web/app/route.js';
 import { requestDiff } from '../../src/web/inspector/request-diff.js';
+import { outputFates } from '../../src/web/inspector/trace-rows.js';
 import { carriers, toolDecisions, traceRows, NO_FILTERS } from '../../src/web/inspector/trace-rows.js';
 import { groupSessions } from '../../src/web/sidebar/session-groups.js';
 import { formatClock, formatUsd } from '../../src/web/format/format-numbers.js';
@@ -651,6 +652,38 @@ describe('stream retry in the workbench', () => {
         entry.kind === 'notice' ? `notice:${entry.title}` : `${entry.kind}:${'text' in entry ? entry.text : ''}`,
       ),
       ['notice:Retrying (stream interrupted) 1/3', 'assistant:Foo!'],
+    );
+  });
+});
+
+describe('what became of tool outputs no request carried', () => {
+  test('pending while the turn runs; compacted after a compaction; ended once its turn ended', () => {
+    const ts = '2026-01-01T00:00:00.000Z';
+    const output = (callId: string, turn: number) =>
+      ({ type: 'response_item', ts, turn, item: { type: 'function_call_output', callId, output: 'x', isError: false } }) as SessionRecord;
+    const usage = { total: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, byStage: {}, calls: 0 };
+    const history = [
+      output('a', 1),
+      { type: 'compaction', ts, turn: 1 } as unknown as SessionRecord,
+      output('b', 1),
+      {
+        type: 'turn_failed',
+        ts,
+        turn: 1,
+        runId: 'r',
+        usage,
+        rounds: 1,
+        error: { code: 'MAX_ROUNDS_REACHED', message: 'm' },
+      } as unknown as SessionRecord,
+      output('c', 2),
+    ];
+    assert.deepEqual(
+      [...outputFates(history)],
+      [
+        ['a', 'compacted'],
+        ['b', 'ended'],
+        ['c', 'pending'],
+      ],
     );
   });
 });

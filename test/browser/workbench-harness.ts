@@ -50,6 +50,8 @@ export interface WorkbenchOptions {
   approvalPolicy?: 'untrusted' | 'on-request' | 'never';
   compactAt?: string;
   contextWindow?: string;
+  /** The server's `--max-rounds`. */
+  maxRounds?: number;
   /** Files to create in the project root before the server starts. */
   files?: Record<string, string>;
   /** The built workbench the server serves (only pages need it). */
@@ -107,6 +109,7 @@ export async function startWorkbench(options: WorkbenchOptions = {}): Promise<Wo
       webRoot: options.webRoot ?? join(base, 'no-web-build'),
       compactAt: options.compactAt,
       contextWindow: options.contextWindow,
+      ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
       log: (message) => log.push(message),
     });
     const address = await server.listen();

@@ -44,6 +44,10 @@ describe('prompt editor', () => {
     const continued = press(typed('first \\'), '', { return: true });
     assert.equal(continued.action, 'none');
     assert.equal(continued.state.text, 'first \n');
+    // Typed ahead in one read: the backslash and Enter still continue the line, never send it.
+    const fast = press(typed('a'), 'b\\\r');
+    assert.equal(fast.action, 'none');
+    assert.equal(fast.state.text, 'ab\n');
   });
 
   test('readline keys: Ctrl-A/E move, Ctrl-U/K/W delete, Backspace deletes a code point', () => {

@@ -68,6 +68,30 @@ describe('glassbox in a terminal: input (tmux)', { skip, concurrency: true }, ()
     }
   });
 
+  test('a line ending in a backslash: Enter adds a line and drops the backslash, as a shell continues a line, typed fast too', async (t) => {
+    const { root, home } = await ptyProject();
+    const provider = await startFakeProvider({ script: [{ text: 'Two lines heard.' }] });
+    t.after(() => provider.close());
+    const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root });
+    try {
+      await screen.waitFor('new session');
+      await screen.type('first line\\');
+      await screen.waitFor('first line\\');
+      await screen.keys('Enter');
+      // The editor has grown a second line: the Enter was read on its own, as a key.
+      await screen.waitFor(/│ › first line\\?\s*│\n│\s+│\n╰/);
+      // Typed fast, the next line's backslash, Enter and the line after it come in one read.
+      await screen.type('second line\\\rthird line');
+      const editor = await screen.waitFor(/first line\s*│\s*\n│\s+second line\s*│\n│\s+third line/);
+      assert.doesNotMatch(editor, /line\\/, editor);
+      await screen.keys('Enter');
+      await screen.waitFor('Two lines heard.');
+      assert.equal(lastUserText(provider.requests[0]!), 'first line\nsecond line\nthird line');
+    } finally {
+      await screen.close();
+    }
+  });
+
   test('prompts are kept in <home>/history.jsonl (0600, no secrets) and Up recalls them in the next session', async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [], whenExhausted: { text: 'Noted.' } });

@@ -22,18 +22,19 @@ describe('session controller', () => {
         ],
       });
       const controller = testController(root, provider);
-      const context = { controller, theme: createTheme(false), listed: [] };
+      const context = { controller, theme: createTheme(false), listed: [], confirmForeign: null };
       try {
         await controller.sendPrompt('first');
         await controller.sendPrompt('second');
         assert.equal(controller.getSnapshot().meter.contextTokens, 3100);
         await runCommand(context, 'fork', '1');
         const forked = controller.getSnapshot().meter;
-        assert.deepEqual([forked.contextTokens, forked.contextEstimated, forked.sessionTokens], [1200, true, 0]);
+        // The fork's tokens are those of the history it carries (turn 1), as the session list counts them, not 0.
+        assert.deepEqual([forked.contextTokens, forked.contextEstimated, forked.sessionTokens], [1200, true, 1200]);
         assert.match(contextText(forked, controller.getSnapshot().limits), /^context ~1\.2k\/272k/);
         await controller.sendPrompt('in the branch');
         const measured = controller.getSnapshot().meter;
-        assert.deepEqual([measured.contextTokens, measured.contextEstimated], [1550, false]);
+        assert.deepEqual([measured.contextTokens, measured.contextEstimated, measured.sessionTokens], [1550, false, 2750]);
       } finally {
         await controller.shutdown();
         await provider.close();

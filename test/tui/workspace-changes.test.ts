@@ -128,7 +128,7 @@ describe('/diff: workspace changes since the session opened', () => {
         // The prompt history goes to the home inside the project: not a change to report.
         controller.rememberPrompt('change the notes');
         await controller.sendPrompt('change the notes');
-        await runCommand({ controller, theme: createTheme(false), listed: [] }, 'diff', '');
+        await runCommand({ controller, theme: createTheme(false), listed: [], confirmForeign: null }, 'diff', '');
         const block = controller.getSnapshot().transcript.done.findLast((entry) => entry.kind === 'block');
         assert.ok(block && block.kind === 'block', 'a /diff block');
         const body = stripAnsi(block.body);

@@ -9,7 +9,18 @@ import { formatCount, formatDuration, formatShare, formatTokens, formatUsd } fro
 import type { LiveEvent } from '../live-run/index.js';
 import { actionPhrase, phraseText } from '../transcript/index.js';
 import { LiveEvents } from './live-events.js';
-import { NO_FILTERS, toolDecisions, totalOf, traceRows, type CostTotal, type TraceFilters, type TraceRow } from './trace-rows.js';
+import {
+  carriers,
+  NO_FILTERS,
+  outputFates,
+  toolDecisions,
+  totalOf,
+  traceRows,
+  type CostTotal,
+  type OutputFate,
+  type TraceFilters,
+  type TraceRow,
+} from './trace-rows.js';
 import type { TraceData } from './use-trace.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -74,9 +85,18 @@ function CallRow({ call, denied, selected, onOpen }: { call: TraceCall; denied: 
   );
 }
 
+/** What a tool row says of an output no request carried (yet). */
+const UNSENT: Record<OutputFate, string> = {
+  pending: 'output not sent yet',
+  compacted: 'output compacted before it was sent',
+  ended: 'output never sent (the turn ended)',
+};
+
 function ToolRow({ row, onOpenCall }: { row: Extract<TraceRow, { kind: 'tool' }>; onOpenCall(index: number): void }) {
-  // Worded as done only once its output reached a request: until then it has not (or not yet) run.
-  const phrase = phraseText(actionPhrase(row.name, row.arguments, row.decision !== 'denied' && row.carriedBy !== null));
+  // Worded as done once it ran (its output is recorded, or a request carried it), as the
+  // transcript words the same call; until then it has not (or not yet) run.
+  const ran = row.decision !== 'denied' && (row.carriedBy !== null || row.fate !== null);
+  const phrase = phraseText(actionPhrase(row.name, row.arguments, ran));
   return (
     <div className={`trace-tool decision-row-${row.decision}`} data-call-id={row.callId}>
       <span className="muted" aria-hidden="true">
@@ -96,7 +116,7 @@ function ToolRow({ row, onOpenCall }: { row: Extract<TraceRow, { kind: 'tool' }>
           output → #{row.carriedBy + 1}
         </button>
       ) : (
-        <span className="muted small-text">output not sent yet</span>
+        <span className="muted small-text">{UNSENT[row.fate ?? 'pending']}</span>
       )}
     </div>
   );
@@ -116,7 +136,8 @@ export function DebugTab({ sessionId, trace, search, onSearch, records, liveEven
 
   const calls = trace.calls ?? [];
   const decisions = useMemo(() => toolDecisions(records), [records]);
-  const rows = useMemo(() => traceRows(calls, decisions, filters), [calls, decisions, filters]);
+  const fates = useMemo(() => outputFates(records), [records]);
+  const rows = useMemo(() => traceRows(calls, decisions, filters, carriers(calls), fates), [calls, decisions, filters, fates]);
   const toolNames = useMemo(() => [...new Set(calls.flatMap((call) => call.response.toolCalls.map((tool) => tool.name)))].sort(), [calls]);
   const total = useMemo(() => totalOf(calls), [calls]);
   const selectedRow = selectedCall === null ? null : rows.findIndex((row) => row.kind === 'call' && row.call.index === selectedCall);

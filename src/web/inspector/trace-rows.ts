@@ -27,7 +27,16 @@ export type TraceRow =
       arguments: string;
       decision: ToolDecision;
       carriedBy: number | null;
+      /** What became of its output where no request carried it; null: no output recorded (yet). */
+      fate: OutputFate | null;
     };
+
+/**
+ * A recorded output no request may ever carry: `compacted`, a compaction came after it (its
+ * history no longer holds it as it was); `ended`, its turn ended before another request (a stop,
+ * a failure, a cancel); `pending`, neither yet.
+ */
+export type OutputFate = 'pending' | 'compacted' | 'ended';
 
 export type ToolDecision = 'allowed' | 'denied' | 'approved' | 'unknown';
 
@@ -70,6 +79,23 @@ export function toolDecisions(records: SessionRecord[]): Map<string, ToolDecisio
   return decisions;
 }
 
+/** callId → what became of its recorded output, from the session's records in order. */
+export function outputFates(records: readonly SessionRecord[]): Map<string, OutputFate> {
+  const fates = new Map<string, OutputFate>();
+  const turnOf = new Map<string, number>();
+  for (const record of records) {
+    if (record.type === 'response_item' && record.item.type === 'function_call_output') {
+      fates.set(record.item.callId, 'pending');
+      turnOf.set(record.item.callId, record.turn);
+    } else if (record.type === 'compaction') {
+      for (const [callId, fate] of fates) if (fate === 'pending') fates.set(callId, 'compacted');
+    } else if (record.type === 'turn_completed' || record.type === 'turn_failed' || record.type === 'turn_cancelled') {
+      for (const [callId, fate] of fates) if (fate === 'pending' && turnOf.get(callId) === record.turn) fates.set(callId, 'ended');
+    }
+  }
+  return fates;
+}
+
 /** callId → the index of the call whose request first carried that tool's output. */
 export function carriers(calls: readonly TraceCall[]): Map<string, number> {
   const map = new Map<string, number>();
@@ -90,6 +116,7 @@ export function traceRows(
   decisions: Map<string, ToolDecision>,
   filters: TraceFilters,
   carriedBy = carriers(calls),
+  fates: ReadonlyMap<string, OutputFate> = new Map(),
 ): TraceRow[] {
   const rows: TraceRow[] = [];
   let header: Extract<TraceRow, { kind: 'turn' }> | null = null;
@@ -118,6 +145,7 @@ export function traceRows(
         arguments: tool.arguments,
         decision: decisions.get(tool.callId) ?? 'unknown',
         carriedBy: carriedBy.get(tool.callId) ?? null,
+        fate: fates.get(tool.callId) ?? null,
       });
     }
   }

@@ -78,8 +78,8 @@ export function RunStatus({ run, showingRun, approvals, onShow, onOpenSession, o
         </span>
       </div>
       {run.runId !== null && (
-        <div className="muted small-text mono" title="run id">
-          {run.runId}
+        <div className="muted small-text run-id">
+          Run <span className="mono">{run.runId}</span>
         </div>
       )}
       <WaitingApprovals approvals={approvals} onOpenSession={onOpenSession} />
