@@ -20,6 +20,10 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
   if (!process.stdin.isTTY || !process.stdout.isTTY) return withoutTerminal(text, options);
 
   const config = resolveTurnConfig(options);
+  // Read once and out of the environment before the first child starts, as exec does.
+  const { forgetDatabaseUrlVariable, openSessionStore, resolveDatabaseUrl } = await import('./session-store-option.js');
+  const databaseUrl = resolveDatabaseUrl(options.databaseUrl, config.home);
+  forgetDatabaseUrlVariable();
   // A bad trace endpoint is a usage error before the screen opens; reads the environment only.
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');
   const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
@@ -43,10 +47,12 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
   const sandbox = await sandboxState(config.sandbox);
   const notice = sandboxNotice(sandbox);
   if (notice !== null) notices.push(notice);
+  let sessions: Awaited<ReturnType<typeof openSessionStore>> | null = null;
   try {
+    sessions = await openSessionStore(databaseUrl);
     const [{ runInteractive }, { glassboxVersion }] = await Promise.all([import('../tui/index.js'), import('../runner/index.js')]);
     return await runInteractive({
-      runner: turnRunnerSettings(config, model.gateway, telemetry),
+      runner: { ...turnRunnerSettings(config, model.gateway, telemetry), store: sessions.store },
       sandboxModes: SANDBOX_MODES,
       approvalPolicies: APPROVAL_POLICIES,
       glassboxVersion: glassboxVersion(),
@@ -57,6 +63,7 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
       color: envValue('NO_COLOR') === undefined,
     });
   } finally {
+    await sessions?.close();
     await model.close();
   }
 }

@@ -4,6 +4,7 @@
 
 import type { Command } from 'commander';
 import { addModelOptions } from './model-options.js';
+import { databaseUrlOption } from './session-store-option.js';
 import type { ChatCliOptions } from './chat-command.js';
 
 function addSessionOptions(command: Command): Command {
@@ -15,7 +16,8 @@ function addSessionOptions(command: Command): Command {
     .option('--approval-policy <policy>', 'untrusted | on-request | never (default on-request)')
     .option('--network', 'allow network access inside the sandbox')
     .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of each turn over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
-    .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces');
+    .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
+    .addOption(databaseUrlOption());
 }
 
 async function startChat(prompt: string | null, options: ChatCliOptions): Promise<void> {

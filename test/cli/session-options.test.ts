@@ -6,8 +6,9 @@ import { test } from 'node:test';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main.js';
 
-// Exec's own output: JSON lines on stdout, and the offline demo's first lines.
-const EXEC_ONLY = new Set(['--json', '--demo-intro']);
+// Exec's own output (JSON lines on stdout, the offline demo's first lines), and `--command`, which
+// the session spells `/name args`.
+const EXEC_ONLY = new Set(['--json', '--demo-intro', '--command']);
 
 function longNames(command: Command): string[] {
   return command.options.map((option) => option.long ?? '').filter((name) => name !== '');

@@ -57,7 +57,8 @@ describe('/resume across projects (tmux)', { skip }, () => {
       const warned = await screen.waitFor(/was recorded in[\s\S]*\/resume 2 again/);
       assert.doesNotMatch(warned, /resumed /, warned);
       await screen.submit('/resume 2');
-      const resumed = await screen.waitFor(/resumed \S+/);
+      // The notice and the status line's new totals are drawn by separate frames: wait for both.
+      const resumed = await screen.waitFor(/resumed \S+[\s\S]*[1-9][\d.]*k? tokens · \$/);
       // Its calls ran on the free demo model: $0, not gpt-5's price for the same tokens.
       assert.match(resumed, /tokens · \$0\.0000/, resumed);
     } finally {
