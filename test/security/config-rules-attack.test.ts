@@ -1,0 +1,117 @@
+// Attacks on permission rules from config files (issue 26), each checked against real bash: a
+// deny rule the user wrote (`shell(rm *)`) must match every string that, run by bash, starts the
+// program `rm` through the constructs docs/permissions.md promises to read — command runners and
+// the command strings they are given (`env -S`, `su -c`, `flock -c`, `trap`, `alias`), shells
+// reading their commands from a pipe or a here-string, `find -exec`, and command substitutions
+// hidden in quoted words that bash evaluates later (`let 'a[$(rm x)]'`). A fake `rm` first on
+// PATH records that it ran; a string counts only if bash really started it.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, rm as remove, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { test } from 'node:test';
+import { type ConfigRule, decidePermission, loadCommandClassifier, parseConfigRule } from '../../src/permissions/index.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { permissionSettings } from '../helpers/permission-settings.js';
+
+const execFileAsync = promisify(execFile);
+const classifier = await loadCommandClassifier();
+
+/** Strings that start `rm` in bash; each got past `shell(rm *)` before the rule view read them. */
+const RUNS_RM = [
+  "env -S 'rm x'",
+  "env -S'rm x'",
+  "env --split-string='rm x'",
+  "flock LOCK -c 'rm x'",
+  "su -c 'rm x'",
+  "script -qc 'rm x' /dev/null",
+  "trap 'rm x' EXIT",
+  "trap -- 'rm x' EXIT",
+  "shopt -s expand_aliases\nalias r='rm'\nr x",
+  "bash -c -- 'rm x'",
+  "bash -c -x 'rm x'",
+  "echo 'rm x' | bash",
+  'echo rm x | sh -s',
+  "bash <<< 'rm x'",
+  "bash -o errexit <<< 'rm x'",
+  'sh /dev/stdin <<< "rm x"',
+  "source /dev/stdin <<< 'rm x'",
+  'find . -maxdepth 0 -exec rm {} +',
+  "find . -maxdepth 0 -execdir sh -c 'rm x' \\;",
+  "x='a[$(rm y)]'; [[ $x -eq 0 ]]",
+  "let 'a[$(rm y)]'",
+  'let a[\\$\\(rm\\ y\\)]',
+  "let $'a[\\x24(rm y)]'",
+  "printf -v 'a[$(rm y)]' x",
+  "read -r 'a[$(rm y)]' <<< 1",
+  "declare -n r='a[$(rm y)]'; r=1",
+  "test -v 'a[$(rm y)]'",
+  "mapfile -C 'rm x #' -c 1 <<< a",
+];
+
+/** Strings a `shell(rm *)` deny rule must leave alone: reading more must not deny everything. */
+const NO_RM = [
+  "git commit -m 'rm old files'",
+  'grep -rn rm .',
+  'find . -name rm',
+  'bash x.sh',
+  'bash -o errexit x.sh',
+  "bash -c 'echo hi'",
+  'env FOO=1 ls',
+  "printf $'a\\nb'",
+  'echo "rm is a program"',
+  'timeout 5 npm test',
+];
+
+function denied(command: string, rules: ConfigRule[], root: string): boolean {
+  const access = { kind: 'exec' as const, command, workdir: root, escalate: false, justification: null };
+  const input = {
+    toolName: 'shell',
+    access,
+    commandSafety: classifier.classify(command, { root }),
+    commandRules: classifier.ruleView(command),
+  };
+  const decision = decidePermission(
+    input,
+    permissionSettings({ root, sandbox: 'danger-full-access', approvalPolicy: 'never', configRules: rules }),
+  );
+  return decision.rule === 'config-deny';
+}
+
+test('shell(rm *) denies every string that starts rm through a runner, a shell string, stdin or a later evaluation', async () => {
+  const dir = await makeTempDir();
+  const root = join(dir, 'project');
+  const bin = join(dir, 'bin');
+  const mark = join(dir, 'rm-ran');
+  await mkdir(root, { recursive: true });
+  await mkdir(bin, { recursive: true });
+  await writeFile(join(bin, 'rm'), `#!/bin/sh\n: > '${mark}'\n`);
+  await chmod(join(bin, 'rm'), 0o755);
+  const rules = [parseConfigRule('shell(rm *)', 'deny', '/home/u/.glassbox/config.json', 3)];
+  const ran = async (command: string): Promise<boolean> => {
+    await remove(mark, { force: true });
+    const env = { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: dir };
+    await execFileAsync('bash', ['-c', command], { cwd: root, env, timeout: 10_000 }).catch(() => {});
+    return stat(mark).then(
+      () => true,
+      () => false,
+    );
+  };
+  const missed: string[] = [];
+  for (const command of RUNS_RM) {
+    // The oracle first: the string must really start rm, or it proves nothing.
+    if (!(await ran(command))) {
+      // su and script need a terminal or a password on some machines; those are skipped, not counted.
+      if (/^(su|script) /.test(command)) continue;
+      assert.fail(`${JSON.stringify(command)} did not start rm in bash`);
+    }
+    if (!denied(command, rules, root)) missed.push(command);
+  }
+  assert.deepEqual(missed, [], 'strings that start rm but got past shell(rm *)');
+  for (const command of NO_RM) {
+    assert.equal(await ran(command), false, command);
+    assert.equal(denied(command, rules, root), false, `${JSON.stringify(command)} was denied, but starts no rm`);
+  }
+});
