@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { type ConfigRule, decidePermission, loadCommandClassifier, parseConfigRule } from '../../src/permissions/index.js';
+import { createPermissionGate } from '../../src/runner/index.js';
+import { createGrepTool } from '../../src/tools/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { permissionSettings } from '../helpers/permission-settings.js';
 
@@ -114,4 +116,37 @@ test('shell(rm *) denies every string that starts rm through a runner, a shell s
     assert.equal(await ran(command), false, command);
     assert.equal(denied(command, rules, root), false, `${JSON.stringify(command)} was denied, but starts no rm`);
   }
+});
+
+test('a deny rule Read(secrets/**) keeps a grep over the whole project out of secrets/', async () => {
+  const root = await makeTempDir();
+  await mkdir(join(root, 'secrets'), { recursive: true });
+  await mkdir(join(root, 'src'), { recursive: true });
+  await writeFile(join(root, 'secrets', 'db.txt'), 'needle password=hunter2\n');
+  await writeFile(join(root, 'src', 'a.ts'), '// needle\n');
+  const rules = [parseConfigRule('Read(secrets/**)', 'deny', '/home/u/.glassbox/config.json', 2)];
+  const gate = createPermissionGate({
+    root,
+    home: join(root, '..', 'home'),
+    approvalPolicy: 'on-request',
+    sandbox: 'workspace-write',
+    network: false,
+    configRules: rules,
+    detectSandbox: async () => true,
+  });
+  const tool = createGrepTool();
+  const grep = async (args: { pattern: string; path?: string }): Promise<{ decision: string; output: string | null }> => {
+    const decision = await gate.decide({ tool, args, access: tool.access(args, { root }) });
+    if (decision.decision !== 'allow') return { decision: decision.decision, output: null };
+    const context = { root, execution: decision.execution, callId: 'c', signal: new AbortController().signal, state: undefined };
+    return { decision: decision.decision, output: (await tool.execute(args, context)).output };
+  };
+  // The file itself, and the directory, are denied by the rule.
+  assert.equal((await grep({ pattern: 'needle', path: 'secrets/db.txt' })).decision, 'deny');
+  assert.equal((await grep({ pattern: 'needle', path: 'secrets' })).decision, 'deny');
+  // The decision only sees `.`: the search must leave the denied files out itself.
+  const all = await grep({ pattern: 'needle' });
+  assert.equal(all.decision, 'allow');
+  assert.match(all.output ?? '', /src\/a\.ts/);
+  assert.doesNotMatch(all.output ?? '', /hunter2|secrets/);
 });
