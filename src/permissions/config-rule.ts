@@ -117,6 +117,10 @@ export function parseConfigRule(text: unknown, list: RuleList, file: string, lin
     const [server, ...rest] = name.slice('mcp__'.length).split('__');
     const tool = rest.join('__');
     if (!server) problem('names no MCP server');
+    // Anything else would name no server or tool at all, and a deny rule that matches nothing is
+    // worse than an error: `mcp__*`, `mcp__docs*`, `mcp__docs__sea*`.
+    if (server!.includes('*') || (tool !== '*' && tool.includes('*')))
+      problem('has a `*` inside a name; an MCP rule names a server (`mcp__docs`), all its tools (`mcp__docs__*`) or one tool');
     return rule({ kind: 'mcp', server: server!, tool: tool === '' || tool === '*' ? null : tool });
   }
   if (name.endsWith('*')) problem('has a `*` in its tool name; only an MCP rule may end in one (`mcp__docs__*`)');

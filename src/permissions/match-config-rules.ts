@@ -101,8 +101,14 @@ function ruleMatches(rule: ConfigRule, input: PermissionInput, root: string): bo
       const matches = pathMatcher(rule, target.glob, root);
       return allow ? paths.length > 0 && paths.every(matches) : paths.some(matches);
     }
-    case 'mcp':
-      return access.kind === 'mcp' && access.server === target.server && (target.tool === null || access.tool === target.tool);
+    case 'mcp': {
+      if (access.kind !== 'mcp') return false;
+      if (access.server === target.server && (target.tool === null || access.tool === target.tool)) return true;
+      // Server and tool names may hold `__` themselves, so `mcp__a__b__c` may also mean server
+      // `a__b`'s tool `c`: a deny or ask rule also matches the tool's own name it reads as.
+      const name = rule.text.replace(/__\*$/, '');
+      return !allow && (input.toolName === name || input.toolName.startsWith(`${name}__`));
+    }
     case 'tool':
       // A pattern on a tool we cannot read patterns for: never allows, always denies or asks.
       return input.toolName === target.toolName && (target.pattern === null || !allow);

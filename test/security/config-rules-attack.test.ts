@@ -12,7 +12,14 @@ import { chmod, mkdir, rm as remove, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
-import { type ConfigRule, decidePermission, loadCommandClassifier, parseConfigRule } from '../../src/permissions/index.js';
+import {
+  type ConfigRule,
+  PermissionRuleError,
+  decidePermission,
+  exactAllowRule,
+  loadCommandClassifier,
+  parseConfigRule,
+} from '../../src/permissions/index.js';
 import { createPermissionGate } from '../../src/runner/index.js';
 import { createGrepTool } from '../../src/tools/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -149,4 +156,30 @@ test('a deny rule Read(secrets/**) keeps a grep over the whole project out of se
   assert.equal(all.decision, 'allow');
   assert.match(all.output ?? '', /src\/a\.ts/);
   assert.doesNotMatch(all.output ?? '', /hunter2|secrets/);
+});
+
+test('MCP rules: a deny rule that would match nothing is an error, and a name with __ in it is denied either way', () => {
+  // `mcp__docs*` named the server `docs*`: as a deny rule it matched nothing, silently.
+  for (const text of ['mcp__*', 'mcp__docs*', 'mcp__docs__sea*']) {
+    assert.throws(() => parseConfigRule(text, 'deny', '/h/config.json', 4), PermissionRuleError, text);
+  }
+  const call = (server: string, tool: string, rules: ConfigRule[]) =>
+    decidePermission(
+      {
+        toolName: `mcp__${server}__${tool}`,
+        access: { kind: 'mcp', server, tool, readOnly: false, trusted: false },
+        commandSafety: null,
+      },
+      permissionSettings({ configRules: rules }),
+    );
+  // Server `a__b`'s tool `c` is named mcp__a__b__c, which the parser reads as server `a`, tool `b__c`.
+  const deny = [parseConfigRule('mcp__a__b__c', 'deny', '/h/config.json', 5)];
+  assert.equal(call('a__b', 'c', deny).rule, 'config-deny');
+  assert.equal(call('a', 'b__c', deny).rule, 'config-deny');
+  const denyServer = [parseConfigRule('mcp__a__b', 'deny', '/h/config.json', 6)];
+  assert.equal(call('a__b', 'c', denyServer).rule, 'config-deny');
+  // Approve always saves no rule it cannot read back as the same server and tool.
+  assert.equal(exactAllowRule('mcp__a__b__c', '{}', '/p'), null);
+  assert.equal(exactAllowRule('mcp__a___b', '{}', '/p'), null);
+  assert.equal(exactAllowRule('mcp__docs__search', '{}', '/p'), 'mcp__docs__search');
 });
