@@ -100,19 +100,28 @@ function ansiC(inner: string): string {
   });
 }
 
-/** The text a quoted or escaped word holds once bash removes its quoting (expansions left as written). */
+/**
+ * The text a quoted or escaped word holds once bash removes its quoting. An expansion bash runs
+ * here (`"$(date)"`) is left out: the grammar reads it where it is, and only text that stays
+ * literal now can be evaluated again later.
+ */
 function heldText(node: Node): string {
   switch (node.type) {
     case 'raw_string':
       return node.text.slice(1, -1);
     case 'ansi_c_string':
       return ansiC(node.text.slice(2, -1));
+    case 'word':
+      return node.text.replace(/\\(.)/gs, '$1');
+    case 'string_content':
+      return unquoteDouble(node.text);
     case 'string':
-      return unquoteDouble(node.text.slice(1, -1));
     case 'concatenation':
+      // A string's quotes and literal text are in its children only where it has expansions.
+      if (node.type === 'string' && node.namedChildCount === 0) return unquoteDouble(node.text.slice(1, -1));
       return node.namedChildren.map((child) => (child === null ? '' : heldText(child))).join('');
     default:
-      return node.text.replace(/\\(.)/gs, '$1');
+      return '';
   }
 }
 
@@ -136,7 +145,18 @@ function grammarCommands(root: Node): { commands: RuleWord[][]; code: string[] }
       }
       if (words.length > 0) found.push(words);
     }
-    if (QUOTED.has(node.type) && /[\\'"]/.test(node.text)) {
+    // The grammar misses some substitutions in a here-document bash expands (backticks, `<<-`
+    // bodies): its body is read again as the double-quoted string it is to bash.
+    if (
+      node.type === 'heredoc_redirect' &&
+      !/['"\\]/.test(node.namedChildren.find((child) => child?.type === 'heredoc_start')?.text ?? "'")
+    ) {
+      for (const body of node.namedChildren) {
+        if (body?.type === 'heredoc_body' && /\$\(|`/.test(body.text)) code.push(`: "${body.text.replaceAll('"', '\\"')}"`);
+      }
+    }
+    // A grammar `word` holding a backtick is one the grammar misread (`${x:-`rm y`}`).
+    if (QUOTED.has(node.type) && (node.type === 'word' || /[\\'"]/.test(node.text))) {
       const text = heldText(node);
       if (/\$\(|`/.test(text)) code.push(text);
     }
@@ -187,6 +207,9 @@ export function readCommandForRules(parser: Parser, command: string, depth = 0, 
     const view: ReadingState = { commands: [], unreadable, budget };
     for (const words of commands) followRunners(parser, words, view, depth);
     for (const text of code) readString(parser, text, [], view, depth);
+    // bash removes a backslash-newline before it splits words (`r\<newline>m x` is `rm x`); the
+    // grammar keeps the words apart, so the joined string is read too.
+    if (command.includes('\\\n')) readString(parser, command.replaceAll('\\\n', ''), [], view, depth);
     return { exact, commands: view.commands, unreadable: view.unreadable };
   } finally {
     tree.delete();

@@ -3,7 +3,8 @@
 // program `rm` through the constructs docs/permissions.md promises to read — command runners and
 // the command strings they are given (`env -S`, `su -c`, `flock -c`, `trap`, `alias`), shells
 // reading their commands from a pipe or a here-string, `find -exec`, and command substitutions
-// hidden in quoted words that bash evaluates later (`let 'a[$(rm x)]'`). A fake `rm` first on
+// hidden in quoted words that bash evaluates later (`let 'a[$(rm x)]'`), and what the bash grammar
+// reads without an error but not as bash does (here-document bodies, a backslash-newline in a word). A fake `rm` first on
 // PATH records that it ran; a string counts only if bash really started it.
 
 import assert from 'node:assert/strict';
@@ -58,6 +59,12 @@ const RUNS_RM = [
   "declare -n r='a[$(rm y)]'; r=1",
   "test -v 'a[$(rm y)]'",
   "mapfile -C 'rm x #' -c 1 <<< a",
+  // The grammar reads these without an error, but not as bash does.
+  'cat <<EOF\n`rm x`\nEOF',
+  'cat <<-EOF\n\t$(rm x)\nEOF',
+  'r\\\nm x',
+  'echo "${x:-`rm y`}"',
+  'echo ${x:-`rm y`}',
 ];
 
 /** Strings a `shell(rm *)` deny rule must leave alone: reading more must not deny everything. */
@@ -72,6 +79,8 @@ const NO_RM = [
   "printf $'a\\nb'",
   'echo "rm is a program"',
   'timeout 5 npm test',
+  "cat <<'EOF'\n`rm x`\nEOF",
+  'cat <<EOF\n$(date)\nEOF',
 ];
 
 function denied(command: string, rules: ConfigRule[], root: string): boolean {
