@@ -168,6 +168,8 @@ function grammarCommands(root: Node): { commands: RuleWord[][]; code: string[] }
 
 /** What one reading may spend on command strings found inside it; past this the string is unreadable. */
 const MAX_STRING_TEXT = 64 * 1024;
+/** How many command readings one string may produce (each is matched against every rule); past this it is unreadable. */
+const MAX_READINGS = 4096;
 
 /** Options of a shell that take the next word as their value (so it is neither a script nor a string). */
 const SHELL_VALUE_OPTIONS: ReadonlySet<string> = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
@@ -181,11 +183,16 @@ const FIND_RUNS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 interface ReadingState {
   commands: RuleWord[][];
   unreadable: boolean;
-  /** Characters of command strings still to be read (shared by the whole reading). */
-  budget: { left: number };
+  /** Characters of command strings still to be read, and readings still to be made (shared by the whole reading). */
+  budget: { left: number; readings: number };
 }
 
-export function readCommandForRules(parser: Parser, command: string, depth = 0, budget = { left: MAX_STRING_TEXT }): CommandRuleView {
+export function readCommandForRules(
+  parser: Parser,
+  command: string,
+  depth = 0,
+  budget = { left: MAX_STRING_TEXT, readings: MAX_READINGS },
+): CommandRuleView {
   if (command.includes('\0') || depth > MAX_DEPTH) return { exact: null, commands: [], unreadable: true };
   const literal = parseLiteralCommand(command);
   const tree = parser.parse(command);
@@ -216,17 +223,27 @@ export function readCommandForRules(parser: Parser, command: string, depth = 0, 
   }
 }
 
+/** Adds one reading; false (and the string unreadable) once the budget is spent. */
+function add(view: ReadingState, words: readonly RuleWord[]): boolean {
+  if (--view.budget.readings < 0) {
+    view.unreadable = true;
+    return false;
+  }
+  view.commands.push([...words]);
+  return true;
+}
+
 /** Reads `text` as a command string (as `bash -c` would) into `view`; `rest` is appended to what it finds too. */
 function readString(parser: Parser, text: RuleWord, rest: readonly RuleWord[], view: ReadingState, depth: number): void {
-  if (text === null || text.length > view.budget.left) {
+  if (text === null || text.length > view.budget.left || view.budget.readings < 0) {
     view.unreadable = true;
     return;
   }
   view.budget.left -= text.length;
   const inner = readCommandForRules(parser, text, depth + 1, view.budget);
   for (const entry of inner.commands) {
-    view.commands.push([...entry]);
-    if (rest.length > 0) view.commands.push([...entry, ...rest]);
+    if (!add(view, entry)) break;
+    if (rest.length > 0 && !add(view, [...entry, ...rest])) break;
   }
   if (inner.unreadable) view.unreadable = true;
 }
@@ -241,7 +258,8 @@ function attachedValues(word: string): string[] {
   const values = [word];
   const equals = word.indexOf('=');
   if (equals !== -1) values.push(word.slice(equals + 1));
-  const letters = /^[-+]([A-Za-z]+)/.exec(word)?.[1] ?? '';
+  // An option cluster is a few letters long; a longer run is not one, and would cost a reading per letter.
+  const letters = (/^[-+]([A-Za-z]+)/.exec(word)?.[1] ?? '').slice(0, 8);
   for (let end = 2; end <= 1 + letters.length; end++) values.push(word.slice(end));
   return values;
 }
@@ -287,7 +305,7 @@ function shellInput(words: readonly RuleWord[]): { string: RuleWord } | 'script'
  * substitution, which bash runs if the word is ever evaluated (`let 'a[$(rm x)]'`).
  */
 function followRunners(parser: Parser, words: readonly RuleWord[], view: ReadingState, depth: number): void {
-  view.commands.push([...words]);
+  if (!add(view, words)) return;
   const program = words[0];
   if (program === null || program === undefined) return;
   const name = program.slice(program.lastIndexOf('/') + 1);
@@ -301,17 +319,17 @@ function followRunners(parser: Parser, words: readonly RuleWord[], view: Reading
     // MAX_RUNNER_WORDS positions the string is called unreadable instead: a long argument list
     // would otherwise cost memory quadratic in its length.
     if (words.length > MAX_RUNNER_WORDS) view.unreadable = true;
-    for (let start = 1; start < Math.min(words.length, MAX_RUNNER_WORDS); start++) {
+    for (let start = 1; start < Math.min(words.length, MAX_RUNNER_WORDS) && view.budget.readings >= 0; start++) {
       const rest = words.slice(start);
       const next = rest[0];
       const nested = next === null || next === undefined ? false : isRunner(next.slice(next.lastIndexOf('/') + 1));
       if (nested && depth < MAX_DEPTH) followRunners(parser, rest, view, depth + 1);
-      else view.commands.push(rest);
+      else add(view, rest);
       if (next === null || next === undefined) continue;
       for (const value of attachedValues(next)) {
         if (value === next && !CODE_LIKE.test(value)) continue;
         if (CODE_LIKE.test(value)) readString(parser, value, rest.slice(1), view, depth);
-        else view.commands.push([value, ...rest.slice(1)]);
+        else add(view, [value, ...rest.slice(1)]);
       }
     }
   }

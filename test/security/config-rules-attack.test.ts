@@ -192,3 +192,13 @@ test('MCP rules: a deny rule that would match nothing is an error, and a name wi
   assert.equal(exactAllowRule('mcp__a___b', '{}', '/p'), null);
   assert.equal(exactAllowRule('mcp__docs__search', '{}', '/p'), 'mcp__docs__search');
 });
+
+test('reading command strings inside command strings is bounded: past the budget the string is unreadable', () => {
+  // Each runner argument is read as a command string, and each of those may hold more runners.
+  const nested = `env ${Array.from({ length: 60 }, () => `-S'env -S"sudo -S'"'"'a b c d'"'"'"'`).join(' ')}`;
+  const view = classifier.ruleView(nested);
+  assert.equal(view.unreadable, true);
+  assert.ok(view.commands.length <= 4096, `${view.commands.length} readings`);
+  // Unreadable means every deny rule for commands matches.
+  assert.equal(denied(nested, [parseConfigRule('shell(rm *)', 'deny', '/h/config.json', 1)], '/work/project'), true);
+});
