@@ -65,6 +65,9 @@ function pathMatcher(rule: ConfigRule, glob: string, root: string): (path: strin
   const test = picomatch(pattern, { dot: true, nocase: rule.list !== 'allow' });
   const matcher = (path: string): boolean => {
     let candidate = absolute ? path : relative(root, path).split(sep).join('/');
+    // No file name is longer than 255 bytes; a longer one (a path made up to slow the glob's
+    // backtracking down) never exists, so it is allowed by no rule and denied or asked by all.
+    if (candidate.split('/').some((name) => name.length > 255)) return rule.list !== 'allow';
     if (!absolute && (candidate.startsWith('../') || candidate === '..' || isAbsolute(candidate))) return false;
     if (candidate === '') candidate = '.';
     for (;;) {

@@ -202,3 +202,19 @@ test('reading command strings inside command strings is bounded: past the budget
   // Unreadable means every deny rule for commands matches.
   assert.equal(denied(nested, [parseConfigRule('shell(rm *)', 'deny', '/h/config.json', 1)], '/work/project'), true);
 });
+
+test('a path pattern whose glob would backtrack for ever is a malformed rule, and a made-up long name matches no allow rule', () => {
+  // Each took from a second to minutes for one match on a long path (a project's deny rules apply without a pin).
+  for (const glob of ['*a*a*a*ab', '{**/,}{**/,}{**/,}x', '*(a|aa)b', 'src/+(x|y)']) {
+    assert.throws(() => parseConfigRule(`Read(${glob})`, 'deny', '/repo/.glassbox/config.json', 2), PermissionRuleError, glob);
+  }
+  for (const glob of ['src/**/*.test.*', '**/*.pem', 'src/*.{ts,tsx}', '\\*(a)', 'a*b*c*d'])
+    parseConfigRule(`Read(${glob})`, 'deny', '/h', 1);
+  const input = (path: string) => ({ toolName: 'read_file', access: { kind: 'read' as const, paths: [path] }, commandSafety: null });
+  const long = `/work/project/src/${'a'.repeat(3000)}`;
+  const deny = [parseConfigRule('Read(*b*c*d)', 'deny', '/h', 1)];
+  assert.equal(decidePermission(input(long), permissionSettings({ configRules: deny })).rule, 'config-deny');
+  const allow = [parseConfigRule('write_file(src/**)', 'allow', '/h', 1)];
+  const write = { toolName: 'write_file', access: { kind: 'write' as const, paths: [long] }, commandSafety: null };
+  assert.equal(decidePermission(write, permissionSettings({ approvalPolicy: 'untrusted', configRules: allow })).rule, 'policy-untrusted');
+});
