@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { chmod, mkdir, rm as remove, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import {
   type ConfigRule,
   PermissionRuleError,
@@ -27,7 +27,11 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { permissionSettings } from '../helpers/permission-settings.js';
 
 const execFileAsync = promisify(execFile);
-const classifier = await loadCommandClassifier();
+// Loaded by the first test, not at import: the suite runner imports every file into one process.
+let classifier: Awaited<ReturnType<typeof loadCommandClassifier>>;
+before(async () => {
+  classifier = await loadCommandClassifier();
+});
 
 /** Strings that start `rm` in bash; each got past `shell(rm *)` before the rule view read them. */
 const RUNS_RM = [
