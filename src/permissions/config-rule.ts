@@ -95,6 +95,14 @@ function commandPattern(pattern: string, problem: (why: string) => never): Comma
 function pathPattern(pattern: string, problem: (why: string) => never): string {
   if (pattern.trim() !== pattern || pattern === '') problem('has an empty or space-padded path pattern');
   if (pattern.includes('\0')) problem('has a NUL byte in its path pattern');
+  // The glob becomes a regular expression that backtracks: a few `*` in one name, a `*` inside
+  // braces or an extglob makes one match take seconds to hours on a long path, and a project's
+  // deny rules apply without a pin. Such patterns are refused rather than left to hang a run.
+  const unescaped = pattern.replace(/\\./gs, '_');
+  if (/[*?+@!]\(/.test(unescaped)) problem('has an extglob (`*(…)`, `+(…)`…); write one rule per alternative');
+  if (/\{[^}]*\*/.test(unescaped)) problem('has a `*` inside braces; write one rule per alternative');
+  if (unescaped.split('/').some((name) => name !== '**' && (name.match(/\*/g)?.length ?? 0) > 3))
+    problem('has more than three `*` in one name');
   return pattern;
 }
 
@@ -117,6 +125,10 @@ export function parseConfigRule(text: unknown, list: RuleList, file: string, lin
     const [server, ...rest] = name.slice('mcp__'.length).split('__');
     const tool = rest.join('__');
     if (!server) problem('names no MCP server');
+    // Anything else would name no server or tool at all, and a deny rule that matches nothing is
+    // worse than an error: `mcp__*`, `mcp__docs*`, `mcp__docs__sea*`.
+    if (server!.includes('*') || (tool !== '*' && tool.includes('*')))
+      problem('has a `*` inside a name; an MCP rule names a server (`mcp__docs`), all its tools (`mcp__docs__*`) or one tool');
     return rule({ kind: 'mcp', server: server!, tool: tool === '' || tool === '*' ? null : tool });
   }
   if (name.endsWith('*')) problem('has a `*` in its tool name; only an MCP rule may end in one (`mcp__docs__*`)');

@@ -61,6 +61,13 @@ export function exactAllowRule(toolName: string, argumentsJson: string, root: st
     // Absolute (`//…`): the user's rules apply in every project, and the approval was for this file.
     return `${toolName}(/${escapeGlob(`${root}/${path}`)})`;
   }
-  if (/^mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+$/.test(toolName)) return toolName;
+  // Only a name that reads back as one server and one tool: `mcp__a__b__c` could be server
+  // `a__b`'s tool `c` or server `a`'s tool `b__c`, and the rule would mean the latter.
+  if (
+    /^mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_-]+$/.test(toolName) &&
+    toolName.slice('mcp__'.length).split('__').length === 2 &&
+    !toolName.includes('___')
+  )
+    return toolName;
   return null;
 }

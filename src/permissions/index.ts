@@ -16,7 +16,7 @@ export {
 export type { CommandRuleView, RuleWord } from './command-classification.js';
 export { PermissionRuleError, parseConfigRule, type ConfigRule, type RuleList, type RuleTarget } from './config-rule.js';
 export { readPermissionRulesSection, type PermissionRulesSection } from './config-rules-file.js';
-export { findConfigRule, matchCommandWords } from './match-config-rules.js';
+export { configRulesHiding, findConfigRule, matchCommandWords } from './match-config-rules.js';
 export { exactAllowRule } from './exact-allow-rule.js';
 export {
   APPROVAL_POLICIES,

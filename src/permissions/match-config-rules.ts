@@ -32,7 +32,8 @@ export function matchCommandWords(pattern: readonly CommandPatternWord[], words:
   return at(0, 0);
 }
 
-const MATCHERS = new WeakMap<ConfigRule, (path: string) => boolean>();
+/** Per rule and project root (a process may serve several projects with the same rule objects). */
+const MATCHERS = new WeakMap<ConfigRule, Map<string, (path: string) => boolean>>();
 
 function escapeGlob(text: string): string {
   return text.replace(/[\\*?[\]{}()!+@]/g, '\\$&');
@@ -44,7 +45,9 @@ function escapeGlob(text: string): string {
  * directory above it does, as in `.gitignore`: `Read(secrets)` covers what is inside `secrets/`.
  */
 function pathMatcher(rule: ConfigRule, glob: string, root: string): (path: string) => boolean {
-  const cached = MATCHERS.get(rule);
+  const byRoot = MATCHERS.get(rule) ?? new Map<string, (path: string) => boolean>();
+  MATCHERS.set(rule, byRoot);
+  const cached = byRoot.get(root);
   if (cached !== undefined) return cached;
   let pattern = glob.endsWith('/') ? `${glob}**` : glob;
   let absolute = false;
@@ -62,6 +65,9 @@ function pathMatcher(rule: ConfigRule, glob: string, root: string): (path: strin
   const test = picomatch(pattern, { dot: true, nocase: rule.list !== 'allow' });
   const matcher = (path: string): boolean => {
     let candidate = absolute ? path : relative(root, path).split(sep).join('/');
+    // No file name is longer than 255 bytes; a longer one (a path made up to slow the glob's
+    // backtracking down) never exists, so it is allowed by no rule and denied or asked by all.
+    if (candidate.split('/').some((name) => name.length > 255)) return rule.list !== 'allow';
     if (!absolute && (candidate.startsWith('../') || candidate === '..' || isAbsolute(candidate))) return false;
     if (candidate === '') candidate = '.';
     for (;;) {
@@ -71,7 +77,7 @@ function pathMatcher(rule: ConfigRule, glob: string, root: string): (path: strin
       candidate = candidate.slice(0, slash);
     }
   };
-  MATCHERS.set(rule, matcher);
+  byRoot.set(root, matcher);
   return matcher;
 }
 
@@ -98,8 +104,14 @@ function ruleMatches(rule: ConfigRule, input: PermissionInput, root: string): bo
       const matches = pathMatcher(rule, target.glob, root);
       return allow ? paths.length > 0 && paths.every(matches) : paths.some(matches);
     }
-    case 'mcp':
-      return access.kind === 'mcp' && access.server === target.server && (target.tool === null || access.tool === target.tool);
+    case 'mcp': {
+      if (access.kind !== 'mcp') return false;
+      if (access.server === target.server && (target.tool === null || access.tool === target.tool)) return true;
+      // Server and tool names may hold `__` themselves, so `mcp__a__b__c` may also mean server
+      // `a__b`'s tool `c`: a deny or ask rule also matches the tool's own name it reads as.
+      const name = rule.text.replace(/__\*$/, '');
+      return !allow && (input.toolName === name || input.toolName.startsWith(`${name}__`));
+    }
     case 'tool':
       // A pattern on a tool we cannot read patterns for: never allows, always denies or asks.
       return input.toolName === target.toolName && (target.pattern === null || !allow);
@@ -110,4 +122,27 @@ function ruleMatches(rule: ConfigRule, input: PermissionInput, root: string): bo
 export function findConfigRule(rules: readonly ConfigRule[], list: RuleList, input: PermissionInput, root: string): ConfigRule | null {
   for (const rule of rules) if (rule.list === list && ruleMatches(rule, input, root)) return rule;
   return null;
+}
+
+/**
+ * Whether a file a directory search would read (`grep` over `.`) is covered by a deny or ask rule
+ * for `toolName`: the decision saw only the directory, so the search itself leaves such files out,
+ * as it leaves out secret files. Null when no deny or ask rule names paths for that tool.
+ */
+export function configRulesHiding(
+  rules: readonly ConfigRule[],
+  toolName: string,
+  root: string,
+): ((absolutePath: string) => boolean) | null {
+  const hiding = rules.filter((rule) => {
+    const { target } = rule;
+    if (rule.list === 'allow' || target.kind !== 'path') return false;
+    return target.access !== null ? target.access === 'read' : target.toolName === toolName;
+  });
+  if (hiding.length === 0) return null;
+  return (absolutePath) =>
+    hiding.some((rule) => {
+      const { target } = rule;
+      return target.kind === 'path' && (target.glob === null || pathMatcher(rule, target.glob, root)(join(absolutePath)));
+    });
 }

@@ -7,6 +7,7 @@ import type { AnyTool, GateDecision, GateRequest, PermissionGate, ToolAccess } f
 import type { ExecutionPolicy, SandboxMode } from '../workspace/index.js';
 import {
   SessionGrants,
+  configRulesHiding,
   decidePermission,
   effectivePermissionInput,
   isToolVisible,
@@ -69,7 +70,11 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
       const access = await withRealPaths(request.access);
       checkedAccess.set(request, access);
       const commandRules = ruleViews.get(request) ?? null;
-      return decidePermission({ toolName: request.tool.name, access, commandSafety, commandRules }, permissionSettings);
+      const decision = decidePermission({ toolName: request.tool.name, access, commandSafety, commandRules }, permissionSettings);
+      // A directory search reads files the decision never saw: those a deny or ask rule covers stay out of it.
+      const hiddenPath =
+        access.kind === 'read' ? configRulesHiding(permissionSettings.configRules ?? [], request.tool.name, settings.root) : null;
+      return hiddenPath === null ? decision : { ...decision, execution: { ...decision.execution, hiddenPath } };
     },
     grantForSession(request: GateRequest): void {
       const input = {

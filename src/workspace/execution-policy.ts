@@ -17,6 +17,12 @@ export interface ExecutionPolicy {
   network: boolean;
   /** Secret files (`.env*`…) were approved for this call: do not mask them. */
   secretsApproved: boolean;
+  /**
+   * A directory search (grep) leaves out the files this says are covered by a deny or ask rule
+   * from the user's or the project's config (`Read(secrets/**)`), as it leaves out secret files:
+   * the permission decision sees only the directory. Absent when no such rule exists.
+   */
+  hiddenPath?: (absolutePath: string) => boolean;
 }
 
 /**
@@ -37,6 +43,7 @@ export function isExecutionPolicy(value: unknown): value is ExecutionPolicy {
     (SANDBOX_MODES as readonly unknown[]).includes(policy.mode) &&
     typeof policy.sandboxed === 'boolean' &&
     typeof policy.network === 'boolean' &&
-    typeof policy.secretsApproved === 'boolean'
+    typeof policy.secretsApproved === 'boolean' &&
+    (policy.hiddenPath === undefined || typeof policy.hiddenPath === 'function')
   );
 }

@@ -4,7 +4,7 @@
 // test/security/config-rules-oracle.test.ts checks the allow side against bash itself.
 
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import {
   type ConfigRule,
   PermissionRuleError,
@@ -17,7 +17,12 @@ import {
 } from '../../src/permissions/index.js';
 import { PROJECT_ROOT, permissionSettings } from '../helpers/permission-settings.js';
 
-const classifier = await loadCommandClassifier();
+// Loaded before the tests, not with a top-level await: test/all.test.ts imports every file into
+// one process, and a file still loading when the run's last suite ends has its tests cancelled.
+let classifier: Awaited<ReturnType<typeof loadCommandClassifier>>;
+before(async () => {
+  classifier = await loadCommandClassifier();
+});
 
 function rules(list: 'allow' | 'ask' | 'deny', ...texts: string[]): ConfigRule[] {
   return texts.map((text, index) => parseConfigRule(text, list, '/home/u/.glassbox/config.json', index + 1));

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { IgnoreRules, describeRefusedIgnoreFiles } from '../ignore-rules.js';
 import { resolveExisting } from '../path-policy.js';
+import { executionPolicy } from '../tool-session-state.js';
 import { DEFAULT_GREP_LIMITS, formatGrepReport, type GrepLimits } from './grep-report.js';
 import { searchWithRipgrep } from './ripgrep-search.js';
 
@@ -90,9 +91,12 @@ function skipSecretsUnlessNamed(
   include: (absolutePath: string) => boolean,
   root: string,
   targetIsDirectory: boolean,
+  hidden: ((absolutePath: string) => boolean) | undefined,
 ): (absolutePath: string) => boolean {
   if (!targetIsDirectory) return include;
-  return (absolutePath) => !isSecretPath(relative(root, absolutePath).split(sep).join('/')) && include(absolutePath);
+  // So are files a deny or ask rule from the config covers (`Read(secrets/**)`).
+  return (absolutePath) =>
+    !isSecretPath(relative(root, absolutePath).split(sep).join('/')) && !(hidden?.(absolutePath) ?? false) && include(absolutePath);
 }
 
 export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
@@ -143,7 +147,12 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
           pattern: args.pattern,
           literal: args.literal ?? false,
           ignoreCase: args.ignore_case ?? false,
-          includes: skipSecretsUnlessNamed(createIncludeFilter(args.glob, searchDirectory), root, targetIsDirectory),
+          includes: skipSecretsUnlessNamed(
+            createIncludeFilter(args.glob, searchDirectory),
+            root,
+            targetIsDirectory,
+            executionPolicy(context).hiddenPath,
+          ),
           keepPerFile: limits.maxLinesPerFile,
           lineWidth: limits.lineWidth,
           signal,
