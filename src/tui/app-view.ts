@@ -168,7 +168,6 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
 
   // No completions over a recalled prompt: Up and Down keep walking the history.
   const suggestions = snapshot.pending || editor.historyIndex !== null ? [] : suggestionsFor(editor, files, promptCommands);
-  const choice = suggestions.length === 0 ? null : suggestions[Math.min(selected, suggestions.length - 1)]!;
 
   const submit = (): void => {
     const { prompt, next } = edit.submit(editorRef.current);
@@ -189,9 +188,19 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
     else void runCommand(commandContext.current, parsed.name, parsed.args);
   };
 
+  // The highlighted completion as of this key, read through the refs: a key can arrive after a
+  // frame showing the list was drawn but before the handler was re-subscribed with that frame's
+  // list (a fast Tab after typing), and a stale `choice` would then complete nothing.
+  const currentChoice = (): Suggestion | null => {
+    const state = editorRef.current;
+    const list = controller.getSnapshot().pending || state.historyIndex !== null ? [] : suggestionsFor(state, files, promptCommands);
+    return list.length === 0 ? null : list[Math.min(selected, list.length - 1)]!;
+  };
+
   const complete = (): boolean => {
-    if (choice === null) return false;
-    setEditor(edit.replaceRange(editorRef.current, choice.start, editorRef.current.cursor, choice.insert));
+    const picked = currentChoice();
+    if (picked === null) return false;
+    setEditor(edit.replaceRange(editorRef.current, picked.start, editorRef.current.cursor, picked.insert));
     setSelected(0);
     return true;
   };
@@ -261,7 +270,7 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
         if (state !== editorRef.current) setEditor(state);
         // Enter on a half-typed command name completes it first.
         if (
-          choice !== null &&
+          currentChoice() !== null &&
           commandCompletions(editorRef.current.text, promptCommands).length > 0 &&
           parseInput(editorRef.current.text, promptCommands).kind === 'unknown'
         ) {
