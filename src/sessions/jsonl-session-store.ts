@@ -5,7 +5,7 @@ import { mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'n
 import { join } from 'node:path';
 import { JsonlSessionWriter } from './jsonl-session-writer.js';
 import { isLineStart, scanLines, type FileLine, type LineScanResult, type ScanOptions } from './line-reader.js';
-import { interpretLine, RecordScanner, type ScanRecordOptions } from './record-lines.js';
+import { interpretLine, RecordScanner, type ScanRecordOptions, readByScan } from './record-lines.js';
 import { SessionError, SessionNotFoundError } from './session-errors.js';
 import { isSessionId, newSessionId } from './session-id.js';
 import { INDEX_FILE_NAME, SessionIndex } from './session-index.js';
@@ -197,10 +197,8 @@ export class JsonlSessionStore implements SessionStore {
     }
   }
 
-  async read(sessionId: string): Promise<SessionContents> {
-    const records: SessionRecord[] = [];
-    const scan = await this.scan(sessionId, (record) => records.push(record));
-    return { ...scan, records };
+  read(sessionId: string): Promise<SessionContents> {
+    return readByScan(this, sessionId);
   }
 
   async scan(

@@ -3,7 +3,7 @@
 // exercise the real format, only without files, cross-process locks or an index.
 
 import { hostname } from 'node:os';
-import { RecordScanner, type ScanRecordOptions } from './record-lines.js';
+import { RecordScanner, type ScanRecordOptions, readByScan } from './record-lines.js';
 import { SessionError, SessionLockedError, SessionNotFoundError, type LockOwner } from './session-errors.js';
 import { newSessionId } from './session-id.js';
 import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
@@ -96,10 +96,8 @@ export class MemorySessionStore implements SessionStore {
     }
   }
 
-  async read(sessionId: string): Promise<SessionContents> {
-    const records: SessionRecord[] = [];
-    const scan = await this.scan(sessionId, (record) => records.push(record));
-    return { ...scan, records };
+  read(sessionId: string): Promise<SessionContents> {
+    return readByScan(this, sessionId);
   }
 
   async scan(

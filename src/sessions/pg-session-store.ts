@@ -11,7 +11,7 @@ import type { Pool, PoolClient } from 'pg';
 import { sessionSummarySchema } from '../protocol/index.js';
 import { migratePgSchema } from './pg-schema.js';
 import { PgSessionWriter, type PgLease } from './pg-session-writer.js';
-import { interpretLine, RecordScanner, type ScanRecordOptions } from './record-lines.js';
+import { interpretLine, RecordScanner, type ScanRecordOptions, readByScan } from './record-lines.js';
 import { SessionError, SessionLockedError, SessionNotFoundError } from './session-errors.js';
 import { isSessionId, newSessionId } from './session-id.js';
 import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
@@ -186,10 +186,8 @@ export class PgSessionStore implements SessionStore {
     }
   }
 
-  async read(sessionId: string): Promise<SessionContents> {
-    const records: SessionRecord[] = [];
-    const scan = await this.scan(sessionId, (record) => records.push(record));
-    return { ...scan, records };
+  read(sessionId: string): Promise<SessionContents> {
+    return readByScan(this, sessionId);
   }
 
   async scan(

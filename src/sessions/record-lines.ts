@@ -9,7 +9,7 @@ import {
   type SessionRecord,
   type SessionRecordType,
 } from './session-records.js';
-import type { ScanRecordOptions, SessionProblem, SessionScan } from './session-store.js';
+import type { ScanRecordOptions, SessionContents, SessionProblem, SessionScan, SessionStore } from './session-store.js';
 
 export type { ScanRecordOptions } from './session-store.js';
 
@@ -120,4 +120,11 @@ export class RecordScanner {
     }
     return { meta: this.meta, problems: this.problems, tornTail };
   }
+}
+
+/** A whole session in memory, through the store's own one-pass scan: how every store reads. */
+export async function readByScan(store: Pick<SessionStore, 'scan'>, sessionId: string): Promise<SessionContents> {
+  const records: SessionRecord[] = [];
+  const scan = await store.scan(sessionId, (record) => records.push(record));
+  return { ...scan, records };
 }

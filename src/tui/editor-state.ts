@@ -196,8 +196,8 @@ export function restorePrompts(state: EditorState, prompts: readonly string[]): 
     if (index > 0) next = insertText(next, '\n');
     next = pasteText(next, prompt);
   });
-  if (state.text !== '') next = insertText(insertText(next, '\n'), state.text);
-  return { ...next, pastes: { ...state.pastes, ...next.pastes } };
+  // `next` grew from `state`: the placeholders already typed keep their pastes.
+  return state.text === '' ? next : insertText(insertText(next, '\n'), state.text);
 }
 
 export function clearText(state: EditorState): EditorState {

@@ -2,10 +2,11 @@
 // URL (scripts/bundle-cli.js rewrites those); any other form builds and then fails with ENOENT at
 // run time, as the summary prompts once did in the interactive /compact.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { sourceFiles } from './module-references.js';
 
 interface BundleCli {
   nonLiteralDataUrls(source: string): string[];
@@ -30,9 +31,7 @@ describe('data file URLs (what the CLI bundle can follow)', () => {
   // src/web/ is built by Vite, not bundled into the CLI.
   test('every source under src/ the CLI bundles names its data files literally', () => {
     const offenders: string[] = [];
-    for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile() || !/\.tsx?$/.test(entry.name)) continue;
-      const path = join(entry.parentPath, entry.name);
+    for (const path of sourceFiles(src)) {
       if (path.startsWith(join(src, 'web'))) continue;
       for (const url of nonLiteralDataUrls(readFileSync(path, 'utf8'))) offenders.push(`${path}: ${url}`);
     }
