@@ -22,7 +22,7 @@ import {
   parseConfigRule,
 } from '../../src/permissions/index.js';
 import { createPermissionGate } from '../../src/runner/index.js';
-import { createGrepTool } from '../../src/tools/index.js';
+import { createGlobTool, createGrepTool, createListDirTool } from '../../src/tools/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { permissionSettings } from '../helpers/permission-settings.js';
 
@@ -169,6 +169,48 @@ test('a deny rule Read(secrets/**) keeps a grep over the whole project out of se
   assert.equal(all.decision, 'allow');
   assert.match(all.output ?? '', /src\/a\.ts/);
   assert.doesNotMatch(all.output ?? '', /hunter2|secrets/);
+});
+
+test('a deny rule Read(secrets/**) keeps the names under secrets/ out of glob and list_dir too', async () => {
+  const root = await makeTempDir();
+  await mkdir(join(root, 'secrets', 'deep'), { recursive: true });
+  await mkdir(join(root, 'src'), { recursive: true });
+  await writeFile(join(root, 'secrets', 'prod-db-password.txt'), 'x\n');
+  await writeFile(join(root, 'secrets', 'deep', 'stripe-live-key.txt'), 'x\n');
+  await writeFile(join(root, 'src', 'a.ts'), '// a\n');
+  const rules = [parseConfigRule('Read(secrets/**)', 'deny', '/home/u/.glassbox/config.json', 2)];
+  const gate = createPermissionGate({
+    root,
+    home: join(root, '..', 'home'),
+    approvalPolicy: 'on-request',
+    sandbox: 'workspace-write',
+    network: false,
+    configRules: rules,
+    detectSandbox: async () => true,
+  });
+  const run = async <A extends object>(
+    tool: ReturnType<typeof createGlobTool> | ReturnType<typeof createListDirTool>,
+    args: A,
+  ): Promise<string> => {
+    const typed = tool as unknown as {
+      access: (a: A, c: { root: string }) => never;
+      execute: (a: A, c: object) => Promise<{ output: string }>;
+    };
+    const decision = await gate.decide({ tool, args, access: typed.access(args, { root }) });
+    assert.equal(decision.decision, 'allow');
+    const context = { root, execution: decision.execution, callId: 'c', signal: new AbortController().signal, state: undefined };
+    return (await typed.execute(args, context)).output;
+  };
+  const globbed = await run(createGlobTool(), { pattern: '**/*.txt' });
+  assert.doesNotMatch(globbed, /password|stripe/);
+  assert.match(globbed, /2 matching files are left out: a permission rule covers them/);
+  const all = await run(createGlobTool(), { pattern: '**/*' });
+  assert.match(all, /src\/a\.ts/);
+  assert.doesNotMatch(all, /password|stripe/);
+  const listed = await run(createListDirTool(), {});
+  assert.match(listed, /src\//);
+  assert.doesNotMatch(listed, /secrets/);
+  assert.match(listed, /1 entry left out: a permission rule covers it/);
 });
 
 test('MCP rules: a deny rule that would match nothing is an error, and a name with __ in it is denied either way', () => {

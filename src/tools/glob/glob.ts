@@ -10,6 +10,7 @@ import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolR
 import { IgnoreRules, describeRefusedIgnoreFiles } from '../ignore-rules.js';
 import { resolveExisting } from '../path-policy.js';
 import { isInside } from '../../workspace/index.js';
+import { executionPolicy } from '../tool-session-state.js';
 import { createIgnoringFileSystem } from './ignoring-file-system.js';
 
 const globSchema = z.object({
@@ -119,7 +120,14 @@ export function createGlobTool(options: GlobOptions = DEFAULT_GLOB_OPTIONS): Too
       }
       signal.throwIfAborted();
       // The filtered fs keeps the crawl inside `base`; this and the real-path check below are the backstop.
-      const absolutes = found.map((path) => resolve(base, path)).filter((path) => isInside(base, path));
+      const inside = found.map((path) => resolve(base, path)).filter((path) => isInside(base, path));
+      // The decision saw only the directory: names a deny or ask rule covers stay out, as in grep.
+      const hidden = executionPolicy(context).hiddenPath;
+      const absolutes = hidden === undefined ? inside : inside.filter((path) => !hidden(path));
+      const hiddenNote =
+        absolutes.length < inside.length
+          ? `[${inside.length - absolutes.length} matching ${inside.length - absolutes.length === 1 ? 'file is' : 'files are'} left out: a permission rule covers ${inside.length - absolutes.length === 1 ? 'it' : 'them'}.]`
+          : null;
       const times = await modificationTimes(absolutes, root, signal);
       const ranked = absolutes
         .filter((path) => times.has(path))
@@ -129,7 +137,7 @@ export function createGlobTool(options: GlobOptions = DEFAULT_GLOB_OPTIONS): Too
       if (ranked.length === 0) {
         const where = requested.relative === '.' ? 'the project root' : requested.relative;
         const none = `No files matched ${args.pattern} in ${where} (files ignored by .gitignore, .git and node_modules are skipped).`;
-        return { output: refusedNote === null ? none : `${none}\n${refusedNote}` };
+        return { output: [none, hiddenNote, refusedNote].filter((line) => line !== null).join('\n') };
       }
       const shown = ranked.slice(0, options.maxResults).map((entry) => entry.path);
       if (ranked.length > shown.length) {
@@ -137,6 +145,7 @@ export function createGlobTool(options: GlobOptions = DEFAULT_GLOB_OPTIONS): Too
           `[Showing ${shown.length} of ${ranked.length} matching files, newest first; ${ranked.length - shown.length} more not shown. Narrow the pattern or set path.]`,
         );
       }
+      if (hiddenNote !== null) shown.push(hiddenNote);
       if (refusedNote !== null) shown.push(refusedNote);
       return { output: shown.join('\n') };
     },

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { resolveExisting } from '../path-policy.js';
 import { isInside } from '../../workspace/index.js';
+import { executionPolicy } from '../tool-session-state.js';
 
 const listDirSchema = z.object({
   path: z.string().optional().describe('Relative to the project root (default: the root).'),
@@ -101,7 +102,11 @@ export function createListDirTool(options: ListDirOptions = DEFAULT_LIST_DIR_OPT
       if (!(await stat(resolved.absolute)).isDirectory()) {
         throw new ToolError('NOT_A_DIRECTORY', `${input} is not a directory. Use read_file to read a file.`);
       }
-      const entries = (await readdir(resolved.absolute, { withFileTypes: true })).filter((entry) => !HIDDEN_NAMES.has(entry.name));
+      const listed = (await readdir(resolved.absolute, { withFileTypes: true })).filter((entry) => !HIDDEN_NAMES.has(entry.name));
+      // The decision saw only this directory: entries a deny or ask rule covers stay out, as in grep.
+      const hidden = executionPolicy(context).hiddenPath;
+      const entries = hidden === undefined ? listed : listed.filter((entry) => !hidden(join(resolved.absolute, entry.name)));
+      const hiddenCount = listed.length - entries.length;
       const directories = entries.filter((entry) => entry.isDirectory()).sort(byName);
       const others = entries.filter((entry) => !entry.isDirectory()).sort(byName);
       const ordered = [...directories, ...others];
@@ -113,7 +118,11 @@ export function createListDirTool(options: ListDirOptions = DEFAULT_LIST_DIR_OPT
         lines.push(await describeEntry(context.root, resolved.absolute, entry));
       }
       const label = resolved.relative === '.' ? '. (project root)' : `${resolved.relative}/`;
-      if (ordered.length === 0) return { output: `${label}: (empty directory)` };
+      const hiddenNote =
+        hiddenCount === 0
+          ? null
+          : `(${countOf(hiddenCount, 'entry', 'entries')} left out: a permission rule covers ${hiddenCount === 1 ? 'it' : 'them'}.)`;
+      if (ordered.length === 0) return { output: hiddenNote === null ? `${label}: (empty directory)` : `${label}: ${hiddenNote}` };
       const symlinks = others.filter((entry) => entry.isSymbolicLink()).length;
       const counts = [countOf(directories.length, 'directory', 'directories'), countOf(others.length - symlinks, 'file', 'files')];
       if (symlinks > 0) counts.push(countOf(symlinks, 'symlink', 'symlinks'));
@@ -121,6 +130,7 @@ export function createListDirTool(options: ListDirOptions = DEFAULT_LIST_DIR_OPT
       if (ordered.length > shown.length) {
         lines.push(`... ${ordered.length - shown.length} more entries not shown. Use glob to look for specific files.`);
       }
+      if (hiddenNote !== null) lines.push(hiddenNote);
       return { output: [header, ...lines].join('\n') };
     },
   };
