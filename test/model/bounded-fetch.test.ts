@@ -60,7 +60,7 @@ describe('boundedFetch', () => {
     assert.equal(await fetchOf(empty, 10)('http://x'), empty);
   });
 
-  it('hands the fetch below a string body as its UTF-8 bytes (no two-byte string reaches undici), other bodies as they are', async () => {
+  it('hands the fetch below a non-ASCII string body as its UTF-8 bytes (no two-byte string reaches undici), an ASCII one and other bodies as they are', async () => {
     const seen: Array<RequestInit['body']> = [];
     const fetch = boundedFetch(
       1_000,
@@ -75,9 +75,17 @@ describe('boundedFetch', () => {
     const stream = new ReadableStream<Uint8Array>();
     await (await fetch('http://x', { method: 'POST', body: stream })).text();
     await (await fetch('http://x')).text();
+    const ascii = JSON.stringify({ content: 'plain \\u00e9 ascii' });
+    await (await fetch('http://x', { method: 'POST', body: ascii })).text();
+    const latin1 = JSON.stringify({ content: 'caf\u00e9' });
+    await (await fetch('http://x', { method: 'POST', body: latin1 })).text();
     assert.ok(seen[0] instanceof Uint8Array, 'a string body is encoded');
     assert.equal(new TextDecoder().decode(seen[0]), text);
     assert.equal(seen[1], stream);
     assert.equal(seen[2], undefined);
+    // undici encodes a one-byte string in one pass; bytes it would copy once more.
+    assert.equal(seen[3], ascii, 'an ASCII body is handed on as the same string');
+    assert.ok(seen[4] instanceof Uint8Array, 'a Latin-1 character is not ASCII: encoded here');
+    assert.equal(new TextDecoder().decode(seen[4]), latin1);
   });
 });
