@@ -16,6 +16,7 @@ interface BenchCase {
 const cases: BenchCase[] = [
   { name: 'startup', run: async () => (await import('./cases/startup.js')).run() },
   { name: 'loop', run: async () => (await import('./cases/loop-overhead.js')).run() },
+  { name: 'history', run: async () => (await import('./cases/history-curve.js')).run() },
   { name: 'tools', run: async () => (await import('./cases/tool-rounds.js')).run() },
   { name: 'sessions', run: async () => (await import('./cases/sessions.js')).run() },
   { name: 'session-database', run: async () => (await import('./cases/session-database.js')).run() },
