@@ -87,7 +87,9 @@ export class FileCheckpointer {
       if (stamp === undefined) this.forget(rel);
       else this.keep(rel, await this.capture(rel, stamp, declared.has(rel)));
       const after = await this.stateOf(this.known.get(rel));
-      if (JSON.stringify(before) !== JSON.stringify(after)) records.push({ path: rel, before, after });
+      // A file without a copy is recorded whenever its stamp moved: a rewind must name what it cannot restore.
+      const uncopied = before.kind === 'uncopied' || after.kind === 'uncopied';
+      if (uncopied || JSON.stringify(before) !== JSON.stringify(after)) records.push({ path: rel, before, after });
     }
     return records;
   }
