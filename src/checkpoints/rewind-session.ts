@@ -43,6 +43,8 @@ export interface PreparedRewind {
   plan: RewindPlan | null;
   /** The diff of every restore, in plan order; empty when no file changes. */
   diff: string[];
+  /** The session has checkpoints at all (a session from before they were kept has none). */
+  checkpointed: boolean;
 }
 
 export interface RewindOutcome {
@@ -72,7 +74,8 @@ export async function prepareRewind(
   } catch {
     throw new RewindError('REWIND_NO_ROOT', `the session's project ${contents.meta.cwd} no longer exists`);
   }
-  const prepared: PreparedRewind = { sessionId, toTurn, root, home, scope, plan: null, diff: [] };
+  const checkpointed = contents.records.some((record) => record.type === 'file_checkpoint');
+  const prepared: PreparedRewind = { sessionId, toTurn, root, home, scope, plan: null, diff: [], checkpointed };
   if (!scope.files) return prepared;
   const plan = await planRewind(contents.records, toTurn, { root, home });
   const blobs = new BlobStore(home);

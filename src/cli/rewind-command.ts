@@ -70,6 +70,8 @@ export async function rewindCommand(deps: SessionCommandDeps, io: RewindIo, refe
         io.err(line(`refused: nothing was changed (${plan.conflicts.length} conflict${plan.conflicts.length === 1 ? '' : 's'})`));
         return 1;
       }
+      if (!prepared.checkpointed)
+        io.err(line('note: this session has no file checkpoints (written before Glassbox kept them, or no tool changed a file)'));
       if (plan.restores.length === 0) io.err(line(`no file to restore: the project already is as it was before turn ${options.toTurn}`));
     }
     const files = plan === null ? 0 : plan.restores.length;
