@@ -7,6 +7,7 @@ import { visibleText } from '../terminal-text/index.js';
 import { glassboxVersion } from '../version/index.js';
 import { UsageError, EXIT } from './usage-error.js';
 import { registerSessionCommands } from './sessions-command.js';
+import { registerRewindCommand } from './rewind-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerAcpCommand } from './acp-command.js';
 import { registerCompactCommand } from './compact-command.js';
@@ -64,7 +65,9 @@ export function buildProgram(): Command {
       process.exitCode = await execCommand(prompt, options);
     });
 
-  registerSessionCommands(program, { resolveHome: (option) => resolveHome(option), glassboxVersion: glassboxVersion() });
+  const sessionDeps = { resolveHome: (option?: string) => resolveHome(option), glassboxVersion: glassboxVersion() };
+  registerSessionCommands(program, sessionDeps);
+  registerRewindCommand(program, sessionDeps);
   registerCompactCommand(program);
   registerServeCommand(program);
   registerAcpCommand(program);

@@ -168,6 +168,12 @@ export function describeRecord(record: SessionRecord): string {
       return `turn ${record.turn} cancelled: ${clip(record.reason, 100)} · ${record.rounds} rounds`;
     case 'compaction':
       return `turn ${record.turn} · ${record.kind} (${record.trigger}) · ${record.tokensBefore.toLocaleString('en-US')} → ${record.tokensAfter.toLocaleString('en-US')} tokens · ${record.compactionId}`;
+    case 'file_checkpoint':
+      return `turn ${record.turn} · ${record.tool} changed ${record.path} (${record.before.kind} → ${record.after.kind})`;
+    case 'rewind': {
+      const files = record.files ? `${record.files.length} file${record.files.length === 1 ? '' : 's'} restored` : 'files untouched';
+      return `rewound to before turn ${record.toTurn} · ${files}${record.forkId ? ` · continues in ${record.forkId}` : ''}`;
+    }
   }
 }
 
@@ -197,7 +203,7 @@ async function storeFor(deps: SessionCommandDeps, options: { home?: string; data
   return { store, where: (sessionId) => store.sessionPath(sessionId), close: async () => {} };
 }
 
-async function withStore<T>(
+export async function withStore<T>(
   deps: SessionCommandDeps,
   options: { home?: string; databaseUrl?: string },
   task: (opened: OpenStore) => Promise<T>,

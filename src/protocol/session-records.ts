@@ -115,6 +115,55 @@ export const compactionSchema = z.discriminatedUnion('kind', [
   pruneCompactionSchema.extend(compactionRecordFields),
 ]);
 
+/**
+ * A file's state as a checkpoint saw it: absent, a regular file whose bytes are the blob named by
+ * their SHA-256 in the home's snapshot store, or not kept (a secret file is never copied; a file
+ * over the size cap or unreadable has no copy), which a rewind reports and leaves alone.
+ */
+export const fileStateSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('absent') }),
+  z.object({
+    kind: z.literal('file'),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    size: countSchema,
+    /** Permission bits (0o7777 at most). */
+    mode: z.number().int().min(0).max(0o7777),
+  }),
+  z.object({ kind: z.literal('uncopied'), why: z.enum(['secret', 'large', 'unreadable', 'not-a-file']) }),
+]);
+
+/**
+ * One file a tool call changed (write, edit, patch, or a shell command, found by comparing the
+ * project's files around the call): its state before and after. A rewind to before turn N puts
+ * back the `before` of the first record of turn N or later for each file, and treats a file whose
+ * content is no longer the last record's `after` as changed outside Glassbox.
+ */
+export const fileCheckpointSchema = z.object({
+  type: z.literal('file_checkpoint'),
+  ts: z.string(),
+  turn: turnSchema,
+  callId: z.string(),
+  tool: z.string(),
+  /** Project-relative, '/'-separated. */
+  path: z.string().min(1),
+  before: fileStateSchema,
+  after: fileStateSchema,
+});
+
+/** A rewind of this session to before `toTurn`: what it restored, and the fork it branched to. */
+export const rewindSchema = z.object({
+  type: z.literal('rewind'),
+  ts: z.string(),
+  toTurn: turnSchema,
+  /**
+   * What the restore put in place, file by file (`absent`: deleted); null when only the
+   * conversation was rewound. A later rewind takes these as what Glassbox last saw of them.
+   */
+  files: z.array(z.object({ path: z.string().min(1), state: fileStateSchema })).nullable(),
+  /** The session the conversation continues in; null when only the files were restored. */
+  forkId: z.string().nullable(),
+});
+
 /** Every record type of this version and its schema. */
 export const RECORD_SCHEMAS = {
   session_meta: sessionMetaSchema,
@@ -127,6 +176,8 @@ export const RECORD_SCHEMAS = {
   turn_failed: turnFailedSchema,
   turn_cancelled: turnCancelledSchema,
   compaction: compactionSchema,
+  file_checkpoint: fileCheckpointSchema,
+  rewind: rewindSchema,
 } as const;
 
 /** Any record of this version. */
@@ -141,6 +192,8 @@ export const sessionRecordSchema = z.union([
   turnFailedSchema,
   turnCancelledSchema,
   compactionSchema,
+  fileCheckpointSchema,
+  rewindSchema,
 ]);
 
 export type SessionParent = z.infer<typeof sessionParentSchema>;
@@ -156,6 +209,9 @@ export type TurnCompletedRecord = z.infer<typeof turnCompletedSchema>;
 export type TurnFailedRecord = z.infer<typeof turnFailedSchema>;
 export type TurnCancelledRecord = z.infer<typeof turnCancelledSchema>;
 export type CompactionRecord = z.infer<typeof compactionSchema>;
+export type FileState = z.infer<typeof fileStateSchema>;
+export type FileCheckpointRecord = z.infer<typeof fileCheckpointSchema>;
+export type RewindRecord = z.infer<typeof rewindSchema>;
 
 export type SessionRecord =
   | SessionMetaRecord
@@ -167,6 +223,8 @@ export type SessionRecord =
   | TurnCompletedRecord
   | TurnFailedRecord
   | TurnCancelledRecord
-  | CompactionRecord;
+  | CompactionRecord
+  | FileCheckpointRecord
+  | RewindRecord;
 
 export type SessionRecordType = SessionRecord['type'];

@@ -41,6 +41,7 @@ import {
 import { toolsOffered } from './skill-context.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
+import { checkpointedTools } from './turn-checkpoints.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
 import { readPermissionRules } from './permission-rules-files.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
@@ -81,6 +82,8 @@ export interface RunnerSettings extends Partial<ToolPolicySettings>, ModelSettin
   mcp?: boolean;
   /** Export an OpenTelemetry trace of each turn (`--otlp-endpoint`, `OTEL_*`); null or absent: no tracing. */
   telemetry?: TelemetrySettings | null;
+  /** Checkpoint what each tool call changes in the project, for rewind (default true). */
+  checkpoints?: boolean;
 }
 
 export interface Runner {
@@ -295,10 +298,15 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     });
     // The skill tool only for a session whose system message lists skills: it costs every request
     // its definition, and without the list the model has nothing to load.
+    const state = runner.toolState(session.writer.sessionId);
+    const offered = [...toolsOffered(runner.tools, [...session.history, ...session.newItems]), ...extensions.tools];
     const tools = new ToolRuntime({
-      tools: [...toolsOffered(runner.tools, [...session.history, ...session.newItems]), ...extensions.tools],
+      tools:
+        settings.checkpoints === false
+          ? offered
+          : checkpointedTools(offered, { root: runner.root, home: settings.home, state, writer: session.writer, turn: session.turn }),
       root: runner.root,
-      state: runner.toolState(session.writer.sessionId),
+      state,
       gate,
       approvals: request.approvals,
     });

@@ -16,7 +16,7 @@ export interface ForkOptions {
 /** The records that make up the history, and their turn framing. */
 function isHistoryRecord(
   record: SessionRecord,
-): record is Exclude<SessionRecord, { type: 'session_meta' | 'model_call' | 'audit' | 'warning' }> {
+): record is Exclude<SessionRecord, { type: 'session_meta' | 'model_call' | 'audit' | 'warning' | 'rewind' }> {
   switch (record.type) {
     case 'turn_started':
     case 'response_item':
@@ -24,6 +24,8 @@ function isHistoryRecord(
     case 'turn_failed':
     case 'turn_cancelled':
     case 'compaction':
+    // What the files were at each turn, so the fork can be rewound further back too.
+    case 'file_checkpoint':
       return true;
     default:
       return false;

@@ -9,6 +9,8 @@ import { DIALECT_LIST, lookupModel, modelCatalogEntries, providerNameOf } from '
 import { compactSession } from '../runner/index.js';
 import { forkSession, type SessionSummary } from '../sessions/index.js';
 import { paintDiffLine } from './approval-preview.js';
+import type { PreparedRewind } from '../checkpoints/index.js';
+import { rewindCommand } from './rewind-command.js';
 import { helpText } from './help-text.js';
 import type { SessionController } from './session-controller.js';
 import { lastRequest, sessionSkillCost } from './session-history.js';
@@ -28,6 +30,8 @@ export interface CommandContext {
   promptCommands?: readonly PromptCommand[];
   /** Another project's session the user was warned about: resuming it again continues it. */
   confirmForeign: string | null;
+  /** The rewind whose diff `/rewind N` showed, confirmed by the same command again. */
+  pendingRewind?: PreparedRewind | null;
 }
 
 export async function runCommand(context: CommandContext, name: SlashCommandName, args: string): Promise<void> {
@@ -54,6 +58,10 @@ export async function runCommand(context: CommandContext, name: SlashCommandName
       return compact(context, args);
     case 'fork':
       return fork(context, args);
+    case 'rewind': {
+      const sessionId = needSession(context, 'rewind it');
+      return sessionId === null ? undefined : rewindCommand(context, sessionId, args);
+    }
     case 'resume':
       return resume(context, args);
     case 'sessions':

@@ -11,6 +11,7 @@ export type SlashCommandName =
   | 'compact'
   | 'resume'
   | 'fork'
+  | 'rewind'
   | 'model'
   | 'sandbox'
   | 'approvals'
@@ -33,6 +34,7 @@ export const SLASH_COMMANDS: readonly SlashCommandInfo[] = [
   { name: 'compact', usage: '/compact [instructions]', description: 'summarize the history now' },
   { name: 'resume', usage: '/resume [n|id|last]', description: 'list recent sessions, or continue one' },
   { name: 'fork', usage: '/fork [turn]', description: 'branch this session (up to a turn) and continue in the branch' },
+  { name: 'rewind', usage: '/rewind [turn]', description: 'restore the files to before a turn (diff first) and branch there' },
   { name: 'model', usage: '/model [name]', description: 'show or switch the model (same endpoint)' },
   { name: 'sandbox', usage: '/sandbox [mode]', description: 'read-only | workspace-write | danger-full-access' },
   { name: 'approvals', usage: '/approvals [policy]', description: 'untrusted | on-request | never' },

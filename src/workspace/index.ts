@@ -32,3 +32,15 @@ export {
   type PromptCommand,
   type PromptCommandPlaces,
 } from './prompt-commands.js';
+export {
+  DEFAULT_SNAPSHOT_LIMITS,
+  SKIPPED_DIRECTORIES,
+  listStamps,
+  readContent,
+  sameStamp,
+  takeSnapshot,
+  type FileStamp,
+  type SnapshotEntry,
+  type SnapshotLimits,
+  type WorkspaceSnapshot,
+} from './workspace-snapshot.js';

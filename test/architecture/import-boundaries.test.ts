@@ -39,8 +39,11 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   sessions: ['agent', 'compaction', 'model', 'protocol'],
   mcp: ['agent', 'model', 'protocol', 'sandbox', 'terminal-text', 'workspace'],
   telemetry: ['agent', 'compaction', 'model', 'protocol', 'sessions'],
+  // File checkpoints and rewind: beside sessions/, writing through tools/' atomic commit.
+  checkpoints: ['agent', 'protocol', 'sessions', 'tools', 'workspace'],
   runner: [
     'agent',
+    'checkpoints',
     'compaction',
     'mcp',
     'model',
@@ -58,6 +61,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   server: ['agent', 'compaction', 'model', 'permissions', 'protocol', 'runner', 'sessions', 'telemetry', 'workspace'],
   tui: [
     'agent',
+    'checkpoints',
     'compaction',
     'model',
     'permissions',
@@ -72,6 +76,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   cli: [
     'acp',
     'agent',
+    'checkpoints',
     'compaction',
     'demo',
     'mcp',
