@@ -27,6 +27,10 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   /** Data handed to the child on descriptors 3, 4…, each a pipe closed after its data (bwrap's --seccomp). */
   descriptorData?: readonly Buffer[];
+  /** Written to the child's stdin, which is then closed (hooks read their input there); absent: stdin closed. */
+  stdin?: string;
+  /** Capture stderr apart from stdout (`ProcessResult.stderr`), for callers that read them differently (hooks). */
+  separateStderr?: boolean;
 }
 
 export interface ProcessResult {
@@ -39,6 +43,8 @@ export interface ProcessResult {
   output: CapturedOutput;
   /** Pid of the group leader; null when cancelled before it started. */
   pid: number | null;
+  /** Present with `separateStderr`: stderr alone (`output` then holds stdout alone). */
+  stderr?: CapturedOutput;
 }
 
 /**
@@ -101,7 +107,8 @@ function validate(options: RunProcessOptions): void {
 }
 
 /**
- * Spawn `file args` with stdin closed and stdout+stderr captured together in arrival order.
+ * Spawn `file args` with stdin closed (or holding `stdin`) and stdout+stderr captured together in
+ * arrival order (apart, with `separateStderr`).
  * Resolves once the command has exited, its output is drained and its process group is gone (or
  * was sent SIGKILL). Rejects only when the process cannot be started at all.
  */
@@ -109,6 +116,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
   validate(options);
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const capture = new OutputCapture(options.outputLimit ?? DEFAULT_OUTPUT_LIMIT);
+  const errorCapture = options.separateStderr ? new OutputCapture(options.outputLimit ?? DEFAULT_OUTPUT_LIMIT) : capture;
   const started = performance.now();
   if (options.signal?.aborted) {
     return Promise.resolve({
@@ -119,6 +127,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       cancelled: true,
       output: capture.result(),
       pid: null,
+      ...(options.separateStderr ? { stderr: errorCapture.result() } : {}),
     });
   }
 
@@ -127,7 +136,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       cwd: options.cwd,
       env: { ...options.env },
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', ...(options.descriptorData ?? []).map(() => 'pipe' as const)],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(options.descriptorData ?? []).map(() => 'pipe' as const)],
     });
     // Typed as the spawn with three pipes is: stdout and stderr are pipes whatever else is passed.
     const { stdout, stderr } = child as unknown as { stdout: Readable; stderr: Readable };
@@ -137,10 +146,15 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       stream?.on('error', () => {});
       stream?.end(data);
     }
+    if (options.stdin !== undefined && child.stdin) {
+      // A child that exits without reading its input closes the pipe: not our error.
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.stdin);
+    }
     const stdoutDecoder = new StringDecoder('utf8');
     const stderrDecoder = new StringDecoder('utf8');
     stdout.on('data', (chunk: Buffer) => capture.append(stdoutDecoder.write(chunk)));
-    stderr.on('data', (chunk: Buffer) => capture.append(stderrDecoder.write(chunk)));
+    stderr.on('data', (chunk: Buffer) => errorCapture.append(stderrDecoder.write(chunk)));
 
     let timedOut = false;
     let cancelled = false;
@@ -187,7 +201,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       }
       cleanup();
       capture.append(stdoutDecoder.end());
-      capture.append(stderrDecoder.end());
+      errorCapture.append(stderrDecoder.end());
       resolve({
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
@@ -196,6 +210,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
         cancelled,
         output: capture.result(),
         pid: pid ?? null,
+        ...(options.separateStderr ? { stderr: errorCapture.result() } : {}),
       });
     };
 

@@ -38,10 +38,14 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   compaction: ['agent', 'model', 'protocol', 'workspace'],
   sessions: ['agent', 'compaction', 'model', 'protocol'],
   mcp: ['agent', 'model', 'protocol', 'sandbox', 'terminal-text', 'workspace'],
+  // User hooks around tool calls and prompts: read from the config files, run as processes (a
+  // project's in the sandbox), their results read into the gate's decision.
+  hooks: ['agent', 'permissions', 'protocol', 'sandbox', 'workspace'],
   telemetry: ['agent', 'compaction', 'model', 'protocol', 'sessions'],
   runner: [
     'agent',
     'compaction',
+    'hooks',
     'mcp',
     'model',
     'permissions',
