@@ -3,7 +3,9 @@
 // runners' workers) with one signal to the group instead of leaving orphans behind.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { OutputCapture, DEFAULT_OUTPUT_LIMIT, type CapturedOutput } from './output-capture.js';
@@ -107,6 +109,22 @@ function validate(options: RunProcessOptions): void {
 }
 
 /**
+ * `data` as a descriptor of an unlinked regular file, for a child's stdin. Not a pipe from Node:
+ * Node's pipes are socket pairs, and bash, seeing a socket on stdin, takes itself for a remote
+ * shell and reads the user's ~/.bashrc first (which may wait on the terminal, or print).
+ */
+function inputDescriptor(data: string): number {
+  const dir = mkdtempSync(join(tmpdir(), 'glassbox-stdin-'));
+  try {
+    const file = join(dir, 'input');
+    writeFileSync(file, data, { mode: 0o600 });
+    return openSync(file, 'r');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * Spawn `file args` with stdin closed (or holding `stdin`) and stdout+stderr captured together in
  * arrival order (apart, with `separateStderr`).
  * Resolves once the command has exited, its output is drained and its process group is gone (or
@@ -132,12 +150,19 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
   }
 
   return new Promise<ProcessResult>((resolve, reject) => {
-    const child = spawn(options.file, [...options.args], {
-      cwd: options.cwd,
-      env: { ...options.env },
-      detached: true,
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(options.descriptorData ?? []).map(() => 'pipe' as const)],
-    });
+    const input = options.stdin === undefined ? null : inputDescriptor(options.stdin);
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(options.file, [...options.args], {
+        cwd: options.cwd,
+        env: { ...options.env },
+        detached: true,
+        stdio: [input ?? 'ignore', 'pipe', 'pipe', ...(options.descriptorData ?? []).map(() => 'pipe' as const)],
+      });
+    } finally {
+      // The child has its own copy of the descriptor now.
+      if (input !== null) closeSync(input);
+    }
     // Typed as the spawn with three pipes is: stdout and stderr are pipes whatever else is passed.
     const { stdout, stderr } = child as unknown as { stdout: Readable; stderr: Readable };
     for (const [index, data] of (options.descriptorData ?? []).entries()) {
@@ -145,11 +170,6 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       // A child that exits before reading (bwrap refusing its arguments) closes the pipe: not our error.
       stream?.on('error', () => {});
       stream?.end(data);
-    }
-    if (options.stdin !== undefined && child.stdin) {
-      // A child that exits without reading its input closes the pipe: not our error.
-      child.stdin.on('error', () => {});
-      child.stdin.end(options.stdin);
     }
     const stdoutDecoder = new StringDecoder('utf8');
     const stderrDecoder = new StringDecoder('utf8');
