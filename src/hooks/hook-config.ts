@@ -46,13 +46,15 @@ export function parseHooksSection(config: unknown, file: string, source: HookSou
   if (!isObject(section)) fail('hooks', 'must be an object mapping event names (PreToolUse, PostToolUse, …) to lists of matchers');
   const hooks: HookDefinition[] = [];
   for (const [event, groups] of Object.entries(section as Record<string, unknown>)) {
-    if (!(HOOK_EVENTS as readonly string[]).includes(event)) fail(`hooks.${event}`, `is not a hook event; expected one of ${HOOK_EVENTS.join(', ')}`);
+    if (!(HOOK_EVENTS as readonly string[]).includes(event))
+      fail(`hooks.${event}`, `is not a hook event; expected one of ${HOOK_EVENTS.join(', ')}`);
     if (!Array.isArray(groups)) fail(`hooks.${event}`, 'must be a list of {"matcher": …, "hooks": […]} entries');
     for (const [index, group] of (groups as unknown[]).entries()) {
       const at = `hooks.${event}[${index}]`;
       if (!isObject(group)) fail(at, 'must be an object with "matcher" and "hooks"');
       const { matcher, hooks: commands } = group as Record<string, unknown>;
-      if (matcher !== undefined && typeof matcher !== 'string') fail(`${at}.matcher`, 'must be a string (a regular expression over tool names)');
+      if (matcher !== undefined && typeof matcher !== 'string')
+        fail(`${at}.matcher`, 'must be a string (a regular expression over tool names)');
       let pattern: RegExp | null = null;
       if (typeof matcher === 'string' && matcher !== '' && matcher !== '*') {
         try {
@@ -68,7 +70,10 @@ export function parseHooksSection(config: unknown, file: string, source: HookSou
         const { type, command, timeout } = hook as Record<string, unknown>;
         if (type !== 'command') fail(`${where}.type`, `is ${JSON.stringify(type)}; only "command" hooks are supported`);
         if (typeof command !== 'string' || command.trim() === '') fail(`${where}.command`, 'must be a non-empty string');
-        if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_HOOK_TIMEOUT_SEC))
+        if (
+          timeout !== undefined &&
+          (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_HOOK_TIMEOUT_SEC)
+        )
           fail(`${where}.timeout`, `must be a number of seconds between 0 and ${MAX_HOOK_TIMEOUT_SEC}`);
         hooks.push({
           event: event as HookEventName,

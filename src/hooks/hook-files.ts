@@ -48,7 +48,12 @@ async function namedFiles(hooks: readonly HookDefinition[], root: string): Promi
       if (real === null || !isInside(root, real) || files.has(real)) continue;
       const info = await stat(real).catch(() => null);
       if (!info?.isFile()) continue;
-      files.set(real, createHash('sha256').update(await readFile(real)).digest('hex'));
+      files.set(
+        real,
+        createHash('sha256')
+          .update(await readFile(real))
+          .digest('hex'),
+      );
     }
   }
   return [...files.entries()].sort(([a], [b]) => a.localeCompare(b));
@@ -90,7 +95,7 @@ export async function readHooks(home: string, root: string): Promise<LoadedHooks
     realpath(userPath).catch(() => userPath),
     realpath(projectPath).catch(() => projectPath),
   ]);
-    // A file that mentions no hooks is left to the readers of its other sections (and their errors).
+  // A file that mentions no hooks is left to the readers of its other sections (and their errors).
   const mentionsHooks = userText !== null && (userText.includes('"hooks"') || userText.includes('projectHooks'));
   const userConfig = mentionsHooks ? parseJson(userText, userPath) : null;
   const hooks = parseHooksSection(userConfig, userPath, 'user');
@@ -104,7 +109,10 @@ export async function readHooks(home: string, root: string): Promise<LoadedHooks
   try {
     projectConfig = JSON.parse(projectRead.text);
   } catch (error) {
-    warnings.push({ code: 'PROJECT_CONFIG_IGNORED', message: `${projectPath} is not valid JSON (${(error as Error).message}); its hooks do not run.` });
+    warnings.push({
+      code: 'PROJECT_CONFIG_IGNORED',
+      message: `${projectPath} is not valid JSON (${(error as Error).message}); its hooks do not run.`,
+    });
     return { hooks, warnings };
   }
   const project = parseHooksSection(projectConfig, projectPath, 'project');

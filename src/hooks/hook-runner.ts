@@ -147,7 +147,10 @@ export function combine(decision: GateDecision, runs: readonly HookRun[]): GateD
   if (decision.decision === 'deny') return decision;
   const stop = runs.find((ran) => ran.verdict.outcome === 'deny' || ran.verdict.outcome === 'failed');
   if (stop !== undefined) {
-    const why = stop.verdict.outcome === 'failed' ? `failed, so the call is blocked (hooks fail closed): ${stop.verdict.reason}` : `denied it: ${stop.verdict.reason ?? ''}`;
+    const why =
+      stop.verdict.outcome === 'failed'
+        ? `failed, so the call is blocked (hooks fail closed): ${stop.verdict.reason}`
+        : `denied it: ${stop.verdict.reason ?? ''}`;
     return { ...decision, decision: 'deny', rule: 'hook-deny', reason: `${label(stop.hook)} ${why}`, configRule: undefined };
   }
   const ask = runs.find((ran) => ran.verdict.outcome === 'ask');

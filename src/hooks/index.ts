@@ -7,4 +7,10 @@ export { DEFAULT_HOOK_TIMEOUT_SEC, HookConfigError, hookMatches, parseHooksSecti
 export { projectHooksFingerprint, readHooks, type HookNotice, type LoadedHooks } from './hook-files.js';
 export { interpretHook, type HookEnding, type HookVerdict } from './hook-result.js';
 export { HOOK_OUTPUT_LIMIT, runHook, type HookProcessResult, type HookProcessSettings } from './run-hook.js';
-export { combine as combineHookDecisions, createHookRunner, type HookRunner, type HookRunnerSettings, type PromptHooksResult } from './hook-runner.js';
+export {
+  combine as combineHookDecisions,
+  createHookRunner,
+  type HookRunner,
+  type HookRunnerSettings,
+  type PromptHooksResult,
+} from './hook-runner.js';

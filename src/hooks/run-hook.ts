@@ -23,7 +23,12 @@ export interface HookProcessResult extends HookEnding {
   sandboxed: boolean;
 }
 
-export async function runHook(hook: HookDefinition, input: string, settings: HookProcessSettings, signal: AbortSignal): Promise<HookProcessResult> {
+export async function runHook(
+  hook: HookDefinition,
+  input: string,
+  settings: HookProcessSettings,
+  signal: AbortSignal,
+): Promise<HookProcessResult> {
   const started = performance.now();
   const ending = (startError: string, sandboxed: boolean): HookProcessResult => ({
     exitCode: null,
@@ -39,7 +44,8 @@ export async function runHook(hook: HookDefinition, input: string, settings: Hoo
   let sandbox: SandboxSettings | null = null;
   if (hook.source === 'project') {
     const found = await settings.sandbox();
-    if ('unavailable' in found) return ending(`a project's hooks run only in the sandbox, which is unavailable: ${found.unavailable}`, true);
+    if ('unavailable' in found)
+      return ending(`a project's hooks run only in the sandbox, which is unavailable: ${found.unavailable}`, true);
     sandbox = found;
   }
   try {

@@ -76,7 +76,9 @@ const COMMAND_TOOLS: ReadonlySet<string> = new Set(['shell', 'Bash']);
 export function claudeCodeToolNames(toolName: string, access: 'read' | 'write' | 'exec' | 'mcp' | 'none'): string[] {
   if (access === 'exec') return [...COMMAND_TOOLS].filter((name) => name !== toolName);
   return Object.entries(PATH_TOOLS)
-    .filter(([name, target]) => name !== toolName && (target.toolName === toolName || (target.toolName === null && target.access === access)))
+    .filter(
+      ([name, target]) => name !== toolName && (target.toolName === toolName || (target.toolName === null && target.access === access)),
+    )
     .map(([name]) => name);
 }
 

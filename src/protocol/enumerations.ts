@@ -69,7 +69,16 @@ export const SESSION_STATUSES = ['running', 'succeeded', 'failed', 'cancelled', 
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** The events a hook runs on: Claude Code's names, so a pasted `hooks` block works (docs/permissions.md, "Hooks"). */
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SessionStart', 'SessionEnd', 'PreCompact', 'Notification'] as const;
+export const HOOK_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'UserPromptSubmit',
+  'Stop',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompact',
+  'Notification',
+] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /** What one hook run came to: its effect on the call or prompt, or `failed` (crash, timeout, other exit code, bad JSON). */

@@ -38,7 +38,10 @@ export async function readTurnHooks(home: string, root: string): Promise<TurnHoo
   const warnings = [...loaded.warnings];
   const idle = [...new Set(loaded.hooks.filter((hook) => NOT_RUN.has(hook.event)).map((hook) => hook.event))];
   if (idle.length > 0)
-    warnings.push({ code: 'HOOK_EVENT_NOT_RUN', message: `Hooks for ${idle.join(', ')} are configured but Glassbox does not run them yet.` });
+    warnings.push({
+      code: 'HOOK_EVENT_NOT_RUN',
+      message: `Hooks for ${idle.join(', ')} are configured but Glassbox does not run them yet.`,
+    });
   return { hooks: loaded.hooks, warnings, module };
 }
 

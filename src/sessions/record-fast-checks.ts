@@ -5,7 +5,17 @@
 // test/sessions/record-checks-property.test.ts proves it on arbitrary
 // valid and broken records, so a change to one without the other fails the tests.
 
-import { APPROVAL_DECISIONS, FINISH_REASONS, HOOK_EVENTS, HOOK_OUTCOMES, HOOK_SOURCES, PERMISSION_DECISIONS, RUNTIME_ROLES, USAGE_STAGES, WIRE_APIS } from '../protocol/index.js';
+import {
+  APPROVAL_DECISIONS,
+  FINISH_REASONS,
+  HOOK_EVENTS,
+  HOOK_OUTCOMES,
+  HOOK_SOURCES,
+  PERMISSION_DECISIONS,
+  RUNTIME_ROLES,
+  USAGE_STAGES,
+  WIRE_APIS,
+} from '../protocol/index.js';
 
 type Check = (value: unknown) => boolean;
 type Fields = Record<string, unknown>;

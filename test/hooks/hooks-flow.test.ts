@@ -22,7 +22,12 @@ interface Setup {
   requests: () => Array<{ body: Record<string, unknown> }>;
 }
 
-async function setup(t: { after: (fn: () => Promise<void>) => void }, steps: ScriptStep[], hooks: unknown, extra: object = {}): Promise<Setup> {
+async function setup(
+  t: { after: (fn: () => Promise<void>) => void },
+  steps: ScriptStep[],
+  hooks: unknown,
+  extra: object = {},
+): Promise<Setup> {
   const base = await makeTempDir();
   const root = join(base, 'project');
   const home = join(base, 'home');
@@ -80,7 +85,10 @@ describe('hooks in an exec turn', { concurrency: true }, () => {
 
   test('an allow from a hook never overrides a deny rule: the hook does not even run', async (t) => {
     const s = await setup(t, [WRITE, { text: 'done' }], null);
-    const hook = await s.script('allow.sh', `touch "${'$'}(dirname "$0")/ran"; echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`);
+    const hook = await s.script(
+      'allow.sh',
+      `touch "${'$'}(dirname "$0")/ran"; echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`,
+    );
     await writeFile(join(s.home, 'config.json'), JSON.stringify({ permissions: { deny: ['Write'] }, hooks: preToolUse('*', hook) }));
     const { events } = await s.exec('write', { sandbox: 'workspace-write', approvalPolicy: 'never' });
     assert.equal(events.find((e) => e.type === 'tool_permission_decided')?.decision, 'deny');
@@ -194,7 +202,10 @@ describe('hooks in an exec turn', { concurrency: true }, () => {
 
   test('UserPromptSubmit: exit 2 blocks the prompt before any model call; stdout adds context', async (t) => {
     const s = await setup(t, [{ text: 'ok' }], null);
-    const blocker = await s.script('block.sh', `grep -q secret && { echo "no secrets in prompts" >&2; exit 2; }; echo "The build uses pnpm."`);
+    const blocker = await s.script(
+      'block.sh',
+      `grep -q secret && { echo "no secrets in prompts" >&2; exit 2; }; echo "The build uses pnpm."`,
+    );
     await writeFile(
       join(s.home, 'config.json'),
       JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: blocker }] }] } }),
@@ -210,7 +221,9 @@ describe('hooks in an exec turn', { concurrency: true }, () => {
   });
 
   test('a malformed hook is an error naming the file and the entry', async (t) => {
-    const s = await setup(t, [{ text: 'ok' }], { PreToolUse: [{ matcher: 'shell', hooks: [{ type: 'command', command: 'true', timeout: 'soon' }] }] });
+    const s = await setup(t, [{ text: 'ok' }], {
+      PreToolUse: [{ matcher: 'shell', hooks: [{ type: 'command', command: 'true', timeout: 'soon' }] }],
+    });
     await assert.rejects(s.exec('hi'), (error: Error) => {
       assert.match(error.message, /config\.json: hooks\.PreToolUse\[0\]\.hooks\[0\]\.timeout must be a number/);
       return true;

@@ -26,7 +26,9 @@ export function isAuditEvent(event: RunEvent): event is AuditEvent {
 
 /** What a record and the live event of the same fact share: a hook runs many times per call, once per entry. */
 function auditKey(event: AuditEvent): string {
-  return event.type === 'hook_ran' ? `hook_ran:${event.callId ?? ''}:${event.event}:${event.file}:${event.entry}` : `${event.type}:${event.callId}`;
+  return event.type === 'hook_ran'
+    ? `hook_ran:${event.callId ?? ''}:${event.event}:${event.file}:${event.entry}`
+    : `${event.type}:${event.callId}`;
 }
 
 /** Audit rows and call descriptions from records, then live events of a run the records lack. */

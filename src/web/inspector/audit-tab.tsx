@@ -4,7 +4,14 @@
 import type { AuditEvent, AuditRow, CallDescriptions } from './audit-rows.js';
 import { actionPhrase, PhraseView } from '../transcript/index.js';
 
-const HOOK_TONES: Readonly<Record<string, string>> = { allow: 'allow', continue: 'allow', ask: 'ask', deny: 'deny', block: 'deny', failed: 'deny' };
+const HOOK_TONES: Readonly<Record<string, string>> = {
+  allow: 'allow',
+  continue: 'allow',
+  ask: 'ask',
+  deny: 'deny',
+  block: 'deny',
+  failed: 'deny',
+};
 
 function decisionOf(event: AuditEvent): { label: string; tone: string } {
   if (event.type === 'hook_ran') return { label: `hook ${event.outcome}`, tone: HOOK_TONES[event.outcome] ?? 'ask' };
