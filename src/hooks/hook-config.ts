@@ -3,7 +3,7 @@
 // Parsing is strict: a hook we cannot read exactly is an error naming the file and the entry,
 // never a hook quietly dropped (a PreToolUse hook that guards calls must not vanish on a typo).
 
-import { HOOK_EVENTS, type HookEventName, type HookSource } from '../protocol/index.js';
+import { HOOK_EVENTS, type HookEventName, type ConfigSource } from '../protocol/index.js';
 
 export interface HookDefinition {
   event: HookEventName;
@@ -13,7 +13,7 @@ export interface HookDefinition {
   pattern: RegExp | null;
   command: string;
   timeoutSec: number;
-  source: HookSource;
+  source: ConfigSource;
   file: string;
   /** Where it is written: `hooks.PreToolUse[0].hooks[1]`. */
   entry: string;
@@ -37,7 +37,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The hooks in a parsed config object (`config.hooks`); none when it has no `hooks`. */
-export function parseHooksSection(config: unknown, file: string, source: HookSource): HookDefinition[] {
+export function parseHooksSection(config: unknown, file: string, source: ConfigSource): HookDefinition[] {
   if (!isObject(config) || !Object.hasOwn(config, 'hooks')) return [];
   const section = config.hooks;
   const fail = (where: string, why: string): never => {

@@ -85,6 +85,9 @@ export type HookEventName = (typeof HOOK_EVENTS)[number];
 export const HOOK_OUTCOMES = ['continue', 'allow', 'ask', 'deny', 'block', 'failed'] as const;
 export type HookOutcome = (typeof HOOK_OUTCOMES)[number];
 
-/** Whose config file a hook is written in: the user's own, or the project's (which runs only once pinned, in the sandbox). */
-export const HOOK_SOURCES = ['user', 'project'] as const;
-export type HookSource = (typeof HOOK_SOURCES)[number];
+/**
+ * Whose config file a setting is written in: the user's own (`<home>/config.json`) or the
+ * project's (`.glassbox/config.json`, trusted less: its MCP servers and hooks run only once pinned).
+ */
+export const CONFIG_SOURCES = ['user', 'project'] as const;
+export type ConfigSource = (typeof CONFIG_SOURCES)[number];

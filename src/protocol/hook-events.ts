@@ -3,13 +3,13 @@
 // of it: a hook's input and output are the audit), the faces show and the trace spans.
 
 import { z } from 'zod';
-import { HOOK_EVENTS, HOOK_OUTCOMES, HOOK_SOURCES } from './enumerations.js';
+import { HOOK_EVENTS, HOOK_OUTCOMES, CONFIG_SOURCES } from './enumerations.js';
 import { amountSchema } from './usage.js';
 
 export const hookRanSchema = z.object({
   type: z.literal('hook_ran'),
   event: z.enum(HOOK_EVENTS),
-  source: z.enum(HOOK_SOURCES),
+  source: z.enum(CONFIG_SOURCES),
   /** The config file the hook is written in, and where in it (`hooks.PreToolUse[0].hooks[1]`). */
   file: z.string(),
   entry: z.string(),

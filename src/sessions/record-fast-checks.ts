@@ -10,7 +10,7 @@ import {
   FINISH_REASONS,
   HOOK_EVENTS,
   HOOK_OUTCOMES,
-  HOOK_SOURCES,
+  CONFIG_SOURCES,
   PERMISSION_DECISIONS,
   RUNTIME_ROLES,
   USAGE_STAGES,
@@ -126,7 +126,7 @@ const auditShapes = new Map<string, ShapeCheck>(
     tool_finished: shape({ callId: isString, name: isString, isError: isBoolean, durationMs: isAmount }),
     hook_ran: shape({
       event: oneOf(HOOK_EVENTS),
-      source: oneOf(HOOK_SOURCES),
+      source: oneOf(CONFIG_SOURCES),
       file: isString,
       entry: isString,
       command: isString,
