@@ -3,7 +3,7 @@
 // Keeping them as interfaces here keeps the agent layer free of policy and UI code.
 
 import type { AnyTool, ToolAccess } from './tool.js';
-import type { ApprovalDecisionKind, PermissionDecisionKind } from './run-events.js';
+import type { ApprovalDecisionKind, PermissionDecisionKind, RunEvent } from './run-events.js';
 import type { DecidingConfigRuleShape } from '../protocol/index.js';
 
 export interface GateRequest {
@@ -34,6 +34,31 @@ export interface PermissionGate {
    * decided.
    */
   approvedExecution?(decision: GateDecision, request: GateRequest): unknown;
+}
+
+/** A call the hooks are asked about: the gate's request and the call's id. */
+export interface HookedCall extends GateRequest {
+  callId: string;
+}
+
+export interface ToolHookContext {
+  signal: AbortSignal;
+  /** Each hook run is reported as a `hook_ran` event (recorded, shown, traced). */
+  emit: (event: RunEvent) => void;
+}
+
+/**
+ * User hooks around tool calls (implemented in `hooks/`, docs/permissions.md "Hooks"). The loop
+ * only calls them at two points; what a hook's answer means for the decision is theirs to say.
+ */
+export interface ToolHooks {
+  /**
+   * Before a call the gate did not deny: resolves to the decision that stands (a hook may deny it,
+   * make it ask, or answer the gate's ask). Never rejects: a hook that fails denies the call.
+   */
+  beforeCall(call: HookedCall, decision: GateDecision, context: ToolHookContext): Promise<GateDecision>;
+  /** After the call ran: what to add to the output the model sees (a hook's block reason), or null. */
+  afterCall(call: HookedCall, result: { output: string; isError: boolean }, context: ToolHookContext): Promise<string | null>;
 }
 
 export interface ApprovalRequest {

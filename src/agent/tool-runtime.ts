@@ -4,7 +4,7 @@
 
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH, parseToolArguments, type ModelToolCall, type ModelToolDefinition } from '../model/index.js';
 import { FatalToolError, ToolError, formatToolError, toolDefinition, type AnyTool, type ToolAccess, type ToolContext } from './tool.js';
-import type { ApprovalBroker, ApprovalResolution, GateRequest, PermissionGate } from './tool-gate.js';
+import type { ApprovalBroker, ApprovalResolution, GateRequest, HookedCall, PermissionGate, ToolHooks } from './tool-gate.js';
 import type { RunEvent } from './run-events.js';
 import { containedEmit } from './run-observer.js';
 
@@ -15,6 +15,8 @@ export interface ToolRuntimeOptions {
   state?: unknown;
   gate: PermissionGate;
   approvals: ApprovalBroker;
+  /** Hooks run before and after each call the gate does not deny (`hooks/`); absent: none. */
+  hooks?: ToolHooks;
   /**
    * Turns the raw argument string into a value for zod. Default: JSON, with the nulls that strict
    * mode made the model send for omitted optional fields mapped back to "absent".
@@ -191,7 +193,12 @@ export class ToolRuntime {
       throw error;
     }
     const request: GateRequest = { tool, args, access };
-    const decision = await this.options.gate.decide(request);
+    const hooked: HookedCall = { ...request, callId: call.id };
+    const hookContext = { signal: context.signal, emit: context.emit };
+    const gated = await this.options.gate.decide(request);
+    // A denied call runs no hook: nothing a hook says could let it through.
+    const decision =
+      this.options.hooks && gated.decision !== 'deny' ? await this.options.hooks.beforeCall(hooked, gated, hookContext) : gated;
     context.emit({
       type: 'tool_permission_decided',
       callId: call.id,
@@ -268,10 +275,13 @@ export class ToolRuntime {
       else if (context.signal.aborted) output = formatToolError('CANCELLED', 'The run was cancelled while this call was running.');
       else output = formatToolError('TOOL_FAILED', (error as Error)?.message ?? String(error));
     }
+    // The call's own time: the PostToolUse hooks' runs are reported on their own.
+    const durationMs = Math.round(performance.now() - started);
+    const added = this.options.hooks ? await this.options.hooks.afterCall(hooked, { output, isError }, hookContext) : null;
+    if (added !== null) output = `${output}\n${added}`;
     if (output.length > OUTPUT_HARD_CAP) {
       output = `${output.slice(0, OUTPUT_HARD_CAP)}\n[Output clipped at ${OUTPUT_HARD_CAP} characters of ${output.length}.]`;
     }
-    const durationMs = Math.round(performance.now() - started);
     context.emit({ type: 'tool_finished', callId: call.id, name: tool.name, isError, output, durationMs });
     return { callId: call.id, name: tool.name, output, isError };
   }

@@ -4,7 +4,7 @@ import type { RunEvent } from '../agent/index.js';
 import { escapeControls, visibleText } from '../terminal-text/index.js';
 import { envValue } from './cli-env.js';
 import type { RunTotals } from './run-tally.js';
-import { shellEnding, shellFailed, shellOutcome, shellOutputTail } from '../views/index.js';
+import { hookRunStopped, hookRunText, shellEnding, shellFailed, shellOutcome, shellOutputTail } from '../views/index.js';
 
 const MAX_ARGS_SHOWN = 120;
 
@@ -75,6 +75,10 @@ export class ProgressPrinter {
         );
         break;
       }
+      case 'hook_ran':
+        // A hook that stopped something or went wrong is shown plainly; one that went on, dimmed.
+        this.write(`  ↪ ${hookRunText(event)}`, hookRunStopped(event) ? 'error' : 'dim');
+        break;
       case 'history_compacted':
         this.write(`  ⇣ context compacted (${event.kind}, ${event.trigger}): ${event.tokensBefore} → ${event.tokensAfter} tokens`);
         break;

@@ -9,6 +9,7 @@ import { escapeControls, terminalJson } from '../terminal-text/index.js';
 // Types only at the top: the store (zod schemas, the model layer) loads when a command runs, so
 // `glassbox --help` stays cheap.
 import type { AuditEvent, ResponseItemRecord, SessionRecord, SessionStore, SessionSummary } from '../sessions/index.js';
+import { hookRunText } from '../views/index.js';
 import { databaseUrlOption } from './session-store-option.js';
 
 export interface SessionCommandDeps {
@@ -117,6 +118,8 @@ function describeAudit(event: AuditEvent): string {
       return `${event.name} ${event.callId}: started`;
     case 'tool_finished':
       return `${event.name} ${event.callId}: finished in ${event.durationMs} ms${event.isError ? ' with an error' : ''}`;
+    case 'hook_ran':
+      return hookRunText(event);
   }
 }
 

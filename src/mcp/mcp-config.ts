@@ -11,6 +11,7 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import type { ConfigSource } from '../protocol/index.js';
 import { hasControlCharacters } from '../terminal-text/index.js';
 import { readProjectFile } from '../workspace/index.js';
 import { McpFingerprintError, describeFilesRun, filesRun, mcpServerFingerprint, type FileRun } from './mcp-fingerprint.js';
@@ -24,7 +25,7 @@ export class McpConfigError extends Error {
   }
 }
 
-export type McpConfigSource = 'user' | 'project';
+export type McpConfigSource = ConfigSource;
 
 export type McpTransportConfig =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string }

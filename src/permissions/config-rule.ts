@@ -69,6 +69,19 @@ const PATH_TOOLS: Readonly<Record<string, { access: 'read' | 'write' | null; too
 
 const COMMAND_TOOLS: ReadonlySet<string> = new Set(['shell', 'Bash']);
 
+/**
+ * Claude Code's names for one of our tools, read off the alias tables above, so a hook's matcher
+ * (`Bash`, `Edit|Write`) selects the calls a pasted rule of the same name would.
+ */
+export function claudeCodeToolNames(toolName: string, access: 'read' | 'write' | 'exec' | 'mcp' | 'none'): string[] {
+  if (access === 'exec') return [...COMMAND_TOOLS].filter((name) => name !== toolName);
+  return Object.entries(PATH_TOOLS)
+    .filter(
+      ([name, target]) => name !== toolName && (target.toolName === toolName || (target.toolName === null && target.access === access)),
+    )
+    .map(([name]) => name);
+}
+
 const RULE = /^([A-Za-z_][A-Za-z0-9_-]*\*?)(?:\((.*)\))?$/s;
 
 function fail(file: string, line: number, text: unknown, why: string): never {

@@ -14,7 +14,14 @@ export {
   type ToolVisibilityInfo,
 } from './decide-permission.js';
 export type { CommandRuleView, RuleWord } from './command-classification.js';
-export { PermissionRuleError, parseConfigRule, type ConfigRule, type RuleList, type RuleTarget } from './config-rule.js';
+export {
+  PermissionRuleError,
+  claudeCodeToolNames,
+  parseConfigRule,
+  type ConfigRule,
+  type RuleList,
+  type RuleTarget,
+} from './config-rule.js';
 export { readPermissionRulesSection, type PermissionRulesSection } from './config-rules-file.js';
 export { configRulesHiding, findConfigRule, matchCommandWords } from './match-config-rules.js';
 export { exactAllowRule } from './exact-allow-rule.js';

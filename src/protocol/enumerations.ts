@@ -67,3 +67,27 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 /** How a listed session's last turn stands (`incomplete`: started, never ended; `empty`: no turn). */
 export const SESSION_STATUSES = ['running', 'succeeded', 'failed', 'cancelled', 'incomplete', 'empty'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/** The events a hook runs on: Claude Code's names, so a pasted `hooks` block works (docs/permissions.md, "Hooks"). */
+export const HOOK_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'UserPromptSubmit',
+  'Stop',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompact',
+  'Notification',
+] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+/** What one hook run came to: its effect on the call or prompt, or `failed` (crash, timeout, other exit code, bad JSON). */
+export const HOOK_OUTCOMES = ['continue', 'allow', 'ask', 'deny', 'block', 'failed'] as const;
+export type HookOutcome = (typeof HOOK_OUTCOMES)[number];
+
+/**
+ * Whose config file a setting is written in: the user's own (`<home>/config.json`) or the
+ * project's (`.glassbox/config.json`, trusted less: its MCP servers and hooks run only once pinned).
+ */
+export const CONFIG_SOURCES = ['user', 'project'] as const;
+export type ConfigSource = (typeof CONFIG_SOURCES)[number];

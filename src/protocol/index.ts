@@ -8,6 +8,7 @@ export * from './enumerations.js';
 export * from './usage.js';
 export * from './response-item.js';
 export * from './tool-events.js';
+export * from './hook-events.js';
 export * from './run-events.js';
 export * from './compaction-entry.js';
 export * from './session-records.js';

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { historyCompactedSchema } from './compaction-entry.js';
 import { FINISH_REASONS, TERMINAL_EVENT_TYPES, type TerminalEventType } from './enumerations.js';
+import { hookRanSchema } from './hook-events.js';
 import { wireApiSchema } from './response-item.js';
 import {
   approvalRequestedSchema,
@@ -60,6 +61,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
   approvalResolvedSchema,
   toolStartedSchema,
   toolFinishedSchema,
+  hookRanSchema,
   historyCompactedSchema,
   z.object({ type: z.literal('warning'), code: z.string(), message: z.string() }),
   z.object({ type: z.literal('run_succeeded'), answer: z.string(), usage: stagedUsageSchema, rounds: countSchema }),

@@ -4,6 +4,7 @@
 // has it), the server streams them and the web folds them. The types are derived from the schemas.
 
 import { z } from 'zod';
+import { hookRanSchema } from './hook-events.js';
 import { amountSchema } from './usage.js';
 import { APPROVAL_DECISIONS, PERMISSION_DECISIONS } from './enumerations.js';
 
@@ -72,5 +73,6 @@ export const auditEventSchema = z.union([
   approvalResolvedSchema,
   toolStartedSchema,
   toolFinishedSchema.omit({ output: true }),
+  hookRanSchema,
 ]);
 export type AuditEvent = z.infer<typeof auditEventSchema>;

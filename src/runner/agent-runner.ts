@@ -44,6 +44,7 @@ import { SessionRecorder } from './session-recorder.js';
 import { checkpointedTools } from './turn-checkpoints.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
 import { readPermissionRules } from './permission-rules-files.js';
+import { promptHooks, readTurnHooks, toolHooksFor } from './turn-hooks.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
 import { resolveRoot } from '../workspace/index.js';
 import { join } from 'node:path';
@@ -249,7 +250,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   // Before the session is opened: a bad --compact-at must not leave a started turn behind.
   const compaction = settings.compaction === undefined ? await runner.compaction() : null;
   // Both before the session is opened: a malformed permission rule must not leave a started turn behind.
-  const [extensions, permissionRules] = await Promise.all([
+  const [extensions, permissionRules, hooks] = await Promise.all([
     prepareRunExtensions({
       root: runner.root,
       home: settings.home,
@@ -258,6 +259,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       version: glassboxVersion(),
     }),
     readPermissionRules(settings.home, runner.root),
+    readTurnHooks(settings.home, runner.root),
   ]);
   // MCP servers start while the session opens; they are stopped however the turn ends.
   const [opened] = await Promise.all([
@@ -274,7 +276,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   const session = opened.value;
   const forward = request.onEvent ?? (() => {});
   const recorder = new SessionRecorder(session.writer, session.turn, forward);
-  const observer = extensions.observe(recorder, [...permissionRules.warnings, ...session.warnings]);
+  const observer = extensions.observe(recorder, [...permissionRules.warnings, ...hooks.warnings, ...session.warnings]);
   try {
     await session.writer.append({
       type: 'turn_started',
@@ -296,6 +298,14 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       configRules: permissionRules.rules,
       detectSandbox: async () => (await (settings.detectSandbox ?? detectSandbox)()).available,
     });
+    const hookRunner = toolHooksFor(hooks, {
+      root: runner.root,
+      home: settings.home,
+      sandbox: policy.sandbox,
+      sessionId: session.writer.sessionId,
+      transcriptPath: runner.store instanceof JsonlSessionStore ? runner.store.sessionPath(session.writer.sessionId) : null,
+      detectSandbox: settings.detectSandbox ?? detectSandbox,
+    });
     // The skill tool only for a session whose system message lists skills: it costs every request
     // its definition, and without the list the model has nothing to load.
     const state = runner.toolState(session.writer.sessionId);
@@ -309,6 +319,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       state,
       gate,
       approvals: request.approvals,
+      ...(hookRunner ? { hooks: hookRunner.toolHooks } : {}),
     });
     const hasShell = tools.definitions().some((definition) => definition.name === 'shell');
     const terminal = await runSamplingLoop({
@@ -324,9 +335,14 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       observer,
       // A broken stream's round waits as the gateway's own retries do.
       ...(settings.gateway instanceof RetryingGateway ? { streamRetry: { policy: settings.gateway.policy } } : {}),
-      compaction: compaction
-        ? compactionHooks(runner, compaction, session, observer, toolSchemaTokens(tools.definitions()))
-        : (settings.compaction ?? undefined),
+      compaction: promptHooks(
+        hookRunner,
+        request.prompt,
+        session.resumed ? 'resume' : 'startup',
+        compaction
+          ? compactionHooks(runner, compaction, session, observer, toolSchemaTokens(tools.definitions()))
+          : (settings.compaction ?? undefined),
+      ),
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
     });

@@ -10,6 +10,7 @@ const AUDITED = new Set<RunEvent['type']>([
   'approval_resolved',
   'tool_started',
   'tool_finished',
+  'hook_ran',
 ]);
 
 export function toAuditEvent(event: RunEvent): AuditEvent | null {

@@ -53,6 +53,12 @@ export interface RunCommandOptions {
   killGraceMs?: number;
   /** Per-process memory and CPU bounds and the sandbox's task bound (default: `defaultResourceLimits(timeoutMs)`). */
   limits?: ResourceLimits;
+  /** Written to the command's stdin (`runProcess`); absent: stdin closed. */
+  stdin?: string;
+  /** Capture stderr apart (`CommandResult.stderr`). */
+  separateStderr?: boolean;
+  /** Variables set on top of the allowlisted environment (e.g. a hook's `CLAUDE_PROJECT_DIR`). */
+  extraEnv?: Readonly<Record<string, string>>;
   /** Entries the git-metadata walks read at most (default `DEFAULT_MAX_ENTRIES`; tests make it small). */
   gitScanMaxEntries?: number;
 }
@@ -81,13 +87,15 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     signal: options.signal,
     outputLimit: options.outputLimit,
     killGraceMs: options.killGraceMs,
+    stdin: options.stdin,
+    separateStderr: options.separateStderr,
   };
   // The shell itself comes from a system directory (or GLASSBOX_BASH), not from PATH, where a
   // project's `.venv/bin/bash` would stand in for it (trusted-program.ts), in or out of the sandbox.
   const bash = await findTrustedProgram('bash', { env: options.env, root: options.root, searchPath: options.env.PATH });
   if (bash.path === null) throw new Error(`bash cannot be run: ${bash.reason}.`);
   if (options.sandbox === null) {
-    const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '0' });
+    const env = buildChildEnvironment(options.env, { ...options.extraEnv, PWD: options.workdir, GLASSBOX_SANDBOX: '0' });
     const result = await runProcess({ ...common, file: bash.path, args: limitedShellArgs(options.command, limits), env });
     return {
       ...result,
@@ -104,7 +112,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     throw new Error(`refusing to run ${sandbox.bwrapPath}: it is inside the project, which sandboxed commands can write.`);
   }
   // Inside the sandbox only the private /tmp and /var/tmp are writable outside the project.
-  const env = buildChildEnvironment(options.env, { PWD: options.workdir, GLASSBOX_SANDBOX: '1', TMPDIR: '/tmp' });
+  const env = buildChildEnvironment(options.env, { ...options.extraEnv, PWD: options.workdir, GLASSBOX_SANDBOX: '1', TMPDIR: '/tmp' });
   // Only a writable project can gain git metadata; read-only runs skip both walks.
   const writable = sandbox.mode === 'workspace-write';
   const runtimeDir = options.env.XDG_RUNTIME_DIR?.trim() || undefined;

@@ -3,7 +3,9 @@
 // runners' workers) with one signal to the group instead of leaving orphans behind.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { OutputCapture, DEFAULT_OUTPUT_LIMIT, type CapturedOutput } from './output-capture.js';
@@ -27,6 +29,10 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   /** Data handed to the child on descriptors 3, 4…, each a pipe closed after its data (bwrap's --seccomp). */
   descriptorData?: readonly Buffer[];
+  /** Written to the child's stdin, which is then closed (hooks read their input there); absent: stdin closed. */
+  stdin?: string;
+  /** Capture stderr apart from stdout (`ProcessResult.stderr`), for callers that read them differently (hooks). */
+  separateStderr?: boolean;
 }
 
 export interface ProcessResult {
@@ -39,6 +45,8 @@ export interface ProcessResult {
   output: CapturedOutput;
   /** Pid of the group leader; null when cancelled before it started. */
   pid: number | null;
+  /** Present with `separateStderr`: stderr alone (`output` then holds stdout alone). */
+  stderr?: CapturedOutput;
 }
 
 /**
@@ -101,7 +109,24 @@ function validate(options: RunProcessOptions): void {
 }
 
 /**
- * Spawn `file args` with stdin closed and stdout+stderr captured together in arrival order.
+ * `data` as a descriptor of an unlinked regular file, for a child's stdin. Not a pipe from Node:
+ * Node's pipes are socket pairs, and bash, seeing a socket on stdin, takes itself for a remote
+ * shell and reads the user's ~/.bashrc first (which may wait on the terminal, or print).
+ */
+function inputDescriptor(data: string): number {
+  const dir = mkdtempSync(join(tmpdir(), 'glassbox-stdin-'));
+  try {
+    const file = join(dir, 'input');
+    writeFileSync(file, data, { mode: 0o600 });
+    return openSync(file, 'r');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Spawn `file args` with stdin closed (or holding `stdin`) and stdout+stderr captured together in
+ * arrival order (apart, with `separateStderr`).
  * Resolves once the command has exited, its output is drained and its process group is gone (or
  * was sent SIGKILL). Rejects only when the process cannot be started at all.
  */
@@ -109,6 +134,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
   validate(options);
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const capture = new OutputCapture(options.outputLimit ?? DEFAULT_OUTPUT_LIMIT);
+  const errorCapture = options.separateStderr ? new OutputCapture(options.outputLimit ?? DEFAULT_OUTPUT_LIMIT) : capture;
   const started = performance.now();
   if (options.signal?.aborted) {
     return Promise.resolve({
@@ -119,16 +145,24 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       cancelled: true,
       output: capture.result(),
       pid: null,
+      ...(options.separateStderr ? { stderr: errorCapture.result() } : {}),
     });
   }
 
   return new Promise<ProcessResult>((resolve, reject) => {
-    const child = spawn(options.file, [...options.args], {
-      cwd: options.cwd,
-      env: { ...options.env },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', ...(options.descriptorData ?? []).map(() => 'pipe' as const)],
-    });
+    const input = options.stdin === undefined ? null : inputDescriptor(options.stdin);
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(options.file, [...options.args], {
+        cwd: options.cwd,
+        env: { ...options.env },
+        detached: true,
+        stdio: [input ?? 'ignore', 'pipe', 'pipe', ...(options.descriptorData ?? []).map(() => 'pipe' as const)],
+      });
+    } finally {
+      // The child has its own copy of the descriptor now.
+      if (input !== null) closeSync(input);
+    }
     // Typed as the spawn with three pipes is: stdout and stderr are pipes whatever else is passed.
     const { stdout, stderr } = child as unknown as { stdout: Readable; stderr: Readable };
     for (const [index, data] of (options.descriptorData ?? []).entries()) {
@@ -140,7 +174,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
     const stdoutDecoder = new StringDecoder('utf8');
     const stderrDecoder = new StringDecoder('utf8');
     stdout.on('data', (chunk: Buffer) => capture.append(stdoutDecoder.write(chunk)));
-    stderr.on('data', (chunk: Buffer) => capture.append(stderrDecoder.write(chunk)));
+    stderr.on('data', (chunk: Buffer) => errorCapture.append(stderrDecoder.write(chunk)));
 
     let timedOut = false;
     let cancelled = false;
@@ -187,7 +221,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       }
       cleanup();
       capture.append(stdoutDecoder.end());
-      capture.append(stderrDecoder.end());
+      errorCapture.append(stderrDecoder.end());
       resolve({
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
@@ -196,6 +230,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
         cancelled,
         output: capture.result(),
         pid: pid ?? null,
+        ...(options.separateStderr ? { stderr: errorCapture.result() } : {}),
       });
     };
 

@@ -5,7 +5,17 @@
 // test/sessions/record-checks-property.test.ts proves it on arbitrary
 // valid and broken records, so a change to one without the other fails the tests.
 
-import { APPROVAL_DECISIONS, FINISH_REASONS, PERMISSION_DECISIONS, RUNTIME_ROLES, USAGE_STAGES, WIRE_APIS } from '../protocol/index.js';
+import {
+  APPROVAL_DECISIONS,
+  FINISH_REASONS,
+  HOOK_EVENTS,
+  HOOK_OUTCOMES,
+  CONFIG_SOURCES,
+  PERMISSION_DECISIONS,
+  RUNTIME_ROLES,
+  USAGE_STAGES,
+  WIRE_APIS,
+} from '../protocol/index.js';
 
 type Check = (value: unknown) => boolean;
 type Fields = Record<string, unknown>;
@@ -18,6 +28,7 @@ const isPresent: Check = (value) => value !== undefined;
 // zod's int() is a safe integer (2 ** 60 is an integer but not one), its numbers finite.
 const isCount: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 0;
 const isTurnNumber: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 1;
+const isInteger: Check = (value) => Number.isSafeInteger(value);
 const isAmount: Check = (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 function nullable(check: Check): Check {
@@ -113,6 +124,24 @@ const auditShapes = new Map<string, ShapeCheck>(
     }),
     tool_started: shape({ callId: isString, name: isString }),
     tool_finished: shape({ callId: isString, name: isString, isError: isBoolean, durationMs: isAmount }),
+    hook_ran: shape({
+      event: oneOf(HOOK_EVENTS),
+      source: oneOf(CONFIG_SOURCES),
+      file: isString,
+      entry: isString,
+      command: isString,
+      callId: optional(isString),
+      toolName: optional(isString),
+      input: isString,
+      stdout: isString,
+      stderr: isString,
+      exitCode: nullable(isInteger),
+      timedOut: isBoolean,
+      durationMs: isAmount,
+      sandboxed: isBoolean,
+      outcome: oneOf(HOOK_OUTCOMES),
+      reason: nullable(isString),
+    }),
   }),
 );
 

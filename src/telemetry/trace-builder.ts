@@ -9,6 +9,7 @@
 //   └─ round <n>
 //      ├─ chat <model>        glassbox.stage=turn
 //      └─ execute_tool <tool>
+//         ├─ hook <event>     (a PreToolUse or PostToolUse hook; a prompt's hooks hang off the run)
 //         ├─ approval_wait <tool>
 //         └─ exec <tool>      (the tool itself: a sandboxed command, a file edit, an MCP call)
 
@@ -239,6 +240,30 @@ export class TraceBuilder {
         span.set(attributes);
         span.end(atMs);
         this.compaction = null;
+        return;
+      }
+      case 'hook_ran': {
+        // Reported once it ended: the span runs from its start (end minus its duration) to now.
+        const attributes: Attributes = {
+          'glassbox.hook.event': event.event,
+          'glassbox.hook.source': event.source,
+          'glassbox.hook.file': event.file,
+          'glassbox.hook.entry': event.entry,
+          'glassbox.hook.outcome': event.outcome,
+          'glassbox.hook.timed_out': event.timedOut,
+          'glassbox.hook.sandboxed': event.sandboxed,
+          ...(event.exitCode === null ? {} : { 'glassbox.hook.exit_code': event.exitCode }),
+          ...(event.reason === null ? {} : this.reason('glassbox.hook.reason', event.reason)),
+        };
+        if (this.options.traceContent) {
+          attributes['glassbox.hook.command'] = this.content(event.command);
+          attributes['glassbox.hook.input'] = this.content(event.input);
+          attributes['glassbox.hook.stdout'] = this.content(event.stdout);
+          attributes['glassbox.hook.stderr'] = this.content(event.stderr);
+        }
+        const parent = (event.callId === undefined ? undefined : this.tools.get(event.callId)?.span) ?? this.parent();
+        const span = this.sink.start(`hook ${event.event}`, { parent, startMs: atMs - event.durationMs, kind: 'internal', attributes });
+        span.end(atMs, event.outcome === 'failed' ? (event.reason ?? 'the hook failed') : undefined);
         return;
       }
       case 'warning':

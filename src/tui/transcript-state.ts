@@ -18,7 +18,7 @@ import {
   type TranscriptEntry,
   type TranscriptTurn,
 } from '../views/index.js';
-import { shellEnding, shellFailed, shellOutcome, shellOutputTail } from '../views/index.js';
+import { hookRunText, shellEnding, shellFailed, shellOutcome, shellOutputTail } from '../views/index.js';
 import { changeRowLine } from './approval-preview.js';
 import { formatDuration } from './format-duration.js';
 
@@ -183,6 +183,8 @@ function noticeText(cause: NoticeCause): string {
       return `retrying (stream interrupted) ${cause.attempt}/${cause.maxAttempts} in ${(cause.delayMs / 1000).toFixed(1)}s; the ${cause.discardedChars} characters it had shown are discarded: ${oneLine(cause.error.message, 160)}`;
     case 'warning':
       return `warning: ${oneLine(cause.message, 400)}`;
+    case 'hook_ran':
+      return `hook: ${hookRunText(cause)}`;
   }
 }
 
@@ -214,7 +216,7 @@ function turnEntries(turn: TranscriptTurn, prefix: string, from: number): NewEnt
         entries.push({ kind: 'notice', key, tone: 'info', text: compactionText(entry.compaction) });
         break;
       case 'notice':
-        entries.push({ kind: 'notice', key, tone: 'warning', text: noticeText(entry.cause) });
+        entries.push({ kind: 'notice', key, tone: entry.tone, text: noticeText(entry.cause) });
         break;
       case 'user':
         entries.push({ kind: 'user', key, text: entry.text });

@@ -33,6 +33,7 @@ export type {
   TranscriptTurn,
   TurnOutcome,
 } from './transcript-types.js';
+export { hookRunStopped, hookRunText } from './hook-run-text.js';
 export { projectRelative } from './change-rows.js';
 export { requestedChange } from './requested-change.js';
 export { appliedDiff } from './applied-diff.js';

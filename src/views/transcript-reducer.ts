@@ -17,6 +17,7 @@ import type {
   TranscriptTurn,
   TurnOutcome,
 } from './transcript-types.js';
+import { hookRunStopped, hookRunText } from './hook-run-text.js';
 
 type EventOf<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>;
 
@@ -369,6 +370,15 @@ export function reduceTurnAt(turn: TranscriptTurn, fact: TranscriptFact, at: str
       return {
         ...turn,
         entries: [...turn.entries, { kind: 'notice', key, tone: 'warning', title: fact.code, text: fact.message, cause: fact }],
+      };
+    }
+    case 'hook_ran': {
+      // Keyed apart from warnings' notices, so a turn's live and recorded copies agree key for key.
+      const key = `hook-${turn.entries.filter((entry) => entry.kind === 'notice' && entry.key.startsWith('hook-')).length}`;
+      const tone = hookRunStopped(fact) ? 'warning' : 'info';
+      return {
+        ...turn,
+        entries: [...turn.entries, { kind: 'notice', key, tone, title: `${fact.event} hook`, text: hookRunText(fact), cause: fact }],
       };
     }
     case 'run_succeeded':

@@ -70,8 +70,8 @@ export type TranscriptEntry =
   | { kind: 'notice'; key: string; tone: 'info' | 'warning'; title: string; text: string; cause: NoticeCause }
   | ({ kind: 'user'; key: string; text: string } & Stamp);
 
-/** What a notice reports: a retried model call or stream, or a warning. */
-export type NoticeCause = Extract<RunEvent, { type: 'model_retry' | 'stream_retry' | 'warning' }>;
+/** What a notice reports: a retried model call or stream, a warning, or a hook run. */
+export type NoticeCause = Extract<RunEvent, { type: 'model_retry' | 'stream_retry' | 'warning' | 'hook_ran' }>;
 
 export type RunningPhase = 'waiting' | 'streaming' | 'tools' | 'approval' | 'compacting';
 

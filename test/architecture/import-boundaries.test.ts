@@ -38,6 +38,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   compaction: ['agent', 'model', 'protocol', 'workspace'],
   sessions: ['agent', 'compaction', 'model', 'protocol'],
   mcp: ['agent', 'model', 'protocol', 'sandbox', 'terminal-text', 'workspace'],
+  // User hooks around tool calls and prompts: read from the config files, run as processes (a
+  // project's in the sandbox), their results read into the gate's decision.
+  hooks: ['agent', 'permissions', 'protocol', 'sandbox', 'workspace'],
   telemetry: ['agent', 'compaction', 'model', 'protocol', 'sessions'],
   // File checkpoints and rewind: beside sessions/, writing through tools/' atomic commit.
   checkpoints: ['agent', 'protocol', 'sessions', 'tools', 'workspace'],
@@ -45,6 +48,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'agent',
     'checkpoints',
     'compaction',
+    'hooks',
     'mcp',
     'model',
     'permissions',

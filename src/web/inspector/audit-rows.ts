@@ -3,7 +3,7 @@
 
 import type { RunEvent, SessionRecord } from '../api/index.js';
 
-export type AuditEvent = Extract<RunEvent, { type: 'tool_permission_decided' | 'approval_requested' | 'approval_resolved' }>;
+export type AuditEvent = Extract<RunEvent, { type: 'tool_permission_decided' | 'approval_requested' | 'approval_resolved' | 'hook_ran' }>;
 
 export interface AuditRow {
   key: string;
@@ -16,7 +16,19 @@ export interface AuditRow {
 export type CallDescriptions = Map<string, { name: string; arguments: string }>;
 
 export function isAuditEvent(event: RunEvent): event is AuditEvent {
-  return event.type === 'tool_permission_decided' || event.type === 'approval_requested' || event.type === 'approval_resolved';
+  return (
+    event.type === 'tool_permission_decided' ||
+    event.type === 'approval_requested' ||
+    event.type === 'approval_resolved' ||
+    event.type === 'hook_ran'
+  );
+}
+
+/** What a record and the live event of the same fact share: a hook runs many times per call, once per entry. */
+function auditKey(event: AuditEvent): string {
+  return event.type === 'hook_ran'
+    ? `hook_ran:${event.callId ?? ''}:${event.event}:${event.file}:${event.entry}`
+    : `${event.type}:${event.callId}`;
 }
 
 /** Audit rows and call descriptions from records, then live events of a run the records lack. */
@@ -30,10 +42,10 @@ export function collectAudit(records: SessionRecord[], liveEvents: RunEvent[]): 
       if (isAuditEvent(event)) rows.push({ key: `r${index}`, turn: record.turn, ts: record.ts, event });
     }
   });
-  const recorded = new Set(rows.map((row) => `${row.event.type}:${row.event.callId}`));
+  const recorded = new Set(rows.map((row) => auditKey(row.event)));
   liveEvents.forEach((event, index) => {
     if (event.type === 'tool_requested') calls.set(event.callId, event);
-    if (isAuditEvent(event) && !recorded.has(`${event.type}:${event.callId}`)) rows.push({ key: `l${index}`, turn: null, ts: null, event });
+    if (isAuditEvent(event) && !recorded.has(auditKey(event))) rows.push({ key: `l${index}`, turn: null, ts: null, event });
   });
   return { rows, calls };
 }

@@ -1,0 +1,167 @@
+// A turn's hooks: which run for what, with which input, and what their answers mean together.
+// For a tool call (docs/permissions.md, "Hooks and permission rules"): a call the gate denies
+// runs no hook; any hook that denies, blocks or fails denies the call (a hook's deny wins over
+// every allow); a hook's ask makes an allowed call ask; a hook's allow answers only the approval
+// policy's own ask — never a deny, an `ask` rule from a config file, or an ask that guards the
+// sandbox (an escalation, a secret or protected path), and the call still runs as the gate said
+// (sandboxed, secrets masked).
+
+import type { GateDecision, HookedCall, RunEvent, ToolHookContext, ToolHooks } from '../agent/index.js';
+import { claudeCodeToolNames } from '../permissions/index.js';
+import type { HookEventName, HookRanEvent } from '../protocol/index.js';
+import { type HookDefinition, hookMatches } from './hook-config.js';
+import { type HookVerdict, interpretHook } from './hook-result.js';
+import { type HookProcessSettings, runHook } from './run-hook.js';
+
+export interface HookRunnerSettings extends HookProcessSettings {
+  hooks: readonly HookDefinition[];
+  sessionId: string;
+  /** The session's file, when the store keeps one (`transcript_path`); null otherwise. */
+  transcriptPath: string | null;
+}
+
+/** The gate's asks a hook's allow may answer: those of the approval policy alone, whose call still runs as decided. */
+const ANSWERABLE_ASKS: ReadonlySet<string> = new Set([
+  'policy-untrusted',
+  'sandboxed',
+  'workspace-write',
+  'danger-full-access',
+  'known-safe',
+  'read-inside-root',
+  'mcp-tool',
+  'mcp-read-only',
+  'mcp-trusted',
+]);
+
+interface HookRun {
+  hook: HookDefinition;
+  verdict: HookVerdict;
+}
+
+export interface PromptHooksResult {
+  /** Why a hook blocked the prompt; null: it goes on. */
+  blocked: string | null;
+  /** Text the hooks added for the model. */
+  context: string[];
+}
+
+export interface HookRunner {
+  readonly toolHooks: ToolHooks;
+  /** SessionStart (`startup` or `resume`), then UserPromptSubmit: may block the prompt or add context. */
+  beforePrompt(prompt: string, source: 'startup' | 'resume', context: ToolHookContext): Promise<PromptHooksResult>;
+}
+
+function label(hook: HookDefinition): string {
+  return `${hook.event} hook \`${hook.command}\` (${hook.file}, ${hook.entry})`;
+}
+
+export function createHookRunner(settings: HookRunnerSettings): HookRunner {
+  const common = (event: HookEventName) => ({
+    session_id: settings.sessionId,
+    transcript_path: settings.transcriptPath,
+    cwd: settings.root,
+    hook_event_name: event,
+  });
+
+  /** Runs the event's matching hooks in config order; a PreToolUse run stops at the first that stops the call. */
+  async function run(
+    event: HookEventName,
+    names: readonly string[] | null,
+    fields: Record<string, unknown>,
+    context: ToolHookContext,
+    call?: HookedCall,
+  ): Promise<HookRun[]> {
+    const runs: HookRun[] = [];
+    for (const hook of settings.hooks) {
+      if (hook.event !== event || (names !== null && !hookMatches(hook, names))) continue;
+      const input = JSON.stringify({ ...common(event), ...fields });
+      const result = await runHook(hook, input, settings, context.signal);
+      const verdict = interpretHook(event, result);
+      const ran: HookRanEvent = {
+        type: 'hook_ran',
+        event,
+        source: hook.source,
+        file: hook.file,
+        entry: hook.entry,
+        command: hook.command,
+        ...(call ? { callId: call.callId, toolName: call.tool.name } : {}),
+        input,
+        stdout: result.stdout,
+        stderr: result.stderr,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        durationMs: Math.round(result.durationMs),
+        sandboxed: result.sandboxed,
+        outcome: verdict.outcome,
+        reason: verdict.reason,
+      };
+      context.emit(ran as RunEvent);
+      runs.push({ hook, verdict });
+      if (event === 'PreToolUse' && (verdict.outcome === 'deny' || verdict.outcome === 'failed')) break;
+    }
+    return runs;
+  }
+
+  const toolNames = (call: HookedCall): string[] => [call.tool.name, ...claudeCodeToolNames(call.tool.name, call.access.kind)];
+
+  const toolHooks: ToolHooks = {
+    async beforeCall(call, decision, context) {
+      const runs = await run('PreToolUse', toolNames(call), { tool_name: call.tool.name, tool_input: call.args }, context, call);
+      return combine(decision, runs);
+    },
+    async afterCall(call, result, context) {
+      const runs = await run(
+        'PostToolUse',
+        toolNames(call),
+        { tool_name: call.tool.name, tool_input: call.args, tool_response: { output: result.output, is_error: result.isError } },
+        context,
+        call,
+      );
+      // The call has run; a block (exit 2, decision "block") or a failure is told to the model.
+      const said = runs
+        .filter((ran) => ran.verdict.outcome === 'block' || ran.verdict.outcome === 'failed')
+        .map((ran) => `[${label(ran.hook)} ${ran.verdict.outcome === 'block' ? 'says' : 'failed'}: ${ran.verdict.reason ?? ''}]`);
+      return said.length === 0 ? null : said.join('\n');
+    },
+  };
+
+  return {
+    toolHooks,
+    async beforePrompt(prompt, source, context) {
+      const added: string[] = [];
+      for (const ran of await run('SessionStart', [source], { source }, context)) if (ran.verdict.context) added.push(ran.verdict.context);
+      // Claude Code's matchers do not apply to UserPromptSubmit: every one runs.
+      for (const ran of await run('UserPromptSubmit', null, { prompt }, context)) {
+        if (ran.verdict.outcome === 'block' || ran.verdict.outcome === 'deny' || ran.verdict.outcome === 'failed') {
+          return { blocked: `${label(ran.hook)} blocked the prompt: ${ran.verdict.reason ?? ''}`, context: added };
+        }
+        if (ran.verdict.context) added.push(ran.verdict.context);
+      }
+      return { blocked: null, context: added };
+    },
+  };
+}
+
+/** The decision that stands after the gate's and the hooks' (see the file's comment). */
+export function combine(decision: GateDecision, runs: readonly HookRun[]): GateDecision {
+  if (decision.decision === 'deny') return decision;
+  const stop = runs.find((ran) => ran.verdict.outcome === 'deny' || ran.verdict.outcome === 'failed');
+  if (stop !== undefined) {
+    const why =
+      stop.verdict.outcome === 'failed'
+        ? `failed, so the call is blocked (hooks fail closed): ${stop.verdict.reason}`
+        : `denied it: ${stop.verdict.reason ?? ''}`;
+    return { ...decision, decision: 'deny', rule: 'hook-deny', reason: `${label(stop.hook)} ${why}`, configRule: undefined };
+  }
+  const ask = runs.find((ran) => ran.verdict.outcome === 'ask');
+  if (ask !== undefined) {
+    const reason = `${label(ask.hook)} asks for approval${ask.verdict.reason ? `: ${ask.verdict.reason}` : ''}`;
+    return decision.decision === 'ask' ? decision : { ...decision, decision: 'ask', rule: 'hook-ask', reason, configRule: undefined };
+  }
+  const allow = runs.find((ran) => ran.verdict.outcome === 'allow');
+  if (allow !== undefined && decision.decision === 'ask' && ANSWERABLE_ASKS.has(decision.rule)) {
+    const reason = `${label(allow.hook)} allowed it${allow.verdict.reason ? `: ${allow.verdict.reason}` : ''}`;
+    return { ...decision, decision: 'allow', rule: 'hook-allow', reason, configRule: undefined };
+  }
+  return decision;
+}
