@@ -110,6 +110,20 @@ describe('exec --output-schema', { concurrency: true }, () => {
     assert.equal(text.stdout, '{"verdict":"approve"}\n');
   });
 
+  test('Anthropic Messages has no schema field: the prompt states the schema and the answer is checked locally', async () => {
+    const run = await execAgainst(
+      [{ text: '{"verdict":"approve"}' }],
+      ['--json', '--wire-api', 'anthropic', '-m', 'claude-sonnet-4-5', '--output-schema', 'schema.json'],
+      undefined,
+      { ANTHROPIC_API_KEY: 'sk-ant-test' },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(jsonLines(run.stdout).at(-1)!.structuredOutput, { verdict: 'approve' });
+    const body = run.requests[0]!.body;
+    assert.ok(!('response_format' in body) && !('text' in body) && !('output_format' in body), Object.keys(body).join(', '));
+    assert.match(lastUserText(run.requests[0]!), /valid against this JSON Schema:\n\{"type":"object"/);
+  });
+
   test('a mismatch gets one retry turn that tells the model what was wrong', async () => {
     const run = await execAgainst(
       [{ text: 'Looks good to me!' }, { text: '{"verdict":"approve"}' }],
