@@ -19,6 +19,8 @@ export class FallbackGateway implements ModelGateway {
   readonly wireApi: ModelGateway['wireApi'];
   readonly baseURL: string;
   private switched = false;
+  /** A switch made in a call that could not report it (a compaction summary): told with the next call that can. */
+  private unreported: { code: string; message: string } | null = null;
 
   constructor(
     readonly inner: ModelGateway,
@@ -35,14 +37,18 @@ export class FallbackGateway implements ModelGateway {
 
   private switchAfter(error: ModelError, request: ModelRequest, options: ModelCallOptions | undefined): ModelRequest {
     this.switched = true;
-    options?.onWarning?.({
+    this.unreported = {
       code: MODEL_FALLBACK_WARNING,
       message: `${request.model} failed after its retries (${error.code}: ${error.message}); the run continues on ${this.fallbackModel} (--fallback-model).`,
-    });
-    return this.redirected(request);
+    };
+    return this.redirected(request, options);
   }
 
-  private redirected(request: ModelRequest): ModelRequest {
+  private redirected(request: ModelRequest, options: ModelCallOptions | undefined): ModelRequest {
+    if (this.unreported !== null && options?.onWarning !== undefined) {
+      options.onWarning(this.unreported);
+      this.unreported = null;
+    }
     return { ...request, model: this.fallbackModel };
   }
 
@@ -51,7 +57,7 @@ export class FallbackGateway implements ModelGateway {
   }
 
   async createResponse(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse> {
-    if (this.switched) return this.inner.createResponse(this.redirected(request), options);
+    if (this.switched) return this.inner.createResponse(this.redirected(request, options), options);
     try {
       return await this.inner.createResponse(request, options);
     } catch (error) {
@@ -62,7 +68,7 @@ export class FallbackGateway implements ModelGateway {
 
   async *streamResponse(request: ModelRequest, options?: ModelCallOptions): AsyncIterable<ModelStreamEvent> {
     if (this.switched) {
-      yield* this.inner.streamResponse(this.redirected(request), options);
+      yield* this.inner.streamResponse(this.redirected(request, options), options);
       return;
     }
     let yielded = false;
