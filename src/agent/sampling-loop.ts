@@ -32,6 +32,7 @@ import {
   type ModelToolCall,
   type ModelResponse,
   type ModelToolDefinition,
+  type ResponseFormat,
   type RetryPolicy,
   type Sleep,
   type Usage,
@@ -93,6 +94,11 @@ export interface SamplingLoopOptions extends ModelSettings {
   tokenBudget?: number;
   /** Retries of a round whose stream broke after it started (see `StreamRetryOptions`). */
   streamRetry?: StreamRetryOptions;
+  /**
+   * The schema the final answer must match (`exec --output-schema`), sent with each round's request.
+   * Only the rounds': a compaction's summary request, built on `nextRequest`, must stay free text.
+   */
+  responseFormat?: ResponseFormat;
 }
 
 /**
@@ -268,7 +274,10 @@ async function sampleRound(
   const maxStreamRetries = options.streamRetry?.maxRetries ?? DEFAULT_STREAM_RETRIES;
   const retryPolicy = resolveRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...options.streamRetry?.policy });
   for (;;) {
-    const request = roundRequest(options, state.history);
+    const request = {
+      ...roundRequest(options, state.history),
+      ...(options.responseFormat ? { responseFormat: options.responseFormat } : {}),
+    };
     emit({
       type: 'model_requested',
       round: state.round,
@@ -295,6 +304,7 @@ async function sampleRound(
         signal: options.signal,
         onRetry: (notice) =>
           emit({ type: 'model_retry', round: state.round, attempt: notice.attempt, delayMs: notice.delayMs, error: notice.error }),
+        onWarning: (warning) => emit({ type: 'warning', ...warning }),
       });
       for await (const event of stream) {
         if (options.signal.aborted) break;

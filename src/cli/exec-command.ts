@@ -17,8 +17,16 @@ import { configKeyWarnings } from './config-key-warnings.js';
 import { processOutputGuard } from './output-guard.js';
 import { forgetDatabaseUrlVariable, openSessionStore, resolveDatabaseUrl, type OpenedSessionStore } from './session-store-option.js';
 import { resolveRoot } from '../workspace/index.js';
+import { outputSchemaInstruction, type BudgetModel, type ModelPricing } from '../model/index.js';
+import {
+  headlessGateway,
+  resolveHeadlessSettings,
+  schemaRetryPrompt,
+  type HeadlessCliOptions,
+  type HeadlessSettings,
+} from './headless-options.js';
 
-export interface ExecCliOptions {
+export interface ExecCliOptions extends HeadlessCliOptions {
   model?: string;
   databaseUrl?: string;
   baseUrl?: string;
@@ -46,11 +54,25 @@ export interface ExecCliOptions {
 export function exitCodeFor(terminal: TerminalRunEvent): number {
   if (terminal.type === 'run_succeeded') return EXIT.ok;
   if (terminal.type === 'run_cancelled') return EXIT.cancelled;
+  if (terminal.error.code === 'BUDGET_EXCEEDED') return EXIT.budgetExceeded;
   // Failures a user fixes in their configuration (key, model name, account, server flags), not by retrying.
   return CONFIGURATION_ERRORS.has(terminal.error.code) ? EXIT.usage : EXIT.failed;
 }
 
 const CONFIGURATION_ERRORS: ReadonlySet<string> = new Set(['AUTH_FAILED', 'NOT_FOUND', 'QUOTA_EXCEEDED', 'PROVIDER_MISCONFIGURED']);
+
+/** Read by the budget for a model the run did not price: it refuses the call rather than guess. */
+const UNPRICED: BudgetModel = { pricing: null, maxOutputTokens: 0 };
+
+function unpricedModels(model: string, fallback: string | null, models: ReadonlyMap<string, BudgetModel>): string[] {
+  const priced = (name: string): ModelPricing | null => models.get(name)?.pricing ?? null;
+  return [model, ...(fallback === null ? [] : [fallback])].filter((name) => priced(name) === null);
+}
+
+/** What was wrong with a succeeded turn's answer against --output-schema, or null (it matched, or no schema, or the turn did not succeed). */
+function failedSchemaCheck(terminal: TerminalRunEvent, check: { ok: true } | { ok: false; error: string } | null): string | null {
+  return terminal.type === 'run_succeeded' && check !== null && !check.ok ? check.error : null;
+}
 
 /** The git lines of the environment block for `root`; never rejects (the runner would gather them anew). */
 function startGitSnapshot(root: string, home: string): Promise<string> | undefined {
@@ -74,6 +96,8 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     return EXIT.usage;
   }
   const config = resolveTurnConfig(options);
+  // Before anything starts: a bad schema file or budget is a usage error that costs nothing.
+  const headless = await resolveHeadlessSettings(options);
   // Read once and out of the environment before the first child (the git snapshot) starts.
   const databaseUrl = resolveDatabaseUrl(options.databaseUrl, config.home);
   forgetDatabaseUrlVariable();
@@ -132,11 +156,17 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   });
 
   const printer = new ProgressPrinter();
+  // The last answer's check against --output-schema, made as its event is printed.
+  // A holder, not a `let`: it is set inside the event callback, which narrowing cannot see.
+  const schema: { check: ReturnType<NonNullable<HeadlessSettings['outputSchema']>['check']> | null } = { check: null };
   const onEvent = (event: RunEvent): void => {
     tally.observe(event);
     // The last line also says what a script asks of a whole run: the session, its cost, its time.
     const totals = isTerminalEvent(event) ? tally.totals() : undefined;
-    const line = totals === undefined ? event : { ...event, ...totals };
+    if (event.type === 'run_succeeded' && headless.outputSchema !== null) schema.check = headless.outputSchema.check(event.answer);
+    const check = event.type === 'run_succeeded' ? schema.check : null;
+    const checked = check === null ? {} : check.ok ? { structuredOutput: check.value } : { outputSchemaError: check.error };
+    const line = totals === undefined ? event : { ...event, ...totals, ...checked };
     if (!options.json) printer.handle(event, totals);
     // The same JSON, with the controls JSON leaves raw (C1, bidi) escaped: the reader may be a terminal.
     else if (!outputs.stdoutClosed) process.stdout.write(`${terminalJson(line)}\n`);
@@ -146,22 +176,57 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   try {
     sessions = await openSessionStore(databaseUrl);
     const { runTurn, openRunner } = await runnerModule;
-    const runner = await openRunner({ ...turnRunnerSettings(config, model.gateway, telemetry), store: sessions.store });
+    const models = new Map<string, BudgetModel>();
+    const settings = {
+      ...turnRunnerSettings(
+        config,
+        headlessGateway(model.gateway, headless, (name) => models.get(name) ?? UNPRICED),
+        telemetry,
+      ),
+      store: sessions.store,
+      ...(headless.outputSchema === null ? {} : { responseFormat: headless.outputSchema.format }),
+    };
+    const runner = await openRunner(settings);
     // The model's price with config.json's overrides, as the turn resolves it (a bad setting fails the turn itself).
-    const pricing = await runner.compaction().then(
-      (resolved) => resolved.modelEntry.pricing,
-      () => undefined,
-    );
-    if (pricing !== undefined) tally.setPricing(pricing);
-    const result = await runTurn(runner, {
-      prompt,
-      resume: options.resume ?? null,
-      runId: randomUUID(),
-      signal: controller.signal,
-      approvals,
-      onEvent,
-      gitSnapshot,
-    });
+    const priceOf = (resolving: typeof runner): Promise<BudgetModel | undefined> =>
+      resolving.compaction().then(
+        (resolved) => ({ pricing: resolved.modelEntry.pricing, maxOutputTokens: resolved.modelEntry.maxOutputTokens }),
+        () => undefined,
+      );
+    const priced = await priceOf(runner);
+    if (priced !== undefined) {
+      tally.setPricing(priced.pricing);
+      models.set(config.model, priced);
+    }
+    if (headless.fallbackModel !== null) {
+      const fallback = await priceOf(await openRunner({ ...settings, model: headless.fallbackModel }));
+      if (fallback !== undefined) {
+        tally.setFallbackPricing(fallback.pricing);
+        models.set(headless.fallbackModel, fallback);
+      }
+    }
+    const unpriced = headless.maxBudgetUsd === null ? [] : unpricedModels(config.model, headless.fallbackModel, models);
+    if (unpriced.length > 0) {
+      process.stderr.write(
+        `glassbox: --max-budget-usd needs a price for ${unpriced.join(' and ')}, and the model catalog has none; ` +
+          'set one under "models" in config.json (see README, "Models and prices") or drop the budget\n',
+      );
+      return EXIT.usage;
+    }
+    const turn = (turnPrompt: string, resume: string | null) =>
+      runTurn(runner, { prompt: turnPrompt, resume, runId: randomUUID(), signal: controller.signal, approvals, onEvent, gitSnapshot });
+    const format = headless.outputSchema?.format;
+    let result = await turn(format === undefined ? prompt : `${prompt}\n\n${outputSchemaInstruction(format)}`, options.resume ?? null);
+    let failedCheck = failedSchemaCheck(result.terminal, schema.check);
+    if (failedCheck !== null && result.persistError === null) {
+      // One more turn in the same session, telling the model what was wrong.
+      process.stderr.write(
+        `glassbox: the answer does not match --output-schema; asking the model once more:\n${visibleText(failedCheck)}\n`,
+      );
+      schema.check = null;
+      result = await turn(schemaRetryPrompt(failedCheck), result.sessionId);
+      failedCheck = failedSchemaCheck(result.terminal, schema.check);
+    }
     if (result.persistError !== null) {
       process.stderr.write(`glassbox: warning: the session file could not be finalized: ${result.persistError}\n`);
     }
@@ -170,10 +235,15 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${visibleText(result.terminal.error.message)}\n`);
     }
     stopWatchingStdout();
-    if (!options.json && result.terminal.type === 'run_succeeded' && !outputs.stdoutClosed) {
+    if (failedCheck !== null) {
+      process.stderr.write(`glassbox: the answer does not match --output-schema, also after a retry:\n${visibleText(failedCheck)}\n`);
+    }
+    if (!options.json && result.terminal.type === 'run_succeeded' && failedCheck === null && !outputs.stdoutClosed) {
       // Piped, the answer is passed on byte for byte; on a terminal its control characters are
-      // shown rather than obeyed (an answer is text a prompt injection can choose).
-      const answer = process.stdout.isTTY ? visibleText(result.terminal.answer) : result.terminal.answer;
+      // shown rather than obeyed (an answer is text a prompt injection can choose). A structured
+      // answer is printed as the JSON it parsed to, so a code fence around it does not reach `jq`.
+      const text = schema.check?.ok === true ? JSON.stringify(schema.check.value) : result.terminal.answer;
+      const answer = process.stdout.isTTY ? visibleText(text) : text;
       process.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
     }
     await outputs.flushStdout();
@@ -188,6 +258,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     }
     // A run cancelled by SIGTERM exits 143, the conventional code for it; Ctrl-C gives 130.
     if (result.terminal.type === 'run_cancelled' && terminatedBy === 'SIGTERM') return EXIT.terminated;
+    if (failedCheck !== null) return EXIT.outputSchemaMismatch;
     return exitCodeFor(result.terminal);
   } finally {
     stopWatchingStdout();

@@ -46,6 +46,12 @@ export function buildProgram(): Command {
     .option('--command <name>', 'send the prompt command <name> (.glassbox/commands/<name>.md…); the words after it are its arguments')
     .option('--max-rounds <n>', 'stop after N model rounds')
     .option('--token-budget <n>', 'stop once the run has used N tokens')
+    .option(
+      '--output-schema <file>',
+      'the final answer must be JSON valid against the JSON Schema in <file> (exit 3 if not, after one retry)',
+    )
+    .option('--max-budget-usd <n>', 'stop before a model call that could take the run past N US dollars at catalog prices (exit 4)')
+    .option('--fallback-model <model>', 'continue on <model> when the model stays overloaded or failing after its retries')
     .option('--sandbox <mode>', 'read-only | workspace-write | danger-full-access (default read-only)')
     .option('--approval-policy <policy>', 'untrusted | on-request | never (default on-request)')
     .option('--network', 'allow network access inside the sandbox')

@@ -9,4 +9,15 @@ export class UsageError extends Error {
 
 /** Exit codes, documented in the README. */
 // 141 = 128 + SIGPIPE: what a shell reports for a writer whose reader went away (`| head -1`).
-export const EXIT = { ok: 0, failed: 1, usage: 2, cancelled: 130, brokenPipe: 141, terminated: 143 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  /** `--output-schema`: the final answer did not match, also after the retry turn. */
+  outputSchemaMismatch: 3,
+  /** `--max-budget-usd`: stopped before a call that could pass the cap. */
+  budgetExceeded: 4,
+  cancelled: 130,
+  brokenPipe: 141,
+  terminated: 143,
+} as const;

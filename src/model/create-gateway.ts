@@ -83,3 +83,16 @@ function redactError(error: unknown, secrets: readonly string[]): unknown {
   if (message === error.message) return error;
   return new ModelError(error.code, message, { status: error.status, retryable: error.retryable, retryAfterMs: error.retryAfterMs });
 }
+
+/**
+ * The retry policy of a gateway, looking through wrappers that expose the gateway they wrap as
+ * `inner` (the budget and fallback gateways): the loop retries a broken stream with the same backoff.
+ */
+export function retryPolicyOf(gateway: unknown): RetryPolicy | undefined {
+  for (let current = gateway, depth = 0; depth < 8; depth++) {
+    if (current instanceof RetryingGateway) return current.policy;
+    if (typeof current !== 'object' || current === null || !('inner' in current)) return undefined;
+    current = current.inner;
+  }
+  return undefined;
+}

@@ -58,3 +58,15 @@ export function estimateCost(usage: CostUsage, entry: { pricing: ModelPricing | 
   const output = perToken(count(usage.outputTokens), rates.outputPerMillion);
   return { input, cachedInput, cacheWrite, output, total: input + cachedInput + cacheWrite + output };
 }
+
+/** Anthropic reports cache writes only in its own usage object, and bills them at their own rate. */
+function cacheWriteTokens(usage: Usage): number | null {
+  const raw = usage.raw as Record<string, unknown> | null | undefined;
+  const value = raw?.cache_creation_input_tokens;
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** USD of one call's reported usage at `pricing`: what `exec`'s totals and its budget both count. */
+export function usageCost(usage: Usage, pricing: ModelPricing): number {
+  return estimateCost({ ...usage, cacheWriteInputTokens: cacheWriteTokens(usage) }, { pricing })?.total ?? 0;
+}

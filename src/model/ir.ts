@@ -124,6 +124,19 @@ export interface ModelRequest {
    * later request shares anything with this one (a summary of a re-serialised transcript).
    */
   cacheWrite?: CacheWrite;
+  /**
+   * The final answer must be JSON valid against this schema (`exec --output-schema`). Sent where the
+   * API constrains output to a schema (Responses `text.format`, Chat `response_format`), in strict
+   * mode when the schema can be expressed in it (`wireResponseFormat`); Anthropic has no such field
+   * and relies on the prompt's instruction. The answer is validated locally either way.
+   */
+  responseFormat?: ResponseFormat;
+}
+
+export interface ResponseFormat {
+  /** The schema's name on the wire (`^[a-zA-Z0-9_-]{1,64}$`). */
+  name: string;
+  schema: JsonSchema;
 }
 
 export type ToolChoice = 'auto' | 'none';
@@ -169,6 +182,8 @@ export interface ModelCallOptions {
   signal?: AbortSignal;
   /** Called before each backoff sleep, so callers can show or record the retry. */
   onRetry?: (notice: RetryNotice) => void;
+  /** Called when a gateway changes how it answers the call (a fallback model), so the run can show and record it. */
+  onWarning?: (warning: { code: string; message: string }) => void;
 }
 
 export function emptyUsage(): Usage {

@@ -18,6 +18,7 @@ export type ModelErrorCode =
   | 'CONTENT_FILTERED' // finish_reason content_filter
   | 'MODEL_REFUSED' // refusal content
   | 'RESPONSE_TOO_LARGE' // the answer passed a size limit (text, one call's arguments, total, one event)
+  | 'BUDGET_EXCEEDED' // the next call could take the run past its spending cap (`--max-budget-usd`): not sent
   | 'ABORTED'; // caller cancelled
 
 export interface ModelErrorOptions {

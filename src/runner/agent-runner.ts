@@ -16,7 +16,15 @@ import {
   type TerminalRunEvent,
 } from '../agent/index.js';
 import type { SandboxMode } from '../workspace/index.js';
-import { modelSettingsOf, modelSettingsProblem, type ModelGateway, type ModelSettings, RetryingGateway } from '../model/index.js';
+import {
+  modelSettingsOf,
+  modelSettingsProblem,
+  retryPolicyOf,
+  type ModelGateway,
+  type ModelSettings,
+  type ResponseFormat,
+  type RetryPolicy,
+} from '../model/index.js';
 import {
   cheapTokenEstimate,
   compactionSettings,
@@ -85,6 +93,8 @@ export interface RunnerSettings extends Partial<ToolPolicySettings>, ModelSettin
   telemetry?: TelemetrySettings | null;
   /** Checkpoint what each tool call changes in the project, for rewind (default true). */
   checkpoints?: boolean;
+  /** The schema every turn's final answer must match (`exec --output-schema`), sent with its rounds' requests. */
+  responseFormat?: ResponseFormat;
 }
 
 export interface Runner {
@@ -334,7 +344,8 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       signal: request.signal,
       observer,
       // A broken stream's round waits as the gateway's own retries do.
-      ...(settings.gateway instanceof RetryingGateway ? { streamRetry: { policy: settings.gateway.policy } } : {}),
+      ...streamRetryOf(settings.gateway),
+      responseFormat: settings.responseFormat,
       compaction: promptHooks(
         hookRunner,
         request.prompt,
@@ -368,6 +379,11 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   } finally {
     await extensions.close();
   }
+}
+
+function streamRetryOf(gateway: ModelGateway): { streamRetry?: { policy: RetryPolicy } } {
+  const policy = retryPolicyOf(gateway);
+  return policy === undefined ? {} : { streamRetry: { policy } };
 }
 
 /**

@@ -8,6 +8,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ModelMessage, ModelRequest, ModelToolDefinition } from '../ir.js';
 import { wireParameters } from '../strict-schema.js';
+import { wireResponseFormat } from '../output-schema.js';
 import { argumentsText, callFieldsFor, REASONING_FIELDS, reasoningFieldsFor } from './chat-reasoning.js';
 import { inlineThinkFor } from './inline-think.js';
 
@@ -170,6 +171,9 @@ export function buildChatRequest<Stream extends boolean>(
   // OpenAI's reasoning models take `reasoning_effort`; compatible servers that do not ignore it.
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  // OpenAI, vLLM, llama.cpp, Ollama and most compatible servers constrain the answer to it.
+  if (request.responseFormat !== undefined)
+    body.response_format = { type: 'json_schema', json_schema: wireResponseFormat(request.responseFormat) };
   if (!stream) return body as ChatBody<Stream>;
   const streaming: ChatCompletionCreateParamsStreaming = { ...body, stream: true };
   // Without it OpenAI streams no usage; Mistral streams usage unasked and refuses the field (422).

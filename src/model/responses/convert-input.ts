@@ -11,6 +11,7 @@ import type {
 } from 'openai/resources/responses/responses';
 import { contentParts, type ModelMessage, type ModelReasoning, type ModelRequest, type ModelToolDefinition } from '../ir.js';
 import { wireParameters } from '../strict-schema.js';
+import { wireResponseFormat } from '../output-schema.js';
 
 /**
  * A reasoning item to send back: only responses-format reasoning that carries its
@@ -106,6 +107,7 @@ export function buildResponsesRequest<Stream extends boolean>(
   if (request.promptCacheKey !== undefined) body.prompt_cache_key = request.promptCacheKey;
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.responseFormat !== undefined) body.text = { format: { type: 'json_schema', ...wireResponseFormat(request.responseFormat) } };
   if (!stream) return body as ResponsesBody<Stream>;
   const streaming: ResponseCreateParamsStreaming = { ...body, stream: true };
   return streaming as ResponsesBody<Stream>;
