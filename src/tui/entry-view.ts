@@ -86,7 +86,7 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
         h(Text, null, entry.continues === undefined ? `${theme.tone('accent', '●')} ` : '  '),
         // An exact width, not flexGrow/flexShrink: a shrunk flex item keeps the height its text was
         // measured to at the wider basis, and <Static> then cuts the answer's last wrapped line.
-        h(Box, { width: Math.max(1, width - 2) }, h(Text, null, text)),
+        h(Box, { width: Math.max(1, width - 2), minHeight: streamingHeight(entry, text, maxLines, width) }, h(Text, null, text)),
       );
     }
     case 'reasoning': {
@@ -133,6 +133,21 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
         h(Text, null, entry.body),
       );
   }
+}
+
+/** A streaming answer's live rows grow this many at a time. */
+const GROWTH_ROWS = 6;
+
+/**
+ * The height a streaming answer's live part takes: its rows rounded up to a step. ink redraws a
+ * live frame line by line against the last, so each row the answer grows by moves everything
+ * below it (the editor, the status lines) and rewrites all of that; growing by steps rewrites
+ * it once a step instead of once a row.
+ */
+function streamingHeight(entry: Extract<Entry, { kind: 'assistant' }>, text: string, maxLines: number | undefined, width: number): number {
+  if (maxLines === undefined || entry.settled) return 0;
+  const rows = textRows(text, Math.max(1, width - 2));
+  return Math.min(Math.ceil(rows / GROWTH_ROWS) * GROWTH_ROWS, Math.max(rows, maxLines + 1));
 }
 
 /**

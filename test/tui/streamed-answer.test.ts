@@ -16,7 +16,7 @@ type Answer = Extract<Entry, { kind: 'assistant' }>;
 const ANSWER = [
   '# Plan',
   '',
-  'First paragraph, which wraps\nover two source lines.',
+  `First paragraph, which wraps\nover two source lines. ${'And it goes on. '.repeat(30).trimEnd()}`,
   '',
   '- one',
   '- two',
@@ -25,6 +25,7 @@ const ANSWER = [
   '',
   '```ts',
   'const a = 1;',
+  ...Array.from({ length: 12 }, (_, i) => `const line${i} = 'a line of code to make the block long';`),
   '/* a comment',
   '   over lines */',
   '',
@@ -36,6 +37,8 @@ const ANSWER = [
   '| a    | 1     |',
   '',
   '> a quote',
+  '',
+  'x'.repeat(420),
   '',
   'Last words.',
 ].join('\n');
@@ -74,6 +77,11 @@ describe('a streaming answer', () => {
       assert.match((mid.done[0] as Answer).text, /^# Plan/);
       assert.ok(!(mid.live[0] as Answer).text.includes('# Plan'));
       assert.equal(end.live.length, 0);
+      // The long code block was printed in parts while open, the rest going on below them.
+      assert.ok(
+        (end.done as Answer[]).some((part) => part.openCode === true),
+        'no part ended inside the code block',
+      );
       const parts = end.done as Answer[];
       assert.ok(parts.every((part) => part.kind === 'assistant'));
       assert.equal(shown(parts), markdownToAnsi(ANSWER, theme));
