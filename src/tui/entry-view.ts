@@ -72,7 +72,7 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
     case 'assistant': {
       // A part inside a code block still closes it (its `└─`), even with no text of its own.
       if (entry.text.trim() === '' && !entry.cancelled && entry.continues !== 'code') return null;
-      let text = answerText(entry, theme);
+      let text = answerText(entry, theme, Math.max(1, width - 2));
       if (entry.cancelled) text = `${text} ${theme.dim(theme.italic('(cancelled)'))}`;
       if (maxLines !== undefined) {
         // Rows, not lines: a paragraph is one line but wraps to several.
@@ -86,7 +86,7 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
         h(Text, null, entry.continues === undefined ? `${theme.tone('accent', '●')} ` : '  '),
         // An exact width, not flexGrow/flexShrink: a shrunk flex item keeps the height its text was
         // measured to at the wider basis, and <Static> then cuts the answer's last wrapped line.
-        h(Box, { width: Math.max(1, width - 2), minHeight: streamingHeight(entry, text, maxLines, width) }, h(Text, null, text)),
+        h(Box, { width: Math.max(1, width - 2) }, h(Text, null, text)),
       );
     }
     case 'reasoning': {
@@ -135,29 +135,14 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
   }
 }
 
-/** A streaming answer's live rows grow this many at a time. */
-const GROWTH_ROWS = 6;
-
-/**
- * The height a streaming answer's live part takes: its rows rounded up to a step. ink redraws a
- * live frame line by line against the last, so each row the answer grows by moves everything
- * below it (the editor, the status lines) and rewrites all of that; growing by steps rewrites
- * it once a step instead of once a row.
- */
-function streamingHeight(entry: Extract<Entry, { kind: 'assistant' }>, text: string, maxLines: number | undefined, width: number): number {
-  if (maxLines === undefined || entry.settled) return 0;
-  const rows = textRows(text, Math.max(1, width - 2));
-  return Math.min(Math.ceil(rows / GROWTH_ROWS) * GROWTH_ROWS, Math.max(rows, maxLines + 1));
-}
-
 /**
  * An answer (or a part of one) as ANSI text. A part that goes on with a code block is lexed with
  * that block's start, so it renders as those lines would in the whole; the rows of the start
  * (printed above) are dropped, as is the block's end when the part stops inside it.
  */
-export function answerText(entry: Extract<Entry, { kind: 'assistant' }>, theme: Theme): string {
+export function answerText(entry: Extract<Entry, { kind: 'assistant' }>, theme: Theme, width?: number): string {
   const before = entry.codeBefore ?? '';
-  let lines = markdownToAnsi(visibleText(before + entry.text), theme).split('\n');
+  let lines = markdownToAnsi(visibleText(before + entry.text), theme, width).split('\n');
   if (before !== '') lines = lines.slice(before.replace(/\n$/, '').split('\n').length);
   if (entry.openCode) lines = lines.slice(0, -1);
   return lines.join('\n');

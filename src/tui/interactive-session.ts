@@ -52,7 +52,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   const promptCommands: readonly PromptCommand[] = found.commands;
   for (const warning of found.warnings) controller.note({ kind: 'notice', tone: 'warning', text: oneLine(warning.message, 400) });
   const app = () => h(App, { controller, theme, files, initialPrompt: options.prompt, promptCommands });
-  const instance = render(app(), { stdin, stdout, exitOnCtrlC: false, patchConsole: true, incrementalRendering: true });
+  const instance = render(app(), { stdin, stdout, exitOnCtrlC: false, patchConsole: true });
   clear = () => {
     instance.clear();
     // Erase the screen and the scrollback, cursor home: the next frame starts on a clean page.

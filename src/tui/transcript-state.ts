@@ -301,9 +301,6 @@ function show(state: TranscriptState, shownRun: ShownRun): TranscriptState {
   return printFinished(flush({ ...state, live, nextId, run }));
 }
 
-/** The least finished text of a streaming answer worth a print of its own (a few lines' worth). */
-export const MIN_PART_CHARS = 400;
-
 /** An answer entry as shown below the part of it already printed. */
 function afterPrinted(entry: NewEntry, streamed: StreamedAnswer | undefined): NewEntry {
   if (entry.kind !== 'assistant' || streamed === undefined || !entry.text.startsWith(streamed.printed)) return entry;
@@ -333,11 +330,7 @@ function printFinished(state: TranscriptState): TranscriptState {
   const printedLength = known?.printed.length ?? 0;
   const finished = finishedMarkdown(source.slice(blockStart));
   const end = blockStart + finished.end;
-  // Printed in parts of some size: each print makes ink erase and redraw the whole live frame
-  // (the editor's box included), so a part per short paragraph would cost more bytes than it saves.
-  // What waits stays in the live frame meanwhile (its top cut when it outgrows it), and goes to the
-  // scrollback with the next part.
-  if (end - printedLength < MIN_PART_CHARS) return state;
+  if (end <= printedLength) return state;
   const parts = known?.parts ?? 0;
   const part: Entry = {
     ...afterPrinted({ kind: 'assistant', key: `${entry.key}#${parts}`, text: source, settled: true }, known),
