@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { median, withRatio, type BenchRow } from '../bench-table.js';
 import { REPO_ROOT, compileForChild, runChild } from '../child-process.js';
+import { timeToOutput } from '../first-paint.js';
 
 const quick = process.env.GLASSBOX_BENCH_QUICK === '1';
 const RUNS = quick ? 5 : 15;
@@ -57,6 +58,32 @@ export async function run(): Promise<BenchRow[]> {
       return request.receivedAt - spawnedAt;
     };
     const env = { OPENAI_API_KEY: 'bench', GLASSBOX_HOME: home };
+    // Time to first paint of the interactive session (its status line drawn), interleaved with
+    // `node -e` writing a word through the same pseudo-terminal.
+    const shell = (words: string[]) => words.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+    const paintSamples: number[] = [];
+    const nodeSamples: number[] = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      paintSamples.push(
+        await timeToOutput(
+          shell([process.execPath, BIN, '--base-url', provider.baseURL, '-m', 'bench']),
+          'Enter send',
+          { ...env, TERM: 'xterm-256color' },
+          REPO_ROOT,
+        ),
+      );
+      nodeSamples.push(await timeToOutput(shell([process.execPath, '-e', 'process.stdout.write("painted")']), 'painted', env, REPO_ROOT));
+    }
+    rows.push(
+      withRatio({
+        group: 'startup',
+        name: 'time to first paint (glassbox, in a pty)',
+        value: median(paintSamples),
+        unit: 'ms',
+        baseline: { name: 'node -e writing a word, in a pty', value: median(nodeSamples) },
+      }),
+    );
+
     const rawScript = await compileForChild(join(REPO_ROOT, 'bench', 'raw-sdk-loop.ts'));
     const glassboxSamples: number[] = [];
     const rawSamples: number[] = [];

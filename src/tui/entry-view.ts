@@ -70,18 +70,20 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
     case 'user':
       return h(Box, { marginTop: 1 }, h(Text, null, `${theme.bold(theme.tone('accent', '›'))} ${theme.bold(visibleText(entry.text))}`));
     case 'assistant': {
-      if (entry.text.trim() === '') return null;
-      let text = markdownToAnsi(visibleText(entry.text), theme);
+      // A part inside a code block still closes it (its `└─`), even with no text of its own.
+      if (entry.text.trim() === '' && !entry.cancelled && entry.continues !== 'code') return null;
+      let text = answerText(entry, theme, Math.max(1, width - 2));
       if (entry.cancelled) text = `${text} ${theme.dim(theme.italic('(cancelled)'))}`;
       if (maxLines !== undefined) {
         // Rows, not lines: a paragraph is one line but wraps to several.
         const { lines, hidden } = lastRows(text, maxLines, width - 2);
         if (hidden > 0) text = [theme.dim(`… ${hidden} lines above`), ...lines].join('\n');
       }
+      // A later part of a printed answer lines up under the first, without a mark of its own.
       return h(
         Box,
-        { marginTop: 1, flexDirection: 'row' },
-        h(Text, null, `${theme.tone('accent', '●')} `),
+        { marginTop: entry.continues === 'code' ? 0 : 1, flexDirection: 'row' },
+        h(Text, null, entry.continues === undefined ? `${theme.tone('accent', '●')} ` : '  '),
         // An exact width, not flexGrow/flexShrink: a shrunk flex item keeps the height its text was
         // measured to at the wider basis, and <Static> then cuts the answer's last wrapped line.
         h(Box, { width: Math.max(1, width - 2) }, h(Text, null, text)),
@@ -131,6 +133,19 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
         h(Text, null, entry.body),
       );
   }
+}
+
+/**
+ * An answer (or a part of one) as ANSI text. A part that goes on with a code block is lexed with
+ * that block's start, so it renders as those lines would in the whole; the rows of the start
+ * (printed above) are dropped, as is the block's end when the part stops inside it.
+ */
+export function answerText(entry: Extract<Entry, { kind: 'assistant' }>, theme: Theme, width?: number): string {
+  const before = entry.codeBefore ?? '';
+  let lines = markdownToAnsi(visibleText(before + entry.text), theme, width).split('\n');
+  if (before !== '') lines = lines.slice(before.replace(/\n$/, '').split('\n').length);
+  if (entry.openCode) lines = lines.slice(0, -1);
+  return lines.join('\n');
 }
 
 /** Rows an entry other than an answer takes on screen (answers are cut to what is left). */

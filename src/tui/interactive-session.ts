@@ -41,17 +41,16 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     const runner = await controller.getRunner();
     const sessionId = await runner.store.resolveId(options.resume);
     await controller.openSession(sessionId);
-  } else {
-    await controller.getRunner();
   }
-  // The workspace snapshot /diff compares with, taken in the background (the first turn waits for it).
-  void controller.changes.ready();
   let files: readonly string[] = [];
-  // Read once at start: `/name` completes and /help lists them from the first key on.
+  // Read once at start (a few small files): `/name` completes and /help lists them from the first key on.
   const found = await findPromptCommands({ root: options.runner.root, glassboxHome: options.runner.home }, RESERVED_COMMAND_NAMES);
   const promptCommands: readonly PromptCommand[] = found.commands;
   for (const warning of found.warnings) controller.note({ kind: 'notice', tone: 'warning', text: oneLine(warning.message, 400) });
   const app = () => h(App, { controller, theme, files, initialPrompt: options.prompt, promptCommands });
+  // The editor and the status line are drawn first; what the first turn needs (the runner: the
+  // project's instructions, its tools, the command classifier) is opened while the user types,
+  // and a prompt sent before it is ready waits for it.
   const instance = render(app(), { stdin, stdout, exitOnCtrlC: false, patchConsole: true });
   clear = () => {
     instance.clear();
@@ -64,6 +63,16 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     stdout.write(DISABLE_BRACKETED_PASTE);
   };
   process.once('exit', pasteModeOff);
+  try {
+    await controller.getRunner();
+  } catch (error) {
+    instance.unmount();
+    process.off('exit', pasteModeOff);
+    pasteModeOff();
+    throw error;
+  }
+  // The workspace snapshot /diff compares with, taken in the background (the first turn waits for it).
+  void controller.changes.ready();
   void loadHighlighter().catch(() => {});
   // Listed in the background: the editor is usable at once, completion follows.
   void listProjectFiles(options.runner.root)

@@ -1,24 +1,27 @@
 // Answers are Markdown; the terminal gets ANSI text. marked's lexer gives the block structure
 // (it copes with a half-streamed answer: an open code fence is simply code to the end), and
 // each block becomes plain lines with the theme's styles. Wrapping is left to ink, which knows
-// the width.
+// the width, except in tables: their columns are laid out here, by display width, to the width
+// given.
 
 import { Lexer, type Token, type Tokens } from 'marked';
 import { highlightCode } from './highlight-code.js';
+import { tableLines } from './table-lines.js';
 import type { Theme } from './theme.js';
 
-export function markdownToAnsi(markdown: string, theme: Theme): string {
+/** `width`: the columns the text is shown in (tables are fitted to it); unbounded when absent. */
+export function markdownToAnsi(markdown: string, theme: Theme, width = Number.POSITIVE_INFINITY): string {
   const tokens = new Lexer({ gfm: true }).lex(markdown);
-  return blocks(tokens, theme)
+  return blocks(tokens, theme, width)
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trimEnd();
 }
 
-function blocks(tokens: Token[], theme: Theme): string[] {
+function blocks(tokens: Token[], theme: Theme, width: number): string[] {
   const out: string[] = [];
   for (const token of tokens) {
-    const lines = block(token, theme);
+    const lines = block(token, theme, width);
     if (lines === null) continue;
     if (out.length > 0 && token.type !== 'space') out.push('');
     out.push(...lines);
@@ -26,7 +29,7 @@ function blocks(tokens: Token[], theme: Theme): string[] {
   return out;
 }
 
-function block(token: Token, theme: Theme): string[] | null {
+function block(token: Token, theme: Theme, width: number): string[] | null {
   switch (token.type) {
     case 'space':
       return null;
@@ -50,15 +53,15 @@ function block(token: Token, theme: Theme): string[] | null {
       return [label, ...body, theme.dim('└─')];
     }
     case 'blockquote': {
-      const inner = blocks((token as Tokens.Blockquote).tokens, theme);
+      const inner = blocks((token as Tokens.Blockquote).tokens, theme, width - 2);
       return inner.map((line) => `${theme.dim('▌')} ${theme.italic(line)}`);
     }
     case 'list':
-      return list(token as Tokens.List, theme);
+      return list(token as Tokens.List, theme, width);
     case 'hr':
       return [theme.dim('────────')];
     case 'table':
-      return table(token as Tokens.Table, theme);
+      return table(token as Tokens.Table, theme, width);
     case 'html':
       return [(token as Tokens.HTML).text.trimEnd()];
     default:
@@ -66,14 +69,14 @@ function block(token: Token, theme: Theme): string[] | null {
   }
 }
 
-function list(token: Tokens.List, theme: Theme): string[] {
+function list(token: Tokens.List, theme: Theme, width: number): string[] {
   const out: string[] = [];
   const start = typeof token.start === 'number' ? token.start : 1;
   token.items.forEach((item, index) => {
     const marker = token.ordered ? `${start + index}.` : '•';
     const check = item.task ? (item.checked ? '[x] ' : '[ ] ') : '';
     // A tight list (no blank lines between items in the source) stays tight when it nests.
-    const inner = blocks(item.tokens, theme).filter((line) => token.loose || line !== '');
+    const inner = blocks(item.tokens, theme, width - marker.length - 1 - check.length).filter((line) => token.loose || line !== '');
     const pad = ' '.repeat(marker.length + 1);
     for (const [i, line] of inner.entries())
       out.push(i === 0 ? `${theme.tone('accent', marker)} ${check}${line}` : line === '' ? '' : `${pad}${line}`);
@@ -81,10 +84,10 @@ function list(token: Tokens.List, theme: Theme): string[] {
   return out.filter((line, i) => !(line === '' && (i === 0 || out[i - 1] === '')));
 }
 
-function table(token: Tokens.Table, theme: Theme): string[] {
-  const header = token.header.map((cell) => theme.bold(inline(cell.tokens, theme)));
+function table(token: Tokens.Table, theme: Theme, width: number): string[] {
+  const header = token.header.map((cell) => inline(cell.tokens, theme));
   const rows = token.rows.map((row) => row.map((cell) => inline(cell.tokens, theme)));
-  return [header.join(theme.dim(' │ ')), theme.dim('─'.repeat(8)), ...rows.map((row) => row.join(theme.dim(' │ ')))];
+  return tableLines({ header, rows, align: token.align }, theme, width);
 }
 
 function inline(tokens: Token[] | undefined, theme: Theme): string {

@@ -68,6 +68,7 @@ export interface Snapshot {
 
 export class SessionController {
   private runner: Runner | null = null;
+  private opening: Promise<Runner> | null = null;
   private settings: RunnerSettings & ToolPolicySettings;
   private readonly approvals = new ApprovalRegistry();
   private readonly pendingQueue: PendingView[] = [];
@@ -147,8 +148,17 @@ export class SessionController {
 
   /** The runner for the current settings; reopened after /model, /sandbox or /approvals. */
   async getRunner(): Promise<Runner> {
+    // One opening at a time: the start opens it after the first paint, and a prompt sent meanwhile
+    // waits for that opening instead of starting its own.
+    while (this.opening !== null) await this.opening.catch(() => {});
     if (this.runner === null) {
-      this.runner = await openRunner(this.settings);
+      const opening = openRunner(this.settings);
+      this.opening = opening;
+      try {
+        this.runner = await opening;
+      } finally {
+        this.opening = null;
+      }
       try {
         const resolved = await this.runner.compaction();
         this.meter.setLimits({ window: resolved.inputWindow, threshold: resolved.threshold, entry: resolved.modelEntry });

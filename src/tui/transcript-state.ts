@@ -20,6 +20,7 @@ import {
 } from '../views/index.js';
 import { hookRunText, shellEnding, shellFailed, shellOutcome, shellOutputTail } from '../views/index.js';
 import { changeRowLine } from './approval-preview.js';
+import { finishedMarkdown } from './finished-markdown.js';
 import { formatDuration } from './format-duration.js';
 
 export type ToolStatus = 'pending' | 'approval' | 'running' | 'ok' | 'error' | 'denied' | 'cancelled';
@@ -31,7 +32,21 @@ type Keyed = { id: number; key?: string };
 export type Entry =
   | (Keyed & { kind: 'user'; text: string })
   /** `cancelled`: the answer was cut off by a cancel mid-stream (what it had shown stays, marked). */
-  | (Keyed & { kind: 'assistant'; text: string; settled: boolean; cancelled?: boolean })
+  | (Keyed & {
+      kind: 'assistant';
+      text: string;
+      settled: boolean;
+      cancelled?: boolean;
+      /**
+       * A later part of an answer whose start is already printed (finished-markdown.ts): `block`
+       * starts a new block below it, `code` goes on with the code block the part above ends in.
+       */
+      continues?: 'block' | 'code';
+      /** With `continues: 'code'`: that code block's source so far (its fence and printed lines), to lex and highlight with. */
+      codeBefore?: string;
+      /** This part ends inside a code block, which the next part closes. */
+      openCode?: boolean;
+    })
   | (Keyed & { kind: 'reasoning'; text: string; settled: boolean })
   | (Keyed & {
       kind: 'tool';
@@ -69,6 +84,18 @@ interface ShownRun {
    * more per delta than a short one.
    */
   stable: number;
+  /** Answers whose finished start is printed while they stream, by key. */
+  streamed: ReadonlyMap<string, StreamedAnswer>;
+}
+
+/** What of a streaming answer is printed already. */
+interface StreamedAnswer {
+  /** The answer's source printed so far. */
+  printed: string;
+  /** Where the first block not printed whole starts (before `printed`'s end inside an open code block). */
+  blockStart: number;
+  /** Parts printed, for their keys. */
+  parts: number;
 }
 
 export interface TranscriptState {
@@ -248,8 +275,17 @@ function sameEntry(a: Entry, b: NewEntry): boolean {
  * Brings the live entries of the run in line with its turn: changed ones are replaced where they
  * stand, new ones appended, dropped ones (a broken stream's text) removed. Printed ones stay.
  */
-function show(state: TranscriptState, run: ShownRun): TranscriptState {
-  const wanted = turnEntries(run.turn, run.prefix, run.stable).filter((entry) => !run.printed.has(entry.key!));
+function show(state: TranscriptState, shownRun: ShownRun): TranscriptState {
+  let run = shownRun;
+  const entries = turnEntries(run.turn, run.prefix, run.stable).filter((entry) => !run.printed.has(entry.key!));
+  for (const entry of entries) {
+    const known = run.streamed.get(entry.key!);
+    // A broken stream's answer starts again: what was printed of it stays above (its notice says
+    // it was discarded), and the new text is shown whole below it.
+    if (known !== undefined && entry.kind === 'assistant' && !entry.text.startsWith(known.printed))
+      run = { ...run, streamed: new Map(run.streamed).set(entry.key!, { printed: '', blockStart: 0, parts: known.parts }) };
+  }
+  const wanted = entries.map((entry) => afterPrinted(entry, run.streamed.get(entry.key!)));
   const wantedKeys = new Set(wanted.map((entry) => entry.key));
   const mine = (entry: Entry) => entry.key?.startsWith(run.prefix) === true;
   let live = state.live.filter((entry) => !mine(entry) || wantedKeys.has(entry.key));
@@ -264,7 +300,60 @@ function show(state: TranscriptState, run: ShownRun): TranscriptState {
       nextId += 1;
     }
   }
-  return flush({ ...state, live, nextId, run });
+  return printFinished(flush({ ...state, live, nextId, run }));
+}
+
+/** An answer entry as shown below the part of it already printed. */
+function afterPrinted(entry: NewEntry, streamed: StreamedAnswer | undefined): NewEntry {
+  if (entry.kind !== 'assistant' || streamed === undefined || !entry.text.startsWith(streamed.printed)) return entry;
+  const inCode = streamed.blockStart < streamed.printed.length;
+  return {
+    ...entry,
+    text: entry.text.slice(streamed.printed.length),
+    continues: inCode ? 'code' : 'block',
+    ...(inCode ? { codeBefore: streamed.printed.slice(streamed.blockStart) } : {}),
+  };
+}
+
+/**
+ * Prints the finished start of the answer streaming at the top of the live entries (everything
+ * before it is printed): that part goes to `done` as one more part of the answer, and the live
+ * entry keeps the rest.
+ */
+function printFinished(state: TranscriptState): TranscriptState {
+  const run = state.run;
+  const entry = state.live[0];
+  if (run === null || entry === undefined || entry.kind !== 'assistant' || entry.settled || entry.key === undefined) return state;
+  if (!entry.key.startsWith(run.prefix)) return state;
+  const known = run.streamed.get(entry.key);
+  // The full source: the live entry holds what follows the printed part.
+  const source = known === undefined ? entry.text : known.printed + entry.text;
+  const blockStart = known?.blockStart ?? 0;
+  const printedLength = known?.printed.length ?? 0;
+  const finished = finishedMarkdown(source.slice(blockStart));
+  const end = blockStart + finished.end;
+  if (end <= printedLength) return state;
+  const parts = known?.parts ?? 0;
+  const part: Entry = {
+    ...afterPrinted({ kind: 'assistant', key: `${entry.key}#${parts}`, text: source, settled: true }, known),
+    ...(finished.codeStart !== null ? { openCode: true } : {}),
+    text: source.slice(printedLength, end),
+    id: state.nextId,
+  } as Entry;
+  const next: StreamedAnswer = {
+    printed: source.slice(0, end),
+    blockStart: finished.codeStart === null ? end : blockStart + finished.codeStart,
+    parts: parts + 1,
+  };
+  const streamed = new Map(run.streamed).set(entry.key, next);
+  const rest = afterPrinted({ ...entry, text: source }, next) as Entry;
+  return {
+    ...state,
+    done: [...state.done, part],
+    live: [{ ...rest, id: entry.id }, ...state.live.slice(1)],
+    nextId: state.nextId + 1,
+    run: { ...run, streamed },
+  };
 }
 
 /** Where the entries still to map start: past those printed that can no longer change. */
@@ -287,7 +376,7 @@ export function reduceRunEvent(state: TranscriptState, event: RunEvent): Transcr
   let runs = state.runs;
   if (run === null || event.type === 'run_started') {
     runs += 1;
-    run = { prefix: `run${runs}:`, turn: startLiveTurn('', null), printed: new Set(), stable: 0 };
+    run = { prefix: `run${runs}:`, turn: startLiveTurn('', null), printed: new Set(), stable: 0, streamed: new Map() };
   }
   const turn = reduceTurnAt(run.turn, event, null);
   if (turn === run.turn && state.run === run) return state;

@@ -127,3 +127,32 @@ describe('approval previews and /diff', () => {
     });
   });
 });
+
+describe('Markdown tables', () => {
+  const color = createTheme(true);
+  const source = '| a | b |\n|---|--:|\n| **bold** | 日本 |\n| x | a longer cell of words |\n';
+  const separatorsAt = (line: string) => {
+    const at: number[] = [];
+    let column = 0;
+    for (const char of stripAnsi(line)) {
+      if (char === '│' || char === '┼') at.push(column);
+      column += /[\u2e80-\ua4cf]/.test(char) ? 2 : 1;
+    }
+    return at;
+  };
+
+  test('columns line up by display width, styles and wide characters included', () => {
+    const lines = markdownToAnsi(source, color).split('\n');
+    assert.equal(lines.length, 4);
+    for (const line of lines) assert.deepEqual(separatorsAt(line), separatorsAt(lines[0]!), lines.join('\n'));
+  });
+
+  test('a table wider than its room wraps its widest column and stays aligned', () => {
+    const lines = markdownToAnsi(source, color, 20).split('\n');
+    assert.ok(lines.length > 4, lines.join('\n'));
+    for (const line of lines) {
+      assert.ok([...stripAnsi(line)].length <= 20, line);
+      assert.deepEqual(separatorsAt(line), separatorsAt(lines[0]!), lines.join('\n'));
+    }
+  });
+});

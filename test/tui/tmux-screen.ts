@@ -47,6 +47,8 @@ export interface ScreenOptions {
  */
 class PaneOutput {
   count = 0;
+  /** Bytes the program wrote to the terminal so far (tmux escapes control bytes as `\ooo`). */
+  bytes = 0;
   /** The program sent ESC[?2004h; glassbox does so right after making its terminal raw. */
   readsKeys = false;
   /** The end of the last output, so a sequence split between two notifications is still seen. */
@@ -56,6 +58,7 @@ class PaneOutput {
   /** `data` as tmux's control mode escapes it: ESC is written `\033`. */
   notify(data: string): void {
     this.count += 1;
+    this.bytes += Buffer.byteLength(data.replace(/\\[0-7]{3}/g, '.'));
     const seen = this.tail + data;
     if (seen.includes('\\033[?2004h')) this.readsKeys = true;
     this.tail = seen.slice(-16);
@@ -99,6 +102,11 @@ export class TmuxScreen {
       output.notify(data),
     );
     return new TmuxScreen(control, output, 'gb');
+  }
+
+  /** Bytes the program has written to the terminal so far. */
+  get bytesWritten(): number {
+    return this.output.bytes;
   }
 
   private tmux(...args: string[]): Promise<string[]> {
