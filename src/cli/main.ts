@@ -8,6 +8,7 @@ import { glassboxVersion } from '../version/index.js';
 import { UsageError, EXIT } from './usage-error.js';
 import { registerSessionCommands } from './sessions-command.js';
 import { registerServeCommand } from './serve-command.js';
+import { registerDbCommand } from './db-command.js';
 import { registerAcpCommand } from './acp-command.js';
 import { registerCompactCommand } from './compact-command.js';
 import { registerMcpCommand } from './mcp-command.js';
@@ -67,6 +68,7 @@ export function buildProgram(): Command {
   registerSessionCommands(program, { resolveHome: (option) => resolveHome(option), glassboxVersion: glassboxVersion() });
   registerCompactCommand(program);
   registerServeCommand(program);
+  registerDbCommand(program);
   registerAcpCommand(program);
   registerMcpCommand(program, glassboxVersion());
   registerTraceCommand(program, glassboxVersion());
