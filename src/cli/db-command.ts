@@ -28,9 +28,14 @@ export function registerDbCommand(program: Command): Command {
 async function dbMigrate(options: DbMigrateOptions, out: (text: string) => void): Promise<number> {
   const url = resolveDatabaseUrl(options.databaseUrl, resolveHome(options.home));
   forgetDatabaseUrlVariable();
-  if (url === undefined) throw new UsageError('db migrate needs --database-url (or GLASSBOX_DATABASE_URL, or "database.url" in config.json)');
+  if (url === undefined)
+    throw new UsageError('db migrate needs --database-url (or GLASSBOX_DATABASE_URL, or "database.url" in config.json)');
   const { migrateDatabase } = await import('./session-store-option.js');
   const { from, to, location } = await migrateDatabase(url);
-  out(from === to ? `${location}: schema is at version ${to}; nothing to do\n` : `${location}: schema migrated from version ${from} to ${to}\n`);
+  out(
+    from === to
+      ? `${location}: schema is at version ${to}; nothing to do\n`
+      : `${location}: schema migrated from version ${from} to ${to}\n`,
+  );
   return EXIT.ok;
 }

@@ -35,7 +35,9 @@ test('glassbox db migrate', async (t) => {
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /nothing to do/);
 
-  await withPgClient(url, (client) => client.query('INSERT INTO glassbox_schema_migrations (version) VALUES ($1)', [PG_SCHEMA_VERSION + 1]));
+  await withPgClient(url, (client) =>
+    client.query('INSERT INTO glassbox_schema_migrations (version) VALUES ($1)', [PG_SCHEMA_VERSION + 1]),
+  );
   const newer = await runCli(['db', 'migrate', '--database-url', url], env);
   assert.equal(newer.code, 2, newer.stderr);
   assert.match(newer.stderr, /newer than this glassbox knows/);
