@@ -7,7 +7,7 @@ import { visibleText } from '../terminal-text/index.js';
 import { glassboxVersion } from '../version/index.js';
 import { UsageError, EXIT } from './usage-error.js';
 import { registerSessionCommands } from './sessions-command.js';
-import { registerServeCommand } from './serve-command.js';
+import { registerServeCommand, registerWorkerCommand } from './serve-command.js';
 import { registerDbCommand } from './db-command.js';
 import { registerAcpCommand } from './acp-command.js';
 import { registerCompactCommand } from './compact-command.js';
@@ -68,6 +68,7 @@ export function buildProgram(): Command {
   registerSessionCommands(program, { resolveHome: (option) => resolveHome(option), glassboxVersion: glassboxVersion() });
   registerCompactCommand(program);
   registerServeCommand(program);
+  registerWorkerCommand(program);
   registerDbCommand(program);
   registerAcpCommand(program);
   registerMcpCommand(program, glassboxVersion());

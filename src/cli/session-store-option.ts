@@ -65,10 +65,10 @@ export interface OpenedSessionStore {
  * Open the PostgreSQL store (connecting and migrating its schema) when a URL is given. A database
  * that cannot be reached or used is a start-up failure with exit code 2 and the reason.
  */
-export async function openSessionStore(databaseUrl: string | undefined): Promise<OpenedSessionStore> {
+export async function openSessionStore(databaseUrl: string | undefined, options: { leaseMs?: number } = {}): Promise<OpenedSessionStore> {
   if (databaseUrl === undefined) return { store: undefined, close: async () => {} };
   const { PgSessionStore } = await import('../sessions/index.js');
-  const store = await asStartupFailure(databaseUrl, () => PgSessionStore.open(databaseUrl));
+  const store = await asStartupFailure(databaseUrl, () => PgSessionStore.open(databaseUrl, options));
   return { store, close: () => store.close() };
 }
 

@@ -125,11 +125,14 @@ test('PgRunQueue', async (t) => {
     // The dead worker's claim, were it only paused, is fenced off: finishing needs the lease.
     const [taken] = await queue.list();
     assert.equal(taken?.worker?.id, 'survivor');
+    // Opened first: the survivor renews its lease every third of it, so the claim must follow the
+    // planted expiry at once (an open in between, which migrates, could take longer under load).
+    const other = await PgRunQueue.open(url, { workerId: 'latecomer' });
+    sub.after(() => other.close());
+    run.stopRenewing();
     await withPgClient(url, (client) =>
       client.query("UPDATE glassbox_runs SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE run_id = $1", [runId]),
     );
-    const other = await PgRunQueue.open(url, { workerId: 'latecomer' });
-    sub.after(() => other.close());
     const retaken = await other.claim();
     assert.equal(retaken?.attempt, 3);
     assert.equal(await run.finish('succeeded'), false, 'a worker that lost its lease cannot finish the run');
