@@ -17,6 +17,8 @@ import type { RunParameters, TurnHooks } from './run-manager.js';
 /** Below PostgreSQL's 8000-byte NOTIFY payload limit with room for the envelope. */
 const MAX_DELTA_NOTIFY_CHARS = 2000;
 const DEFAULT_MAX_RUNS = 8;
+/** Event ids an attempt may use before the next attempt's begin (ids fit PostgreSQL's integer up to attempt 214). */
+const IDS_PER_ATTEMPT = 10_000_000;
 
 export type WorkerTurnStarter = (
   parameters: RunParameters,
@@ -116,7 +118,9 @@ export class PgRunWorker {
       `SELECT max(id) AS last, bool_or(body LIKE '{"type":"run_started"%') AS started FROM glassbox_run_events WHERE run_id = $1`,
       [runId],
     );
-    let nextId = (stored.rows[0]?.last ?? 0) + 1;
+    // A takeover numbers above anything the dead worker could have sent: its deltas were numbered
+    // but not stored, and a client that saw one re-attaches with its id and must miss nothing new.
+    let nextId = Math.max((stored.rows[0]?.last ?? 0) + 1, (claim.attempt - 1) * IDS_PER_ATTEMPT + 1);
     const alreadyStarted = stored.rows[0]?.started === true;
     const controller = new AbortController();
     this.active.set(runId, controller);

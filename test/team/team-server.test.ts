@@ -241,6 +241,14 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
     assert.ok(tookOverWithin < Number(LEASE_MS) + 1000 + 10_000, `took ${tookOverWithin} ms`);
     const listed = (await listRuns(serverA)).find((run) => run.runId === runId)!;
     assert.equal(listed.attempts, 2);
+    // The takeover numbers above every id the dead worker sent (deltas included, which are not
+    // stored): what attempt 1 committed keeps its ids, attempt 2's follow from 10,000,001.
+    const restIds = rest.map((entry) => entry.id);
+    assert.ok(
+      restIds.every((id, index) => index === 0 || id > restIds[index - 1]!),
+      JSON.stringify(restIds),
+    );
+    assert.ok(restIds.at(-1)! > 10_000_000, JSON.stringify(restIds));
     assert.notEqual(listed.worker!.pid, victim.pid);
 
     // Nothing lost: the stored events after the reconnect point are all there, in order, once.
