@@ -8,7 +8,8 @@ import { glassboxVersion } from '../version/index.js';
 import { UsageError, EXIT } from './usage-error.js';
 import { registerSessionCommands } from './sessions-command.js';
 import { registerRewindCommand } from './rewind-command.js';
-import { registerServeCommand } from './serve-command.js';
+import { registerServeCommand, registerWorkerCommand } from './serve-command.js';
+import { registerDbCommand } from './db-command.js';
 import { registerAcpCommand } from './acp-command.js';
 import { registerCompactCommand } from './compact-command.js';
 import { registerMcpCommand } from './mcp-command.js';
@@ -76,6 +77,8 @@ export function buildProgram(): Command {
   registerRewindCommand(program, sessionDeps);
   registerCompactCommand(program);
   registerServeCommand(program);
+  registerWorkerCommand(program);
+  registerDbCommand(program);
   registerAcpCommand(program);
   registerMcpCommand(program, glassboxVersion());
   registerTraceCommand(program, glassboxVersion());

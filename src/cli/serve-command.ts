@@ -11,6 +11,9 @@ import type { ModelOptionValues } from './run-config.js';
 import { EXIT, UsageError } from './usage-error.js';
 import { databaseUrlOption, forgetDatabaseUrlVariable, openSessionStore, resolveDatabaseUrl } from './session-store-option.js';
 
+/** The team's run lease (and, on a team server, the session lease): a dead worker's run moves on after this. */
+const TEAM_LEASE_MS = 5_000;
+
 export interface ServeCliOptions extends ModelOptionValues {
   databaseUrl?: string;
   port?: string;
@@ -26,6 +29,12 @@ export interface ServeCliOptions extends ModelOptionValues {
   tokenBudget?: string;
   otlpEndpoint?: string;
   traceContent?: boolean;
+  /** `--no-worker`: with a database, serve the API only and leave the runs to workers. */
+  worker?: boolean;
+  /** `glassbox worker`: work a team's runs, serve nothing. */
+  workerOnly?: boolean;
+  /** Team lease in ms (tests; default 5 s). */
+  leaseMs?: string;
 }
 
 export interface ServeIo {
@@ -55,8 +64,30 @@ export function registerServeCommand(program: Command): Command {
     .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of every run over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
     .addOption(databaseUrlOption())
+    .option('--no-worker', 'with --database-url: serve the API only; `glassbox worker` processes work the runs')
+    .addOption(new Option('--lease-ms <ms>').hideHelp())
     .action(async (options: ServeCliOptions) => {
       process.exitCode = await serveCommand(options, { stdout: process.stdout, stderr: process.stderr });
+    });
+}
+
+/** `glassbox worker --database-url …`: works a team server's queued runs; no HTTP. */
+export function registerWorkerCommand(program: Command): Command {
+  return addModelOptions(program.command('worker').description("work the runs a team's servers queue in PostgreSQL (docs/team-server.md)"))
+    .option('--sandbox <mode>', 'the most permissive sandbox a run may use (default workspace-write)')
+    .option('--approval-policy <policy>', 'the most permissive approval policy a run may use (default on-request)')
+    .option('--network', 'allow network access inside the sandbox')
+    .option('--max-rounds <n>', 'stop each run after N model rounds')
+    .option('--token-budget <n>', 'stop each run once it has used N tokens')
+    .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of every run over OTLP/HTTP')
+    .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
+    .addOption(databaseUrlOption())
+    .addOption(new Option('--lease-ms <ms>').hideHelp())
+    .action(async (options: ServeCliOptions) => {
+      process.exitCode = await serveCommand(
+        { ...options, workerOnly: true, port: '0' },
+        { stdout: process.stdout, stderr: process.stderr },
+      );
     });
 }
 
@@ -115,6 +146,11 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   // Read once and out of the environment before any child (a run's tools, the browser opener) starts.
   const databaseUrl = resolveDatabaseUrl(options.databaseUrl, config.home);
   forgetDatabaseUrlVariable();
+  if (options.workerOnly && databaseUrl === undefined)
+    throw new UsageError('glassbox worker needs --database-url (or GLASSBOX_DATABASE_URL)');
+  if (options.worker === false && databaseUrl === undefined)
+    throw new UsageError('--no-worker needs --database-url: without a database, runs run in serve');
+  const leaseMs = parsePositiveInt(options.leaseMs, '--lease-ms');
   const port = parsePort(options.port);
   const host = (options.host ?? '127.0.0.1').trim();
   if (host === '') throw new UsageError('--host must not be empty');
@@ -123,6 +159,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     approvalPolicy: parseApprovalPolicy(options.approvalPolicy, 'on-request'),
   };
   const maxRounds = parsePositiveInt(options.maxRounds, '--max-rounds');
+  const pgModule = databaseUrl === undefined ? null : (await import('pg')).default;
   const tokenBudget = parsePositiveInt(options.tokenBudget, '--token-budget');
   // A bad endpoint is a usage error before the server starts; reads the environment only.
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');
@@ -180,7 +217,9 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   let sessions: Awaited<ReturnType<typeof openSessionStore>> | null = null;
   try {
     // Unreachable, or a schema newer than this glassbox: exit 2 with the reason, before listening.
-    sessions = await openSessionStore(databaseUrl);
+    // A team worker's session lease is as long as its run lease: a run taken over from a dead
+    // worker must find the session free as soon as the run is (docs/team-server.md).
+    sessions = await openSessionStore(databaseUrl, { leaseMs: leaseMs ?? TEAM_LEASE_MS });
     const server = createServer({
       store: sessions.store,
       ...modelSettingsOf(config),
@@ -199,7 +238,17 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       maxRounds,
       tokenBudget,
       telemetry,
+      ...(databaseUrl === undefined || pgModule === null
+        ? {}
+        : { team: { databaseUrl, worker: options.worker !== false, leaseMs: leaseMs ?? TEAM_LEASE_MS, Pool: pgModule.Pool } }),
     });
+    if (options.workerOnly) {
+      io.stderr.write(`glassbox worker: working runs from ${sessions.store?.location} as ${server.workerId}; Ctrl-C to stop\n`);
+      await signal.promise;
+      io.stderr.write('glassbox worker: stopping (cancelling active runs)…\n');
+      await server.close();
+      return EXIT.ok;
+    }
     let address: Awaited<ReturnType<typeof server.listen>>;
     try {
       address = await server.listen();
@@ -212,7 +261,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     }
     io.stdout.write(`${address.url}\n`);
     io.stderr.write(
-      `glassbox serve: workbench for ${config.root} at ${address.origin} (model ${config.model}, caps: sandbox ${caps.sandbox}, approvals ${caps.approvalPolicy}${sessions.store === undefined ? '' : `, sessions in ${sessions.store.location}`}); Ctrl-C to stop\n`,
+      `glassbox serve: workbench for ${config.root} at ${address.origin} (model ${config.model}, caps: sandbox ${caps.sandbox}, approvals ${caps.approvalPolicy}${server.workerId === null ? '' : `, worker ${server.workerId}`}${sessions.store === undefined ? '' : `, sessions in ${sessions.store.location}`}); Ctrl-C to stop\n`,
     );
     if (options.open) void openBrowser(address.url);
     await signal.promise;

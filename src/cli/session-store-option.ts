@@ -65,15 +65,41 @@ export interface OpenedSessionStore {
  * Open the PostgreSQL store (connecting and migrating its schema) when a URL is given. A database
  * that cannot be reached or used is a start-up failure with exit code 2 and the reason.
  */
-export async function openSessionStore(databaseUrl: string | undefined): Promise<OpenedSessionStore> {
+export async function openSessionStore(databaseUrl: string | undefined, options: { leaseMs?: number } = {}): Promise<OpenedSessionStore> {
   if (databaseUrl === undefined) return { store: undefined, close: async () => {} };
-  const { describeDatabaseUrl, isSessionError, PgSessionStore } = await import('../sessions/index.js');
+  const { PgSessionStore } = await import('../sessions/index.js');
+  const store = await asStartupFailure(databaseUrl, () => PgSessionStore.open(databaseUrl, options));
+  return { store, close: () => store.close() };
+}
+
+/** A database that cannot be reached or used: a usage error (exit 2) with the reason and without the secret. */
+export async function asStartupFailure<T>(databaseUrl: string, open: () => Promise<T>): Promise<T> {
+  const { describeDatabaseUrl, isSessionError } = await import('../sessions/index.js');
   try {
-    const store = await PgSessionStore.open(databaseUrl);
-    return { store, close: () => store.close() };
+    return await open();
   } catch (error) {
     const reason = withoutSecret((error as Error)?.message ?? String(error), databaseUrl);
     if (isSessionError(error)) throw new UsageError(`session database ${describeDatabaseUrl(databaseUrl)}: ${reason}`);
     throw new UsageError(`cannot open the session database ${describeDatabaseUrl(databaseUrl)}: ${reason}`);
   }
+}
+
+/** `glassbox db migrate`: apply the missing migrations under the advisory lock every opener takes. */
+export async function migrateDatabase(databaseUrl: string): Promise<{ from: number; to: number; location: string }> {
+  const { describeDatabaseUrl, migratePgSchema } = await import('../sessions/index.js');
+  const { default: pg } = await import('pg');
+  return asStartupFailure(databaseUrl, async () => {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+    pool.on('error', () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        return { ...(await migratePgSchema(client)), location: describeDatabaseUrl(databaseUrl) };
+      } finally {
+        client.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
 }

@@ -106,6 +106,12 @@ export const runInfoSchema = z.object({
   status: z.enum(RUN_STATUSES),
   startedAt: z.string(),
   prompt: z.string(),
+  /** Team server only (docs/team-server.md): the queue's state (`queued` shows as status `running`). */
+  state: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).optional(),
+  /** Team server only: claims so far; above 1 the run was taken over from a worker that died. */
+  attempts: z.number().int().optional(),
+  /** Team server only: the worker that holds (or last held) the run. */
+  worker: z.object({ id: z.string(), host: z.string(), pid: z.number().int() }).nullable().optional(),
 });
 export type RunInfo = z.infer<typeof runInfoSchema>;
 export const runListSchema = z.object({ runs: z.array(runInfoSchema) });

@@ -132,6 +132,12 @@ export interface TurnRequest {
    * session; by default they are gathered when it does.
    */
   gitSnapshot?: Promise<string>;
+  /**
+   * Resuming a session whose last turn is this run's and was interrupted (its worker died): continue
+   * that turn — the interrupted round is redone, nothing committed is repeated, the prompt is added
+   * only if the turn had not recorded it yet — instead of starting a new one. A team worker's takeover.
+   */
+  continueRun?: boolean;
 }
 
 /** The turn's policy, or a clear error for a runner opened without one (a programming error). */
@@ -193,6 +199,8 @@ interface OpenedSession {
   history: ResponseItem[];
   newItems: ResponseItem[];
   turn: number;
+  /** An interrupted turn of this run, continued (`TurnRequest.continueRun`): its turn_started is already recorded. */
+  continued: boolean;
   resumed: boolean;
   /** The compaction breaker tripped in an earlier turn of this session. */
   compactionDisabled: boolean;
@@ -227,11 +235,25 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
     // A fork at turn 0 (how a first turn is retried or edited) has no history at all, so no
     // system message to keep byte for byte: it gets one now, as a new session would.
     const opening = resumed.history.length === 0 ? await startSystemPrompt(runner) : null;
+    const open = request.continueRun === true && resumed.lastTurn?.runId === request.runId ? resumed.lastTurn : null;
+    if (open !== null && open.items > 0) {
+      return {
+        writer: resumed.writer,
+        history: resumed.history,
+        newItems: [],
+        turn: open.turn,
+        continued: true,
+        resumed: true,
+        compactionDisabled: resumed.autoCompactionDisabled,
+        warnings: [],
+      };
+    }
     return {
       writer: resumed.writer,
       history: resumed.history,
       newItems: [...(opening ? [systemMessage(opening.text)] : []), userMessage(request.prompt)],
-      turn: resumed.turns + 1,
+      turn: open?.turn ?? resumed.turns + 1,
+      continued: open !== null,
       resumed: true,
       compactionDisabled: resumed.autoCompactionDisabled,
       warnings: opening?.warnings ?? [],
@@ -247,6 +269,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
     history: [],
     newItems: [systemMessage(system.text), userMessage(request.prompt)],
     turn: 1,
+    continued: false,
     resumed: false,
     compactionDisabled: false,
     warnings: system.warnings,
@@ -288,17 +311,18 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   const recorder = new SessionRecorder(session.writer, session.turn, forward);
   const observer = extensions.observe(recorder, [...permissionRules.warnings, ...hooks.warnings, ...session.warnings]);
   try {
-    await session.writer.append({
-      type: 'turn_started',
-      turn: session.turn,
-      runId: request.runId,
-      prompt: request.prompt,
-      policy: { approvalPolicy: policy.approvalPolicy, sandbox: policy.sandbox },
-      model: settings.model,
-      wireApi: settings.wireApi,
-      // Kept so a face shows the threshold this turn ran with, not the one it would resolve now.
-      ...(compaction ? { compaction: { inputWindow: compaction.inputWindow, threshold: compaction.threshold } } : {}),
-    });
+    if (!session.continued)
+      await session.writer.append({
+        type: 'turn_started',
+        turn: session.turn,
+        runId: request.runId,
+        prompt: request.prompt,
+        policy: { approvalPolicy: policy.approvalPolicy, sandbox: policy.sandbox },
+        model: settings.model,
+        wireApi: settings.wireApi,
+        // Kept so a face shows the threshold this turn ran with, not the one it would resolve now.
+        ...(compaction ? { compaction: { inputWindow: compaction.inputWindow, threshold: compaction.threshold } } : {}),
+      });
     const gate = createPermissionGate({
       root: runner.root,
       home: settings.home,

@@ -38,6 +38,10 @@ export interface ClaimedRun {
   readonly payload: unknown;
   /** 1 on the first claim; more after a takeover (the run was interrupted and is continued). */
   readonly attempt: number;
+  /** The run's session once it named one (a takeover resumes it), or the one it was queued for. */
+  readonly sessionId: string | null;
+  /** Stop renewing the lease (the caller settles the row itself, e.g. with its terminal event). */
+  stopRenewing(): void;
   /** Settles the run; false when this worker no longer held it (its lease was taken over). */
   finish(state: 'succeeded' | 'failed' | 'cancelled', result?: unknown): Promise<boolean>;
   /** Stop renewing and give the run back at once (e.g. this worker is shutting down). */
@@ -53,6 +57,7 @@ interface RunRow {
   worker_pid: number | null;
   attempts: number;
   result: unknown;
+  session_id?: string | null;
 }
 
 export class PgRunQueue {
@@ -67,6 +72,7 @@ export class PgRunQueue {
     private readonly pool: Pool,
     private readonly databaseUrl: string,
     options: PgRunQueueOptions,
+    private readonly ownsPool = true,
   ) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -90,19 +96,25 @@ export class PgRunQueue {
     return new PgRunQueue(pool, databaseUrl, options);
   }
 
+  /** A queue on a pool its caller owns (and has migrated): `close` ends the listener only. */
+  static attach(pool: Pool, databaseUrl: string, options: PgRunQueueOptions = {}): PgRunQueue {
+    return new PgRunQueue(pool, databaseUrl, options, false);
+  }
+
   async close(): Promise<void> {
     this.wake?.();
     await this.listener?.end().catch(() => undefined);
     this.listener = null;
-    await this.pool.end();
+    if (this.ownsPool) await this.pool.end();
   }
 
   /** Queue a run and wake the waiting workers, in one statement. */
-  async enqueue(payload: unknown, runId: string = randomUUID()): Promise<string> {
+  async enqueue(payload: unknown, runId: string = randomUUID(), sessionId: string | null = null): Promise<string> {
+    // A second open run on one session violates glassbox_runs_open_session (SQLSTATE 23505).
     await this.pool.query(
-      `WITH r AS (INSERT INTO glassbox_runs (run_id, payload, state) VALUES ($1, $2, 'queued') RETURNING run_id)
+      `WITH r AS (INSERT INTO glassbox_runs (run_id, payload, state, session_id) VALUES ($1, $2, 'queued', $3) RETURNING run_id)
        SELECT pg_notify('${CHANNEL}', run_id) FROM r`,
-      [runId, JSON.stringify(payload)],
+      [runId, JSON.stringify(payload), sessionId],
     );
     return runId;
   }
@@ -117,7 +129,7 @@ export class PgRunQueue {
          WHERE state = 'queued' OR (state = 'running' AND lease_expires_at <= clock_timestamp())
          ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED
        )
-       RETURNING run_id, payload, state, worker_id, worker_host, worker_pid, attempts, result`,
+       RETURNING run_id, payload, state, worker_id, worker_host, worker_pid, attempts, result, session_id`,
       [this.workerId, hostname(), process.pid, this.leaseMs],
     );
     const row = result.rows[0];
@@ -202,6 +214,8 @@ export class PgRunQueue {
       runId: row.run_id,
       payload: row.payload,
       attempt: row.attempts,
+      sessionId: row.session_id ?? null,
+      stopRenewing: () => clearInterval(heartbeat),
       async finish(state, result) {
         clearInterval(heartbeat);
         const updated = await pool.query(

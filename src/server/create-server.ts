@@ -17,7 +17,9 @@ import { CompactionBridge } from './compaction-bridge.js';
 import { HttpError, toHttpError } from './http-error.js';
 import { queryObject, RequestAbortedError, validate } from './json-body.js';
 import { authGuard, hostGuard } from './request-guard.js';
-import { RunManager, type RunParameters } from './run-manager.js';
+import { createPgTeam } from './pg-team.js';
+import type { ApprovalDesk, RunBackend } from './run-backend.js';
+import { RunManager, type RunParameters, type TurnHooks } from './run-manager.js';
 import { registerRunRoutes } from './run-routes.js';
 import type { ServerContext } from './server-context.js';
 import { clampToCaps, type ServerSettings } from './server-settings.js';
@@ -37,8 +39,10 @@ export interface ListeningAddress {
 export interface GlassboxServer {
   readonly app: Hono;
   readonly token: string;
-  readonly runs: RunManager;
-  readonly approvals: ApprovalRegistry;
+  readonly runs: RunBackend;
+  readonly approvals: ApprovalDesk;
+  /** This process's worker id when it works a team's runs; null otherwise. */
+  readonly workerId: string | null;
   listen(): Promise<ListeningAddress>;
   /** Cancel active runs, end every stream and stop listening. Idempotent. */
   close(): Promise<void>;
@@ -90,29 +94,30 @@ export function createServer(settings: ServerSettings): GlassboxServer {
   const openServerRunner = (parameters?: RunParameters): Promise<Runner> => openRunner(runnerSettings(parameters));
   let toolList: Promise<readonly AnyTool[]> | null = null;
 
-  const runs = new RunManager({
-    approvals,
-    keepFinishedRuns: settings.keepFinishedRuns,
-    log,
-    startTurn: async (parameters, hooks) => {
-      const runner = await openServerRunner(parameters);
-      return runTurn(runner, {
-        prompt: parameters.prompt,
-        resume: parameters.sessionId,
-        runId: hooks.runId,
-        signal: hooks.signal,
-        approvals: hooks.approvals,
-        onEvent: hooks.onEvent,
-      });
-    },
-  });
+  const startTurn = async (parameters: RunParameters, hooks: TurnHooks & { continueRun?: boolean }) => {
+    const runner = await openServerRunner(parameters);
+    return runTurn(runner, {
+      prompt: parameters.prompt,
+      resume: parameters.sessionId,
+      runId: hooks.runId,
+      signal: hooks.signal,
+      approvals: hooks.approvals,
+      onEvent: hooks.onEvent,
+      continueRun: hooks.continueRun,
+    });
+  };
+  // A team's runs go through PostgreSQL (any server streams any run); by default they run here.
+  const team =
+    settings.team === undefined ? null : createPgTeam(settings.team, startTurn, { approvalTimeoutMs: settings.approvalTimeoutMs, log });
+  const runs: RunBackend = team?.runs ?? new RunManager({ approvals, keepFinishedRuns: settings.keepFinishedRuns, log, startTurn });
+  const approvalDesk: ApprovalDesk = team?.approvals ?? approvals;
 
   let boundPort: number | null = null;
   const context: ServerContext = {
     settings,
     defaults,
     runs,
-    approvals,
+    approvals: approvalDesk,
     store,
     compaction,
     heartbeatMs: settings.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
@@ -242,6 +247,7 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     closing ??= (async () => {
       shutdown.abort(SHUTDOWN_REASON);
       await runs.close(SHUTDOWN_REASON);
+      await team?.close(SHUTDOWN_REASON);
       const current = server as Server | null;
       if (current === null || !current.listening) return;
       await new Promise<void>((resolve) => {
@@ -253,5 +259,5 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     return closing;
   };
 
-  return { app, token, runs, approvals, listen, close };
+  return { app, token, runs, approvals: approvalDesk, workerId: team?.workerId ?? null, listen, close };
 }

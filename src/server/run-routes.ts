@@ -100,15 +100,15 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
     return sseResponse({ log: run.log, afterId: 0, heartbeatMs: context.heartbeatMs, headers: { 'x-run-id': run.runId } });
   });
 
-  app.get('/api/runs', (c) => {
+  app.get('/api/runs', async (c) => {
     validate(z.strictObject({}), queryObject(c), 'query');
-    return c.json({ runs: runs.list() } satisfies RunList);
+    return c.json({ runs: await runs.list() } satisfies RunList);
   });
 
-  app.get('/api/runs/:runId/events', (c) => {
+  app.get('/api/runs/:runId/events', async (c) => {
     const query = validate(z.strictObject({ lastEventId: z.string().max(20).optional() }), queryObject(c), 'query');
     const runId = knownRunId(c.req.param('runId'));
-    const run = runs.get(runId);
+    const run = await runs.get(runId);
     if (run === undefined) throw new HttpError(404, `no run ${runId}`);
     const afterId = lastEventId(c.req.header('last-event-id'), query.lastEventId);
     if (afterId > run.log.lastId) throw new HttpError(400, `run ${runId} has no event ${afterId} yet (last is ${run.log.lastId})`);
@@ -120,19 +120,21 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
   app.post('/api/runs/:runId/cancel', async (c) => {
     validate(cancelRunRequestSchema, await readJsonBody(c), 'body');
     const runId = knownRunId(c.req.param('runId'));
-    const outcome = runs.cancel(runId, CANCEL_REASON);
+    const outcome = await runs.cancel(runId, CANCEL_REASON);
     if (outcome === 'unknown') throw new HttpError(404, `no run ${runId}`);
     if (outcome === 'finished') throw new HttpError(409, `run ${runId} has already finished`);
     return c.json({ cancelled: true } satisfies CancelAnswer, 202);
   });
 
-  app.get('/api/approvals', (c) => {
+  app.get('/api/approvals', async (c) => {
     const query = validate(approvalsQuerySchema, queryObject(c), 'query');
-    const pending = approvals.list(query.runId).map(
-      (approval): PendingApproval => ({
+    const listed = await approvals.list(query.runId);
+    // So a client can badge the session that waits without a second request.
+    const sessions = await Promise.all(listed.map(async (approval) => (await runs.get(approval.runId))?.sessionId ?? null));
+    const pending = listed.map(
+      (approval, index): PendingApproval => ({
         runId: approval.runId,
-        // So a client can badge the session that waits without a second request.
-        sessionId: runs.get(approval.runId)?.sessionId ?? null,
+        sessionId: sessions[index] ?? null,
         callId: approval.callId,
         toolName: approval.toolName,
         summary: approval.summary,
@@ -149,7 +151,7 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
     validate(noQuery, queryObject(c), 'query');
     const runId = c.req.param('runId');
     const callId = c.req.param('callId');
-    const pending = approvals.list(runId).find((approval) => approval.callId === callId);
+    const pending = (await approvals.list(runId)).find((approval) => approval.callId === callId);
     if (pending === undefined) throw new HttpError(404, `no pending approval for call ${callId} of run ${runId}`);
     // Computed on each request, not when the approval was asked: the file may change meanwhile,
     // and the person should see what approving would do now.
@@ -161,7 +163,7 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
     const body = validate(resolveApprovalRequestSchema, await readJsonBody(c), 'body');
     const runId = c.req.param('runId');
     const callId = c.req.param('callId');
-    if (!approvals.resolve(runId, callId, body.decision, body.message ?? null, 'user')) {
+    if (!(await approvals.resolve(runId, callId, body.decision, body.message ?? null, 'user'))) {
       throw new HttpError(404, `no pending approval for call ${callId} of run ${runId}`);
     }
     return c.json({ resolved: true } satisfies ResolveAnswer);

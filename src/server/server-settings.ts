@@ -8,6 +8,7 @@ import type { ModelGateway, ModelSettings, WireApi } from '../model/index.js';
 import { APPROVAL_POLICIES, type ApprovalPolicy } from '../permissions/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
+import type { TeamSettings } from './pg-team.js';
 
 export interface RunPolicy {
   sandbox: SandboxMode;
@@ -59,6 +60,8 @@ export interface ServerSettings extends ModelSettings {
   tools?: AnyTool[];
   /** Overrides the default compaction hooks (tests). */
   compaction?: CompactionHooks | null;
+  /** Runs through PostgreSQL (`serve --database-url`, docs/team-server.md); absent: in this process. */
+  team?: TeamSettings;
   /** Where unexpected errors are reported; default stderr. Never given secrets. */
   log?: (message: string) => void;
 }

@@ -4,7 +4,7 @@
 // without bound; it re-attaches with Last-Event-ID and loses nothing.
 
 import type { RunEvent } from '../agent/index.js';
-import type { RunEventLog } from './run-event-log.js';
+import type { RunEventSource } from './run-backend.js';
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 const HIGH_WATER_BYTES = 64 * 1024;
@@ -22,7 +22,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export interface SseOptions {
-  log: RunEventLog;
+  log: RunEventSource;
   afterId: number;
   heartbeatMs: number;
   headers?: Record<string, string>;

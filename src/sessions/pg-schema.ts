@@ -73,6 +73,34 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX glassbox_runs_open ON glassbox_runs (created_at) WHERE state IN ('queued', 'running');
   `,
+  // 3: what `serve --database-url` shares between servers and workers (server/'s pg-run-*.ts): a
+  // run's session and cancellation, its committed events (numbered as its SSE stream numbers them;
+  // text deltas are never stored), and the approvals its worker waits for.
+  `
+  ALTER TABLE glassbox_runs ADD COLUMN session_id text;
+  ALTER TABLE glassbox_runs ADD COLUMN cancel_reason text;
+  -- One open run per session, across the deployment (the in-process server's busy-session rule).
+  CREATE UNIQUE INDEX glassbox_runs_open_session ON glassbox_runs (session_id)
+    WHERE session_id IS NOT NULL AND state IN ('queued', 'running');
+  CREATE TABLE glassbox_run_events (
+    run_id text NOT NULL REFERENCES glassbox_runs (run_id) ON DELETE CASCADE,
+    id integer NOT NULL,
+    -- The event's JSON exactly as every server sends it (text, not jsonb, which reorders keys).
+    body text NOT NULL,
+    PRIMARY KEY (run_id, id)
+  );
+  CREATE TABLE glassbox_approvals (
+    run_id text NOT NULL REFERENCES glassbox_runs (run_id) ON DELETE CASCADE,
+    call_id text NOT NULL,
+    -- The request as GET /api/approvals shows it (agent/'s PendingApproval).
+    pending jsonb NOT NULL,
+    state text NOT NULL CHECK (state IN ('pending', 'resolved', 'closed')),
+    -- {decision, by, message} once answered.
+    resolution jsonb,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (run_id, call_id)
+  );
+  `,
 ];
 
 /** The schema version this glassbox writes. */

@@ -21,6 +21,11 @@ export interface ReplayResult {
   usage: StagedUsage;
   /** The compaction breaker tripped (a `COMPACTION_DISABLED` warning) after the last compaction. */
   autoCompactionDisabled: boolean;
+  /**
+   * The last turn started: its run and how many items it recorded. A team worker that takes over an
+   * interrupted run continues this turn instead of starting another (`TurnRequest.continueRun`).
+   */
+  lastTurn: { turn: number; runId: string; items: number } | null;
 }
 
 /**
@@ -34,6 +39,7 @@ export class HistoryReplay {
   private readonly earlierOrphans: OrphanCall[] = [];
   private readonly earlierAdded: FunctionCallOutputItem[] = [];
   private turns = 0;
+  private lastTurn: { turn: number; runId: string; items: number } | null = null;
   private autoCompactionDisabled = false;
   private readonly usage: StagedUsage = { total: emptyUsage(), byStage: {}, calls: 0 };
 
@@ -45,9 +51,11 @@ export class HistoryReplay {
         } else {
           this.pairing.append(record.item, record.turn);
         }
+        if (this.lastTurn !== null && record.turn === this.lastTurn.turn) this.lastTurn.items += 1;
         break;
       case 'turn_started':
         if (record.turn > this.turns) this.turns = record.turn;
+        this.lastTurn = { turn: record.turn, runId: record.runId, items: 0 };
         break;
       case 'model_call':
         this.usage.calls += 1;
@@ -88,6 +96,7 @@ export class HistoryReplay {
       turns: this.turns,
       usage,
       autoCompactionDisabled: this.autoCompactionDisabled,
+      lastTurn: this.lastTurn === null ? null : { ...this.lastTurn },
     };
   }
 }

@@ -21,6 +21,8 @@ export interface ResumedSession {
   problems: SessionProblem[];
   /** Auto-compaction was switched off by the breaker in an earlier turn (see `ReplayResult`). */
   autoCompactionDisabled: boolean;
+  /** The last turn started (see `ReplayResult`). */
+  lastTurn: { turn: number; runId: string; items: number } | null;
 }
 
 export async function resumeSession(store: SessionStore, sessionId: string): Promise<ResumedSession> {
@@ -48,6 +50,7 @@ export async function resumeSession(store: SessionStore, sessionId: string): Pro
       repaired: replay.orphans,
       problems: scan.problems,
       autoCompactionDisabled: replay.autoCompactionDisabled,
+      lastTurn: replay.lastTurn,
     };
   } catch (error) {
     await writer.close();

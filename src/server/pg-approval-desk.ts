@@ -1,0 +1,121 @@
+// Approvals as rows (team server): a worker's run that needs a decision inserts a pending row and
+// waits; any server lists the pending rows and answers one (an UPDATE fenced on `pending`, with a
+// NOTIFY to the worker). The row outlives the worker: a run taken over after a crash asks for the
+// same call again and finds the row — still pending, or already answered, which it then honours.
+
+import {
+  type ApprovalBroker,
+  type ApprovalDecisionKind,
+  type ApprovalRequest,
+  type ApprovalResolution,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  type PendingApproval,
+} from '../agent/index.js';
+import type { Pool } from 'pg';
+import { APPROVALS_CHANNEL, type PgRunBus } from './pg-run-bus.js';
+import type { ApprovalDesk } from './run-backend.js';
+
+interface ApprovalRow {
+  state: 'pending' | 'resolved' | 'closed';
+  resolution: ApprovalResolution | null;
+}
+
+export class PgApprovalDesk implements ApprovalDesk {
+  private readonly waiters = new Map<string, () => void>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly bus: PgRunBus,
+    private readonly timeoutMs: number = DEFAULT_APPROVAL_TIMEOUT_MS,
+  ) {
+    bus.on(APPROVALS_CHANNEL, (key) => this.waiters.get(key)?.());
+  }
+
+  /** Pending approvals of runs still open, oldest first. */
+  async list(runId?: string): Promise<PendingApproval[]> {
+    const result = await this.pool.query<{ pending: PendingApproval }>(
+      `SELECT a.pending FROM glassbox_approvals a JOIN glassbox_runs r USING (run_id)
+       WHERE a.state = 'pending' AND r.state IN ('queued', 'running') AND ($1::text IS NULL OR a.run_id = $1)
+       ORDER BY a.created_at`,
+      [runId ?? null],
+    );
+    return result.rows.map((row) => row.pending);
+  }
+
+  async resolve(runId: string, callId: string, decision: ApprovalDecisionKind, message: string | null, by: string): Promise<boolean> {
+    const result = await this.pool.query(
+      `WITH a AS (UPDATE glassbox_approvals SET state = 'resolved', resolution = $3
+         WHERE run_id = $1 AND call_id = $2 AND state = 'pending' RETURNING run_id)
+       SELECT pg_notify('${APPROVALS_CHANNEL}', $1 || ':' || $2) FROM a`,
+      [runId, callId, JSON.stringify({ decision, by, message } satisfies ApprovalResolution)],
+    );
+    return result.rowCount === 1;
+  }
+
+  /** The broker a worker's runs ask. */
+  broker(): ApprovalBroker {
+    return { request: (request, signal) => this.request(request, signal) };
+  }
+
+  /** Close what a finished run left pending, so no server lists it any more. */
+  async closeRun(runId: string): Promise<void> {
+    await this.pool.query(`UPDATE glassbox_approvals SET state = 'closed' WHERE run_id = $1 AND state = 'pending'`, [runId]);
+  }
+
+  private async request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResolution> {
+    await this.bus.ready();
+    const key = `${request.runId}:${request.callId}`;
+    const now = Date.now();
+    const pending: PendingApproval = {
+      ...request,
+      requestedAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + this.timeoutMs).toISOString(),
+    };
+    // A takeover asks again for the call its dead worker asked for: the first row stands.
+    await this.pool.query(
+      `INSERT INTO glassbox_approvals (run_id, call_id, pending, state) VALUES ($1, $2, $3, 'pending') ON CONFLICT (run_id, call_id) DO NOTHING`,
+      [request.runId, request.callId, JSON.stringify(pending)],
+    );
+    return new Promise<ApprovalResolution>((resolve) => {
+      let settled = false;
+      const settle = (resolution: ApprovalResolution, close: boolean): void => {
+        if (settled) return;
+        settled = true;
+        this.waiters.delete(key);
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        if (close) void this.close(request).catch(() => undefined);
+        resolve(resolution);
+      };
+      const check = (): void => {
+        void this.pool
+          .query<ApprovalRow>('SELECT state, resolution FROM glassbox_approvals WHERE run_id = $1 AND call_id = $2', [
+            request.runId,
+            request.callId,
+          ])
+          .then((result) => {
+            const row = result.rows[0];
+            if (row?.state === 'resolved' && row.resolution !== null) settle(row.resolution, false);
+          })
+          .catch(() => undefined);
+      };
+      const onAbort = (): void => settle({ decision: 'deny', by: 'cancelled', message: null }, true);
+      const timer = setTimeout(
+        () => settle({ decision: 'deny', by: 'timeout', message: `No decision within ${Math.round(this.timeoutMs / 1000)} s.` }, true),
+        this.timeoutMs,
+      );
+      this.waiters.set(key, check);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      // Answered before we listened (or before this worker took the run over).
+      check();
+    });
+  }
+
+  private async close(request: ApprovalRequest): Promise<void> {
+    await this.pool.query(`UPDATE glassbox_approvals SET state = 'closed' WHERE run_id = $1 AND call_id = $2 AND state = 'pending'`, [
+      request.runId,
+      request.callId,
+    ]);
+  }
+}

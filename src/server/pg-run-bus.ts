@@ -1,0 +1,138 @@
+// One LISTEN connection per team-server process, and the fan-out of a run's events to this
+// process's subscribers. A worker announces each commit of stored events with one NOTIFY
+// (`glassbox_events`, "<run>:<last id>"), sends text deltas as NOTIFYs only (`glassbox_deltas`,
+// never stored), cancellations (`glassbox_cancels`) and answered approvals (`glassbox_approvals`).
+// PostgreSQL delivers one connection's notifications in commit order, and each run's are handled
+// one after another here, fetching exactly the ids a notification announced, so every server
+// hands its subscribers the same events in the same order.
+
+import type { Client, Pool } from 'pg';
+import type { RunEvent } from '../agent/index.js';
+import type { NumberedEvent } from './run-event-log.js';
+
+export const EVENTS_CHANNEL = 'glassbox_events';
+export const DELTAS_CHANNEL = 'glassbox_deltas';
+export const CANCELS_CHANNEL = 'glassbox_cancels';
+export const APPROVALS_CHANNEL = 'glassbox_approvals';
+
+interface Watched {
+  listeners: Set<(entry: NumberedEvent) => void>;
+  /** Highest id handed out here; a notification fetches only what lies beyond it. */
+  cursor: number;
+  chain: Promise<void>;
+}
+
+export class PgRunBus {
+  private client: Client | null = null;
+  private connecting: Promise<Client> | null = null;
+  private readonly runs = new Map<string, Watched>();
+  private readonly topics = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly databaseUrl: string,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  /** Connect and LISTEN (idempotent); every subscription awaits it before reading the table. */
+  ready(): Promise<Client> {
+    if (this.client !== null) return Promise.resolve(this.client);
+    this.connecting ??= (async () => {
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: this.databaseUrl });
+      client.on('error', (error) => this.log(`the notification connection failed: ${error.message}`));
+      client.on('notification', (message) => this.dispatch(message.channel, message.payload ?? ''));
+      await client.connect();
+      for (const channel of [EVENTS_CHANNEL, DELTAS_CHANNEL, CANCELS_CHANNEL, APPROVALS_CHANNEL]) await client.query(`LISTEN ${channel}`);
+      this.client = client;
+      return client;
+    })();
+    return this.connecting;
+  }
+
+  /** Payloads of one channel (cancels, approvals); returns an unsubscribe. */
+  on(channel: string, handler: (payload: string) => void): () => void {
+    const handlers = this.topics.get(channel) ?? new Set<(payload: string) => void>();
+    this.topics.set(channel, handlers);
+    handlers.add(handler);
+    return () => handlers.delete(handler);
+  }
+
+  /** A run's events as this process receives them, from `afterId` on. */
+  watch(runId: string, afterId: number, listener: (entry: NumberedEvent) => void): () => void {
+    let watched = this.runs.get(runId);
+    if (watched === undefined) {
+      watched = { listeners: new Set(), cursor: afterId, chain: Promise.resolve() };
+      this.runs.set(runId, watched);
+    }
+    watched.listeners.add(listener);
+    const entry = watched;
+    return () => {
+      entry.listeners.delete(listener);
+      if (entry.listeners.size === 0 && this.runs.get(runId) === entry) this.runs.delete(runId);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.runs.clear();
+    const client = this.client ?? (await this.connecting?.catch(() => null)) ?? null;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+
+  private dispatch(channel: string, payload: string): void {
+    if (this.closed) return;
+    for (const handler of this.topics.get(channel) ?? []) handler(payload);
+    if (channel === EVENTS_CHANNEL) {
+      const split = payload.lastIndexOf(':');
+      const runId = payload.slice(0, split);
+      const upTo = Number(payload.slice(split + 1));
+      this.serially(runId, (watched) => this.fetch(runId, watched, upTo));
+    } else if (channel === DELTAS_CHANNEL) {
+      let delta: { r: string; i: number; n: number; d: string };
+      try {
+        delta = JSON.parse(payload) as typeof delta;
+      } catch {
+        return;
+      }
+      this.serially(delta.r, async (watched) => {
+        if (delta.i <= watched.cursor) return;
+        watched.cursor = delta.i;
+        this.deliver(watched, { id: delta.i, event: { type: 'assistant_delta', round: delta.n, delta: delta.d } });
+      });
+    }
+  }
+
+  private serially(runId: string, task: (watched: Watched) => Promise<void>): void {
+    const watched = this.runs.get(runId);
+    if (watched === undefined) return;
+    watched.chain = watched.chain
+      .then(() => task(watched))
+      .catch((error: unknown) => this.log(`run ${runId}: ${(error as Error).message}`));
+  }
+
+  private async fetch(runId: string, watched: Watched, upTo: number): Promise<void> {
+    if (upTo <= watched.cursor) return;
+    const rows = await readRunEvents(this.pool, runId, watched.cursor, upTo);
+    for (const entry of rows) {
+      watched.cursor = Math.max(watched.cursor, entry.id);
+      this.deliver(watched, entry);
+    }
+    watched.cursor = Math.max(watched.cursor, upTo);
+  }
+
+  private deliver(watched: Watched, entry: NumberedEvent): void {
+    for (const listener of [...watched.listeners]) listener(entry);
+  }
+}
+
+/** Stored events of a run with afterId < id <= upTo, in order. */
+export async function readRunEvents(pool: Pool, runId: string, afterId: number, upTo = 2 ** 31 - 1): Promise<NumberedEvent[]> {
+  const result = await pool.query<{ id: number; body: string }>(
+    'SELECT id, body FROM glassbox_run_events WHERE run_id = $1 AND id > $2 AND id <= $3 ORDER BY id',
+    [runId, afterId, upTo],
+  );
+  return result.rows.map((row) => ({ id: row.id, event: JSON.parse(row.body) as RunEvent }));
+}

@@ -1,0 +1,221 @@
+// A team worker: claims queued runs (runner/'s PgRunQueue), runs each turn as `serve` would, and
+// writes what it emits for every server to stream: each commit of events is one INSERT and one
+// NOTIFY; text deltas only a NOTIFY. The terminal event is stored in the statement that settles the
+// row, fenced by this worker's id, so a run ends exactly once. A run claimed again after its worker
+// died (attempt > 1) continues its session's interrupted turn (`continueRun`): the round that was
+// cut off is redone, what was committed stays as it is.
+
+import { isTerminalEvent, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
+import { emptyUsage } from '../model/index.js';
+import type { Pool } from 'pg';
+import type { ClaimedRun, PgRunQueue } from '../runner/index.js';
+import type { PgApprovalDesk } from './pg-approval-desk.js';
+import { CANCELS_CHANNEL, DELTAS_CHANNEL, EVENTS_CHANNEL, type PgRunBus } from './pg-run-bus.js';
+import type { QueuedRunPayload } from './pg-run-manager.js';
+import type { RunParameters, TurnHooks } from './run-manager.js';
+
+/** Below PostgreSQL's 8000-byte NOTIFY payload limit with room for the envelope. */
+const MAX_DELTA_NOTIFY_CHARS = 2000;
+const DEFAULT_MAX_RUNS = 8;
+/** Event ids an attempt may use before the next attempt's begin (ids fit PostgreSQL's integer up to attempt 214). */
+const IDS_PER_ATTEMPT = 10_000_000;
+
+export type WorkerTurnStarter = (
+  parameters: RunParameters,
+  hooks: TurnHooks & { continueRun: boolean },
+) => Promise<{ terminal: TerminalRunEvent }>;
+
+export interface PgRunWorkerOptions {
+  startTurn: WorkerTurnStarter;
+  maxRuns?: number;
+  log: (message: string) => void;
+}
+
+type Op = { kind: 'event'; id: number; body: string } | { kind: 'delta'; payload: string };
+
+function stateOf(terminal: TerminalRunEvent): 'succeeded' | 'failed' | 'cancelled' {
+  if (terminal.type === 'run_succeeded') return 'succeeded';
+  if (terminal.type === 'run_cancelled') return 'cancelled';
+  return 'failed';
+}
+
+export class PgRunWorker {
+  private readonly active = new Map<string, AbortController>();
+  private readonly done = new Set<Promise<void>>();
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private freed: (() => void) | null = null;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly bus: PgRunBus,
+    private readonly queue: PgRunQueue,
+    private readonly approvals: PgApprovalDesk,
+    private readonly options: PgRunWorkerOptions,
+  ) {
+    bus.on(CANCELS_CHANNEL, (runId) => void this.checkCancel(runId));
+  }
+
+  get workerId(): string {
+    return this.queue.workerId;
+  }
+
+  start(): void {
+    this.loop ??= this.work().catch((error: unknown) => this.options.log(`the worker stopped: ${(error as Error).message}`));
+  }
+
+  /** Stop claiming, cancel this worker's runs (as a stopping `serve` does) and wait for them. */
+  async close(reason: string): Promise<void> {
+    this.stopping = true;
+    this.freed?.();
+    for (const controller of this.active.values()) controller.abort(reason);
+    await this.queue.close();
+    await this.loop;
+    await Promise.allSettled([...this.done]);
+  }
+
+  private async work(): Promise<void> {
+    await this.bus.ready();
+    await this.queue.listen();
+    const maxRuns = this.options.maxRuns ?? DEFAULT_MAX_RUNS;
+    while (!this.stopping) {
+      if (this.active.size >= maxRuns) {
+        await new Promise<void>((resolve) => (this.freed = resolve));
+        continue;
+      }
+      const claim = await this.queue.claim();
+      if (this.stopping) {
+        await claim?.abandon();
+        return;
+      }
+      if (claim === null) {
+        await this.queue.waitForWork();
+        continue;
+      }
+      const running = this.execute(claim).catch((error: unknown) => this.options.log(`run ${claim.runId}: ${(error as Error).message}`));
+      this.done.add(running);
+      void running.finally(() => {
+        this.done.delete(running);
+        this.freed?.();
+      });
+    }
+  }
+
+  private async checkCancel(runId: string): Promise<void> {
+    const controller = this.active.get(runId);
+    if (controller === undefined) return;
+    const result = await this.pool.query<{ cancel_reason: string | null }>('SELECT cancel_reason FROM glassbox_runs WHERE run_id = $1', [
+      runId,
+    ]);
+    const reason = result.rows[0]?.cancel_reason;
+    if (reason !== null && reason !== undefined) controller.abort(reason);
+  }
+
+  private async execute(claim: ClaimedRun): Promise<void> {
+    const { runId } = claim;
+    const { parameters } = claim.payload as QueuedRunPayload;
+    const stored = await this.pool.query<{ last: number | null; started: boolean }>(
+      `SELECT max(id) AS last, bool_or(body LIKE '{"type":"run_started"%') AS started FROM glassbox_run_events WHERE run_id = $1`,
+      [runId],
+    );
+    // A takeover numbers above anything the dead worker could have sent: its deltas were numbered
+    // but not stored, and a client that saw one re-attaches with its id and must miss nothing new.
+    let nextId = Math.max((stored.rows[0]?.last ?? 0) + 1, (claim.attempt - 1) * IDS_PER_ATTEMPT + 1);
+    const alreadyStarted = stored.rows[0]?.started === true;
+    const controller = new AbortController();
+    this.active.set(runId, controller);
+    await this.checkCancel(runId);
+
+    const ops: Op[] = [];
+    let flushing: Promise<void> = Promise.resolve();
+    const flush = (): void => {
+      flushing = flushing
+        .then(() => this.write(runId, ops))
+        .catch((error: unknown) => this.options.log(`run ${runId}: events not written: ${(error as Error).message}`));
+    };
+    let terminal: TerminalRunEvent | null = null;
+    const onEvent = (event: RunEvent): void => {
+      if (isTerminalEvent(event)) {
+        // Held back until the turn has closed its session: a client that sees it may start the next turn.
+        terminal ??= event;
+        return;
+      }
+      // A takeover's run_started would tell the streams nothing new.
+      if (event.type === 'run_started') {
+        void this.pool.query('UPDATE glassbox_runs SET session_id = $2 WHERE run_id = $1', [runId, event.sessionId]).catch(() => undefined);
+        if (alreadyStarted) return;
+      }
+      const id = nextId;
+      nextId += 1;
+      if (event.type === 'assistant_delta') {
+        if (event.delta.length <= MAX_DELTA_NOTIFY_CHARS) {
+          ops.push({ kind: 'delta', payload: JSON.stringify({ r: runId, i: id, n: event.round, d: event.delta }) });
+        }
+      } else {
+        ops.push({ kind: 'event', id, body: JSON.stringify(event) });
+      }
+      flush();
+    };
+
+    let end: TerminalRunEvent;
+    try {
+      const resume = claim.sessionId ?? parameters.sessionId;
+      const result = await this.options.startTurn(
+        { ...parameters, sessionId: resume },
+        {
+          runId,
+          signal: controller.signal,
+          approvals: this.approvals.broker(),
+          onEvent,
+          continueRun: claim.attempt > 1 && resume !== null,
+        },
+      );
+      end = terminal ?? result.terminal;
+    } catch (error) {
+      this.options.log(`run ${runId} ended with an error: ${(error as Error)?.message ?? String(error)}`);
+      end = terminal ?? {
+        type: 'run_failed',
+        error: { code: 'INTERNAL_ERROR', message: 'The run stopped because of an internal error; see the server log.' },
+        usage: { total: emptyUsage(), byStage: {}, calls: 0 },
+        rounds: 0,
+      };
+    } finally {
+      this.active.delete(runId);
+    }
+    flush();
+    await flushing;
+    claim.stopRenewing();
+    // Settle the row and store the terminal event in one statement, only while this worker holds it.
+    await this.pool.query(
+      `WITH f AS (UPDATE glassbox_runs SET state = $3, result = $4, lease_expires_at = NULL, updated_at = clock_timestamp()
+         WHERE run_id = $1 AND worker_id = $2 AND state = 'running' RETURNING run_id),
+       e AS (INSERT INTO glassbox_run_events (run_id, id, body) SELECT run_id, $5, $6 FROM f RETURNING id),
+       c AS (UPDATE glassbox_approvals SET state = 'closed' WHERE run_id IN (SELECT run_id FROM f) AND state = 'pending')
+       SELECT pg_notify('${EVENTS_CHANNEL}', $1 || ':' || id) FROM e`,
+      [runId, this.queue.workerId, stateOf(end), JSON.stringify({ type: end.type }), nextId, JSON.stringify(end)],
+    );
+  }
+
+  /** Write what is queued, in order: consecutive events as one INSERT + one NOTIFY, deltas as NOTIFYs. */
+  private async write(runId: string, ops: Op[]): Promise<void> {
+    while (ops.length > 0) {
+      const kind = ops[0]!.kind;
+      let count = 0;
+      while (count < ops.length && ops[count]!.kind === kind) count += 1;
+      const batch = ops.splice(0, count);
+      if (kind === 'delta') {
+        const payloads = batch.map((op) => (op.kind === 'delta' ? op.payload : ''));
+        await this.pool.query(`SELECT pg_notify('${DELTAS_CHANNEL}', p) FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`, [
+          payloads,
+        ]);
+      } else {
+        const events = batch.filter((op): op is Extract<Op, { kind: 'event' }> => op.kind === 'event');
+        await this.pool.query(
+          `WITH i AS (INSERT INTO glassbox_run_events (run_id, id, body) SELECT $1, id, body FROM unnest($2::int[], $3::text[]) AS t(id, body) RETURNING id)
+           SELECT pg_notify('${EVENTS_CHANNEL}', $1 || ':' || $4::text) FROM (SELECT count(*) FROM i) AS done`,
+          [runId, events.map((op) => op.id), events.map((op) => op.body), events[events.length - 1]!.id],
+        );
+      }
+    }
+  }
+}
