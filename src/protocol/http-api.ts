@@ -49,6 +49,12 @@ export type StartRunRequest = z.input<typeof startRunRequestSchema>;
 export const resolveApprovalRequestSchema = z.strictObject({
   decision: z.enum(APPROVAL_DECISIONS),
   message: z.string().max(MAX_APPROVAL_MESSAGE_CHARS, `must be at most ${MAX_APPROVAL_MESSAGE_CHARS} characters`).nullable().optional(),
+  /**
+   * "Always allow": the exact rule the person was shown (the preview's `alwaysRule`), to add to
+   * the user's config before approving. The server saves only the rule it works out itself for
+   * the call, so what was shown is what is saved; the call is approved for the session.
+   */
+  saveRule: z.string().max(4096).optional(),
 });
 export type ResolveApprovalRequest = z.input<typeof resolveApprovalRequestSchema>;
 
@@ -213,7 +219,11 @@ export type ContextView = z.infer<typeof contextViewSchema>;
 // The small acknowledgements.
 export const cancelAnswerSchema = z.object({ cancelled: z.boolean() });
 export type CancelAnswer = z.infer<typeof cancelAnswerSchema>;
-export const resolveAnswerSchema = z.object({ resolved: z.boolean() });
+export const resolveAnswerSchema = z.object({
+  resolved: z.boolean(),
+  /** With `saveRule`: the rule saved and the file it was written to. */
+  saved: z.object({ rule: z.string(), file: z.string() }).optional(),
+});
 export type ResolveAnswer = z.infer<typeof resolveAnswerSchema>;
 export const deleteAnswerSchema = z.object({ deleted: z.boolean() });
 export type DeleteAnswer = z.infer<typeof deleteAnswerSchema>;

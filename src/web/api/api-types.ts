@@ -21,6 +21,7 @@ export type {
   ModelsInfo,
   PendingApproval,
   RecordLine,
+  ResolveAnswer,
   RunInfo,
   RunList,
   RunEvent,
