@@ -208,11 +208,24 @@ export const compactionPointSchema = compactionPayloadSchema.extend({ turn: z.nu
 export type CompactionPoint = z.infer<typeof compactionPointSchema>;
 
 /** `GET /api/sessions/:id/context`: the context size per model call, and the compactions. */
+/** What skills cost in the history the next request would carry (views/'s `skillContextCost`). */
+export const skillContextCostSchema = z.object({
+  /** The `<available_skills>` block of the system message; 0 when it lists none. */
+  listTokens: z.number(),
+  /** How many skills the list names. */
+  listed: z.number(),
+  /** Each load (or supporting file read) still in the history, in order. */
+  loaded: z.array(z.object({ name: z.string(), file: z.string().nullable(), tokens: z.number() })),
+});
+export type SkillContextCost = z.infer<typeof skillContextCostSchema>;
+
 export const contextViewSchema = z.object({
   window: z.number().nullable(),
   threshold: z.number().nullable(),
   points: z.array(contextPointSchema),
   compactions: z.array(compactionPointSchema),
+  /** Null when the history could not be rebuilt. */
+  skills: skillContextCostSchema.nullable(),
 });
 export type ContextView = z.infer<typeof contextViewSchema>;
 

@@ -51,6 +51,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'telemetry',
     'tools',
     'version',
+    'views',
     'workspace',
   ],
   // The Agent Client Protocol face: at the level of server/, above runner/.

@@ -33,6 +33,7 @@ export type {
   SessionStats,
   SessionStatus,
   SessionSummary,
+  SkillContextCost,
   StartRunRequest,
   Usage,
   WireApi,
