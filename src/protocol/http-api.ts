@@ -49,6 +49,12 @@ export type StartRunRequest = z.input<typeof startRunRequestSchema>;
 export const resolveApprovalRequestSchema = z.strictObject({
   decision: z.enum(APPROVAL_DECISIONS),
   message: z.string().max(MAX_APPROVAL_MESSAGE_CHARS, `must be at most ${MAX_APPROVAL_MESSAGE_CHARS} characters`).nullable().optional(),
+  /**
+   * "Always allow": the exact rule the person was shown (the preview's `alwaysRule`), to add to
+   * the user's config before approving. The server saves only the rule it works out itself for
+   * the call, so what was shown is what is saved; the call is approved for the session.
+   */
+  saveRule: z.string().max(4096).optional(),
 });
 export type ResolveApprovalRequest = z.input<typeof resolveApprovalRequestSchema>;
 
@@ -208,18 +214,35 @@ export const compactionPointSchema = compactionPayloadSchema.extend({ turn: z.nu
 export type CompactionPoint = z.infer<typeof compactionPointSchema>;
 
 /** `GET /api/sessions/:id/context`: the context size per model call, and the compactions. */
+/** What skills cost in the history the next request would carry (views/'s `skillContextCost`). */
+export const skillContextCostSchema = z.object({
+  /** The `<available_skills>` block of the system message; 0 when it lists none. */
+  listTokens: z.number(),
+  /** How many skills the list names. */
+  listed: z.number(),
+  /** Each load (or supporting file read) still in the history, in order. */
+  loaded: z.array(z.object({ name: z.string(), file: z.string().nullable(), tokens: z.number() })),
+});
+export type SkillContextCost = z.infer<typeof skillContextCostSchema>;
+
 export const contextViewSchema = z.object({
   window: z.number().nullable(),
   threshold: z.number().nullable(),
   points: z.array(contextPointSchema),
   compactions: z.array(compactionPointSchema),
+  /** Null when the history could not be rebuilt. */
+  skills: skillContextCostSchema.nullable(),
 });
 export type ContextView = z.infer<typeof contextViewSchema>;
 
 // The small acknowledgements.
 export const cancelAnswerSchema = z.object({ cancelled: z.boolean() });
 export type CancelAnswer = z.infer<typeof cancelAnswerSchema>;
-export const resolveAnswerSchema = z.object({ resolved: z.boolean() });
+export const resolveAnswerSchema = z.object({
+  resolved: z.boolean(),
+  /** With `saveRule`: the rule saved and the file it was written to. */
+  saved: z.object({ rule: z.string(), file: z.string() }).optional(),
+});
 export type ResolveAnswer = z.infer<typeof resolveAnswerSchema>;
 export const deleteAnswerSchema = z.object({ deleted: z.boolean() });
 export type DeleteAnswer = z.infer<typeof deleteAnswerSchema>;

@@ -11,6 +11,7 @@ import { platform, release } from 'node:os';
 import { join } from 'node:path';
 import { loadToolDescription } from '../agent/index.js';
 import { RefusedFileError, findSkills, readProjectFile, type Skill } from '../workspace/index.js';
+import { SKILL_LIST_TAG } from '../views/index.js';
 
 export const AGENTS_FILE_CAP = 8_000;
 const LISTING_CAP = 40;
@@ -67,7 +68,8 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<Syste
   return { text: parts.join('\n\n'), warnings: [...agents.warnings, ...found.warnings] };
 }
 
-export const SKILL_LIST_TAG = 'available_skills';
+// Written once, in views/, which reads the list back for what it costs.
+export { SKILL_LIST_TAG };
 
 /**
  * Each skill's name and description, nothing more: the body costs tokens only once the model

@@ -14,6 +14,7 @@ import {
   type ResolveAnswer,
   type RunList,
 } from '../protocol/index.js';
+import { exactAllowRule, saveAllowRule } from '../permissions/index.js';
 import { previewChange, type ChangePreview } from '../runner/index.js';
 import { isSessionId } from '../sessions/index.js';
 import { CompactionBridge } from './compaction-bridge.js';
@@ -48,6 +49,8 @@ const noQuery = z.strictObject({});
 /** `GET /api/approvals/:runId/:callId/preview` answers this (null: a tool that writes no file). */
 export interface ApprovalPreviewAnswer {
   preview: ChangePreview | null;
+  /** The exact allow rule "Always allow" would save for this call; null when none describes it. */
+  alwaysRule: string | null;
 }
 
 function parseRunParameters(context: ServerContext, body: z.infer<typeof startRunSchema>): RunParameters {
@@ -155,7 +158,10 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
     if (pending === undefined) throw new HttpError(404, `no pending approval for call ${callId} of run ${runId}`);
     // Computed on each request, not when the approval was asked: the file may change meanwhile,
     // and the person should see what approving would do now.
-    const answer: ApprovalPreviewAnswer = { preview: await previewChange(pending.toolName, pending.arguments, context.settings.root) };
+    const answer: ApprovalPreviewAnswer = {
+      preview: await previewChange(pending.toolName, pending.arguments, context.settings.root),
+      alwaysRule: exactAllowRule(pending.toolName, pending.arguments, context.settings.root),
+    };
     return c.json(answer);
   });
 
@@ -163,9 +169,33 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
     const body = validate(resolveApprovalRequestSchema, await readJsonBody(c), 'body');
     const runId = c.req.param('runId');
     const callId = c.req.param('callId');
-    if (!(await approvals.resolve(runId, callId, body.decision, body.message ?? null, 'user'))) {
+    if (body.saveRule === undefined) {
+      if (!(await approvals.resolve(runId, callId, body.decision, body.message ?? null, 'user'))) {
+        throw new HttpError(404, `no pending approval for call ${callId} of run ${runId}`);
+      }
+      return c.json({ resolved: true } satisfies ResolveAnswer);
+    }
+    // "Always allow", as the terminal's [s]: the rule is the server's own reading of the call, and
+    // the page must have shown exactly that one (a page cannot save a broader rule than the call).
+    const pending = (await approvals.list(runId)).find((approval) => approval.callId === callId);
+    if (pending === undefined) throw new HttpError(404, `no pending approval for call ${callId} of run ${runId}`);
+    if (body.decision !== 'approve_session') throw new HttpError(400, 'saveRule goes with the decision approve_session');
+    const rule = exactAllowRule(pending.toolName, pending.arguments, context.settings.root);
+    if (rule === null) throw new HttpError(400, 'no exact allow rule describes this call');
+    if (rule !== body.saveRule) throw new HttpError(409, `the rule for this call is ${rule}, not ${body.saveRule}`);
+    let file: string;
+    try {
+      file = await saveAllowRule(context.settings.home, rule);
+    } catch (error) {
+      // Nothing decided: the person can still approve once or for the session.
+      throw new HttpError(400, `the rule was not saved: ${(error as Error).message}`);
+    }
+    // The rule applies from the next turn (rules are read when a turn starts); the session grant
+    // covers the rest of this one. The decision records the rule and where it was written.
+    const note = `Always allow: saved the rule ${rule} to ${file}.${body.message ? ` ${body.message}` : ''}`;
+    if (!(await approvals.resolve(runId, callId, 'approve_session', note, 'user'))) {
       throw new HttpError(404, `no pending approval for call ${callId} of run ${runId}`);
     }
-    return c.json({ resolved: true } satisfies ResolveAnswer);
+    return c.json({ resolved: true, saved: { rule, file } } satisfies ResolveAnswer);
   });
 }

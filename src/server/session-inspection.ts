@@ -11,7 +11,7 @@ import { APPROVAL_POLICIES, isToolVisible, type ApprovalPolicy } from '../permis
 import { HistoryReplay, type SessionRecord, type SessionStore, type TurnPolicy } from '../sessions/index.js';
 import { SANDBOX_ORDER } from './server-settings.js';
 import { scanLineage } from './session-lineage.js';
-import { toolsOffered } from '../runner/index.js';
+import { skillContextCost, toolsOffered } from '../runner/index.js';
 import type { CompactionPoint, ContextPoint, ContextView } from '../protocol/index.js';
 
 // The chart's shape is protocol/'s (`GET /api/sessions/:id/context`); working it out is done here.
@@ -144,5 +144,7 @@ export async function contextChart(
   const model = (replay as RequestReplay | null)?.currentModel ?? null;
   // What the session ran with; for a file that did not record it, what the server would use now.
   const limits = (recorded as ContextLimits | null) ?? (model === null ? { window: null, threshold: null } : await limitsFor(model));
-  return { window: limits.window, threshold: limits.threshold, points, compactions };
+  const history = (replay as RequestReplay | null)?.history() ?? null;
+  const skills = history === null || typeof history === 'string' ? null : skillContextCost(history);
+  return { window: limits.window, threshold: limits.threshold, points, compactions, skills };
 }

@@ -37,6 +37,7 @@ export { hookRunStopped, hookRunText } from './hook-run-text.js';
 export { projectRelative } from './change-rows.js';
 export { requestedChange } from './requested-change.js';
 export { appliedDiff } from './applied-diff.js';
+export { SKILL_LIST_TAG, SKILL_TOOL_NAME, skillContextCost, skillTokenEstimate, systemSkillList } from './skill-context-cost.js';
 export {
   SHELL_FIELD_SEPARATOR,
   shellEnding,

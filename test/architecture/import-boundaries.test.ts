@@ -58,6 +58,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'telemetry',
     'tools',
     'version',
+    'views',
     'workspace',
   ],
   // The Agent Client Protocol face: at the level of server/, above runner/.

@@ -138,6 +138,12 @@ export interface AxeViolation {
  * forbids inline scripts, does not stop it) and returns serious and critical violations.
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  const all = await axeViolations(page);
+  return all.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+/** Every axe-core violation in the page, of any impact (moderate and minor too). */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   const injected = await page.evaluate('typeof window.axe');
   if (injected === 'undefined') await page.evaluate(axeSource);
   const result = await page.evaluate(async () => {
@@ -159,7 +165,7 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
       nodes: violation.nodes.slice(0, 5).map((node) => JSON.stringify(node.target)),
     }));
   });
-  return result.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  return result;
 }
 
 export async function assertAccessible(page: Page, screen: string): Promise<void> {

@@ -37,9 +37,9 @@ describe('workbench addresses', () => {
         );
         await page.locator('.trace-call').nth(1).click();
         await waitUntil(async () => new URL(page.url()).pathname === `/sessions/${first}/calls/2`, 'the open call is in the address');
-        await page.locator('.call-view h2', { hasText: 'Model call #2' }).waitFor();
+        await page.locator('.call-view h1', { hasText: 'Model call #2' }).waitFor();
         await page.reload();
-        await page.locator('.call-view h2', { hasText: 'Model call #2' }).waitFor();
+        await page.locator('.call-view h1', { hasText: 'Model call #2' }).waitFor();
         await screenshot(page, '20-call-address');
         await page.goBack();
         await page.locator('.message.role-final', { hasText: 'It says hello.' }).waitFor();
@@ -49,7 +49,7 @@ describe('workbench addresses', () => {
         const shared = await other.newPage();
         await shared.goto(`${workbench.origin}/?token=${TOKEN}`);
         await shared.goto(`${workbench.origin}/sessions/${first}/calls/1`);
-        await shared.locator('.call-view h2', { hasText: 'Model call #1' }).waitFor();
+        await shared.locator('.call-view h1', { hasText: 'Model call #1' }).waitFor();
         await shared.locator('.call-view .request-message.role-user', { hasText: 'Read the readme' }).waitFor();
         await other.close();
       },

@@ -114,7 +114,7 @@ describe('workbench trace', () => {
         // The first tool call links to the request that carried its output.
         const firstTool = page.locator('.trace-tool').first();
         await firstTool.getByRole('button', { name: 'output → #2' }).click();
-        await page.locator('.call-view h2', { hasText: 'Model call #2' }).waitFor();
+        await page.locator('.call-view h1', { hasText: 'Model call #2' }).waitFor();
         await page.locator('.call-view .request-message.role-tool').first().waitFor();
         await page.getByRole('button', { name: 'Diff vs previous' }).click();
         const diff = page.getByTestId('request-diff');
@@ -175,7 +175,7 @@ describe('workbench trace', () => {
         await page.getByTestId('chart-hover').getByText('Click to open call #1').waitFor();
         await screenshot(page, '33-chart-hover');
         await dot.click();
-        await page.locator('.call-view h2', { hasText: 'Model call #1' }).waitFor();
+        await page.locator('.call-view h1', { hasText: 'Model call #1' }).waitFor();
       },
     );
   });

@@ -201,7 +201,7 @@ describe('runs over SSE', () => {
     }
   });
 
-  test("a pending write's preview is the diff against the file on disk now; null for shell; 404 once answered", async () => {
+  test("a pending write's preview is the diff against the file on disk now; null for shell (which has its always-allow rule); 404 once answered", async () => {
     const h = await startHarness({
       files: { 'README.md': '# Sample\nold\n' },
       script: [
@@ -246,7 +246,7 @@ describe('runs over SSE', () => {
       );
       const shellCall = String(shell.at(-1)!.event.callId);
       const shellPreview = await h.api(`/api/approvals/${runId}/${encodeURIComponent(shellCall)}/preview`);
-      assert.deepEqual(await shellPreview.json(), { preview: null });
+      assert.deepEqual(await shellPreview.json(), { preview: null, alwaysRule: 'shell(touch x)' });
       await h.post(`/api/approvals/${runId}/${encodeURIComponent(shellCall)}`, { decision: 'deny' });
     } finally {
       await h.close();

@@ -6,9 +6,11 @@
 
 import { z } from 'zod';
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { SKILL_TOOL_NAME } from '../../views/index.js';
 import { findSkills, listSkillFiles, RefusedFileError, readSkillBody, readSkillFile, type SkillPlaces } from '../../workspace/index.js';
 
-export const SKILL_TOOL_NAME = 'skill';
+// Named in views/, which reads the loads back for what they cost.
+export { SKILL_TOOL_NAME };
 
 const skillSchema = z.object({
   name: z.string().describe('The skill name, as listed.'),

@@ -11,6 +11,7 @@ import type {
   ModelCallPayloads,
   ModelsInfo,
   PendingApproval,
+  ResolveAnswer,
   RunInfo,
   SessionList,
   SessionPage,
@@ -126,10 +127,12 @@ export const api = {
   runs: () => call<{ runs: RunInfo[] }>('GET', '/api/runs'),
   cancelRun: (runId: string) => call<{ cancelled: boolean }>('POST', `/api/runs/${segment(runId)}/cancel`, {}),
   approvals: (runId?: string) => call<{ approvals: PendingApproval[] }>('GET', `/api/approvals${query({ runId })}`),
-  resolveApproval: (runId: string, callId: string, decision: ApprovalDecision, message?: string) =>
-    call<{ resolved: boolean }>('POST', `/api/approvals/${segment(runId)}/${segment(callId)}`, {
+  /** With `saveRule` ("Always allow"): the rule the page showed, saved by the server before it approves. */
+  resolveApproval: (runId: string, callId: string, decision: ApprovalDecision, message?: string, saveRule?: string) =>
+    call<ResolveAnswer>('POST', `/api/approvals/${segment(runId)}/${segment(callId)}`, {
       decision,
       ...(message !== undefined && message.trim() !== '' ? { message: message.trim() } : {}),
+      ...(saveRule === undefined ? {} : { saveRule }),
     }),
   approvalPreview: (runId: string, callId: string) =>
     call<ApprovalPreviewAnswer>('GET', `/api/approvals/${segment(runId)}/${segment(callId)}/preview`),

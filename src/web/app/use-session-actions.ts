@@ -78,8 +78,8 @@ export function useSessionActions(input: SessionActionsInput) {
   }, [cancelOwn, serverRunId, refreshActivity, setFormError]);
 
   const approve = useCallback(
-    async (runId: string, callId: string, decision: ApprovalDecision, message: string) => {
-      await api.resolveApproval(runId, callId, decision, message);
+    async (runId: string, callId: string, decision: ApprovalDecision, message: string, saveRule?: string) => {
+      await api.resolveApproval(runId, callId, decision, message, saveRule);
       refreshActivity();
     },
     [refreshActivity],

@@ -3,7 +3,7 @@
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, describeError, type Health, type ModelsInfo, type StartRunRequest } from '../api/index.js';
-import { CallView, Inspector, liveVersion, TAB_NAMES, totalOf, useTrace } from '../inspector/index.js';
+import { CallView, Inspector, liveVersion, TAB_NAMES, totalOf, useTrace, type CostTotal } from '../inspector/index.js';
 import { isActive, useLiveRun } from '../live-run/index.js';
 import { NewRunForm, RunStatus, SessionList } from '../sidebar/index.js';
 import { mergeLiveTurn, ProjectRootContext, Transcript } from '../transcript/index.js';
@@ -133,14 +133,29 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
   const liveEvents = liveVisible ? run.events : null;
   const version = liveVersion(String(sessionVersion), liveEvents);
   const trace = useTrace(selectedId, version, traceSearch);
-  const ownTotal = useMemo(
-    () => (trace.calls === null || traceSearch !== '' ? null : totalOf(trace.calls.filter((call) => !call.inherited))),
-    [trace.calls, traceSearch],
-  );
+  // The whole session's figures; a search narrows the trace, not the session, so the header
+  // keeps the last whole-session total while a search is shown (it lost its cost line).
+  const wholeTotal = useRef<{ sessionId: string | null; total: CostTotal } | null>(null);
+  const ownTotal = useMemo(() => {
+    if (trace.calls !== null && traceSearch === '') {
+      const total = totalOf(trace.calls.filter((call) => !call.inherited));
+      wholeTotal.current = { sessionId: selectedId, total };
+      return total;
+    }
+    return wholeTotal.current !== null && wholeTotal.current.sessionId === selectedId ? wholeTotal.current.total : null;
+  }, [trace.calls, traceSearch, selectedId]);
 
   // The run going in the shown session, whoever started it: the sidebar's Cancel stops that one.
+  // The server's list is polled: the run this page follows, once its stream has ended, is over
+  // even while the last poll still lists it as running (a cancel showed Cancelled beside a running run).
   const serverRunHere =
-    activity.runs.find((info) => info.status === 'running' && info.sessionId === selectedId && selectedId !== null) ?? null;
+    activity.runs.find(
+      (info) =>
+        info.status === 'running' &&
+        info.sessionId === selectedId &&
+        selectedId !== null &&
+        !(run !== null && run.runId === info.runId && !running),
+    ) ?? null;
   const runHere = (running && liveVisible) || serverRunHere !== null;
 
   // A run going in the shown session that this page does not follow (started elsewhere, or
@@ -290,9 +305,16 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
     <ProjectRootContext.Provider value={health.root}>
       <div className="workbench" data-pane={pane}>
         <div className="skip-links">
-          <a href="#transcript" className="skip-link">
-            Skip to the conversation
-          </a>
+          {/* To what the main pane shows: a link to a target that is not there is no skip link. */}
+          {route.call !== null && selectedId !== null ? (
+            <a href="#call-view" className="skip-link">
+              Skip to the model call
+            </a>
+          ) : (
+            <a href="#transcript" className="skip-link">
+              Skip to the conversation
+            </a>
+          )}
           <a href="#inspector-tabs" className="skip-link">
             Skip to the inspector
           </a>

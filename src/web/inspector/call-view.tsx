@@ -76,12 +76,13 @@ export function CallView({ sessionId, index, calls, onOpen, onClose }: CallViewP
   const usage = call?.usage ?? null;
 
   return (
-    <section className="call-view" aria-labelledby="call-view-title">
+    <section className="call-view" id="call-view" tabIndex={-1} aria-labelledby="call-view-title">
       <header className="call-view-head">
-        <h2 id="call-view-title">
+        {/* The page's heading while a call is open (the transcript's h1 is not shown then). */}
+        <h1 id="call-view-title" className="call-view-title">
           Model call #{index + 1}
           {call !== null && ` · turn ${call.turn}, ${call.stage === 'turn' ? `round ${call.round}` : 'summary'}`}
-        </h2>
+        </h1>
         <div className="row">
           <button type="button" className="small" disabled={index === 0} onClick={() => onOpen(index - 1)}>
             Previous call
@@ -119,7 +120,7 @@ export function CallView({ sessionId, index, calls, onOpen, onClose }: CallViewP
           <div className="call-columns">
             <div className="call-column" role="region" aria-label="Request">
               <div className="column-head">
-                <h3>Request</h3>
+                <h2>Request</h2>
                 <div className="segmented" role="group" aria-label="Request view">
                   {(['messages', 'diff', 'json'] as const).map((name) => (
                     <button key={name} type="button" className="small" aria-pressed={pane === name} onClick={() => setPane(name)}>
@@ -154,7 +155,7 @@ export function CallView({ sessionId, index, calls, onOpen, onClose }: CallViewP
             </div>
             <div className="call-column" role="region" aria-label="Response">
               <div className="column-head">
-                <h3>Response</h3>
+                <h2>Response</h2>
                 <span className="muted small-text">{call.error !== null ? 'failed' : (call.finishReason ?? '')}</span>
               </div>
               {call.stage === 'compaction' ? (

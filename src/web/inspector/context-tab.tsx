@@ -2,7 +2,7 @@
 // way to compact now.
 
 import { useEffect, useId, useMemo, useState } from 'react';
-import { api, describeError, type ContextInfo } from '../api/index.js';
+import { api, describeError, type ContextInfo, type SkillContextCost } from '../api/index.js';
 import { formatTokens } from '../format/index.js';
 import { compactionView, MarkdownText, type CompactionView } from '../transcript/index.js';
 import { ContextChart } from './context-chart.js';
@@ -49,6 +49,50 @@ function CompactionCard({ compaction, turn }: { compaction: CompactionView; turn
         </details>
       )}
     </article>
+  );
+}
+
+/**
+ * What the skills cost in the context the next request carries: the list (on every request) and
+ * each body or file the model loaded (until compaction drops it). The terminal's /status reads the
+ * same figures (views/'s skillContextCost); estimates at chars/4.
+ */
+function SkillCost({ skills }: { skills: SkillContextCost }) {
+  if (skills.listed === 0 && skills.loaded.length === 0) return null;
+  const total = skills.listTokens + skills.loaded.reduce((sum, each) => sum + each.tokens, 0);
+  return (
+    <section className="skill-cost" aria-label="Skills in context" data-testid="skill-cost">
+      <h2 className="section-title">Skills in context</h2>
+      <table className="skill-cost-table">
+        <tbody>
+          <tr>
+            <th scope="row">
+              Skill list <span className="muted">({skills.listed} listed, on every request)</span>
+            </th>
+            <td className="mono">~{formatTokens(skills.listTokens)}</td>
+          </tr>
+          {skills.loaded.map((each, index) => (
+            <tr key={`${index}:${each.name}:${each.file ?? ''}`}>
+              <th scope="row">
+                Loaded: <code>{each.file === null ? each.name : `${each.name}/${each.file}`}</code>
+              </th>
+              <td className="mono">~{formatTokens(each.tokens)}</td>
+            </tr>
+          ))}
+          {skills.loaded.length === 0 && (
+            <tr>
+              <th scope="row" className="muted">
+                No skill loaded
+              </th>
+              <td />
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <p className="muted small-text">
+        ~{formatTokens(total)} tokens in all (estimated at 4 characters a token), in every request until a compaction drops a load.
+      </p>
+    </section>
   );
 }
 
@@ -155,6 +199,7 @@ export function ContextTab({ sessionId, version, runActive, onCompacted, onOpenC
             input={{ window: context.window, threshold: context.threshold, points: context.points, compactions: chartCompactions }}
             onOpenCall={onOpenCall}
           />
+          {context.skills !== null && <SkillCost skills={context.skills} />}
         </>
       )}
       <section className="compact-now" aria-label="Compact now">

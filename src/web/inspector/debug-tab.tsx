@@ -36,6 +36,9 @@ export interface DebugTabProps {
 }
 
 const ROW_HEIGHT = 30;
+/** Below this width a row's figures do not fit on one line (a 1,024 px window's inspector): two lines. */
+const ONE_LINE_WIDTH = 460;
+const rowHeightFor = (width: number): number => (width > 0 && width < ONE_LINE_WIDTH ? ROW_HEIGHT * 2 - 4 : ROW_HEIGHT);
 
 /** "12.3k in (40 % cached) · 1.2k out · $0.031" — the price said to be unknown rather than guessed. */
 export function costLine(total: CostTotal): string {
@@ -151,14 +154,22 @@ export function DebugTab({ sessionId, trace, search, onSearch, records, liveEven
     );
   }
   const filtered = search !== '' || filters !== NO_FILTERS;
+  // Typed but not sent yet, or sent and not answered: no count, which would read "0 matching".
+  const searching = draft.trim() !== search || (search !== '' && trace.calls === null && trace.error === null);
   return (
     <div className="debug-tab">
-      <section aria-label="Model calls">
+      <section aria-label="Trace">
         <h2 className="section-title">
           Trace{' '}
-          <span className="muted small-text" data-testid="trace-totals">
-            ({calls.length} call{calls.length === 1 ? '' : 's'}
-            {search !== '' ? ' matching' : ''} · {costLine(total)})
+          <span className="muted small-text" data-testid="trace-totals" aria-live="polite">
+            {searching ? (
+              '(searching…)'
+            ) : (
+              <>
+                ({calls.length} call{calls.length === 1 ? '' : 's'}
+                {search !== '' ? ' matching' : ''} · {costLine(total)})
+              </>
+            )}
           </span>
         </h2>
         <div className="trace-filters">
@@ -236,7 +247,7 @@ export function DebugTab({ sessionId, trace, search, onSearch, records, liveEven
         {rows.length > 0 && (
           <VirtualList
             items={rows}
-            rowHeight={ROW_HEIGHT}
+            rowHeight={rowHeightFor}
             height={Math.min(rows.length * ROW_HEIGHT + 2, 520)}
             keyOf={(row) => row.key}
             label="Model calls"

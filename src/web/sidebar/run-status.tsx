@@ -67,10 +67,14 @@ export function RunStatus({ run, showingRun, approvals, onShow, onOpenSession, o
       totalTokens = event.usage.total.totalTokens;
   }
   const active = run.status === 'starting' || run.status === 'running';
+  // One state at a time: a run asked to stop says so, not "Running" beside a "Cancelling…" button.
+  const cancelling = active && run.cancelRequested;
   return (
     <section className="run-status" aria-label="Run status" aria-live="polite">
       <div className="run-status-line">
-        <span className={`status-pill status-${run.status}`}>{LABEL[run.status]}</span>
+        <span className={`status-pill status-${cancelling ? 'cancelling' : run.status}`}>
+          {cancelling ? 'Cancelling…' : LABEL[run.status]}
+        </span>
         {run.connection === 'reconnecting' && active && <span className="status-pill status-reconnecting">Reconnecting…</span>}
         <span className="muted small-text">
           {rounds} model call{rounds === 1 ? '' : 's'}

@@ -21,7 +21,7 @@ export interface ApprovalCardProps {
   toolName: string;
   arguments: string;
   /** Null when this session is only being viewed: the run that asked is not ours to answer. */
-  onDecide: ((decision: ApprovalDecision, message: string) => Promise<void>) | null;
+  onDecide: ((decision: ApprovalDecision, message: string, saveRule?: string) => Promise<void>) | null;
 }
 
 const SIGN = { add: '+', del: '-', ctx: ' ', hunk: '', file: '' } as const;
@@ -52,7 +52,10 @@ export function DiffPreview({ preview }: { preview: ApprovalPreview }) {
   );
 }
 
-type ServerPreview = { state: 'loading' } | { state: 'ready'; preview: ApprovalPreview | null } | { state: 'unavailable' };
+type ServerPreview =
+  | { state: 'loading' }
+  | { state: 'ready'; preview: ApprovalPreview | null; alwaysRule: string | null }
+  | { state: 'unavailable' };
 
 /** The server's preview of a pending call; `unavailable` once it is no longer pending (or on any failure). */
 function useServerPreview(runId: string | null, callId: string): ServerPreview {
@@ -61,7 +64,8 @@ function useServerPreview(runId: string | null, callId: string): ServerPreview {
     if (runId === null) return;
     let stale = false;
     api.approvalPreview(runId, callId).then(
-      ({ preview }) => !stale && setResult({ state: 'ready', preview: preview === null ? null : fromServerPreview(preview) }),
+      ({ preview, alwaysRule }) =>
+        !stale && setResult({ state: 'ready', preview: preview === null ? null : fromServerPreview(preview), alwaysRule }),
       () => !stale && setResult({ state: 'unavailable' }),
     );
     return () => {
@@ -73,7 +77,9 @@ function useServerPreview(runId: string | null, callId: string): ServerPreview {
 
 export function ApprovalCard({ approval, runId, callId, toolName, arguments: args, onDecide }: ApprovalCardProps) {
   const [message, setMessage] = useState('');
-  const [busy, setBusy] = useState<ApprovalDecision | null>(null);
+  const [busy, setBusy] = useState<ApprovalDecision | 'always' | null>(null);
+  // "Always allow" first shows the rule it would save; a second press saves it and approves.
+  const [confirmAlways, setConfirmAlways] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const headingId = useId();
   const messageId = useId();
@@ -82,6 +88,7 @@ export function ApprovalCard({ approval, runId, callId, toolName, arguments: arg
   const server = useServerPreview(runId, callId);
   const preview = server.state === 'ready' ? server.preview : server.state === 'loading' ? null : approvalPreview(toolName, args, root);
   const answerable = onDecide !== null;
+  const alwaysRule = server.state === 'ready' ? server.alwaysRule : null;
 
   useEffect(() => {
     if (!answerable) return;
@@ -93,12 +100,12 @@ export function ApprovalCard({ approval, runId, callId, toolName, arguments: arg
     card.current?.scrollIntoView({ block: 'nearest' });
   }, [answerable]);
 
-  async function decide(decision: ApprovalDecision) {
+  async function decide(decision: ApprovalDecision, saveRule?: string) {
     if (onDecide === null) return;
-    setBusy(decision);
+    setBusy(saveRule === undefined ? decision : 'always');
     setError(null);
     try {
-      await onDecide(decision, message);
+      await onDecide(decision, message, saveRule);
     } catch (failure) {
       setError(describeError(failure));
       setBusy(null);
@@ -142,10 +149,33 @@ export function ApprovalCard({ approval, runId, callId, toolName, arguments: arg
             <button type="button" disabled={busy !== null} onClick={() => void decide('approve_session')}>
               {busy === 'approve_session' ? 'Approving…' : 'Approve for session'}
             </button>
+            {alwaysRule !== null && (
+              <button
+                type="button"
+                disabled={busy !== null}
+                aria-expanded={confirmAlways}
+                onClick={() => setConfirmAlways((open) => !open)}
+              >
+                Always allow…
+              </button>
+            )}
             <button type="button" className="danger" disabled={busy !== null} onClick={() => void decide('deny')}>
               {busy === 'deny' ? 'Denying…' : 'Deny'}
             </button>
           </div>
+          {alwaysRule !== null && confirmAlways && (
+            <div className="always-allow" data-testid="always-allow">
+              <p className="small-text">
+                Saves this allow rule to <code>permissions.allow</code> in your config (<code>config.json</code> in the Glassbox home), so
+                this exact call is never asked again, in any project; it applies from the next turn, and this session's grant covers the
+                rest of this one:
+              </p>
+              <code className="always-rule">{alwaysRule}</code>
+              <button type="button" className="primary" disabled={busy !== null} onClick={() => void decide('approve_session', alwaysRule)}>
+                {busy === 'always' ? 'Saving…' : 'Save the rule and approve'}
+              </button>
+            </div>
+          )}
           {error !== null && (
             <p className="error-text" role="alert">
               {error}

@@ -83,7 +83,14 @@ function resolutionText(call: ToolCallState): string | null {
   return `${verb}${by}${resolution.message ? `: “${resolution.message}”` : ''}`;
 }
 
-export type ApprovalHandler = (runId: string, callId: string, decision: ApprovalDecision, message: string) => Promise<void>;
+/** `saveRule`: "Always allow" — the exact rule the card showed, saved to the user's config first. */
+export type ApprovalHandler = (
+  runId: string,
+  callId: string,
+  decision: ApprovalDecision,
+  message: string,
+  saveRule?: string,
+) => Promise<void>;
 
 export interface ToolCallViewProps {
   call: ToolCallState;
@@ -140,7 +147,11 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
           callId={call.callId}
           toolName={call.name}
           arguments={call.arguments}
-          onDecide={onApprove === null || runId === null ? null : (decision, message) => onApprove(runId, call.callId, decision, message)}
+          onDecide={
+            onApprove === null || runId === null
+              ? null
+              : (decision, message, saveRule) => onApprove(runId, call.callId, decision, message, saveRule)
+          }
         />
       )}
     </li>

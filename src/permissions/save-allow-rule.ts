@@ -2,10 +2,11 @@
 // (`<home>/config.json`), keeping every other setting. The file is rewritten whole through a
 // temporary file and a rename, so a crash leaves the old file or the new one, never half of it;
 // the new text is read back as rules before it replaces the old, so a save never breaks the file.
+// Shared by the terminal's [s] and the workbench's "Always allow" (the server saves it).
 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readPermissionRulesSection } from '../permissions/index.js';
+import { readPermissionRulesSection } from './config-rules-file.js';
 import { readProjectFile } from '../workspace/index.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
