@@ -6,8 +6,7 @@ import { ApprovalRegistry, isTerminalEvent, type RunEvent, type TerminalRunEvent
 import { EXIT } from './usage-error.js';
 import { terminalJson, visibleText } from '../terminal-text/index.js';
 import { attachTerminalApprover } from './terminal-approver.js';
-import { saveAllowRule } from './save-allow-rule.js';
-import { exactAllowRule } from '../permissions/index.js';
+import { exactAllowRule, saveAllowRule } from '../permissions/index.js';
 import { ProgressPrinter } from './progress-printer.js';
 import { RunTally } from './run-tally.js';
 import { resolveTurnConfig, turnRunnerSettings } from './run-config.js';

@@ -25,6 +25,7 @@ export {
 export { readPermissionRulesSection, type PermissionRulesSection } from './config-rules-file.js';
 export { configRulesHiding, findConfigRule, matchCommandWords } from './match-config-rules.js';
 export { exactAllowRule } from './exact-allow-rule.js';
+export { saveAllowRule } from './save-allow-rule.js';
 export {
   APPROVAL_POLICIES,
   type DecidingConfigRule,

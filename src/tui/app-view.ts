@@ -5,7 +5,7 @@
 
 import { createElement as h, useEffect, useRef, useState, useSyncExternalStore, type ReactElement } from 'react';
 import { Box, Static, Text, useApp, useInput, useStdin, useStdout, type Key } from 'ink';
-import { ApprovalView, previewRows } from './approval-view.js';
+import { ApprovalView, approvalNoteRows, previewRows } from './approval-view.js';
 import { PasteTracker } from './bracketed-paste.js';
 import { runCommand, type CommandContext } from './command-handlers.js';
 import * as edit from './editor-state.js';
@@ -90,6 +90,13 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
     denyRef.current = next;
     setDenyState(next);
   };
+  // After `s` at an approval: the rule is on screen, waiting for a second yes (or Esc).
+  const [confirmingRule, setConfirmingState] = useState(false);
+  const confirmingRef = useRef(false);
+  const setConfirmingRule = (next: boolean): void => {
+    confirmingRef.current = next;
+    setConfirmingState(next);
+  };
   const [, setTick] = useState(0);
   const commandContext = useRef<CommandContext>({ controller, theme, listed: [], promptCommands, confirmForeign: null });
   commandContext.current.promptCommands = promptCommands;
@@ -123,7 +130,10 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
     const timer = setInterval(() => setTick((n) => n + 1), 1000);
     return () => clearInterval(timer);
   }, [snapshot.busy]);
-  useEffect(() => setDenyMessage(null), [snapshot.pending?.callId]);
+  useEffect(() => {
+    setDenyMessage(null);
+    setConfirmingRule(false);
+  }, [snapshot.pending?.callId]);
   // Keys typed just before or as an approval panel appears were meant for the prompt ("please
   // add…" would answer `a`): the panel takes y/a/n only after a moment without typing. Each key
   // that arrives before then is dropped and restarts the wait; Esc and Ctrl-C always work.
@@ -211,6 +221,10 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
       setDenyMessage(null);
       return;
     }
+    if (key.escape && confirmingRef.current) {
+      setConfirmingRule(false);
+      return;
+    }
     if (key.escape || (key.ctrl && input === 'c')) {
       controller.cancel();
       return;
@@ -232,7 +246,14 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
       return;
     }
     const answer = input.toLowerCase();
+    if (confirmingRef.current) {
+      // Only a second, deliberate yes saves a rule; any other key leaves it unsaved.
+      if (answer === 'y') void controller.approveAlways();
+      else setConfirmingRule(false);
+      return;
+    }
     if (answer === 'y') controller.decide('approve');
+    else if (answer === 's' && controller.getSnapshot().pending?.alwaysRule) setConfirmingRule(true);
     else if (answer === 'a') controller.decide('approve_session');
     else if (answer === 'n') setDenyMessage('');
   };
@@ -312,7 +333,7 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
     quitArmedAt !== null
       ? 'Press Ctrl-C again to quit'
       : snapshot.pending
-        ? 'y approve · a approve for session · n deny · Esc cancel the turn'
+        ? `y approve · a approve for session${snapshot.pending.alwaysRule ? ' · s always' : ''} · n deny · Esc cancel the turn`
         : snapshot.busy !== null
           ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
           : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
@@ -324,8 +345,17 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   const answers = Math.max(1, live.filter((entry) => entry.kind === 'assistant').length);
   const previewBudget = Math.max(3, rows - 12 - otherLiveRows);
   const preview = snapshot.pending ? previewRows(snapshot.pending, columns, previewBudget).length : 0;
-  const middleRows = snapshot.pending
-    ? 5 + preview + textRows(denyMessage ?? '', columns - 4)
+  const approval = snapshot.pending && {
+    pending: snapshot.pending,
+    theme,
+    denyMessage,
+    armed: approvalArmed,
+    width: columns,
+    confirmingRule,
+    configFile: controller.userConfigFile,
+  };
+  const middleRows = approval
+    ? 3 + preview + approvalNoteRows(approval)
     : 3 + lines.reduce((sum, line) => sum + lineRows(`› ${line}`, columns - 4), 0);
   const queuedLines = snapshot.queued.map((shown) => `queued: ${oneLine(shown, Math.max(10, columns - 12))}`);
   const fixedRows = middleRows + suggestions.length + 3 + otherLiveRows + queuedLines.length;
@@ -345,14 +375,7 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
     ...snapshot.transcript.live.map((entry) => h(EntryView, { key: entry.id, entry, theme, maxLines: liveBudget, width: columns })),
     ...queuedLines.map((line, i) => h(Text, { key: `q${i}`, wrap: 'truncate-end' }, theme.dim(line))),
     snapshot.pending
-      ? h(ApprovalView, {
-          pending: snapshot.pending,
-          theme,
-          maxPreviewLines: previewBudget,
-          denyMessage,
-          armed: approvalArmed,
-          width: columns,
-        })
+      ? h(ApprovalView, { ...approval!, pending: snapshot.pending, maxPreviewLines: previewBudget })
       : h(
           Box,
           { flexDirection: 'column', borderStyle: 'round', paddingX: 1, marginTop: 1 },

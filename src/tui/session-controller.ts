@@ -5,11 +5,12 @@
 // and `fork` do, so everything lands in the same session format.
 
 import { randomUUID } from 'node:crypto';
-import { isAbsolute, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { ApprovalRegistry, type ApprovalDecisionKind, type PendingApproval, type RunEvent } from '../agent/index.js';
 import { readCompactionConfig } from '../compaction/index.js';
 import { resolveModel } from '../model/index.js';
 import { openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
+import { exactAllowRule, saveAllowRule } from '../permissions/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
 import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
 import { PromptHistoryFile } from './prompt-history.js';
@@ -41,6 +42,8 @@ export interface ControllerOptions {
 
 export interface PendingView extends PendingApproval {
   preview: ApprovalPreview | null;
+  /** The exact allow rule "approve always" would save for this call; null when none describes it. */
+  alwaysRule: string | null;
 }
 
 export type Busy = null | 'turn' | 'compact' | 'command';
@@ -303,7 +306,7 @@ export class SessionController {
     }
     // Settled meanwhile (cancel, timeout): nothing to ask.
     if (!this.approvals.list(pending.runId).some((p) => p.callId === pending.callId)) return;
-    this.pendingQueue.push({ ...pending, preview });
+    this.pendingQueue.push({ ...pending, preview, alwaysRule: exactAllowRule(pending.toolName, pending.arguments, this.settings.root) });
     this.update({ pending: this.pendingQueue[0] });
   }
 
@@ -311,6 +314,33 @@ export class SessionController {
     const pending = this.state.pending;
     if (pending === null) return;
     this.approvals.resolve(pending.runId, pending.callId, decision, message, 'user');
+  }
+
+  /** Where "approve always" writes its rules: the user's own config, never a project's. */
+  get userConfigFile(): string {
+    return join(this.settings.home, 'config.json');
+  }
+
+  /**
+   * "Approve always", once the user confirmed the rule they were shown: saved to the user's
+   * config (it applies from the next turn, when rules are read), and this session gets the grant
+   * `a` gives. A save that fails approves this call once and says why.
+   */
+  async approveAlways(): Promise<void> {
+    const pending = this.state.pending;
+    if (pending === null || pending.alwaysRule === null) return;
+    try {
+      const file = await saveAllowRule(this.settings.home, pending.alwaysRule);
+      this.note({ kind: 'notice', tone: 'success', text: `saved the allow rule ${pending.alwaysRule} to ${file} (permissions.allow)` });
+      this.approvals.resolve(pending.runId, pending.callId, 'approve_session', null, 'user');
+    } catch (error) {
+      this.note({
+        kind: 'notice',
+        tone: 'error',
+        text: `the rule was not saved: ${oneLine(String((error as Error)?.message ?? error), 300)}; approved once`,
+      });
+      this.approvals.resolve(pending.runId, pending.callId, 'approve', null, 'user');
+    }
   }
 
   // ---- sessions ----

@@ -5,7 +5,7 @@
 
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readPermissionRulesSection } from '../permissions/index.js';
+import { readPermissionRulesSection } from './config-rules-file.js';
 import { readProjectFile } from '../workspace/index.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
