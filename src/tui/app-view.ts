@@ -16,16 +16,13 @@ import type { SessionController } from './session-controller.js';
 import { commandCompletions, parseInput } from './slash-commands.js';
 import { StatusBar } from './status-bar.js';
 import type { Theme } from './theme.js';
-import { paintDiffLine } from './approval-preview.js';
-import { lastToolEntry, type Entry } from './transcript-state.js';
-import { lineRows, textRows } from './text-rows.js';
+import type { Entry } from './transcript-state.js';
+import { lineRows } from './text-rows.js';
 import { oneLine, visibleText } from '../terminal-text/index.js';
-import { presentationOf } from '../views/index.js';
 import { expandPromptCommand, type PromptCommand } from '../workspace/index.js';
 
 /** Two Ctrl-C within this long quit; one alone only arms it (the usual convention). */
 export const QUIT_WINDOW_MS = 2000;
-const MAX_TOOL_OUTPUT_LINES = 40;
 
 /** How long an approval panel waits after the last key before y/a/n answer it. */
 export const APPROVAL_GUARD_MS = 600;
@@ -167,9 +164,12 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
       inputEvents.off('input', onRawInput);
     };
   }, [inputEvents]);
-  // Ink re-lays out on resize, but widths computed here from stdout.columns need a new render.
+  // Ink re-lays out on resize, but the terminal has already rewrapped what it printed at the old
+  // width (a shrink leaves pieces of the old frame above the new one, which ink cannot erase), and
+  // widths computed here from stdout.columns need a new render: the screen is cleared and the
+  // transcript printed again at the new size.
   useEffect(() => {
-    const onResize = (): void => setTick((n) => n + 1);
+    const onResize = (): void => controller.repaint();
     stdout.on('resize', onResize);
     return () => {
       stdout.off('resize', onResize);
@@ -313,16 +313,12 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
         return;
       case 'eof':
         return controller.requestExit();
-      case 'show-output': {
-        const tool = lastToolEntry(controller.getSnapshot().transcript);
-        if (tool === null) return controller.note({ kind: 'notice', tone: 'info', text: 'no tool output yet' });
-        const lines = visibleText(tool.output).split('\n');
-        // An applied change's output ends with its diff: coloured as under the call's line.
-        const shown = lines.slice(0, MAX_TOOL_OUTPUT_LINES).map((line) => (tool.diff ? paintDiffLine(line, theme) : line));
-        if (lines.length > shown.length)
-          shown.push(theme.dim(`… ${lines.length - shown.length} more lines (glassbox sessions show has all of it)`));
-        return controller.note({ kind: 'block', title: `${presentationOf(tool.name).title}: ${tool.summary}`, body: shown.join('\n') });
-      }
+      case 'toggle-output':
+        return controller.toggleExpanded('tools');
+      case 'toggle-reasoning':
+        return controller.toggleExpanded('reasoning');
+      case 'search-history':
+        return;
     }
   });
 
@@ -370,7 +366,7 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
       items: snapshot.transcript.done,
       // ink's <Static> takes its render function as `children`; createElement has no other way to pass it.
       // biome-ignore lint/correctness/noChildrenProp: see above
-      children: (entry: Entry) => h(EntryView, { key: entry.id, entry, theme, width: columns }),
+      children: (entry: Entry) => h(EntryView, { key: entry.id, entry, theme, width: columns, expanded: snapshot.expanded }),
     }),
     ...snapshot.transcript.live.map((entry) => h(EntryView, { key: entry.id, entry, theme, maxLines: liveBudget, width: columns })),
     ...queuedLines.map((line, i) => h(Text, { key: `q${i}`, wrap: 'truncate-end' }, theme.dim(line))),

@@ -67,6 +67,13 @@ export interface Snapshot {
   queued: readonly string[];
   /** Queued prompts a cancel put back, for the editor (a new `version` each time). */
   restoredPrompts: { prompts: readonly string[]; version: number } | null;
+  /** What the printed transcript shows in full (Ctrl-O: tool outputs, Ctrl-T: reasoning). */
+  expanded: TranscriptExpansion;
+}
+
+export interface TranscriptExpansion {
+  tools: boolean;
+  reasoning: boolean;
 }
 
 export class SessionController {
@@ -112,6 +119,7 @@ export class SessionController {
       exitRequested: false,
       queued: [],
       restoredPrompts: null,
+      expanded: { tools: false, reasoning: false },
     };
     this.approvals.onRequested((pending) => void this.enqueueApproval(pending));
   }
@@ -364,6 +372,20 @@ export class SessionController {
       promptHistory: [...loaded.prompts.map((p) => p.trim()).filter((p) => !this.typedHistory.includes(p)), ...this.typedHistory],
       historyVersion: this.state.historyVersion + 1,
     });
+  }
+
+  /**
+   * Prints the transcript again from a clean screen: what ink printed into the scrollback cannot
+   * be redrawn in place, so a new epoch remounts it whole (after a resize, or a Ctrl-O/Ctrl-T).
+   */
+  repaint(expanded: TranscriptExpansion = this.state.expanded): void {
+    this.options.clearScreen?.();
+    this.update({ expanded, transcript: { ...this.state.transcript, epoch: this.state.transcript.epoch + 1 } });
+  }
+
+  /** Ctrl-O / Ctrl-T: every tool output, or all reasoning, shown in full or folded again. */
+  toggleExpanded(what: keyof TranscriptExpansion): void {
+    this.repaint({ ...this.state.expanded, [what]: !this.state.expanded[what] });
   }
 
   /** /clear: the next prompt starts a new session; the old one stays resumable. */
