@@ -12,6 +12,7 @@ import * as edit from './editor-state.js';
 import { editorKey, editorLines } from './editor-keys.js';
 import { EntryView, entryRows } from './entry-view.js';
 import { matchFiles } from './file-mentions.js';
+import { searchKey, searchLine, startSearch, type HistorySearch } from './history-search.js';
 import type { SessionController } from './session-controller.js';
 import { commandCompletions, parseInput } from './slash-commands.js';
 import { StatusBar } from './status-bar.js';
@@ -93,6 +94,13 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   const setConfirmingRule = (next: boolean): void => {
     confirmingRef.current = next;
     setConfirmingState(next);
+  };
+  // Ctrl-R's search line, in place of the editor's lines while it is open.
+  const [search, setSearchState] = useState<HistorySearch | null>(null);
+  const searchRef = useRef<HistorySearch | null>(null);
+  const setSearch = (next: HistorySearch | null): void => {
+    searchRef.current = next;
+    setSearchState(next);
   };
   const [, setTick] = useState(0);
   const commandContext = useRef<CommandContext>({ controller, theme, listed: [], promptCommands, confirmForeign: null });
@@ -177,7 +185,8 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   }, [stdout]);
 
   // No completions over a recalled prompt: Up and Down keep walking the history.
-  const suggestions = snapshot.pending || editor.historyIndex !== null ? [] : suggestionsFor(editor, files, promptCommands);
+  const suggestions =
+    snapshot.pending || search !== null || editor.historyIndex !== null ? [] : suggestionsFor(editor, files, promptCommands);
 
   const submit = (): void => {
     const { prompt, next } = edit.submit(editorRef.current);
@@ -272,6 +281,17 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   useInput((input, key) => {
     if (paste.current.consumed) return;
     if (controller.getSnapshot().pending) return approvalKey(input, key);
+    if (searchRef.current !== null) {
+      const history = editorRef.current.history;
+      const step = searchKey(searchRef.current, history, input, key);
+      if (step.kind === 'search') return setSearch(step.search);
+      setSearch(null);
+      if (step.kind === 'accept' && step.text !== null) {
+        const state = editorRef.current;
+        setEditor({ ...edit.replaceRange(state, 0, state.text.length, step.text), historyIndex: null });
+      }
+      return;
+    }
     // With completions open, Up/Down choose among them instead of walking the history.
     if (suggestions.length > 0 && (key.upArrow || key.downArrow)) {
       setSelected((n) => (n + (key.upArrow ? suggestions.length - 1 : 1)) % suggestions.length);
@@ -318,21 +338,26 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
       case 'toggle-reasoning':
         return controller.toggleExpanded('reasoning');
       case 'search-history':
-        return;
+        return setSearch(startSearch(editorRef.current.history));
     }
   });
 
   const rows = stdout.rows || 24;
   const columns = stdout.columns || 80;
-  const lines = editorLines(editor, (c) => theme.inverse(c));
+  const lines =
+    search === null
+      ? editorLines(editor, (c) => theme.inverse(c))
+      : [`${oneLine(searchLine(search, editor.history), 2000)}${theme.inverse(' ')}`];
   const hint =
     quitArmedAt !== null
       ? 'Press Ctrl-C again to quit'
-      : snapshot.pending
-        ? `y approve · a approve for session${snapshot.pending.alwaysRule ? ' · s always' : ''} · n deny · Esc cancel the turn`
-        : snapshot.busy !== null
-          ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
-          : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
+      : search !== null
+        ? 'type to search earlier prompts · Ctrl-R older · Enter take it · Esc cancel'
+        : snapshot.pending
+          ? `y approve · a approve for session${snapshot.pending.alwaysRule ? ' · s always' : ''} · n deny · Esc cancel the turn`
+          : snapshot.busy !== null
+            ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
+            : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
   // The live frame must stay shorter than the terminal (see text-rows.ts): the editor (or the
   // approval panel), completions, status lines and the other live entries are counted in rows,
   // and answers get what is left.
