@@ -15,6 +15,7 @@ import { matchFiles } from './file-mentions.js';
 import { searchKey, searchLine, startSearch, type HistorySearch } from './history-search.js';
 import type { SessionController } from './session-controller.js';
 import { commandCompletions, parseInput } from './slash-commands.js';
+import { PickerView, pickerKey, pickerRows } from './picker-view.js';
 import { StatusBar } from './status-bar.js';
 import type { Theme } from './theme.js';
 import type { Entry } from './transcript-state.js';
@@ -186,7 +187,9 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
 
   // No completions over a recalled prompt: Up and Down keep walking the history.
   const suggestions =
-    snapshot.pending || search !== null || editor.historyIndex !== null ? [] : suggestionsFor(editor, files, promptCommands);
+    snapshot.pending || snapshot.picker || search !== null || editor.historyIndex !== null
+      ? []
+      : suggestionsFor(editor, files, promptCommands);
 
   const submit = (): void => {
     const { prompt, next } = edit.submit(editorRef.current);
@@ -281,6 +284,14 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   useInput((input, key) => {
     if (paste.current.consumed) return;
     if (controller.getSnapshot().pending) return approvalKey(input, key);
+    const picker = controller.getSnapshot().picker;
+    if (picker !== null) {
+      const step = pickerKey(picker, input, key);
+      if (step.kind === 'move') controller.setPicker({ ...picker, selected: step.selected });
+      else if (step.kind !== 'none') controller.setPicker(null);
+      if (step.kind === 'pick') picker.onPick(step.index);
+      return;
+    }
     if (searchRef.current !== null) {
       const history = editorRef.current.history;
       const step = searchKey(searchRef.current, history, input, key);
@@ -351,13 +362,15 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   const hint =
     quitArmedAt !== null
       ? 'Press Ctrl-C again to quit'
-      : search !== null
-        ? 'type to search earlier prompts · Ctrl-R older · Enter take it · Esc cancel'
-        : snapshot.pending
-          ? `y approve · a approve for session${snapshot.pending.alwaysRule ? ' · s always' : ''} · n deny · Esc cancel the turn`
-          : snapshot.busy !== null
-            ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
-            : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
+      : snapshot.picker
+        ? 'Up/Down choose · Enter pick · Esc cancel'
+        : search !== null
+          ? 'type to search earlier prompts · Ctrl-R older · Enter take it · Esc cancel'
+          : snapshot.pending
+            ? `y approve · a approve for session${snapshot.pending.alwaysRule ? ' · s always' : ''} · n deny · Esc cancel the turn`
+            : snapshot.busy !== null
+              ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
+              : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
   // The live frame must stay shorter than the terminal (see text-rows.ts): the editor (or the
   // approval panel), completions, status lines and the other live entries are counted in rows,
   // and answers get what is left.
@@ -377,7 +390,9 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   };
   const middleRows = approval
     ? 3 + preview + approvalNoteRows(approval)
-    : 3 + lines.reduce((sum, line) => sum + lineRows(`› ${line}`, columns - 4), 0);
+    : snapshot.picker
+      ? pickerRows(snapshot.picker, rows)
+      : 3 + lines.reduce((sum, line) => sum + lineRows(`› ${line}`, columns - 4), 0);
   const queuedLines = snapshot.queued.map((shown) => `queued: ${oneLine(shown, Math.max(10, columns - 12))}`);
   const fixedRows = middleRows + suggestions.length + 3 + otherLiveRows + queuedLines.length;
   // Per answer: its top margin and the "… lines above" line; one row spare for the cursor line.
@@ -397,11 +412,13 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
     ...queuedLines.map((line, i) => h(Text, { key: `q${i}`, wrap: 'truncate-end' }, theme.dim(line))),
     snapshot.pending
       ? h(ApprovalView, { ...approval!, pending: snapshot.pending, maxPreviewLines: previewBudget })
-      : h(
-          Box,
-          { flexDirection: 'column', borderStyle: 'round', paddingX: 1, marginTop: 1 },
-          ...lines.map((line, i) => h(Text, { key: i }, `${i === 0 ? theme.tone('accent', '›') : ' '} ${line}`)),
-        ),
+      : snapshot.picker
+        ? h(PickerView, { picker: snapshot.picker, theme, rows, width: columns })
+        : h(
+            Box,
+            { flexDirection: 'column', borderStyle: 'round', paddingX: 1, marginTop: 1 },
+            ...lines.map((line, i) => h(Text, { key: i }, `${i === 0 ? theme.tone('accent', '›') : ' '} ${line}`)),
+          ),
     ...suggestions.map((s, i) =>
       h(
         Text,

@@ -12,6 +12,7 @@ import { resolveModel } from '../model/index.js';
 import { openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
 import { exactAllowRule, saveAllowRule } from '../permissions/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
+import type { Picker } from './picker-view.js';
 import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
 import { PromptHistoryFile } from './prompt-history.js';
 import { loadSession } from './session-history.js';
@@ -69,6 +70,8 @@ export interface Snapshot {
   restoredPrompts: { prompts: readonly string[]; version: number } | null;
   /** What the printed transcript shows in full (Ctrl-O: tool outputs, Ctrl-T: reasoning). */
   expanded: TranscriptExpansion;
+  /** A list to choose from in place of the editor (`/model`, `/resume`). */
+  picker: Picker | null;
 }
 
 export interface TranscriptExpansion {
@@ -120,6 +123,7 @@ export class SessionController {
       queued: [],
       restoredPrompts: null,
       expanded: { tools: false, reasoning: false },
+      picker: null,
     };
     this.approvals.onRequested((pending) => void this.enqueueApproval(pending));
   }
@@ -381,6 +385,11 @@ export class SessionController {
   repaint(expanded: TranscriptExpansion = this.state.expanded): void {
     this.options.clearScreen?.();
     this.update({ expanded, transcript: { ...this.state.transcript, epoch: this.state.transcript.epoch + 1 } });
+  }
+
+  /** Shows a list in place of the editor; `null` closes it. */
+  setPicker(picker: Picker | null): void {
+    this.update({ picker });
   }
 
   /** Ctrl-O / Ctrl-T: every tool output, or all reasoning, shown in full or folded again. */
