@@ -30,16 +30,17 @@ export interface ApprovalViewProps {
 
 /**
  * The lines above the preview and below it that say what is asked and what each choice covers:
- * the reason in full (wrapped, never cut: it is why the user is asked), what `a` grants for the
- * rest of the session, and the exact rule `s` would save. Shared with the row count below.
+ * the reason in full (wrapped, never cut: it is why the user is asked), what `a` grants (the
+ * gate's own words; the runner opens a new gate for each turn, so a grant ends with the turn),
+ * and the exact rule `s` would save. Shared with the row count below.
  */
 function noteLines(pending: PendingView, theme: Theme, configFile: string): { head: string[]; tail: string[] } {
   const scope = pending.sessionScope ?? [];
   const covers =
     scope.length === 0
       ? 'approves this call; later ones still ask'
-      : `allows ${scope.map((label) => oneLine(label, 300)).join('; ')} until the session ends`;
-  const tail = [theme.dim(`[a] for this session ${covers}`)];
+      : `allows ${scope.map((label) => oneLine(label, 300)).join('; ')} until this turn ends (the next prompt asks again)`;
+  const tail = [theme.dim(`[a] for this turn ${covers}`)];
   if (pending.alwaysRule !== null)
     tail.push(theme.dim(`[s] always: saves the rule ${oneLine(pending.alwaysRule, 300)} to ${oneLine(configFile, 200)} (asks first)`));
   return { head: [theme.dim(`why: ${oneLine(pending.reason, 600)}`)], tail };
@@ -52,7 +53,7 @@ function choicesLine(pending: PendingView, theme: Theme, denyMessage: string | n
     return `save ${theme.bold(oneLine(rule, 300))} to permissions.allow?  ${theme.bold('[y]')} save and approve  ${theme.dim('[Esc] back')}`;
   if (!armed) return theme.dim('answer keys open when you stop typing…  [Esc] cancel turn');
   const always = rule === null ? '' : `${theme.bold('[s]')} always  `;
-  return `${theme.bold('[y]')} approve once  ${theme.bold('[a]')} for this session  ${always}${theme.bold('[n]')} deny  ${theme.dim(rule === null ? '[Esc] cancel turn' : '[Esc] cancel')}`;
+  return `${theme.bold('[y]')} approve once  ${theme.bold('[a]')} for this turn  ${always}${theme.bold('[n]')} deny  ${theme.dim(rule === null ? '[Esc] cancel turn' : '[Esc] cancel')}`;
 }
 
 /** Rows the panel takes besides its borders, its summary line and the preview. */

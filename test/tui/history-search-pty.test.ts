@@ -60,6 +60,8 @@ describe('Ctrl-R in the terminal (tmux)', { skip }, () => {
       assert.equal(provider.requests.length, 0, 'Enter in the search sends nothing');
 
       await screen.keys('C-r');
+      // The search line first: a key and the text after it read at once would be one paste.
+      await screen.waitUntil((s) => s.includes("(reverse-i-search)`': ship it"), 'the search line again');
       await screen.type('zzz');
       await screen.waitFor("(reverse-i-search)`zzz': no match");
       await screen.keys('Escape');
