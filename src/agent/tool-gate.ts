@@ -27,6 +27,8 @@ export interface PermissionGate {
   decide(request: GateRequest): GateDecision | Promise<GateDecision>;
   /** Remember an approve-for-session decision so similar calls are allowed without asking. */
   grantForSession(request: GateRequest): void;
+  /** What `grantForSession` would grant for this call, one readable line each (shown before a person picks it). */
+  describeSessionGrant?(request: GateRequest): string[];
   /** Tools the model may see and call under the current settings. */
   isVisible(tool: AnyTool): boolean;
   /**
@@ -69,6 +71,8 @@ export interface ApprovalRequest {
   summary: string;
   reason: string;
   arguments: string;
+  /** What "approve for this session" would cover (`shell: npm test`), when the gate can say. */
+  sessionScope?: readonly string[];
 }
 
 export interface ApprovalResolution {

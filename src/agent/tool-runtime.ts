@@ -225,7 +225,15 @@ export class ToolRuntime {
       let resolution: ApprovalResolution;
       try {
         resolution = await this.options.approvals.request(
-          { runId: context.runId, callId: call.id, toolName: tool.name, summary, reason: decision.reason, arguments: call.arguments },
+          {
+            runId: context.runId,
+            callId: call.id,
+            toolName: tool.name,
+            summary,
+            reason: decision.reason,
+            arguments: call.arguments,
+            ...(this.options.gate.describeSessionGrant ? { sessionScope: this.options.gate.describeSessionGrant(request) } : {}),
+          },
           context.signal,
         );
       } catch (error) {

@@ -59,6 +59,16 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
   };
   // The access a decision was made on, with symlinks followed; reused for the session grant.
   const checkedAccess = new WeakMap<GateRequest, ToolAccess>();
+  // What an approve-for-session grant is keyed on: the decision's own parse and resolved paths.
+  const grantInput = (request: GateRequest) =>
+    effectivePermissionInput(
+      {
+        toolName: request.tool.name,
+        access: checkedAccess.get(request) ?? request.access,
+        commandSafety: classifications.get(request) ?? null,
+      },
+      permissionSettings,
+    );
   return {
     async decide(request: GateRequest): Promise<GateDecision> {
       const commandSafety = await classify(request);
@@ -77,12 +87,10 @@ export function createPermissionGate(settings: GateSettings): PermissionGate {
       return hiddenPath === null ? decision : { ...decision, execution: { ...decision.execution, hiddenPath } };
     },
     grantForSession(request: GateRequest): void {
-      const input = {
-        toolName: request.tool.name,
-        access: checkedAccess.get(request) ?? request.access,
-        commandSafety: classifications.get(request) ?? null,
-      };
-      grants.add(effectivePermissionInput(input, permissionSettings));
+      grants.add(grantInput(request));
+    },
+    describeSessionGrant(request: GateRequest): string[] {
+      return grants.describe(grantInput(request));
     },
     isVisible(tool: AnyTool): boolean {
       return isToolVisible(tool, permissionSettings);

@@ -5,27 +5,26 @@
 
 import { createElement as h, useEffect, useRef, useState, useSyncExternalStore, type ReactElement } from 'react';
 import { Box, Static, Text, useApp, useInput, useStdin, useStdout, type Key } from 'ink';
-import { ApprovalView, previewRows } from './approval-view.js';
+import { ApprovalView, approvalNoteRows, previewRows } from './approval-view.js';
 import { PasteTracker } from './bracketed-paste.js';
 import { runCommand, type CommandContext } from './command-handlers.js';
 import * as edit from './editor-state.js';
 import { editorKey, editorLines } from './editor-keys.js';
 import { EntryView, entryRows } from './entry-view.js';
 import { matchFiles } from './file-mentions.js';
+import { searchKey, searchLine, startSearch, type HistorySearch } from './history-search.js';
 import type { SessionController } from './session-controller.js';
 import { commandCompletions, parseInput } from './slash-commands.js';
+import { PickerView, pickerKey, pickerRows } from './picker-view.js';
 import { StatusBar } from './status-bar.js';
 import type { Theme } from './theme.js';
-import { paintDiffLine } from './approval-preview.js';
-import { lastToolEntry, type Entry } from './transcript-state.js';
-import { lineRows, textRows } from './text-rows.js';
+import type { Entry } from './transcript-state.js';
+import { lineRows } from './text-rows.js';
 import { oneLine, visibleText } from '../terminal-text/index.js';
-import { presentationOf } from '../views/index.js';
 import { expandPromptCommand, type PromptCommand } from '../workspace/index.js';
 
 /** Two Ctrl-C within this long quit; one alone only arms it (the usual convention). */
 export const QUIT_WINDOW_MS = 2000;
-const MAX_TOOL_OUTPUT_LINES = 40;
 
 /** How long an approval panel waits after the last key before y/a/n answer it. */
 export const APPROVAL_GUARD_MS = 600;
@@ -90,6 +89,20 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
     denyRef.current = next;
     setDenyState(next);
   };
+  // After `s` at an approval: the rule is on screen, waiting for a second yes (or Esc).
+  const [confirmingRule, setConfirmingState] = useState(false);
+  const confirmingRef = useRef(false);
+  const setConfirmingRule = (next: boolean): void => {
+    confirmingRef.current = next;
+    setConfirmingState(next);
+  };
+  // Ctrl-R's search line, in place of the editor's lines while it is open.
+  const [search, setSearchState] = useState<HistorySearch | null>(null);
+  const searchRef = useRef<HistorySearch | null>(null);
+  const setSearch = (next: HistorySearch | null): void => {
+    searchRef.current = next;
+    setSearchState(next);
+  };
   const [, setTick] = useState(0);
   const commandContext = useRef<CommandContext>({ controller, theme, listed: [], promptCommands, confirmForeign: null });
   commandContext.current.promptCommands = promptCommands;
@@ -123,7 +136,10 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
     const timer = setInterval(() => setTick((n) => n + 1), 1000);
     return () => clearInterval(timer);
   }, [snapshot.busy]);
-  useEffect(() => setDenyMessage(null), [snapshot.pending?.callId]);
+  useEffect(() => {
+    setDenyMessage(null);
+    setConfirmingRule(false);
+  }, [snapshot.pending?.callId]);
   // Keys typed just before or as an approval panel appears were meant for the prompt ("please
   // add…" would answer `a`): the panel takes y/a/n only after a moment without typing. Each key
   // that arrives before then is dropped and restarts the wait; Esc and Ctrl-C always work.
@@ -157,9 +173,12 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
       inputEvents.off('input', onRawInput);
     };
   }, [inputEvents]);
-  // Ink re-lays out on resize, but widths computed here from stdout.columns need a new render.
+  // Ink re-lays out on resize, but the terminal has already rewrapped what it printed at the old
+  // width (a shrink leaves pieces of the old frame above the new one, which ink cannot erase), and
+  // widths computed here from stdout.columns need a new render: the screen is cleared and the
+  // transcript printed again at the new size.
   useEffect(() => {
-    const onResize = (): void => setTick((n) => n + 1);
+    const onResize = (): void => controller.repaint();
     stdout.on('resize', onResize);
     return () => {
       stdout.off('resize', onResize);
@@ -167,7 +186,10 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   }, [stdout]);
 
   // No completions over a recalled prompt: Up and Down keep walking the history.
-  const suggestions = snapshot.pending || editor.historyIndex !== null ? [] : suggestionsFor(editor, files, promptCommands);
+  const suggestions =
+    snapshot.pending || snapshot.picker || search !== null || editor.historyIndex !== null
+      ? []
+      : suggestionsFor(editor, files, promptCommands);
 
   const submit = (): void => {
     const { prompt, next } = edit.submit(editorRef.current);
@@ -211,6 +233,10 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
       setDenyMessage(null);
       return;
     }
+    if (key.escape && confirmingRef.current) {
+      setConfirmingRule(false);
+      return;
+    }
     if (key.escape || (key.ctrl && input === 'c')) {
       controller.cancel();
       return;
@@ -232,7 +258,14 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
       return;
     }
     const answer = input.toLowerCase();
+    if (confirmingRef.current) {
+      // Only a second, deliberate yes saves a rule; any other key leaves it unsaved.
+      if (answer === 'y') void controller.approveAlways();
+      else setConfirmingRule(false);
+      return;
+    }
     if (answer === 'y') controller.decide('approve');
+    else if (answer === 's' && controller.getSnapshot().pending?.alwaysRule) setConfirmingRule(true);
     else if (answer === 'a') controller.decide('approve_session');
     else if (answer === 'n') setDenyMessage('');
   };
@@ -251,6 +284,25 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   useInput((input, key) => {
     if (paste.current.consumed) return;
     if (controller.getSnapshot().pending) return approvalKey(input, key);
+    const picker = controller.getSnapshot().picker;
+    if (picker !== null) {
+      const step = pickerKey(picker, input, key);
+      if (step.kind === 'move') controller.setPicker({ ...picker, selected: step.selected });
+      else if (step.kind !== 'none') controller.setPicker(null);
+      if (step.kind === 'pick') picker.onPick(step.index);
+      return;
+    }
+    if (searchRef.current !== null) {
+      const history = editorRef.current.history;
+      const step = searchKey(searchRef.current, history, input, key);
+      if (step.kind === 'search') return setSearch(step.search);
+      setSearch(null);
+      if (step.kind === 'accept' && step.text !== null) {
+        const state = editorRef.current;
+        setEditor({ ...edit.replaceRange(state, 0, state.text.length, step.text), historyIndex: null });
+      }
+      return;
+    }
     // With completions open, Up/Down choose among them instead of walking the history.
     if (suggestions.length > 0 && (key.upArrow || key.downArrow)) {
       setSelected((n) => (n + (key.upArrow ? suggestions.length - 1 : 1)) % suggestions.length);
@@ -292,30 +344,33 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
         return;
       case 'eof':
         return controller.requestExit();
-      case 'show-output': {
-        const tool = lastToolEntry(controller.getSnapshot().transcript);
-        if (tool === null) return controller.note({ kind: 'notice', tone: 'info', text: 'no tool output yet' });
-        const lines = visibleText(tool.output).split('\n');
-        // An applied change's output ends with its diff: coloured as under the call's line.
-        const shown = lines.slice(0, MAX_TOOL_OUTPUT_LINES).map((line) => (tool.diff ? paintDiffLine(line, theme) : line));
-        if (lines.length > shown.length)
-          shown.push(theme.dim(`… ${lines.length - shown.length} more lines (glassbox sessions show has all of it)`));
-        return controller.note({ kind: 'block', title: `${presentationOf(tool.name).title}: ${tool.summary}`, body: shown.join('\n') });
-      }
+      case 'toggle-output':
+        return controller.toggleExpanded('tools');
+      case 'toggle-reasoning':
+        return controller.toggleExpanded('reasoning');
+      case 'search-history':
+        return setSearch(startSearch(editorRef.current.history));
     }
   });
 
   const rows = stdout.rows || 24;
   const columns = stdout.columns || 80;
-  const lines = editorLines(editor, (c) => theme.inverse(c));
+  const lines =
+    search === null
+      ? editorLines(editor, (c) => theme.inverse(c))
+      : [`${oneLine(searchLine(search, editor.history), 2000)}${theme.inverse(' ')}`];
   const hint =
     quitArmedAt !== null
       ? 'Press Ctrl-C again to quit'
-      : snapshot.pending
-        ? 'y approve · a approve for session · n deny · Esc cancel the turn'
-        : snapshot.busy !== null
-          ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
-          : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
+      : snapshot.picker
+        ? 'Up/Down choose · Enter pick · Esc cancel'
+        : search !== null
+          ? 'type to search earlier prompts · Ctrl-R older · Enter take it · Esc cancel'
+          : snapshot.pending
+            ? `y approve · a for this turn${snapshot.pending.alwaysRule ? ' · s always' : ''} · n deny · Esc cancel the turn`
+            : snapshot.busy !== null
+              ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
+              : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
   // The live frame must stay shorter than the terminal (see text-rows.ts): the editor (or the
   // approval panel), completions, status lines and the other live entries are counted in rows,
   // and answers get what is left.
@@ -324,9 +379,20 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   const answers = Math.max(1, live.filter((entry) => entry.kind === 'assistant').length);
   const previewBudget = Math.max(3, rows - 12 - otherLiveRows);
   const preview = snapshot.pending ? previewRows(snapshot.pending, columns, previewBudget).length : 0;
-  const middleRows = snapshot.pending
-    ? 5 + preview + textRows(denyMessage ?? '', columns - 4)
-    : 3 + lines.reduce((sum, line) => sum + lineRows(`› ${line}`, columns - 4), 0);
+  const approval = snapshot.pending && {
+    pending: snapshot.pending,
+    theme,
+    denyMessage,
+    armed: approvalArmed,
+    width: columns,
+    confirmingRule,
+    configFile: controller.userConfigFile,
+  };
+  const middleRows = approval
+    ? 3 + preview + approvalNoteRows(approval)
+    : snapshot.picker
+      ? pickerRows(snapshot.picker, rows)
+      : 3 + lines.reduce((sum, line) => sum + lineRows(`› ${line}`, columns - 4), 0);
   const queuedLines = snapshot.queued.map((shown) => `queued: ${oneLine(shown, Math.max(10, columns - 12))}`);
   const fixedRows = middleRows + suggestions.length + 3 + otherLiveRows + queuedLines.length;
   // Per answer: its top margin and the "… lines above" line; one row spare for the cursor line.
@@ -340,24 +406,19 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
       items: snapshot.transcript.done,
       // ink's <Static> takes its render function as `children`; createElement has no other way to pass it.
       // biome-ignore lint/correctness/noChildrenProp: see above
-      children: (entry: Entry) => h(EntryView, { key: entry.id, entry, theme, width: columns }),
+      children: (entry: Entry) => h(EntryView, { key: entry.id, entry, theme, width: columns, expanded: snapshot.expanded }),
     }),
     ...snapshot.transcript.live.map((entry) => h(EntryView, { key: entry.id, entry, theme, maxLines: liveBudget, width: columns })),
     ...queuedLines.map((line, i) => h(Text, { key: `q${i}`, wrap: 'truncate-end' }, theme.dim(line))),
     snapshot.pending
-      ? h(ApprovalView, {
-          pending: snapshot.pending,
-          theme,
-          maxPreviewLines: previewBudget,
-          denyMessage,
-          armed: approvalArmed,
-          width: columns,
-        })
-      : h(
-          Box,
-          { flexDirection: 'column', borderStyle: 'round', paddingX: 1, marginTop: 1 },
-          ...lines.map((line, i) => h(Text, { key: i }, `${i === 0 ? theme.tone('accent', '›') : ' '} ${line}`)),
-        ),
+      ? h(ApprovalView, { ...approval!, pending: snapshot.pending, maxPreviewLines: previewBudget })
+      : snapshot.picker
+        ? h(PickerView, { picker: snapshot.picker, theme, rows, width: columns })
+        : h(
+            Box,
+            { flexDirection: 'column', borderStyle: 'round', paddingX: 1, marginTop: 1 },
+            ...lines.map((line, i) => h(Text, { key: i }, `${i === 0 ? theme.tone('accent', '›') : ' '} ${line}`)),
+          ),
     ...suggestions.map((s, i) =>
       h(
         Text,

@@ -1,11 +1,13 @@
 // The approval panel: what the call would do (summary, the permission layer's reason, and the
-// diff or command wrapped, never cut at the edge), and the choices. What does not fit a 24-line
-// terminal is cut in the middle with a warning, so the choices and the last row stay on screen.
+// diff or command wrapped, never cut at the edge), what each choice covers, and the choices. What
+// does not fit a 24-line terminal is cut in the middle with a warning, so the choices and the
+// last row stay on screen.
 
 import { createElement as h, type ReactElement } from 'react';
 import { Box, Text } from 'ink';
 import { diffPainter } from './approval-preview.js';
 import type { PendingView } from './session-controller.js';
+import { textRows } from './text-rows.js';
 import type { Theme } from './theme.js';
 import { oneLine } from '../terminal-text/index.js';
 
@@ -20,6 +22,47 @@ export interface ApprovalViewProps {
   armed: boolean;
   /** The terminal's width. */
   width: number;
+  /** Set after `s`: the rule is shown and waits for a second yes before it is saved. */
+  confirmingRule: boolean;
+  /** The user's config file "approve always" writes to. */
+  configFile: string;
+}
+
+/**
+ * The lines above the preview and below it that say what is asked and what each choice covers:
+ * the reason in full (wrapped, never cut: it is why the user is asked), what `a` grants (the
+ * gate's own words; the runner opens a new gate for each turn, so a grant ends with the turn),
+ * and the exact rule `s` would save. Shared with the row count below.
+ */
+function noteLines(pending: PendingView, theme: Theme, configFile: string): { head: string[]; tail: string[] } {
+  const scope = pending.sessionScope ?? [];
+  const covers =
+    scope.length === 0
+      ? 'approves this call; later ones still ask'
+      : `allows ${scope.map((label) => oneLine(label, 300)).join('; ')} until this turn ends (the next prompt asks again)`;
+  const tail = [theme.dim(`[a] for this turn ${covers}`)];
+  if (pending.alwaysRule !== null)
+    tail.push(theme.dim(`[s] always: saves the rule ${oneLine(pending.alwaysRule, 300)} to ${oneLine(configFile, 200)} (asks first)`));
+  return { head: [theme.dim(`why: ${oneLine(pending.reason, 600)}`)], tail };
+}
+
+function choicesLine(pending: PendingView, theme: Theme, denyMessage: string | null, armed: boolean, confirmingRule: boolean): string {
+  const rule = pending.alwaysRule;
+  if (denyMessage !== null) return `why deny? (Enter sends, empty for no reason, Esc back): ${denyMessage}${theme.inverse(' ')}`;
+  if (confirmingRule && rule !== null)
+    return `save ${theme.bold(oneLine(rule, 300))} to permissions.allow?  ${theme.bold('[y]')} save and approve  ${theme.dim('[Esc] back')}`;
+  if (!armed) return theme.dim('answer keys open when you stop typing…  [Esc] cancel turn');
+  const always = rule === null ? '' : `${theme.bold('[s]')} always  `;
+  return `${theme.bold('[y]')} approve once  ${theme.bold('[a]')} for this turn  ${always}${theme.bold('[n]')} deny  ${theme.dim(rule === null ? '[Esc] cancel turn' : '[Esc] cancel')}`;
+}
+
+/** Rows the panel takes besides its borders, its summary line and the preview. */
+export function approvalNoteRows(
+  props: Pick<ApprovalViewProps, 'pending' | 'width' | 'configFile' | 'theme' | 'denyMessage' | 'armed' | 'confirmingRule'>,
+): number {
+  const { head, tail } = noteLines(props.pending, props.theme, props.configFile);
+  const choices = choicesLine(props.pending, props.theme, props.denyMessage, props.armed, props.confirmingRule);
+  return [...head, ...tail, choices].reduce((sum, line) => sum + textRows(line, Math.max(10, props.width - 4)), 0);
 }
 
 interface PreviewRow {
@@ -47,7 +90,16 @@ export function previewRows(pending: PendingView, width: number, budget: number)
   return [...head, { text: `${hidden}`, origin: '', kind: 'cut' }, rows[rows.length - 1]!];
 }
 
-export function ApprovalView({ pending, theme, maxPreviewLines, denyMessage, armed, width }: ApprovalViewProps): ReactElement {
+export function ApprovalView({
+  pending,
+  theme,
+  maxPreviewLines,
+  denyMessage,
+  armed,
+  width,
+  confirmingRule,
+  configFile,
+}: ApprovalViewProps): ReactElement {
   const isDiff = pending.preview?.kind === 'diff';
   const body = previewRows(pending, width, maxPreviewLines).map((row, i) => {
     if (row.kind === 'cut') {
@@ -63,18 +115,15 @@ export function ApprovalView({ pending, theme, maxPreviewLines, denyMessage, arm
     }
     return h(Text, { key: `p${i}`, wrap: 'truncate-end' }, isDiff ? diffPainter(row.origin, theme)(row.text) : row.text);
   });
-  const choices =
-    denyMessage !== null
-      ? `why deny? (Enter sends, empty for no reason, Esc back): ${denyMessage}${theme.inverse(' ')}`
-      : armed
-        ? `${theme.bold('[y]')} approve once  ${theme.bold('[a]')} for this session  ${theme.bold('[n]')} deny  ${theme.dim('[Esc] cancel turn')}`
-        : theme.dim('answer keys open when you stop typing…  [Esc] cancel turn');
+  const notes = noteLines(pending, theme, configFile);
+  const choices = choicesLine(pending, theme, denyMessage, armed, confirmingRule);
   return h(
     Box,
     { flexDirection: 'column', borderStyle: 'round', paddingX: 1 },
     h(Text, { wrap: 'truncate-end' }, `${theme.bold(theme.tone('warning', 'approval needed'))} ${oneLine(pending.summary, 200)}`),
-    h(Text, { wrap: 'truncate-end' }, theme.dim(`why: ${oneLine(pending.reason, 300)}`)),
+    ...notes.head.map((line, i) => h(Text, { key: `h${i}` }, line)),
     ...body,
+    ...notes.tail.map((line, i) => h(Text, { key: `t${i}` }, line)),
     h(Text, null, choices),
   );
 }

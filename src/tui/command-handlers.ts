@@ -130,7 +130,7 @@ async function fork(context: CommandContext, args: string): Promise<void> {
 
 async function resume(context: CommandContext, args: string): Promise<void> {
   const { controller } = context;
-  if (args === '') return listSessions(context, 'resume one with /resume <n> (or an id, or last)');
+  if (args === '') return pickSession(context);
   await controller.track('command', async () => {
     const runner = await controller.getRunner();
     const listed =
@@ -157,6 +157,36 @@ function sameDirectory(a: string, b: string): boolean {
   return resolve(a) === resolve(b);
 }
 
+/** `/resume` alone: this project's sessions, then a few of other projects', as a picker. */
+async function pickSession(context: CommandContext): Promise<void> {
+  const { controller } = context;
+  await controller.track('command', async () => {
+    const runner = await controller.getRunner();
+    const { here, elsewhere } = await projectSessions(runner.store, runner.root);
+    context.listed = [...here, ...elsewhere];
+    if (context.listed.length === 0) return controller.note({ kind: 'notice', tone: 'info', text: 'no sessions yet' });
+    const current = controller.getSnapshot().sessionId;
+    const item = (s: SessionSummary, where: string | undefined) => ({
+      label: `${s.sessionId === current ? '●' : ' '} ${s.sessionId.slice(0, 13)} ${s.updatedAt.slice(0, 16).replace('T', ' ')} ${s.turns}t ${oneLine(s.title || '(no prompt)', 40)}`,
+      detail: where,
+    });
+    controller.setPicker({
+      title: `resume a session · this project (${oneLine(controller.root, 80)}) first, then others (continuing one asks first)`,
+      items: [...here.map((s) => item(s, undefined)), ...elsewhere.map((s) => item(s, `· ${s.cwd}`))],
+      selected: 0,
+      onPick: (index) => void resume(context, String(index + 1)),
+    });
+  });
+}
+
+async function projectSessions(store: Awaited<ReturnType<SessionController['getRunner']>>['store'], root: string) {
+  const { sessions } = await store.list({ limit: 200 });
+  return {
+    here: sessions.filter((s) => sameDirectory(s.cwd, root)).slice(0, LISTED_HERE),
+    elsewhere: sessions.filter((s) => !sameDirectory(s.cwd, root)).slice(0, LISTED_ELSEWHERE),
+  };
+}
+
 /** Sessions listed: this project's first (newest first), then a few of other projects'. */
 const LISTED_HERE = 10;
 const LISTED_ELSEWHERE = 5;
@@ -165,9 +195,7 @@ async function listSessions(context: CommandContext, hint = '/resume <n> continu
   const { controller, theme } = context;
   await controller.track('command', async () => {
     const runner = await controller.getRunner();
-    const { sessions } = await runner.store.list({ limit: 200 });
-    const here = sessions.filter((s) => sameDirectory(s.cwd, runner.root)).slice(0, LISTED_HERE);
-    const elsewhere = sessions.filter((s) => !sameDirectory(s.cwd, runner.root)).slice(0, LISTED_ELSEWHERE);
+    const { here, elsewhere } = await projectSessions(runner.store, runner.root);
     context.listed = [...here, ...elsewhere];
     if (context.listed.length === 0) return controller.note({ kind: 'notice', tone: 'info', text: 'no sessions yet' });
     const current = controller.getSnapshot().sessionId;
@@ -190,44 +218,47 @@ async function listSessions(context: CommandContext, hint = '/resume <n> continu
 }
 
 async function model(context: CommandContext, name: string): Promise<void> {
-  const { controller, theme } = context;
+  const { controller } = context;
   const current = controller.getSnapshot();
   if (name === '') {
     const provider = providerNameOf(current.wireApi);
     const known = modelCatalogEntries()
       .filter((entry) => entry.provider === provider)
-      .map((entry) => entry.name)
-      .slice(0, 12);
-    const body = [
-      `current: ${theme.bold(oneLine(current.model, 80))} (${current.wireApi})`,
-      `switch with /model <name>; catalog models for this provider:`,
-      known.join(', '),
-    ].join('\n');
-    return controller.note({ kind: 'block', title: 'model', body });
+      .map((entry) => entry.name);
+    const names = known.includes(current.model) ? known : [current.model, ...known];
+    return controller.setPicker({
+      title: `model · this session speaks ${provider}'s API (${current.wireApi}); /model <name> takes any other name`,
+      items: names.map((each) => ({ label: each, detail: each === current.model ? '(current)' : undefined })),
+      selected: Math.max(0, names.indexOf(current.model)),
+      onPick: (index) => void model(context, names[index]!),
+    });
   }
+  const looked = lookupModel(name);
+  const refused = otherProvider(looked.matched === null ? null : looked.entry.provider, current.wireApi);
+  if (refused !== null)
+    return controller.note({ kind: 'notice', tone: 'error', text: `model not changed: ${oneLine(name, 80)} ${refused}` });
   await controller.track('command', async () => {
     await controller.changeSettings({ model: name });
-    const looked = lookupModel(name);
-    const other = otherProvider(looked.matched === null ? null : looked.entry.provider, current.wireApi);
     controller.note({
       kind: 'notice',
-      tone: other === null ? 'success' : 'warning',
-      text: `model: ${name}${looked.matched !== null ? '' : ' (not in the model catalog: default limits, no price)'}${other ?? ''}`,
+      tone: 'success',
+      text: `model: ${name}${looked.matched !== null ? '' : ' (not in the model catalog: default limits, no price)'}`,
     });
   });
 }
 
 /**
- * The warning for a model the catalog knows as another provider's than the one whose API the
- * session speaks (a Claude model on an OpenAI endpoint): it is switched to all the same, since a
- * router behind the endpoint may serve it, but an endpoint of that provider itself will refuse it.
+ * Why a model cannot be switched to: the catalog knows it as the model of a provider that has an
+ * API of its own (Anthropic's Claude), and the session speaks another one's (an OpenAI endpoint),
+ * which would refuse it at the next turn. Models of providers the catalog knows no API of its own
+ * for (DeepSeek, Qwen, open weights…) are served over the OpenAI-compatible APIs, so they pass.
  */
 function otherProvider(modelProvider: string | null, wireApi: string): string | null {
   const speaks = providerNameOf(wireApi);
   if (modelProvider === null || modelProvider === speaks) return null;
   const wires = DIALECT_LIST.filter((dialect) => dialect.provider.name === modelProvider).map((dialect) => `--wire-api ${dialect.name}`);
-  const instead = wires.length === 0 ? '' : `, or start glassbox with ${wires.join(' or ')}`;
-  return ` — warning: a model of ${modelProvider}'s, but this session speaks ${speaks}'s API (${wireApi}): the endpoint must serve it (a router may)${instead}`;
+  if (wires.length === 0) return null;
+  return `is ${modelProvider}'s model, but this session speaks ${speaks}'s API (${wireApi}), whose endpoint would refuse it: start glassbox with ${wires.join(' or ')} and that provider's endpoint (or -m with a router that serves it)`;
 }
 
 async function choose<K extends 'sandbox' | 'approvalPolicy'>(

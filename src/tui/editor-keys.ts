@@ -7,7 +7,16 @@ import * as edit from './editor-state.js';
 import type { EditorState } from './editor-state.js';
 import { visibleText } from '../terminal-text/index.js';
 
-export type EditorAction = 'none' | 'submit' | 'interrupt' | 'eof' | 'escape' | 'complete' | 'show-output';
+export type EditorAction =
+  | 'none'
+  | 'submit'
+  | 'interrupt'
+  | 'eof'
+  | 'escape'
+  | 'complete'
+  | 'toggle-output'
+  | 'toggle-reasoning'
+  | 'search-history';
 
 export interface KeyResult {
   state: EditorState;
@@ -20,7 +29,9 @@ export function editorKey(state: EditorState, input: string, key: Key): KeyResul
 
   if (key.ctrl && input === 'c') return same('interrupt');
   if (key.ctrl && input === 'd') return state.text === '' ? same('eof') : next(edit.deleteForward(state));
-  if (key.ctrl && input === 'o') return same('show-output');
+  if (key.ctrl && input === 'o') return same('toggle-output');
+  if (key.ctrl && input === 't') return same('toggle-reasoning');
+  if (key.ctrl && input === 'r') return same('search-history');
   if (key.escape) return same('escape');
   if (key.tab) return same('complete');
   if (key.return) {

@@ -51,6 +51,19 @@ function diffRows(entry: Extract<Entry, { kind: 'tool' }>): { rows: string[]; hi
   return { rows: all.slice(0, DIFF_ROWS - 1), hidden: all.length - DIFF_ROWS + 1 };
 }
 
+/** Rows of one call's output Ctrl-O shows; the session file has the rest. */
+const EXPANDED_OUTPUT_LINES = 40;
+
+/** A finished call's output as Ctrl-O shows it under the call's line (an applied change's diff coloured). */
+function outputLines(entry: Extract<Entry, { kind: 'tool' }>, theme: Theme): string[] {
+  if (entry.output.trim() === '') return [];
+  const lines = visibleText(entry.output.replace(/\n+$/, '')).split('\n');
+  const shown = lines.slice(0, EXPANDED_OUTPUT_LINES).map((line) => `    ${entry.diff ? diffPainter(line, theme)(line) : line}`);
+  if (lines.length > shown.length)
+    shown.push(theme.dim(`    … ${lines.length - shown.length} more lines (glassbox sessions show has all of it)`));
+  return shown;
+}
+
 export interface EntryViewProps {
   entry: Entry;
   theme: Theme;
@@ -58,6 +71,8 @@ export interface EntryViewProps {
   maxLines?: number;
   /** The terminal's width: <Static> lays its items out unconstrained, so each gets it explicitly. */
   width: number;
+  /** Printed entries shown in full (Ctrl-O, Ctrl-T); live ones stay folded to fit the screen. */
+  expanded?: { tools: boolean; reasoning: boolean };
 }
 
 export function EntryView(props: EntryViewProps): ReactElement | null {
@@ -65,7 +80,7 @@ export function EntryView(props: EntryViewProps): ReactElement | null {
   return content === null ? null : h(Box, { width: props.width, flexDirection: 'column' }, content);
 }
 
-function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactElement | null {
+function entryContent({ entry, theme, maxLines, width, expanded }: EntryViewProps): ReactElement | null {
   switch (entry.kind) {
     case 'user':
       return h(Box, { marginTop: 1 }, h(Text, null, `${theme.bold(theme.tone('accent', '›'))} ${theme.bold(visibleText(entry.text))}`));
@@ -93,6 +108,13 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
       if (entry.text.trim() === '') return null;
       const words = entry.text.trim().split(/\s+/).length;
       const label = entry.settled ? `∴ thought (${words} words)` : `∴ thinking… ${oneLine(entry.text.slice(-60), 60)}`;
+      if (entry.settled && expanded?.reasoning)
+        return h(
+          Box,
+          { flexDirection: 'column' },
+          h(Text, { wrap: 'truncate-end' }, theme.dim(theme.italic(`∴ thought (${words} words) · ctrl-t folds it`))),
+          h(Box, { paddingLeft: 2, width: Math.max(1, width - 2) }, h(Text, null, theme.dim(theme.italic(visibleText(entry.text.trim()))))),
+        );
       return h(Text, { wrap: 'truncate-end' }, theme.dim(theme.italic(label)));
     }
     case 'tool': {
@@ -107,6 +129,11 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
       if (entry.note) lines.push(h(Text, { key: 'note', wrap: 'truncate-end' }, theme.dim(`  └ ${oneLine(entry.note)}`)));
       for (const [index, line] of errorLines(entry).entries())
         lines.push(h(Text, { key: `err${index}`, wrap: 'truncate-end' }, theme.tone('error', `  ${index === 0 ? '└' : ' '} ${line}`)));
+      if (expanded?.tools) {
+        for (const [index, line] of outputLines(entry, theme).entries())
+          lines.push(h(Text, { key: `out${index}`, wrap: 'truncate-end' }, line));
+        return h(Box, { flexDirection: 'column' }, ...lines);
+      }
       const diff = diffRows(entry);
       for (const [index, line] of diff.rows.entries())
         lines.push(h(Text, { key: `diff${index}`, wrap: 'truncate-end' }, `    ${diffPainter(line, theme)(line)}`));
@@ -115,7 +142,7 @@ function entryContent({ entry, theme, maxLines, width }: EntryViewProps): ReactE
           h(
             Text,
             { key: 'diff-more', wrap: 'truncate-end' },
-            theme.dim(`    … ${diff.hidden} more lines · ctrl-o shows the last call in full`),
+            theme.dim(`    … ${diff.hidden} more lines · ctrl-o shows every output in full`),
           ),
         );
       return h(Box, { flexDirection: 'column' }, ...lines);

@@ -13,9 +13,12 @@ export const KEYS: ReadonlyArray<[string, string]> = [
   ['Esc', 'cancel the running turn (also at an approval)'],
   ['Ctrl-C', 'cancel the turn; else clear the prompt; else twice to quit'],
   ['Ctrl-D', 'quit when the prompt is empty'],
-  ['Ctrl-O', 'show the output of the last tool call'],
+  ['Ctrl-O', 'expand every tool output in the transcript; again to fold them'],
+  ['Ctrl-T', 'expand all reasoning in the transcript; again to fold it'],
+  ['Ctrl-R', 'search earlier prompts (Ctrl-R older, Enter takes it, Esc cancels)'],
   ['Ctrl-A/E, Ctrl-U/K/W', 'line start/end, delete to start/end, delete a word'],
-  ['y / a / n', 'at an approval: approve once, for the session, deny (n asks why)'],
+  ['y / a / s / n', 'at an approval: approve once, for this turn, always (saves the exact rule shown, asks first), deny (n asks why)'],
+  ['Up/Down, Enter, Esc', 'in a /model or /resume picker: choose, pick, cancel'],
 ];
 
 /** Words of `text` in lines of at most `width` columns (a longer word gets a line of its own). */

@@ -5,12 +5,14 @@
 // and `fork` do, so everything lands in the same session format.
 
 import { randomUUID } from 'node:crypto';
-import { isAbsolute, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { ApprovalRegistry, type ApprovalDecisionKind, type PendingApproval, type RunEvent } from '../agent/index.js';
 import { readCompactionConfig } from '../compaction/index.js';
 import { resolveModel } from '../model/index.js';
 import { openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
+import { exactAllowRule, saveAllowRule } from '../permissions/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
+import type { Picker } from './picker-view.js';
 import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
 import { PromptHistoryFile } from './prompt-history.js';
 import { loadSession } from './session-history.js';
@@ -41,6 +43,8 @@ export interface ControllerOptions {
 
 export interface PendingView extends PendingApproval {
   preview: ApprovalPreview | null;
+  /** The exact allow rule "approve always" would save for this call; null when none describes it. */
+  alwaysRule: string | null;
 }
 
 export type Busy = null | 'turn' | 'compact' | 'command';
@@ -64,6 +68,15 @@ export interface Snapshot {
   queued: readonly string[];
   /** Queued prompts a cancel put back, for the editor (a new `version` each time). */
   restoredPrompts: { prompts: readonly string[]; version: number } | null;
+  /** What the printed transcript shows in full (Ctrl-O: tool outputs, Ctrl-T: reasoning). */
+  expanded: TranscriptExpansion;
+  /** A list to choose from in place of the editor (`/model`, `/resume`). */
+  picker: Picker | null;
+}
+
+export interface TranscriptExpansion {
+  tools: boolean;
+  reasoning: boolean;
 }
 
 export class SessionController {
@@ -110,6 +123,8 @@ export class SessionController {
       exitRequested: false,
       queued: [],
       restoredPrompts: null,
+      expanded: { tools: false, reasoning: false },
+      picker: null,
     };
     this.approvals.onRequested((pending) => void this.enqueueApproval(pending));
   }
@@ -313,7 +328,7 @@ export class SessionController {
     }
     // Settled meanwhile (cancel, timeout): nothing to ask.
     if (!this.approvals.list(pending.runId).some((p) => p.callId === pending.callId)) return;
-    this.pendingQueue.push({ ...pending, preview });
+    this.pendingQueue.push({ ...pending, preview, alwaysRule: exactAllowRule(pending.toolName, pending.arguments, this.settings.root) });
     this.update({ pending: this.pendingQueue[0] });
   }
 
@@ -321,6 +336,33 @@ export class SessionController {
     const pending = this.state.pending;
     if (pending === null) return;
     this.approvals.resolve(pending.runId, pending.callId, decision, message, 'user');
+  }
+
+  /** Where "approve always" writes its rules: the user's own config, never a project's. */
+  get userConfigFile(): string {
+    return join(this.settings.home, 'config.json');
+  }
+
+  /**
+   * "Approve always", once the user confirmed the rule they were shown: saved to the user's
+   * config (it applies from the next turn, when rules are read), and this session gets the grant
+   * `a` gives. A save that fails approves this call once and says why.
+   */
+  async approveAlways(): Promise<void> {
+    const pending = this.state.pending;
+    if (pending === null || pending.alwaysRule === null) return;
+    try {
+      const file = await saveAllowRule(this.settings.home, pending.alwaysRule);
+      this.note({ kind: 'notice', tone: 'success', text: `saved the allow rule ${pending.alwaysRule} to ${file} (permissions.allow)` });
+      this.approvals.resolve(pending.runId, pending.callId, 'approve_session', null, 'user');
+    } catch (error) {
+      this.note({
+        kind: 'notice',
+        tone: 'error',
+        text: `the rule was not saved: ${oneLine(String((error as Error)?.message ?? error), 300)}; approved once`,
+      });
+      this.approvals.resolve(pending.runId, pending.callId, 'approve', null, 'user');
+    }
   }
 
   // ---- sessions ----
@@ -344,6 +386,25 @@ export class SessionController {
       promptHistory: [...loaded.prompts.map((p) => p.trim()).filter((p) => !this.typedHistory.includes(p)), ...this.typedHistory],
       historyVersion: this.state.historyVersion + 1,
     });
+  }
+
+  /**
+   * Prints the transcript again from a clean screen: what ink printed into the scrollback cannot
+   * be redrawn in place, so a new epoch remounts it whole (after a resize, or a Ctrl-O/Ctrl-T).
+   */
+  repaint(expanded: TranscriptExpansion = this.state.expanded): void {
+    this.options.clearScreen?.();
+    this.update({ expanded, transcript: { ...this.state.transcript, epoch: this.state.transcript.epoch + 1 } });
+  }
+
+  /** Shows a list in place of the editor; `null` closes it. */
+  setPicker(picker: Picker | null): void {
+    this.update({ picker });
+  }
+
+  /** Ctrl-O / Ctrl-T: every tool output, or all reasoning, shown in full or folded again. */
+  toggleExpanded(what: keyof TranscriptExpansion): void {
+    this.repaint({ ...this.state.expanded, [what]: !this.state.expanded[what] });
   }
 
   /** /clear: the next prompt starts a new session; the old one stays resumable. */

@@ -152,8 +152,7 @@ test('terminal approver: "s" shows the exact rule, saves it to the user config k
   const { mkdtemp, readFile, writeFile } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { saveAllowRule } = await import('../../src/permissions/index.js');
-  const { exactAllowRule } = await import('../../src/permissions/index.js');
+  const { exactAllowRule, saveAllowRule } = await import('../../src/permissions/index.js');
   const home = await mkdtemp(join(tmpdir(), 'glassbox-approver-'));
   await writeFile(
     join(home, 'config.json'),

@@ -116,7 +116,7 @@ describe('prompt editor', () => {
     assert.equal(press(typed('x'), 'd', { ctrl: true }).action, 'none');
     assert.equal(press(typed('x'), '', { escape: true }).action, 'escape');
     assert.equal(press(typed('@sr'), '', { tab: true }).action, 'complete');
-    assert.equal(press(typed(''), 'o', { ctrl: true }).action, 'show-output');
+    assert.equal(press(typed(''), 'o', { ctrl: true }).action, 'toggle-output');
   });
 
   test('the cursor is drawn, and control characters in the text are shown, not sent', () => {

@@ -44,13 +44,16 @@ describe('/resume across projects (tmux)', { skip }, () => {
     });
     try {
       await screen.waitFor('new session');
+      // `/resume` alone is a picker; Esc leaves the session as it was.
       await screen.submit('/resume');
-      const listed = await screen.waitFor('resume one with');
+      const listed = await screen.waitFor('Enter pick · Esc cancel');
       const mine = listed.indexOf('task in this project');
       const theirs = listed.indexOf('task elsewhere');
       assert.ok(mine !== -1 && theirs !== -1 && mine < theirs, listed);
       assert.match(listed, /this project/, listed);
       assert.ok(listed.includes(elsewhere), listed);
+      await screen.keys('Escape');
+      await screen.waitUntil((s) => s.includes('Enter send') && !s.includes('Enter pick'), 'the picker closed');
 
       // The other project's session (number 2): a warning first, the session unchanged.
       await screen.submit('/resume 2');

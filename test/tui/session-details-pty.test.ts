@@ -1,8 +1,8 @@
 // Smaller things the terminal got wrong (issue 25 item 12): /debug's file holds the whole request
 // and is private (0600, like the session files); a fork's status line counts the tokens of the
 // history it carries, as the session list does, instead of 0; an answer cut off by Esc is
-// marked as cancelled, not left looking like a finished one; and /model warns when the model is
-// another provider's than the endpoint the session talks to.
+// marked as cancelled, not left looking like a finished one; and /model refuses a model of
+// another provider's API than the endpoint's, and without a name is a picker.
 
 import assert from 'node:assert/strict';
 import { stat } from 'node:fs/promises';
@@ -51,7 +51,7 @@ describe('session details in the terminal (tmux)', { skip, concurrency: true }, 
     }
   });
 
-  test("/model with another provider's model than the endpoint speaks warns, and names the wire that would", async (t) => {
+  test("/model refuses another provider's model than the endpoint speaks, and names the wire that would; the picker switches", async (t) => {
     const { root, home } = await ptyProject();
     const provider = await startFakeProvider({ script: [] });
     t.after(() => provider.close());
@@ -64,13 +64,29 @@ describe('session details in the terminal (tmux)', { skip, concurrency: true }, 
     try {
       await screen.waitFor('new session');
       await screen.submit('/model claude-sonnet-4-5');
-      const warned = await screen.waitFor(/model: claude-sonnet-4-5[^\n]*anthropic/);
-      assert.match(warned, /--wire-api\s+anthropic/, warned);
-      await screen.waitIdle();
+      const refused = await screen.waitFor(/model not changed: claude-sonnet-4-5 is anthropic's model/);
+      assert.match(refused, /--wire-api\s+anthropic/, refused);
+      // The status line still names the model the session started on (drawn by its own frame).
+      await screen.waitUntil((s) => s.includes('gpt-5-mini · chat') && s.includes('Enter send'), 'the status line, unchanged');
       // A model of the endpoint's own provider switches without a word more.
       await screen.submit('/model gpt-5');
       const plain = await screen.waitFor(/model: gpt-5\b/);
       assert.doesNotMatch(plain.slice(plain.lastIndexOf('model: gpt-5')), /--wire-api/, plain);
+      // Without a name: a picker of the catalog's models for this API, on the current one.
+      await screen.waitIdle();
+      await screen.submit('/model');
+      const picker = await screen.waitFor(/› +gpt-5 +\(current\)/);
+      assert.match(picker, /Enter pick · Esc cancel/, picker);
+      assert.doesNotMatch(picker, /│ +claude/, picker);
+      await screen.keys('Down');
+      await screen.waitFor(/› +gpt-5-mini/);
+      await screen.keys('Enter');
+      await screen.waitFor(/model: gpt-5-mini\b/);
+      await screen.waitUntil((s) => /gpt-5-mini · chat/.test(s) && s.includes('Enter send'), 'the status line on gpt-5-mini');
+      await screen.submit('/model');
+      await screen.waitFor(/› +gpt-5-mini +\(current\)/);
+      await screen.keys('Escape');
+      await screen.waitUntil((s) => s.includes('Enter send') && !s.includes('Enter pick'), 'the picker closed');
     } finally {
       await screen.close();
     }
