@@ -36,6 +36,7 @@ import {
   createShellTool,
   createSkillTool,
   createToolSessionState,
+  createUpdatePlanTool,
   type ToolSessionState,
 } from '../tools/index.js';
 import { toolsOffered } from './skill-context.js';
@@ -151,6 +152,7 @@ export async function openRunner(settings: RunnerSettings): Promise<Runner> {
     ...createEditingTools(),
     createShellTool({ glassboxHome: settings.home, sandboxDetector: settings.detectSandbox }),
     createSkillTool({ glassboxHome: settings.home }),
+    createUpdatePlanTool(),
   ];
   let resolved: Promise<ResolvedCompaction> | null = null;
   const compaction = (): Promise<ResolvedCompaction> =>

@@ -16,3 +16,4 @@ export * from './editing-tools.js';
 export * from './shell/index.js';
 export { createSkillTool, SKILL_TOOL_NAME, type SkillArgs, type SkillToolOptions } from './skill/index.js';
 export { previewChange, type ChangePreview, type FilePreview, type PreviewLine, type PreviewLineKind } from './change-preview.js';
+export { createUpdatePlanTool, UPDATE_PLAN_TOOL_NAME, type UpdatePlanArgs } from './update-plan/index.js';
