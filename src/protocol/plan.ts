@@ -5,6 +5,9 @@
 
 import { z } from 'zod';
 
+/** The plan tool's name: the layers that read a plan from a call without its presentation (OpenTelemetry) match on it. */
+export const PLAN_TOOL_NAME = 'update_plan';
+
 export const PLAN_STEP_STATUSES = ['pending', 'in_progress', 'completed'] as const;
 export type PlanStepStatus = (typeof PLAN_STEP_STATUSES)[number];
 

@@ -4,9 +4,9 @@
 // The output tells the model what it now holds, so a malformed plan is corrected on the next call.
 
 import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
-import { planUpdateSchema, type PlanUpdate } from '../../protocol/index.js';
+import { PLAN_TOOL_NAME, planUpdateSchema, type PlanUpdate } from '../../protocol/index.js';
 
-export const UPDATE_PLAN_TOOL_NAME = 'update_plan';
+export const UPDATE_PLAN_TOOL_NAME = PLAN_TOOL_NAME;
 
 export type UpdatePlanArgs = PlanUpdate;
 
