@@ -172,7 +172,12 @@ export class TraceBuilder {
         };
         if (this.options.traceContent) attributes['gen_ai.tool.call.arguments'] = this.content(event.arguments);
         const span = this.sink.start(`execute_tool ${event.name}`, { parent: this.parent(), startMs: atMs, kind: 'internal', attributes });
-        this.tools.set(event.callId, { span, approval: null, exec: null, ...(event.name === PLAN_TOOL_NAME ? { plan: event.arguments } : {}) });
+        this.tools.set(event.callId, {
+          span,
+          approval: null,
+          exec: null,
+          ...(event.name === PLAN_TOOL_NAME ? { plan: event.arguments } : {}),
+        });
         return;
       }
       case 'tool_permission_decided':
@@ -218,7 +223,8 @@ export class TraceBuilder {
         if (error) attributes['error.type'] = error;
         if (this.options.traceContent) attributes['gen_ai.tool.call.result'] = this.content(event.output);
         tool.span.set(attributes);
-        if (tool.plan !== undefined && !event.isError) planUpdate(tool.span, tool.plan, atMs, this.options.traceContent ? (text) => this.content(text) : null);
+        if (tool.plan !== undefined && !event.isError)
+          planUpdate(tool.span, tool.plan, atMs, this.options.traceContent ? (text) => this.content(text) : null);
         tool.approval?.end(atMs);
         tool.exec?.end(atMs, error);
         tool.span.end(atMs, error);

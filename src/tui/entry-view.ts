@@ -164,7 +164,14 @@ export function entryRows(entry: Entry, width: number): number {
     case 'reasoning':
       return entry.text.trim() === '' ? 0 : 1;
     case 'tool':
-      return 1 + (entry.note ? 1 : 0) + errorLines(entry).length + planRowCount(entry) + diffRows(entry).rows.length + (diffRows(entry).hidden > 0 ? 1 : 0);
+      return (
+        1 +
+        (entry.note ? 1 : 0) +
+        errorLines(entry).length +
+        planRowCount(entry) +
+        diffRows(entry).rows.length +
+        (diffRows(entry).hidden > 0 ? 1 : 0)
+      );
     case 'notice':
       return textRows(visibleText(entry.text), width);
     case 'block':

@@ -42,7 +42,12 @@ function traced(traceContent: boolean): Recorded[] {
       { step: 'Run the tests', status: 'pending' },
     ],
   };
-  const bad = { plan: [{ step: 'a', status: 'in_progress' }, { step: 'b', status: 'in_progress' }] };
+  const bad = {
+    plan: [
+      { step: 'a', status: 'in_progress' },
+      { step: 'b', status: 'in_progress' },
+    ],
+  };
   for (const [callId, args, isError] of [
     ['c1', plan, false],
     ['c2', bad, true],

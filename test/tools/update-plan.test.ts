@@ -85,7 +85,9 @@ describe('update_plan', () => {
   it('honours an aborted signal', async () => {
     const controller = new AbortController();
     controller.abort();
-    await assert.rejects(tool.execute(tool.schema.parse({ plan: [{ step: 'a', status: 'pending' }] }), makeContext(root, controller.signal)));
+    await assert.rejects(
+      tool.execute(tool.schema.parse({ plan: [{ step: 'a', status: 'pending' }] }), makeContext(root, controller.signal)),
+    );
   });
 
   it('has a short description and a small definition', () => {
