@@ -17,6 +17,14 @@ import { configKeyWarnings } from './config-key-warnings.js';
 import { processOutputGuard } from './output-guard.js';
 import { forgetDatabaseUrlVariable, openSessionStore, resolveDatabaseUrl, type OpenedSessionStore } from './session-store-option.js';
 import { resolveRoot } from '../workspace/index.js';
+import { checklistLines, planTracker, type Checklist } from '../views/index.js';
+
+/** What `exec --plan` prints: the plan as a checklist (when the model kept one), then its answer. */
+function planAnswer(plan: Checklist | null, answer: string): string {
+  if (plan === null) return answer;
+  const lines = checklistLines(plan);
+  return answer.trim() === '' ? lines.join('\n') : `${lines.join('\n')}\n\n${answer}`;
+}
 
 export interface ExecCliOptions {
   model?: string;
@@ -40,6 +48,8 @@ export interface ExecCliOptions {
   demoIntro?: boolean;
   otlpEndpoint?: string;
   traceContent?: boolean;
+  /** `--plan`: a plan-mode turn (read-only, no writes); the plan is printed and nothing is carried out. */
+  plan?: boolean;
 }
 
 /** Exit code for a run that ended with this terminal event. */
@@ -132,8 +142,10 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   });
 
   const printer = new ProgressPrinter();
+  const plan = planTracker();
   const onEvent = (event: RunEvent): void => {
     tally.observe(event);
+    plan.observe(event);
     // The last line also says what a script asks of a whole run: the session, its cost, its time.
     const totals = isTerminalEvent(event) ? tally.totals() : undefined;
     const line = totals === undefined ? event : { ...event, ...totals };
@@ -161,6 +173,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       approvals,
       onEvent,
       gitSnapshot,
+      ...(options.plan ? { mode: 'plan' as const } : {}),
     });
     if (result.persistError !== null) {
       process.stderr.write(`glassbox: warning: the session file could not be finalized: ${result.persistError}\n`);
@@ -173,7 +186,8 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     if (!options.json && result.terminal.type === 'run_succeeded' && !outputs.stdoutClosed) {
       // Piped, the answer is passed on byte for byte; on a terminal its control characters are
       // shown rather than obeyed (an answer is text a prompt injection can choose).
-      const answer = process.stdout.isTTY ? visibleText(result.terminal.answer) : result.terminal.answer;
+      const text = options.plan ? planAnswer(plan.current(), result.terminal.answer) : result.terminal.answer;
+      const answer = process.stdout.isTTY ? visibleText(text) : text;
       process.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
     }
     await outputs.flushStdout();

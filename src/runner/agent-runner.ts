@@ -40,6 +40,7 @@ import {
   type ToolSessionState,
 } from '../tools/index.js';
 import { toolsOffered } from './skill-context.js';
+import { planPolicy, planPrompt, planTools } from './plan-mode.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
@@ -119,6 +120,12 @@ export interface TurnRequest {
    * session; by default they are gathered when it does.
    */
   gitSnapshot?: Promise<string>;
+  /**
+   * `plan`: a read-only turn in which the model proposes a plan (`--plan`, `/plan`): the sandbox
+   * is read-only whatever the policy says, only read-only tools and the shell are offered, and the
+   * prompt carries the plan-mode instructions (plan-mode.ts). Default: an ordinary turn.
+   */
+  mode?: 'plan';
 }
 
 /** The turn's policy, or a clear error for a runner opened without one (a programming error). */
@@ -218,7 +225,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
     return {
       writer: resumed.writer,
       history: resumed.history,
-      newItems: [...(opening ? [systemMessage(opening.text)] : []), userMessage(request.prompt)],
+      newItems: [...(opening ? [systemMessage(opening.text)] : []), userMessage(planPrompt(request.prompt, request.mode))],
       turn: resumed.turns + 1,
       resumed: true,
       compactionDisabled: resumed.autoCompactionDisabled,
@@ -233,7 +240,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
   return {
     writer,
     history: [],
-    newItems: [systemMessage(system.text), userMessage(request.prompt)],
+    newItems: [systemMessage(system.text), userMessage(planPrompt(request.prompt, request.mode))],
     turn: 1,
     resumed: false,
     compactionDisabled: false,
@@ -243,7 +250,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
 
 export async function runTurn(runner: Runner, request: TurnRequest): Promise<TurnResult> {
   const { settings } = runner;
-  const policy = turnPolicy(settings, request);
+  const policy = planPolicy(turnPolicy(settings, request), request.mode);
   const systemPrompt = request.resume ? null : startSystemPrompt(runner, request.gitSnapshot);
   // Before the session is opened: a bad --compact-at must not leave a started turn behind.
   const compaction = settings.compaction === undefined ? await runner.compaction() : null;
@@ -285,6 +292,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       wireApi: settings.wireApi,
       // Kept so a face shows the threshold this turn ran with, not the one it would resolve now.
       ...(compaction ? { compaction: { inputWindow: compaction.inputWindow, threshold: compaction.threshold } } : {}),
+      ...(request.mode === 'plan' ? { mode: 'plan' as const } : {}),
     });
     const gate = createPermissionGate({
       root: runner.root,
@@ -298,7 +306,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     // The skill tool only for a session whose system message lists skills: it costs every request
     // its definition, and without the list the model has nothing to load.
     const tools = new ToolRuntime({
-      tools: [...toolsOffered(runner.tools, [...session.history, ...session.newItems]), ...extensions.tools],
+      tools: planTools([...toolsOffered(runner.tools, [...session.history, ...session.newItems]), ...extensions.tools], request.mode),
       root: runner.root,
       state: runner.toolState(session.writer.sessionId),
       gate,

@@ -32,3 +32,36 @@ export function latestPlan(turns: readonly TranscriptTurn[]): Checklist | null {
   }
   return null;
 }
+
+/** What a plan tracker reads of run events: a call's arguments, and whether it went through. */
+type PlanEvent =
+  | { type: 'tool_requested'; callId: string; name: string; arguments: string }
+  | { type: 'tool_finished'; callId: string; isError: boolean }
+  | { type: string };
+
+/**
+ * The plan as a live run sets it, for a face that reads events rather than the transcript (exec,
+ * ACP): `observe` returns the new plan when a plan call finished without error, else null.
+ */
+export function planTracker(): { observe(event: PlanEvent): Checklist | null; current(): Checklist | null } {
+  const pending = new Map<string, Checklist>();
+  let plan: Checklist | null = null;
+  return {
+    observe(event) {
+      if (event.type === 'tool_requested' && 'arguments' in event) {
+        const set = callChecklist({ name: event.name, arguments: event.arguments, status: 'requested' });
+        if (set !== null) pending.set(event.callId, set);
+        return null;
+      }
+      if (event.type === 'tool_finished' && 'isError' in event) {
+        const set = pending.get(event.callId);
+        pending.delete(event.callId);
+        if (set === undefined || event.isError) return null;
+        plan = set;
+        return set;
+      }
+      return null;
+    },
+    current: () => plan,
+  };
+}
