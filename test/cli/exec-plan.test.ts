@@ -35,7 +35,19 @@ describe('exec --plan', () => {
     });
     t.after(() => provider.close());
     const result = await runCli(
-      ['exec', '--plan', '--sandbox', 'workspace-write', '--approval-policy', 'never', '--base-url', provider.baseURL, '-C', root, 'fix the parser'],
+      [
+        'exec',
+        '--plan',
+        '--sandbox',
+        'workspace-write',
+        '--approval-policy',
+        'never',
+        '--base-url',
+        provider.baseURL,
+        '-C',
+        root,
+        'fix the parser',
+      ],
       cliEnv({ GLASSBOX_HOME: home }),
     );
     assert.equal(result.code, 0, result.stderr);
