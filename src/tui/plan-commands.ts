@@ -44,7 +44,10 @@ export async function acceptPlan({ controller }: PlanContext, sandbox: string): 
 }
 
 export function rejectPlan({ controller }: PlanContext): void {
-  if (!controller.hasProposedPlan) return controller.note({ kind: 'notice', tone: 'warning', text: 'no plan to reject' });
+  if (!controller.hasProposedPlan) {
+    controller.note({ kind: 'notice', tone: 'warning', text: 'no plan to reject' });
+    return;
+  }
   controller.dropProposedPlan();
   controller.note({ kind: 'notice', tone: 'info', text: 'plan rejected: nothing was changed' });
 }

@@ -11,7 +11,11 @@ import { createEditingTools, createReadOnlyTools, createShellTool, createSkillTo
 import { actionPhrase, phraseText, presentationOf, requestedChange, TOOL_PRESENTATIONS, writtenPaths } from '../../src/views/index.js';
 import { makeContext } from '../tools/tool-test-context.js';
 
-const TOOLS: AnyTool[] = [...createReadOnlyTools(), ...createEditingTools(), createShellTool(), createSkillTool({ glassboxHome: '/home' }),
+const TOOLS: AnyTool[] = [
+  ...createReadOnlyTools(),
+  ...createEditingTools(),
+  createShellTool(),
+  createSkillTool({ glassboxHome: '/home' }),
   createUpdatePlanTool(),
 ];
 
