@@ -6,7 +6,7 @@
 
 import type { AnyTool } from '../agent/index.js';
 import { PLAN_TOOL_NAME } from '../protocol/index.js';
-import type { ToolPolicySettings } from './agent-runner.js';
+import type { SandboxMode } from '../workspace/index.js';
 
 export type TurnMode = 'plan' | undefined;
 
@@ -21,7 +21,7 @@ export function planPrompt(prompt: string, mode: TurnMode): string {
 }
 
 /** Plan mode runs in the read-only sandbox; approvals and network stay as the turn's policy says. */
-export function planPolicy(policy: ToolPolicySettings, mode: TurnMode): ToolPolicySettings {
+export function planPolicy<Policy extends { sandbox: SandboxMode }>(policy: Policy, mode: TurnMode): Policy {
   return mode === 'plan' ? { ...policy, sandbox: 'read-only' } : policy;
 }
 

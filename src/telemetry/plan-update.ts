@@ -4,7 +4,13 @@
 // redacted like every content attribute.
 
 import { planUpdateSchema } from '../protocol/index.js';
-import type { Attributes, SpanHandle } from './trace-builder.js';
+
+// trace-builder.ts's `Attributes` and `SpanHandle`, written out: it imports this file.
+type Attributes = Record<string, string | number | boolean | string[]>;
+interface SpanHandle {
+  set(attributes: Attributes): void;
+  event(name: string, atMs: number, attributes?: Attributes): void;
+}
 
 export function planUpdate(span: SpanHandle, rawArguments: string, atMs: number, content: ((text: string) => string) | null): void {
   let parsed: unknown;

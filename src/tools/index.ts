@@ -3,6 +3,7 @@ export {
   createToolSessionState,
   executionPolicy,
   toolSessionState,
+  type EditorFiles,
   type FileStamp,
   type ToolSessionState,
 } from './tool-session-state.js';
