@@ -13,7 +13,6 @@ import {
   agent,
   methods,
   type AgentContext,
-  type AvailableCommand,
   type ContentBlock,
   type InitializeResponse,
   type McpServer,
@@ -34,7 +33,9 @@ import {
 } from '../runner/index.js';
 import { JsonlSessionStore, type SessionStore } from '../sessions/index.js';
 import { resolveRoot } from '../workspace/index.js';
+import { availableCommands, readCommand } from './acp-commands.js';
 import { acpModes, modeState, type AcpMode } from './acp-modes.js';
+import { editorFiles, type ClientFiles } from './editor-files.js';
 import { historyUpdates } from './history-updates.js';
 import { bridgeApprovals } from './permission-bridge.js';
 import { RunUpdates, UsageMeter, type UsageLimits } from './run-updates.js';
@@ -65,23 +66,6 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = {
   MODEL_REFUSED: 'refusal',
   CONTENT_FILTERED: 'refusal',
 };
-
-/** The slash commands a client offers (`available_commands_update`); a prompt `/compact …` runs it. */
-const COMMANDS: AvailableCommand[] = [
-  {
-    name: 'compact',
-    description: 'Summarize the conversation now to free context, as `glassbox compact` does',
-    input: { hint: 'what the summary should keep (optional)' },
-  },
-];
-
-/** `/compact [instructions]` → its instructions (null: none); undefined: not the command. */
-function compactCommand(prompt: string): string | null | undefined {
-  const match = /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.trim());
-  if (match === null) return undefined;
-  const instructions = match[1]?.trim() ?? '';
-  return instructions === '' ? null : instructions;
-}
 
 /** A turn's end as `session/prompt` answers it: a stop reason, or a JSON-RPC error that says why. */
 export function stopReasonOf(terminal: TerminalRunEvent): StopReason {
@@ -145,6 +129,7 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
   const sessions = new Map<string, AcpSession>();
   const { modes, initial } = acpModes(settings);
   let compactionUpdates = false;
+  let clientFiles: ClientFiles = { read: false, write: false };
 
   const notify = (client: AgentContext, sessionId: string, update: SessionUpdate): Promise<void> =>
     client.notify(methods.client.session.update, { sessionId, update }).catch(() => {});
@@ -173,6 +158,9 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
     }
     const approvals = new ApprovalRegistry();
     const acpId = id;
+    // The file tools go through the editor when it offers its files (after their path policy).
+    const files = editorFiles(clientFiles, acpId, client);
+    if (files !== null) runner.toolState(acpId).editorFiles = files;
     const detach = bridgeApprovals(approvals, {
       sessionId: acpId,
       root,
@@ -196,8 +184,11 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
   }
 
   /** After the answer that names the session, so the client knows which session they are for. */
-  function offerCommands(client: AgentContext, sessionId: string): void {
-    setImmediate(() => void notify(client, sessionId, { sessionUpdate: 'available_commands_update', availableCommands: COMMANDS }));
+  function offerCommands(client: AgentContext, session: AcpSession): void {
+    void availableCommands(session.root, settings.home).then(({ commands, warnings }) => {
+      for (const warning of warnings) log(`glassbox: warning: ${warning}`);
+      setImmediate(() => void notify(client, session.id, { sessionUpdate: 'available_commands_update', availableCommands: commands }));
+    });
   }
 
   /** `/compact`: the session's history summarized now (`compactSession`, as `glassbox compact`). */
@@ -242,6 +233,10 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
   const app = agent({ name: 'glassbox' })
     .onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
       compactionUpdates = params.clientCapabilities?.session?.compaction != null;
+      clientFiles = {
+        read: params.clientCapabilities?.fs?.readTextFile === true,
+        write: params.clientCapabilities?.fs?.writeTextFile === true,
+      };
       return {
         protocolVersion: PROTOCOL_VERSION,
         agentInfo: { name: 'glassbox', title: 'Glassbox', version: glassboxVersion() },
@@ -255,8 +250,8 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
           _meta: {
             glassbox: {
               clientMcpServers: false,
-              // The file tools use the disk, not the editor's buffers (fs/* is not called).
-              editorFileSystem: false,
+              // read_file, write_file and edit_file go through fs/* when the client offers them.
+              editorFileSystem: true,
             },
           },
         },
@@ -266,14 +261,14 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
       const root = projectRoot(params.cwd);
       refuseClientMcp(params.mcpServers);
       const session = await openAcpSession(client, root, null);
-      offerCommands(client, session.id);
+      offerCommands(client, session);
       return { sessionId: session.id, modes: modeState(modes, session.mode) };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
       const session = await reopen(client, params.sessionId, params.cwd, params.mcpServers);
       const { records } = await session.runner.store.read(session.id);
       for (const update of historyUpdates(records, session.root, freshMeter(session))) await notify(client, session.id, update);
-      offerCommands(client, session.id);
+      offerCommands(client, session);
       return { modes: modeState(modes, session.mode) };
     })
     .onRequest(methods.agent.session.resume, async ({ params, client }) => {
@@ -345,9 +340,11 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
         send: (update) => notify(client, session.id, update),
         log,
       });
-      const compact = compactCommand(prompt);
-      if (compact !== undefined) {
-        const done = compactNow(session, compact, updates, controller.signal);
+      const { prompts } = await availableCommands(session.root, settings.home);
+      const command = readCommand(prompt, prompts);
+      if (command.kind === 'empty-plan') throw RequestError.invalidParams({}, '/plan needs the task to plan: /plan <task>');
+      if (command.kind === 'compact') {
+        const done = compactNow(session, command.instructions, updates, controller.signal);
         session.running = { controller, done };
         try {
           return await done;
@@ -356,7 +353,8 @@ export function serveAcp(stream: Stream, options: AcpServerOptions): AcpServer {
         }
       }
       const turn = runTurn(session.runner, {
-        prompt,
+        prompt: command.prompt,
+        ...(command.mode === undefined ? {} : { mode: command.mode }),
         resume: session.id,
         runId: randomUUID(),
         signal: controller.signal,

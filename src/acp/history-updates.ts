@@ -6,13 +6,16 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { SessionRecord } from '../sessions/index.js';
 import { outputContent, toolCallFields } from './tool-call-fields.js';
-import type { UsageMeter } from './run-updates.js';
+import { planTracker } from '../views/index.js';
+import { planUpdate, type UsageMeter } from './run-updates.js';
 
 export function historyUpdates(records: readonly SessionRecord[], root: string, meter: UsageMeter): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
   const text = (sessionUpdate: 'user_message_chunk' | 'agent_message_chunk' | 'agent_thought_chunk', value: string): void => {
     if (value !== '') updates.push({ sessionUpdate, content: { type: 'text', text: value } });
   };
+  // Each plan as it was set, as the client saw it live.
+  const plans = planTracker();
   for (const record of records) {
     switch (record.type) {
       case 'turn_started':
@@ -40,6 +43,7 @@ export function historyUpdates(records: readonly SessionRecord[], root: string, 
             status: 'pending',
             ...toolCallFields(item.name, item.arguments, root, true),
           });
+          plans.observe({ type: 'tool_requested', callId: item.callId, name: item.name, arguments: item.arguments });
         } else if (item.type === 'function_call_output') {
           updates.push({
             sessionUpdate: 'tool_call_update',
@@ -47,6 +51,8 @@ export function historyUpdates(records: readonly SessionRecord[], root: string, 
             status: item.isError ? 'failed' : 'completed',
             content: outputContent(item.output),
           });
+          const plan = plans.observe({ type: 'tool_finished', callId: item.callId, isError: item.isError });
+          if (plan !== null) updates.push(planUpdate(plan));
         }
         break;
       }

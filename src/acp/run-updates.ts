@@ -7,7 +7,16 @@ import type { SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk';
 import type { RunEvent, UsageStage } from '../agent/index.js';
 import { estimateCost, type ModelEntry, type Usage } from '../model/index.js';
 import { readProjectFile } from '../workspace/index.js';
+import { planTracker, type Checklist } from '../views/index.js';
 import { outputContent, toolCallFields, writtenFiles } from './tool-call-fields.js';
+
+/** A plan call's plan as ACP's `plan` update: the whole list, each step as an entry. */
+export function planUpdate(plan: Checklist): SessionUpdate {
+  return {
+    sessionUpdate: 'plan',
+    entries: plan.steps.map((step) => ({ content: step.step, priority: 'medium', status: step.status })),
+  };
+}
 
 export interface UsageLimits {
   /** What a request may hold (compaction's `inputWindow`). */
@@ -68,6 +77,7 @@ async function diffText(path: string, root: string): Promise<string | null> {
 export class RunUpdates {
   private chain: Promise<void> = Promise.resolve();
   /** Per call: the written files' text before it ran (null: none, or not shown). */
+  private readonly plan = planTracker();
   private readonly before = new Map<string, { name: string; files: Array<{ path: string; text: string | null }> }>();
 
   constructor(private readonly options: RunUpdatesOptions) {}
@@ -99,6 +109,7 @@ export class RunUpdates {
         if (event.delta !== '') await send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.delta } });
         return;
       case 'tool_requested': {
+        this.plan.observe(event);
         const files = writtenFiles(event.name, event.arguments, root);
         this.before.set(event.callId, {
           name: event.name,
@@ -132,6 +143,8 @@ export class RunUpdates {
           content,
           rawOutput: { output: event.output, isError: event.isError },
         });
+        const plan = this.plan.observe(event);
+        if (plan !== null) await send(planUpdate(plan));
         return;
       }
       case 'model_completed': {

@@ -61,6 +61,7 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
       prompt: text,
       resume: options.resume ?? null,
       color: envValue('NO_COLOR') === undefined,
+      planFirst: options.plan === true,
     });
   } finally {
     await sessions?.close();

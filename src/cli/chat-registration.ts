@@ -15,6 +15,7 @@ function addSessionOptions(command: Command): Command {
     .option('--sandbox <mode>', 'read-only | workspace-write | danger-full-access (default read-only)')
     .option('--approval-policy <policy>', 'untrusted | on-request | never (default on-request)')
     .option('--network', 'allow network access inside the sandbox')
+    .option('--plan', 'plan mode for the first prompt: a read-only turn in which the model proposes a plan (/accept, /reject)')
     .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of each turn over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
     .addOption(databaseUrlOption());

@@ -24,6 +24,14 @@ import {
   type HeadlessCliOptions,
   type HeadlessSettings,
 } from './headless-options.js';
+import { checklistLines, planTracker, type Checklist } from '../views/index.js';
+
+/** What `exec --plan` prints: the plan as a checklist (when the model kept one), then its answer. */
+function planAnswer(plan: Checklist | null, answer: string): string {
+  if (plan === null) return answer;
+  const lines = checklistLines(plan);
+  return answer.trim() === '' ? lines.join('\n') : `${lines.join('\n')}\n\n${answer}`;
+}
 
 export interface ExecCliOptions extends HeadlessCliOptions {
   model?: string;
@@ -47,6 +55,8 @@ export interface ExecCliOptions extends HeadlessCliOptions {
   demoIntro?: boolean;
   otlpEndpoint?: string;
   traceContent?: boolean;
+  /** `--plan`: a plan-mode turn (read-only, no writes); the plan is printed and nothing is carried out. */
+  plan?: boolean;
 }
 
 /** Exit code for a run that ended with this terminal event. */
@@ -158,8 +168,10 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   // The last answer's check against --output-schema, made as its event is printed.
   // A holder, not a `let`: it is set inside the event callback, which narrowing cannot see.
   const schema: { check: ReturnType<NonNullable<HeadlessSettings['outputSchema']>['check']> | null } = { check: null };
+  const plan = planTracker();
   const onEvent = (event: RunEvent): void => {
     tally.observe(event);
+    plan.observe(event);
     // The last line also says what a script asks of a whole run: the session, its cost, its time.
     const totals = isTerminalEvent(event) ? tally.totals() : undefined;
     if (event.type === 'run_succeeded' && headless.outputSchema !== null) schema.check = headless.outputSchema.check(event.answer);
@@ -213,7 +225,16 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       return EXIT.usage;
     }
     const turn = (turnPrompt: string, resume: string | null) =>
-      runTurn(runner, { prompt: turnPrompt, resume, runId: randomUUID(), signal: controller.signal, approvals, onEvent, gitSnapshot });
+      runTurn(runner, {
+        prompt: turnPrompt,
+        resume,
+        runId: randomUUID(),
+        signal: controller.signal,
+        approvals,
+        onEvent,
+        gitSnapshot,
+        ...(options.plan ? { mode: 'plan' as const } : {}),
+      });
     const format = headless.outputSchema?.format;
     let result = await turn(format === undefined ? prompt : `${prompt}\n\n${outputSchemaInstruction(format)}`, options.resume ?? null);
     let failedCheck = failedSchemaCheck(result.terminal, schema.check);
@@ -241,7 +262,12 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       // Piped, the answer is passed on byte for byte; on a terminal its control characters are
       // shown rather than obeyed (an answer is text a prompt injection can choose). A structured
       // answer is printed as the JSON it parsed to, so a code fence around it does not reach `jq`.
-      const text = schema.check?.ok === true ? JSON.stringify(schema.check.value) : result.terminal.answer;
+      const text =
+        schema.check?.ok === true
+          ? JSON.stringify(schema.check.value)
+          : options.plan
+            ? planAnswer(plan.current(), result.terminal.answer)
+            : result.terminal.answer;
       const answer = process.stdout.isTTY ? visibleText(text) : text;
       process.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
     }

@@ -44,6 +44,7 @@ export function buildProgram(): Command {
   )
     .option('--json', 'print run events as JSON lines on stdout instead of the answer')
     .option('--resume <sessionId|last>', 'continue an existing session')
+    .option('--plan', 'plan mode: a read-only turn in which the model proposes a plan, printed; nothing is changed')
     .option('--command <name>', 'send the prompt command <name> (.glassbox/commands/<name>.md…); the words after it are its arguments')
     .option('--max-rounds <n>', 'stop after N model rounds')
     .option('--token-budget <n>', 'stop once the run has used N tokens')

@@ -14,3 +14,4 @@ export * from './compaction-entry.js';
 export * from './session-records.js';
 export * from './session-summary.js';
 export * from './http-api.js';
+export * from './plan.js';

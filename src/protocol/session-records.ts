@@ -51,6 +51,8 @@ export const turnStartedSchema = z.object({
    * before it was recorded, and for a turn run with compaction hooks of its own.
    */
   compaction: z.object({ inputWindow: countSchema, threshold: countSchema }).optional(),
+  /** `plan`: a plan-mode turn (read-only sandbox, no writing tools; `--plan`, `/plan`). Absent: an ordinary turn. */
+  mode: z.literal('plan').optional(),
 });
 
 export const responseItemRecordSchema = z.object({

@@ -44,9 +44,11 @@ import {
   createShellTool,
   createSkillTool,
   createToolSessionState,
+  createUpdatePlanTool,
   type ToolSessionState,
 } from '../tools/index.js';
 import { toolsOffered } from './skill-context.js';
+import { planPolicy, planPrompt, planTools } from './plan-mode.js';
 import { createPermissionGate } from './permission-gate.js';
 import { SessionRecorder } from './session-recorder.js';
 import { checkpointedTools } from './turn-checkpoints.js';
@@ -138,6 +140,12 @@ export interface TurnRequest {
    * only if the turn had not recorded it yet — instead of starting a new one. A team worker's takeover.
    */
   continueRun?: boolean;
+  /**
+   * `plan`: a read-only turn in which the model proposes a plan (`--plan`, `/plan`): the sandbox
+   * is read-only whatever the policy says, only read-only tools and the shell are offered, and the
+   * prompt carries the plan-mode instructions (plan-mode.ts). Default: an ordinary turn.
+   */
+  mode?: 'plan';
 }
 
 /** The turn's policy, or a clear error for a runner opened without one (a programming error). */
@@ -171,6 +179,7 @@ export async function openRunner(settings: RunnerSettings): Promise<Runner> {
     ...createEditingTools(),
     createShellTool({ glassboxHome: settings.home, sandboxDetector: settings.detectSandbox }),
     createSkillTool({ glassboxHome: settings.home }),
+    createUpdatePlanTool(),
   ];
   let resolved: Promise<ResolvedCompaction> | null = null;
   const compaction = (): Promise<ResolvedCompaction> =>
@@ -251,7 +260,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
     return {
       writer: resumed.writer,
       history: resumed.history,
-      newItems: [...(opening ? [systemMessage(opening.text)] : []), userMessage(request.prompt)],
+      newItems: [...(opening ? [systemMessage(opening.text)] : []), userMessage(planPrompt(request.prompt, request.mode))],
       turn: open?.turn ?? resumed.turns + 1,
       continued: open !== null,
       resumed: true,
@@ -267,7 +276,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
   return {
     writer,
     history: [],
-    newItems: [systemMessage(system.text), userMessage(request.prompt)],
+    newItems: [systemMessage(system.text), userMessage(planPrompt(request.prompt, request.mode))],
     turn: 1,
     continued: false,
     resumed: false,
@@ -278,7 +287,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
 
 export async function runTurn(runner: Runner, request: TurnRequest): Promise<TurnResult> {
   const { settings } = runner;
-  const policy = turnPolicy(settings, request);
+  const policy = planPolicy(turnPolicy(settings, request), request.mode);
   const systemPrompt = request.resume ? null : startSystemPrompt(runner, request.gitSnapshot);
   // Before the session is opened: a bad --compact-at must not leave a started turn behind.
   const compaction = settings.compaction === undefined ? await runner.compaction() : null;
@@ -322,6 +331,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
         wireApi: settings.wireApi,
         // Kept so a face shows the threshold this turn ran with, not the one it would resolve now.
         ...(compaction ? { compaction: { inputWindow: compaction.inputWindow, threshold: compaction.threshold } } : {}),
+        ...(request.mode === 'plan' ? { mode: 'plan' as const } : {}),
       });
     const gate = createPermissionGate({
       root: runner.root,
@@ -343,7 +353,10 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     // The skill tool only for a session whose system message lists skills: it costs every request
     // its definition, and without the list the model has nothing to load.
     const state = runner.toolState(session.writer.sessionId);
-    const offered = [...toolsOffered(runner.tools, [...session.history, ...session.newItems]), ...extensions.tools];
+    const offered = planTools(
+      [...toolsOffered(runner.tools, [...session.history, ...session.newItems]), ...extensions.tools],
+      request.mode,
+    );
     const tools = new ToolRuntime({
       tools:
         settings.checkpoints === false

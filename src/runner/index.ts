@@ -15,6 +15,7 @@ export { createPermissionGate, type GateSettings } from './permission-gate.js';
 export { SessionRecorder, toAuditEvent } from './session-recorder.js';
 // The approval preview (a dry run of a file-writing call) for the server and the terminal UI,
 // which reach the tools only through the runner.
+export type { EditorFiles } from '../tools/index.js';
 export { previewChange, type ChangePreview, type FilePreview, type PreviewLine } from '../tools/index.js';
 // Runs dispatched to worker processes through PostgreSQL (issue 29); loads `pg` only when opened.
 export { PgRunQueue, type ClaimedRun, type PgRunQueueOptions, type QueuedRun, type QueuedRunState } from './pg-run-queue.js';

@@ -14,6 +14,8 @@
 //         └─ exec <tool>      (the tool itself: a sandboxed command, a file edit, an MCP call)
 
 import type { ModelCallRecord, RunEvent } from '../agent/index.js';
+import { PLAN_TOOL_NAME } from '../protocol/index.js';
+import { planUpdate } from './plan-update.js';
 import { providerNameOf, type ModelMessage, type Usage, type WireApi } from '../model/index.js';
 
 export type AttributeValue = string | number | boolean | string[];
@@ -71,6 +73,8 @@ interface ToolSpans {
   span: SpanHandle;
   approval: SpanHandle | null;
   exec: SpanHandle | null;
+  /** A plan call's arguments, read when it finished (a refused plan changed nothing). */
+  plan?: string;
 }
 
 export class TraceBuilder {
@@ -169,7 +173,12 @@ export class TraceBuilder {
         };
         if (this.options.traceContent) attributes['gen_ai.tool.call.arguments'] = this.content(event.arguments);
         const span = this.sink.start(`execute_tool ${event.name}`, { parent: this.parent(), startMs: atMs, kind: 'internal', attributes });
-        this.tools.set(event.callId, { span, approval: null, exec: null });
+        this.tools.set(event.callId, {
+          span,
+          approval: null,
+          exec: null,
+          ...(event.name === PLAN_TOOL_NAME ? { plan: event.arguments } : {}),
+        });
         return;
       }
       case 'tool_permission_decided':
@@ -215,6 +224,8 @@ export class TraceBuilder {
         if (error) attributes['error.type'] = error;
         if (this.options.traceContent) attributes['gen_ai.tool.call.result'] = this.content(event.output);
         tool.span.set(attributes);
+        if (tool.plan !== undefined && !event.isError)
+          planUpdate(tool.span, tool.plan, atMs, this.options.traceContent ? (text) => this.content(text) : null);
         tool.approval?.end(atMs);
         tool.exec?.end(atMs, error);
         tool.span.end(atMs, error);

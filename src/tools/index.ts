@@ -3,6 +3,7 @@ export {
   createToolSessionState,
   executionPolicy,
   toolSessionState,
+  type EditorFiles,
   type FileStamp,
   type ToolSessionState,
 } from './tool-session-state.js';
@@ -16,3 +17,4 @@ export * from './editing-tools.js';
 export * from './shell/index.js';
 export { createSkillTool, SKILL_TOOL_NAME, type SkillArgs, type SkillToolOptions } from './skill/index.js';
 export { previewChange, type ChangePreview, type FilePreview, type PreviewLine, type PreviewLineKind } from './change-preview.js';
+export { createUpdatePlanTool, UPDATE_PLAN_TOOL_NAME, type UpdatePlanArgs } from './update-plan/index.js';

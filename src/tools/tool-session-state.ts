@@ -11,10 +11,23 @@ export interface FileStamp {
   size: number;
 }
 
+/**
+ * An editor that holds the project's files (ACP's `fs/read_text_file`, `fs/write_text_file`): the
+ * file tools read and write through it, so an unsaved buffer is what the model sees and a write
+ * lands in the editor. Called only with an absolute path the tool's path policy already let
+ * through (inside the root after realpath); either side may be absent (the disk is used).
+ */
+export interface EditorFiles {
+  read?: (absolute: string, signal: AbortSignal) => Promise<string>;
+  write?: (absolute: string, content: string, signal: AbortSignal) => Promise<void>;
+}
+
 /** What a session remembers for its tools (which files were read, for `edit_file`). */
 export interface ToolSessionState {
   /** Absolute real path → fingerprint of the file as last read or written by a tool. */
   fileStamps: Map<string, FileStamp>;
+  /** Set by a host whose client holds the files (ACP); absent: the tools use the disk. */
+  editorFiles?: EditorFiles;
 }
 
 /** One per session (or turn): pass it as `ToolRuntimeOptions.state`. */

@@ -2,6 +2,7 @@
 // (`forkSession`, the store's listing and id resolution) rather than re-implementing them, and
 // report through the transcript: a command never throws into the view.
 
+import { acceptPlan, planCommand, rejectPlan } from './plan-commands.js';
 import { constants } from 'node:fs';
 import { chmod, mkdir, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -76,6 +77,12 @@ export async function runCommand(context: CommandContext, name: SlashCommandName
       return diff(context);
     case 'debug':
       return debug(context);
+    case 'plan':
+      return planCommand(context, args);
+    case 'accept':
+      return acceptPlan(context, args);
+    case 'reject':
+      return rejectPlan(context);
   }
 }
 

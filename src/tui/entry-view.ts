@@ -64,6 +64,25 @@ function outputLines(entry: Extract<Entry, { kind: 'tool' }>, theme: Theme): str
   return shown;
 }
 
+const STEP_MARK = { completed: '✔', in_progress: '◐', pending: '□' } as const;
+
+/** A plan call's checklist, one row per step (the model's words, made visible). */
+function planRows(entry: Extract<Entry, { kind: 'tool' }>, theme: Theme): string[] {
+  if (entry.plan === undefined) return [];
+  const rows = entry.plan.explanation === null ? [] : [theme.dim(theme.italic(`  ${oneLine(entry.plan.explanation, 200)}`))];
+  for (const step of entry.plan.steps) {
+    const text = `${STEP_MARK[step.status]} ${oneLine(step.step, 200)}`;
+    if (step.status === 'completed') rows.push(`    ${theme.tone('success', text)}`);
+    else if (step.status === 'in_progress') rows.push(`    ${theme.bold(theme.tone('accent', text))}`);
+    else rows.push(`    ${text}`);
+  }
+  return rows;
+}
+
+function planRowCount(entry: Extract<Entry, { kind: 'tool' }>): number {
+  return entry.plan === undefined ? 0 : entry.plan.steps.length + (entry.plan.explanation === null ? 0 : 1);
+}
+
 export interface EntryViewProps {
   entry: Entry;
   theme: Theme;
@@ -129,6 +148,8 @@ function entryContent({ entry, theme, maxLines, width, expanded }: EntryViewProp
       if (entry.note) lines.push(h(Text, { key: 'note', wrap: 'truncate-end' }, theme.dim(`  └ ${oneLine(entry.note)}`)));
       for (const [index, line] of errorLines(entry).entries())
         lines.push(h(Text, { key: `err${index}`, wrap: 'truncate-end' }, theme.tone('error', `  ${index === 0 ? '└' : ' '} ${line}`)));
+      for (const [index, line] of planRows(entry, theme).entries())
+        lines.push(h(Text, { key: `plan${index}`, wrap: 'truncate-end' }, line));
       if (expanded?.tools) {
         for (const [index, line] of outputLines(entry, theme).entries())
           lines.push(h(Text, { key: `out${index}`, wrap: 'truncate-end' }, line));
@@ -185,7 +206,14 @@ export function entryRows(entry: Entry, width: number): number {
     case 'reasoning':
       return entry.text.trim() === '' ? 0 : 1;
     case 'tool':
-      return 1 + (entry.note ? 1 : 0) + errorLines(entry).length + diffRows(entry).rows.length + (diffRows(entry).hidden > 0 ? 1 : 0);
+      return (
+        1 +
+        (entry.note ? 1 : 0) +
+        errorLines(entry).length +
+        planRowCount(entry) +
+        diffRows(entry).rows.length +
+        (diffRows(entry).hidden > 0 ? 1 : 0)
+      );
     case 'notice':
       return textRows(visibleText(entry.text), width);
     case 'block':

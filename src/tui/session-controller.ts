@@ -39,6 +39,8 @@ export interface ControllerOptions {
    * what ink printed into the scrollback cannot be taken back any other way.
    */
   clearScreen?: () => void;
+  /** `--plan`: the first prompt runs in plan mode (as after `/plan`). */
+  planFirst?: boolean;
 }
 
 export interface PendingView extends PendingApproval {
@@ -88,7 +90,7 @@ export class SessionController {
   private readonly listeners = new Set<() => void>();
   private controller: AbortController | null = null;
   private running: Promise<void> | null = null;
-  private readonly queued: Array<{ prompt: string; shown: string }> = [];
+  private readonly queued: Array<{ prompt: string; shown: string; mode?: 'plan' }> = [];
   readonly meter = new SessionMeter();
   readonly changes: WorkspaceChanges;
   private state: Snapshot;
@@ -97,9 +99,14 @@ export class SessionController {
   private typedHistory: string[] = [];
   private historyWrites: Promise<void> = Promise.resolve();
   private historyWarned = false;
+  /** The next prompt runs in plan mode (`--plan`, a bare `/plan`). */
+  private planNext: boolean;
+  /** A plan turn succeeded and waits for /accept or /reject. */
+  private proposedPlan = false;
 
   constructor(readonly options: ControllerOptions) {
     this.settings = { ...options.runner };
+    this.planNext = options.planFirst === true;
     // Glassbox's home inside the project (sessions, history) is not a change the agent made.
     const home = relative(options.runner.root, options.runner.home).split(sep).join('/');
     const excluded = home === '' || home.startsWith('..') || isAbsolute(home) ? [] : [home];
@@ -203,10 +210,12 @@ export class SessionController {
    * Runs one prompt as a turn of the current session (a new one when there is none). A prompt
    * sent while something runs waits in a queue and goes out when it ends, as typed-ahead input.
    */
-  sendPrompt(prompt: string, shown: string = prompt): Promise<void> {
+  sendPrompt(prompt: string, shown: string = prompt, mode?: 'plan'): Promise<void> {
+    const turnMode = mode ?? (this.planNext ? 'plan' : undefined);
+    this.planNext = false;
     if (this.isBusy) {
       // Shown under the running turn, not as a transcript line that would split the streaming answer.
-      this.queued.push({ prompt, shown });
+      this.queued.push({ prompt, shown, ...(turnMode ? { mode: turnMode } : {}) });
       this.update({ queued: this.queued.map((q) => q.shown) });
       return Promise.resolve();
     }
@@ -223,11 +232,33 @@ export class SessionController {
         signal,
         approvals: this.approvals,
         onEvent: (event) => this.onRunEvent(event),
+        ...(turnMode ? { mode: turnMode } : {}),
       });
+      // A plan waits for /accept or /reject; any other turn moves on without it.
+      this.proposedPlan = turnMode === 'plan' && result.terminal.type === 'run_succeeded';
+      if (this.proposedPlan)
+        this.note({
+          kind: 'notice',
+          tone: 'info',
+          text: `plan proposed, nothing changed: /accept runs it (${this.settings.sandbox}), /accept <sandbox>, or /reject`,
+        });
       if (result.persistError !== null)
         this.note({ kind: 'notice', tone: 'warning', text: `the session file could not be finalized: ${result.persistError}` });
       this.update({ sessionId: result.sessionId });
     });
+  }
+
+  /** The next prompt runs in plan mode. */
+  planNextPrompt(): void {
+    this.planNext = true;
+  }
+
+  get hasProposedPlan(): boolean {
+    return this.proposedPlan;
+  }
+
+  dropProposedPlan(): void {
+    this.proposedPlan = false;
   }
 
   /** Runs work that can be cancelled with Esc/Ctrl-C; errors become a notice, never a crash. */
@@ -266,7 +297,7 @@ export class SessionController {
     }
     const next = this.queued.shift();
     if (next !== undefined) this.update({ queued: this.queued.map((q) => q.shown) });
-    if (next !== undefined && !this.state.exitRequested) await this.sendPrompt(next.prompt, next.shown);
+    if (next !== undefined && !this.state.exitRequested) await this.sendPrompt(next.prompt, next.shown, next.mode);
   }
 
   onRunEvent(event: RunEvent): void {

@@ -19,6 +19,9 @@ export type SlashCommandName =
   | 'sessions'
   | 'diff'
   | 'debug'
+  | 'plan'
+  | 'accept'
+  | 'reject'
   | 'quit';
 
 export interface SlashCommandInfo {
@@ -42,6 +45,9 @@ export const SLASH_COMMANDS: readonly SlashCommandInfo[] = [
   { name: 'sessions', usage: '/sessions', description: 'recent sessions' },
   { name: 'diff', usage: '/diff', description: 'what changed in the project since the session opened' },
   { name: 'debug', usage: '/debug', description: 'the last model request as sent' },
+  { name: 'plan', usage: '/plan [task]', description: 'plan mode: a read-only turn in which the model proposes a plan' },
+  { name: 'accept', usage: '/accept [sandbox]', description: 'carry out the proposed plan (in the current sandbox, or the one named)' },
+  { name: 'reject', usage: '/reject', description: 'drop the proposed plan; nothing was changed' },
   { name: 'quit', usage: '/quit', description: 'leave (the session stays resumable)', aliases: ['exit'] },
 ];
 

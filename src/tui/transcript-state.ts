@@ -9,7 +9,9 @@ import type { RunEvent } from '../agent/index.js';
 import { oneLine, visibleText } from '../terminal-text/index.js';
 import {
   appliedDiff,
+  callChecklist,
   callSubject,
+  type Checklist,
   reduceTurnAt,
   startLiveTurn,
   type CompactionView,
@@ -64,6 +66,8 @@ export type Entry =
       failure?: { ending: string; tail: string[] };
       /** An applied change: the diff its result ends with, as lines made visible (`+added`, `-removed`…). */
       diff?: string[];
+      /** A plan call: the plan it sets, drawn as a checklist under its line. */
+      plan?: Checklist;
     })
   | (Keyed & { kind: 'notice'; tone: NoticeTone; text: string })
   /** Preformatted text (command output, diffs, help), already styled and made safe. */
@@ -179,6 +183,7 @@ function toolEntry(call: ToolCallState, key: string): NewEntry {
   const failure = shell !== null && shellFailed(shell) ? { ending: shellEnding(shell), tail: shellOutputTail(shell) } : undefined;
   // What an applied change changed stays on screen, as Codex and Claude Code keep it.
   const diff = call.status === 'succeeded' ? appliedDiff(call.name, call.output ?? '').map((row) => visibleText(changeRowLine(row))) : [];
+  const plan = callChecklist(call);
   const entry: NewEntry = {
     kind: 'tool',
     key,
@@ -192,6 +197,7 @@ function toolEntry(call: ToolCallState, key: string): NewEntry {
     note: toolNote(call),
     ...(failure ? { failure } : {}),
     ...(diff.length > 0 ? { diff } : {}),
+    ...(plan === null ? {} : { plan }),
   };
   toolLines.set(call, entry);
   return entry;

@@ -4,7 +4,9 @@
 // Borrows only types, so the web bundle can run it.
 
 export { actionPhrase, callPhrase, callSubject, phraseText, type ActionPhrase } from './action-phrase.js';
-export type { ChangeRow, RequestedChange, ToolPresentation } from './tool-presentation.js';
+export type { ChangeRow, Checklist, ChecklistStep, RequestedChange, ToolPresentation } from './tool-presentation.js';
+export { checklistLines, checklistOf } from './plan-checklist.js';
+export { callChecklist, latestPlan, planTracker } from './latest-plan.js';
 export { presentationOf, TOOL_PRESENTATIONS, writtenPaths } from './tool-presentations.js';
 export { patchPaths, patchTargets, type PatchTargets } from './patch-targets.js';
 export { argumentsObject, prettyArguments } from './tool-arguments.js';

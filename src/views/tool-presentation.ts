@@ -3,6 +3,8 @@
 // tool-presentations.ts, the one place a tool's presentation is written (browser-safe, so the
 // workbench runs the same entry as the terminal).
 
+import type { PlanStepStatus } from '../protocol/index.js';
+
 export interface ActionPhrase {
   verb: string;
   /** How it turned out, when the call did not simply run: " — denied", " — awaiting approval". */
@@ -30,6 +32,18 @@ export interface RequestedChange {
   rows: ChangeRow[];
 }
 
+/** One step of a plan a call shows as a checklist (protocol's `PlanStep`). */
+export interface ChecklistStep {
+  step: string;
+  status: PlanStepStatus;
+}
+
+/** A plan as a call sets it: every face draws it as a checklist, and the latest one stands. */
+export interface Checklist {
+  explanation: string | null;
+  steps: ChecklistStep[];
+}
+
 export interface ToolPresentation {
   /** What the tool is, as a heading names it: "Write file". */
   title: string;
@@ -46,4 +60,9 @@ export interface ToolPresentation {
    * arguments do not say.
    */
   changes?(args: Record<string, unknown>, root: string): RequestedChange | null;
+  /**
+   * The plan a call sets, shown as a checklist (the terminal, the workbench, ACP's `plan`,
+   * OpenTelemetry). Absent: the tool keeps no plan; null: these arguments hold none.
+   */
+  checklist?(args: Record<string, unknown>): Checklist | null;
 }

@@ -4,6 +4,7 @@
 
 import { capped, patchRows, projectRelative, rowsOf } from './change-rows.js';
 import { patchPaths, patchTargets } from './patch-targets.js';
+import { checklistOf } from './plan-checklist.js';
 import type { ActionPhrase, ToolPresentation } from './tool-presentation.js';
 
 function text(value: unknown): string | null {
@@ -133,6 +134,21 @@ export const TOOL_PRESENTATIONS: Readonly<Record<string, ToolPresentation>> = {
       const { paths, rows } = patchRows(args.patch, root);
       return { paths, note: `Patches ${paths.length} file${paths.length === 1 ? '' : 's'}.`, rows: capped(rows) };
     },
+  },
+  update_plan: {
+    title: 'Plan',
+    phrase(args, done) {
+      const plan = checklistOf(args);
+      if (plan === null) return { verb: done ? 'Updated the plan' : 'Update the plan', subject: '', style: 'plain', detail: '' };
+      const completed = plan.steps.filter((step) => step.status === 'completed').length;
+      return {
+        verb: done ? 'Updated the plan' : 'Update the plan',
+        subject: '',
+        style: 'plain',
+        detail: ` (${completed} of ${plan.steps.length} done)`,
+      };
+    },
+    checklist: checklistOf,
   },
   shell: {
     title: 'Run command',

@@ -413,9 +413,12 @@ describe('glassbox acp', { concurrency: true }, () => {
 
     assert.equal((await prompt(agent, sessionId, 'say a lot')).stopReason, 'max_tokens');
     assert.equal((await prompt(agent, sessionId, 'say something bad')).stopReason, 'refusal');
-    // The slash command offered after session/new, and run: a manual compaction of the session.
+    // The slash commands offered after session/new (no prompt commands in this project), and /compact run: a manual compaction.
     const offered = await agent.waitFor((u) => u.sessionUpdate === 'available_commands_update');
-    assert.deepEqual(offered.sessionUpdate === 'available_commands_update' && offered.availableCommands.map((c) => c.name), ['compact']);
+    assert.deepEqual(offered.sessionUpdate === 'available_commands_update' && offered.availableCommands.map((c) => c.name), [
+      'compact',
+      'plan',
+    ]);
     const beforeCompact = agent.updates.length;
     assert.equal((await prompt(agent, sessionId, '/compact keep the file names')).stopReason, 'end_turn');
     const compacted = ofSession(agent, sessionId, beforeCompact);

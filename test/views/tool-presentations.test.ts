@@ -7,11 +7,17 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import type { AnyTool } from '../../src/agent/index.js';
-import { createEditingTools, createReadOnlyTools, createShellTool, createSkillTool } from '../../src/tools/index.js';
+import { createEditingTools, createReadOnlyTools, createShellTool, createSkillTool, createUpdatePlanTool } from '../../src/tools/index.js';
 import { actionPhrase, phraseText, presentationOf, requestedChange, TOOL_PRESENTATIONS, writtenPaths } from '../../src/views/index.js';
 import { makeContext } from '../tools/tool-test-context.js';
 
-const TOOLS: AnyTool[] = [...createReadOnlyTools(), ...createEditingTools(), createShellTool(), createSkillTool({ glassboxHome: '/home' })];
+const TOOLS: AnyTool[] = [
+  ...createReadOnlyTools(),
+  ...createEditingTools(),
+  createShellTool(),
+  createSkillTool({ glassboxHome: '/home' }),
+  createUpdatePlanTool(),
+];
 
 /** Arguments each writing tool accepts, naming two files where it can. */
 const WRITES: Record<string, Record<string, unknown>> = {

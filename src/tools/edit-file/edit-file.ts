@@ -72,7 +72,11 @@ async function editFile(args: EditFileArgs, context: ToolContext): Promise<ToolR
     throw new ToolError('PATH_NOT_FOUND', `${shown} does not exist. To create a new file, use write_file.`);
   }
   const { bytes, stats } = await readExistingFile(target.absolute, shown);
-  const decoded = decodeFile(bytes);
+  const editorFiles = toolSessionState(context).editorFiles;
+  // With an editor, the text to edit is its buffer (unsaved changes included), not the disk's.
+  const decoded = editorFiles?.read
+    ? ({ kind: 'text', text: await editorFiles.read(target.absolute, context.signal), bom: false } as const)
+    : decodeFile(bytes);
   if (decoded.kind === 'binary') {
     throw new ToolError('BINARY_FILE', `${shown} looks binary (${decoded.reason}); edit_file only edits text files.`);
   }
@@ -103,7 +107,8 @@ async function editFile(args: EditFileArgs, context: ToolContext): Promise<ToolR
 
   const updated = spliceReplacements(decoded.text, normalized, matches, oldString.length, newString);
   throwIfAborted(context.signal);
-  await writeFileAtomic(target.absolute, encodeText(updated, decoded.bom), { signal: context.signal });
+  if (editorFiles?.write) await editorFiles.write(target.absolute, updated, context.signal);
+  else await writeFileAtomic(target.absolute, encodeText(updated, decoded.bom), { signal: context.signal });
   await recordFileStamp(toolSessionState(context), target.absolute);
 
   const lineNumbers = lineNumbersAt(normalized.text, matches.slice(0, MAX_LISTED_MATCHES));

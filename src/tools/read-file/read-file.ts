@@ -181,6 +181,33 @@ async function readLines(
   }
 }
 
+/** The lines an editor's text shows, with the same numbering and caps as a file read from disk. */
+function linesOfText(text: string, offset: number, lineLimit: number, limits: ReadFileLimits): ShownLines {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const lines = body.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const shown: ShownLines = { text: [], first: offset, last: offset - 1, totalLines: lines.length, byteCapped: false, crlf: false };
+  const bodyBytes = limits.maxOutputBytes - HINT_RESERVE_BYTES;
+  let usedBytes = 0;
+  for (let index = offset - 1; index < lines.length && shown.text.length < lineLimit; index++) {
+    let line = lines[index]!;
+    if (line.endsWith('\r')) {
+      line = line.slice(0, -1);
+      shown.crlf = true;
+    }
+    const entry = `${String(index + 1).padStart(NUMBER_WIDTH)}\t${clipLine(line, Buffer.byteLength(line), true, limits.maxLineLength)}`;
+    const entryBytes = Buffer.byteLength(entry) + 1;
+    if (usedBytes + entryBytes > bodyBytes && shown.text.length > 0) {
+      shown.byteCapped = true;
+      break;
+    }
+    shown.text.push(entry);
+    shown.last = index + 1;
+    usedBytes += entryBytes;
+  }
+  return shown;
+}
+
 function readAsync(fd: number, chunk: Buffer): Promise<number> {
   return new Promise((resolveRead, rejectRead) => {
     read(fd, chunk, 0, chunk.length, null, (error, bytesRead) => (error ? rejectRead(error) : resolveRead(bytesRead)));
@@ -224,14 +251,14 @@ export function createReadFileTool(limits: ReadFileLimits = DEFAULT_READ_FILE_LI
         throw new ToolError('BINARY_FILE', `${args.path} is a binary file (by its extension); read_file only shows text.`);
       }
       const offset = args.offset ?? 1;
-      const { shown, stamp } = await readLines(
-        resolved.absolute,
-        args.path,
-        offset,
-        args.limit ?? limits.defaultLineLimit,
-        limits,
-        context.signal,
-      );
+      const editor = toolSessionState(context).editorFiles?.read;
+      const { shown, stamp } = editor
+        ? {
+            shown: linesOfText(await editor(resolved.absolute, context.signal), offset, args.limit ?? limits.defaultLineLimit, limits),
+            // The disk's stamp: edit_file compares with it, and reads the buffer again itself.
+            stamp: { mtimeMs: info.mtimeMs, size: info.size },
+          }
+        : await readLines(resolved.absolute, args.path, offset, args.limit ?? limits.defaultLineLimit, limits, context.signal);
       if (shown.totalLines > 0 && offset > shown.totalLines) {
         throw new ToolError(
           'OFFSET_OUT_OF_RANGE',

@@ -56,11 +56,14 @@ async function writeFile(args: WriteFileArgs, context: ToolContext): Promise<Too
   const stats = target.exists ? await statOrNull(target.absolute) : null;
   if (target.relative === '.' || stats?.isDirectory()) throw isDirectoryError(shown);
 
+  const editorFiles = toolSessionState(context).editorFiles;
   let previous: PreviousContent = { kind: 'none' };
   if (stats === null) {
     await assertCanCreate(target.absolute, shown);
   } else if (stats.size > MAX_EDITABLE_BYTES) {
     previous = { kind: 'opaque', reason: `it was ${stats.size} bytes, too large to diff` };
+  } else if (editorFiles?.read) {
+    previous = { kind: 'text', text: await editorFiles.read(target.absolute, context.signal), bom: false };
   } else {
     const decoded = decodeFile((await readExistingFile(target.absolute, shown)).bytes);
     previous =
@@ -83,8 +86,14 @@ async function writeFile(args: WriteFileArgs, context: ToolContext): Promise<Too
   }
 
   throwIfAborted(context.signal);
-  await writeFileAtomic(target.absolute, encodeText(content, bom), { signal: context.signal });
-  await recordFileStamp(toolSessionState(context), target.absolute);
+  if (editorFiles?.write) {
+    // The editor writes it (its buffer, saved or not); the disk's stamp is kept only where there is a file.
+    await editorFiles.write(target.absolute, content, context.signal);
+    if ((await statOrNull(target.absolute)) !== null) await recordFileStamp(toolSessionState(context), target.absolute);
+  } else {
+    await writeFileAtomic(target.absolute, encodeText(content, bom), { signal: context.signal });
+    await recordFileStamp(toolSessionState(context), target.absolute);
+  }
 
   const lineCount = countLines(content);
   const newText = content.replace(/\r\n/g, '\n');

@@ -4,9 +4,10 @@
 import { memo, useState } from 'react';
 import type { ApprovalDecision } from '../api/index.js';
 import { capText, formatDuration } from '../format/index.js';
-import { callPhrase, phraseText, prettyArguments, presentationOf, type ActionPhrase } from '../../views/index.js';
+import { callChecklist, callPhrase, phraseText, prettyArguments, presentationOf, type ActionPhrase } from '../../views/index.js';
 import { ApprovalCard } from './approval-card.js';
 import { CopyButton } from './copy-button.js';
+import { PlanChecklist } from './plan-checklist.js';
 import { useProjectRoot, withoutRoot } from './project-root.js';
 import type { ToolCallState, ToolCallStatus } from '../../views/index.js';
 
@@ -107,6 +108,7 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
   // The body (arguments, output) is built only once opened: a long session has hundreds of calls,
   // and their closed bodies would be most of the page.
   const [opened, setOpened] = useState(false);
+  const plan = callChecklist(call);
   return (
     <li className={`tool-call status-${call.status}`} data-call-id={call.callId}>
       <details onToggle={(event) => event.currentTarget.open && setOpened(true)}>
@@ -139,6 +141,7 @@ export const ToolCallView = memo(function ToolCallView({ call, runId, onApprove 
           </div>
         )}
       </details>
+      {plan !== null && <PlanChecklist plan={plan} />}
       {resolution !== null && <p className="tool-resolution">{resolution}</p>}
       {waiting && call.approval !== null && (
         <ApprovalCard
