@@ -34,7 +34,7 @@ import {
   type CompactionTuning,
   type ResolvedCompaction,
 } from '../compaction/index.js';
-import { loadCommandClassifier, type ApprovalPolicy } from '../permissions/index.js';
+import { SessionGrants, loadCommandClassifier, type ApprovalPolicy } from '../permissions/index.js';
 import { detectSandbox, gitSnapshot, type SandboxDetector } from '../sandbox/index.js';
 import { buildSystemPrompt, type SystemPrompt } from './system-prompt.js';
 import { JsonlSessionStore, resumeSession, type NewSessionRecord, type SessionStore, type SessionWriter } from '../sessions/index.js';
@@ -333,6 +333,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
         ...(compaction ? { compaction: { inputWindow: compaction.inputWindow, threshold: compaction.threshold } } : {}),
         ...(request.mode === 'plan' ? { mode: 'plan' as const } : {}),
       });
+    const state = runner.toolState(session.writer.sessionId);
     const gate = createPermissionGate({
       root: runner.root,
       home: settings.home,
@@ -340,6 +341,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       sandbox: policy.sandbox,
       network: policy.network,
       configRules: permissionRules.rules,
+      grants: sessionGrantsOf(state),
       detectSandbox: async () => (await (settings.detectSandbox ?? detectSandbox)()).available,
     });
     const hookRunner = toolHooksFor(hooks, {
@@ -352,7 +354,6 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     });
     // The skill tool only for a session whose system message lists skills: it costs every request
     // its definition, and without the list the model has nothing to load.
-    const state = runner.toolState(session.writer.sessionId);
     const offered = planTools(
       [...toolsOffered(runner.tools, [...session.history, ...session.newItems]), ...extensions.tools],
       request.mode,
@@ -416,6 +417,17 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
   } finally {
     await extensions.close();
   }
+}
+
+/** Approve-for-session grants, one set per session while its runner lives (as its tool state). */
+const grantsByState = new WeakMap<ToolSessionState, SessionGrants>();
+function sessionGrantsOf(state: ToolSessionState): SessionGrants {
+  let grants = grantsByState.get(state);
+  if (grants === undefined) {
+    grants = new SessionGrants();
+    grantsByState.set(state, grants);
+  }
+  return grants;
 }
 
 function streamRetryOf(gateway: ModelGateway): { streamRetry?: { policy: RetryPolicy } } {

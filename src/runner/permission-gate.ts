@@ -29,10 +29,15 @@ export interface GateSettings {
   network: boolean;
   /** Rules from `permissions` in the config files that apply to this project (runner/permission-rules-files.ts). */
   configRules?: readonly ConfigRule[];
+  /**
+   * The session's approve-for-session grants. A runner keeps one set per session and hands it to
+   * each turn's gate, so `[a]` lasts the session, not only the turn it was given in.
+   */
+  grants?: SessionGrants;
 }
 
 export function createPermissionGate(settings: GateSettings): PermissionGate {
-  const grants = new SessionGrants();
+  const grants = settings.grants ?? new SessionGrants();
   const permissionSettings: PermissionSettings = {
     root: settings.root,
     approvalPolicy: settings.approvalPolicy,

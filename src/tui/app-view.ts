@@ -367,7 +367,7 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
         : search !== null
           ? 'type to search earlier prompts · Ctrl-R older · Enter take it · Esc cancel'
           : snapshot.pending
-            ? `y approve · a for this turn${snapshot.pending.alwaysRule ? ' · s always' : ''} · n deny · Esc cancel the turn`
+            ? `y approve · a for session${snapshot.pending.alwaysRule ? ' · s always' : ''} · n deny · Esc cancel the turn`
             : snapshot.busy !== null
               ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
               : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';

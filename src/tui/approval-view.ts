@@ -39,8 +39,8 @@ function noteLines(pending: PendingView, theme: Theme, configFile: string): { he
   const covers =
     scope.length === 0
       ? 'approves this call; later ones still ask'
-      : `allows ${scope.map((label) => oneLine(label, 300)).join('; ')} until this turn ends (the next prompt asks again)`;
-  const tail = [theme.dim(`[a] for this turn ${covers}`)];
+      : `allows ${scope.map((label) => oneLine(label, 300)).join('; ')} for the rest of this session`;
+  const tail = [theme.dim(`[a] for this session ${covers}`)];
   if (pending.alwaysRule !== null)
     tail.push(theme.dim(`[s] always: saves the rule ${oneLine(pending.alwaysRule, 300)} to ${oneLine(configFile, 200)} (asks first)`));
   return { head: [theme.dim(`why: ${oneLine(pending.reason, 600)}`)], tail };
@@ -53,7 +53,7 @@ function choicesLine(pending: PendingView, theme: Theme, denyMessage: string | n
     return `save ${theme.bold(oneLine(rule, 300))} to permissions.allow?  ${theme.bold('[y]')} save and approve  ${theme.dim('[Esc] back')}`;
   if (!armed) return theme.dim('answer keys open when you stop typing…  [Esc] cancel turn');
   const always = rule === null ? '' : `${theme.bold('[s]')} always  `;
-  return `${theme.bold('[y]')} approve once  ${theme.bold('[a]')} for this turn  ${always}${theme.bold('[n]')} deny  ${theme.dim(rule === null ? '[Esc] cancel turn' : '[Esc] cancel')}`;
+  return `${theme.bold('[y]')} approve once  ${theme.bold('[a]')} for session  ${always}${theme.bold('[n]')} deny  ${theme.dim(rule === null ? '[Esc] cancel turn' : '[Esc] cancel')}`;
 }
 
 /** Rows the panel takes besides its borders, its summary line and the preview. */

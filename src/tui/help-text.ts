@@ -17,7 +17,7 @@ export const KEYS: ReadonlyArray<[string, string]> = [
   ['Ctrl-T', 'expand all reasoning in the transcript; again to fold it'],
   ['Ctrl-R', 'search earlier prompts (Ctrl-R older, Enter takes it, Esc cancels)'],
   ['Ctrl-A/E, Ctrl-U/K/W', 'line start/end, delete to start/end, delete a word'],
-  ['y / a / s / n', 'at an approval: approve once, for this turn, always (saves the exact rule shown, asks first), deny (n asks why)'],
+  ['y / a / s / n', 'at an approval: approve once, for this session, always (saves the exact rule shown, asks first), deny (n asks why)'],
   ['Up/Down, Enter, Esc', 'in a /model or /resume picker: choose, pick, cancel'],
 ];
 

@@ -164,7 +164,7 @@ const TOOL_STATUS: Record<ToolCallState['status'], ToolStatus> = {
 function toolNote(call: ToolCallState): string | null {
   const resolution = call.approval?.resolution ?? null;
   if (resolution !== null) {
-    if (resolution.decision === 'approve_session') return 'approved for this turn';
+    if (resolution.decision === 'approve_session') return 'approved for this session';
     if (resolution.decision === 'approve') return 'approved';
     const why = resolution.by === 'user' ? 'denied by you' : `denied (${resolution.by})`;
     return resolution.message ? `${why}: ${oneLine(resolution.message, 160)}` : why;

@@ -1,6 +1,6 @@
 // The approval panel says what each choice means (issue 25 item 12, issue 26 "approve always"):
 // the permission layer's reason is wrapped in full, never cut at the edge; `[a]` names what it
-// grants for the rest of the turn; `[s]` shows the exact allow rule it would save, asks once
+// grants for the rest of the session; `[s]` shows the exact allow rule it would save, asks once
 // more, then writes it to `<home>/config.json`, and a later session runs the same command unasked.
 
 import assert from 'node:assert/strict';
@@ -49,7 +49,7 @@ describe('the approval panel names its choices (tmux)', { skip }, () => {
       await screen.submit('make the file');
       const panel = await screen.waitUntil((s) => s.includes('[s] always  '), 'the armed approval panel');
       const flat = squeezed(panel);
-      assert.match(flat, /\[a\]forthisturnallowsshell:touchmade\.txtuntilthisturnends/, panel);
+      assert.match(flat, /\[a\]forthissessionallowsshell:touchmade\.txtfortherestofthissession/, panel);
       assert.ok(flat.includes(`[s]always:savestheruleshell(touchmade.txt)to${join(home, 'config.json')}`), panel);
       await screen.keys('s');
       const confirm = await screen.waitUntil((s) => squeezed(s).includes('saveshell(touchmade.txt)topermissions.allow?'), 'the confirm');
