@@ -6,9 +6,10 @@ import { test } from 'node:test';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main.js';
 
-// Exec's own output (JSON lines on stdout, the offline demo's first lines), and `--command`, which
-// the session spells `/name args`.
-const EXEC_ONLY = new Set(['--json', '--demo-intro', '--command']);
+// Exec's own output (JSON lines on stdout, the offline demo's first lines), `--command`, which
+// the session spells `/name args`, and the headless controls for CI (docs/ci.md), which the README
+// names as exec's own.
+const EXEC_ONLY = new Set(['--json', '--demo-intro', '--command', '--output-schema', '--max-budget-usd', '--fallback-model']);
 
 function longNames(command: Command): string[] {
   return command.options.map((option) => option.long ?? '').filter((name) => name !== '');
