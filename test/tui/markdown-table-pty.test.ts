@@ -38,7 +38,13 @@ function columnsOf(row: string, mark: string): number[] {
 async function tableRows(width: number, height: number): Promise<string[]> {
   const { root, home } = await ptyProject();
   const provider = await startFakeProvider({ script: [{ text: TABLE }] });
-  const screen = await TmuxScreen.start({ args: ['--base-url', provider.baseURL], env: ptyEnv({ GLASSBOX_HOME: home }), cwd: root, width, height });
+  const screen = await TmuxScreen.start({
+    args: ['--base-url', provider.baseURL],
+    env: ptyEnv({ GLASSBOX_HOME: home }),
+    cwd: root,
+    width,
+    height,
+  });
   try {
     await screen.waitFor('new session');
     await screen.submit('list the tools');
