@@ -102,7 +102,12 @@ export class TmuxControl {
       await control.command('set-option -s exit-unattached on');
       // That option needs no session, so it may be answered before a failed start ends the client:
       // only a client attached to its session has started one.
-      const [session] = await control.command('display-message -p "#{client_session}"');
+      // On a loaded machine the client can answer before it is attached to the session it is
+      // creating: ask again (each answer is a round trip to the server) until it is, or it ends.
+      let session: string | undefined;
+      for (let attempt = 0; attempt < 200 && !session && control.ended === null; attempt += 1) {
+        [session] = await control.command('display-message -p "#{client_session}"');
+      }
       if (!session) throw new Error(`tmux could not start the session: ${control.startupError || 'the client is not attached'}`);
     } catch (error) {
       await control.close();
