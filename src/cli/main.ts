@@ -98,6 +98,8 @@ export async function main(argv: string[]): Promise<void> {
   // is all an embedding library gets.
   setFlagsFromString('--liftoff-only');
   setFlagsFromString('--no-wasm-async-compilation');
+  // Node 24 ignores a late --liftoff-only (see permissions/command-classifier.ts).
+  setFlagsFromString('--wasm-tiering-budget=1000000000');
   // Before any output: a reader that goes away (`| head`) must not crash us with EPIPE.
   const outputs = processOutputGuard();
   const program = buildProgram();

@@ -94,6 +94,10 @@ async function load(): Promise<CommandClassifier> {
   // WebAssembly a run executes, undici's HTTP parser, which the first model request compiles.
   setFlagsFromString('--liftoff-only');
   setFlagsFromString('--no-wasm-async-compilation');
+  // Node 24's V8 no longer reads --liftoff-only once it has started: the grammar was tiered up in
+  // the background again, and every process waited seconds at exit for that compile to finish.
+  // A tiering budget no parse reaches keeps it on the baseline code on both.
+  setFlagsFromString('--wasm-tiering-budget=1000000000');
   const { Language, Parser } = await import('web-tree-sitter');
   const require = createRequire(import.meta.url);
   // The runtime's module is compiled and instantiated synchronously (lazily compiled, it takes a

@@ -75,8 +75,8 @@ describe('session details in the terminal (tmux)', { skip, concurrency: true }, 
       // Without a name: a picker of the catalog's models for this API, on the current one.
       await screen.waitIdle();
       await screen.submit('/model');
-      const picker = await screen.waitFor(/› +gpt-5 +\(current\)/);
-      assert.match(picker, /Enter pick · Esc cancel/, picker);
+      // The whole picker: its top can be on screen a frame before its key line.
+      const picker = await screen.waitUntil((s) => /› +gpt-5 +\(current\)/.test(s) && s.includes('Enter pick · Esc cancel'), 'the picker');
       assert.doesNotMatch(picker, /│ +claude/, picker);
       await screen.keys('Down');
       await screen.waitFor(/› +gpt-5-mini/);
