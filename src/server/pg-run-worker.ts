@@ -14,6 +14,9 @@ import { CANCELS_CHANNEL, DELTAS_CHANNEL, EVENTS_CHANNEL, type PgRunBus } from '
 import type { QueuedRunPayload } from './pg-run-manager.js';
 import type { RunParameters, TurnHooks } from './run-manager.js';
 
+/** How long a takeover waits for the dead worker's session lease (a few leases of the default 5 s). */
+const SESSION_LEASE_WAIT_MS = 20_000;
+
 /** Below PostgreSQL's 8000-byte NOTIFY payload limit with room for the envelope. */
 const MAX_DELTA_NOTIFY_CHARS = 2000;
 const DEFAULT_MAX_RUNS = 8;
@@ -160,16 +163,31 @@ export class PgRunWorker {
     let end: TerminalRunEvent;
     try {
       const resume = claim.sessionId ?? parameters.sessionId;
-      const result = await this.options.startTurn(
-        { ...parameters, sessionId: resume },
-        {
-          runId,
-          signal: controller.signal,
-          approvals: this.approvals.broker(),
-          onEvent,
-          continueRun: claim.attempt > 1 && resume !== null,
-        },
-      );
+      const start = () =>
+        this.options.startTurn(
+          { ...parameters, sessionId: resume },
+          {
+            runId,
+            signal: controller.signal,
+            approvals: this.approvals.broker(),
+            onEvent,
+            continueRun: claim.attempt > 1 && resume !== null,
+          },
+        );
+      // A takeover can claim the run a moment before the dead worker's session lease runs out
+      // (the two leases are renewed at their own times): wait for it rather than fail the run.
+      const deadline = Date.now() + SESSION_LEASE_WAIT_MS;
+      let result: Awaited<ReturnType<typeof start>>;
+      for (;;) {
+        try {
+          result = await start();
+          break;
+        } catch (error) {
+          const locked = (error as { code?: unknown } | null)?.code === 'SESSION_LOCKED';
+          if (!locked || claim.attempt === 1 || Date.now() > deadline || controller.signal.aborted) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
       end = terminal ?? result.terminal;
     } catch (error) {
       this.options.log(`run ${runId} ended with an error: ${(error as Error)?.message ?? String(error)}`);
