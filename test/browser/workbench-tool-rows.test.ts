@@ -26,6 +26,8 @@ describe('workbench tool rows and run box', () => {
 
         const tool = page.locator('.trace-tool');
         await tool.waitFor();
+        // The trace row settles from the session's records, which can land a moment after the status pill.
+        await tool.locator('.trace-tool-phrase', { hasText: /^Searched for/ }).waitFor({ timeout: 10_000 });
         assert.match((await tool.locator('.trace-tool-phrase').textContent()) ?? '', /^Searched for/);
         assert.match((await tool.textContent()) ?? '', /output never sent \(the turn ended\)/);
         const text = (await page.locator('body').textContent()) ?? '';
