@@ -7,8 +7,8 @@
 
 import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
-import { RefusedFileError, isInside, readProjectFile } from '../workspace/index.js';
+import { join, resolve } from 'node:path';
+import { RefusedFileError, isInside, projectPin, readProjectFile } from '../workspace/index.js';
 import { HookConfigError, type HookDefinition, parseHooksSection } from './hook-config.js';
 
 export interface HookNotice {
@@ -68,16 +68,10 @@ export async function projectHooksFingerprint(section: unknown, hooks: readonly 
 }
 
 function pinnedFingerprint(config: unknown, userPath: string, project: string): string | undefined {
-  const pins = (config as Record<string, unknown> | null)?.projectHooks;
-  if (pins === undefined) return undefined;
-  const valid =
-    typeof pins === 'object' &&
-    pins !== null &&
-    !Array.isArray(pins) &&
-    Object.entries(pins).every(([dir, fingerprint]) => isAbsolute(dir) && typeof fingerprint === 'string');
-  if (!valid) throw new HookConfigError(`${userPath}: projectHooks must map absolute project directories to "sha256:…" fingerprints`);
-  const pinned = pins as Record<string, string>;
-  return Object.hasOwn(pinned, project) ? pinned[project] : undefined;
+  const pin = projectPin((config as Record<string, unknown> | null)?.projectHooks, project);
+  if (pin === 'invalid')
+    throw new HookConfigError(`${userPath}: projectHooks must map absolute project directories to "sha256:…" fingerprints`);
+  return pin;
 }
 
 /** Reads both files; a malformed hook rejects with a `HookConfigError` (exit 2) naming the file and the entry. */

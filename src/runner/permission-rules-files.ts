@@ -5,9 +5,9 @@
 // its own commands. Any change to the project's rules unpins them again, with a notice saying so.
 
 import { realpath } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type ConfigRule, PermissionRuleError, readPermissionRulesSection } from '../permissions/index.js';
-import { RefusedFileError, readProjectFile } from '../workspace/index.js';
+import { RefusedFileError, projectPin, readProjectFile } from '../workspace/index.js';
 import type { StartupWarning } from './run-extensions.js';
 
 export interface LoadedPermissionRules {
@@ -19,17 +19,10 @@ export interface LoadedPermissionRules {
 function pinnedFingerprint(userText: string | null, userPath: string, project: string): string | undefined {
   if (userText === null) return undefined;
   const config = JSON.parse(userText) as Record<string, unknown>;
-  const pins = config?.projectPermissionRules;
-  if (pins === undefined) return undefined;
-  const valid =
-    typeof pins === 'object' &&
-    pins !== null &&
-    !Array.isArray(pins) &&
-    Object.entries(pins).every(([dir, fingerprint]) => isAbsolute(dir) && typeof fingerprint === 'string');
-  if (!valid)
+  const pin = projectPin(config?.projectPermissionRules, project);
+  if (pin === 'invalid')
     throw new PermissionRuleError(`${userPath}: projectPermissionRules must map absolute project directories to "sha256:…" fingerprints`);
-  const pinned = pins as Record<string, string>;
-  return Object.hasOwn(pinned, project) ? pinned[project] : undefined;
+  return pin;
 }
 
 /** Reads both files; a malformed rule rejects with a `PermissionRuleError` (exit 2) naming file, line and rule. */

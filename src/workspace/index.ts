@@ -44,3 +44,4 @@ export {
   type SnapshotLimits,
   type WorkspaceSnapshot,
 } from './workspace-snapshot.js';
+export { projectPin } from './project-pin.js';
