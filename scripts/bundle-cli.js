@@ -6,9 +6,9 @@
 // entry points (package.json "exports") stay tsc's per-file output in dist/; this is additional.
 // Linked source maps: `GLASSBOX_DEBUG=1` turns them on (bin/glassbox.js) for stack traces in src/.
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
@@ -103,13 +103,44 @@ const inkWithoutDevtools = {
   },
 };
 
+/**
+ * Which command lines open the interactive session, read off the built program itself (so it
+ * cannot drift from the commands): bin/glassbox.js paints the session's editor before loading the
+ * CLI only for those (src/tui/first-frame.ts, `EntryArgv`).
+ */
+export async function entryArgv(bundleDir) {
+  const { buildProgram } = await import(pathToFileURL(join(bundleDir, 'cli.js')).href);
+  return entryArgvOf(buildProgram());
+}
+
+/** The same, of a commander program (tests read it off src/cli/main.ts's). */
+export function entryArgvOf(program) {
+  const spellings = (options) => options.flatMap((option) => [option.short, option.long]).filter(Boolean);
+  const takesValue = (command) => spellings(command.options.filter((option) => option.required || option.optional));
+  const chat = program.commands.find((command) => command.name() === 'chat');
+  if (chat === undefined) throw new Error('bundle-cli: the program has no chat command');
+  const help = program.createHelp();
+  return {
+    rootValueOptions: takesValue(program),
+    chatValueOptions: takesValue(chat),
+    exitOptions: spellings(help.visibleOptions(program).filter((option) => option.long === '--help' || option.long === '--version')),
+  };
+}
+
 /** Bundles into `<dist>/bundle/`; `dist` is where tsc's output and the data files are (build.js stages it). */
 export async function bundleCli({ dist = DIST } = {}) {
   const bundleDir = join(dist, 'bundle');
   rmSync(bundleDir, { recursive: true, force: true }); // no chunks left from an earlier build
+  const result = await esbuildCli(dist, bundleDir);
+  writeFileSync(join(bundleDir, 'entry-argv.json'), `${JSON.stringify(await entryArgv(bundleDir), null, 2)}\n`);
+  return result;
+}
+
+function esbuildCli(dist, bundleDir) {
   return build({
     absWorkingDir: root,
-    entryPoints: { cli: join(src, 'cli', 'main.ts') },
+    // first-frame: the interactive session's editor, painted by bin/glassbox.js before cli loads.
+    entryPoints: { cli: join(src, 'cli', 'main.ts'), 'first-frame': join(src, 'tui', 'first-frame.ts') },
     outdir: bundleDir,
     bundle: true,
     splitting: true,

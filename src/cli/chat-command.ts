@@ -12,10 +12,11 @@ import { sandboxNotice, sandboxState } from './sandbox-notice.js';
 import { APPROVAL_POLICIES, resolveTurnConfig, turnRunnerSettings } from './run-config.js';
 import { envValue } from './cli-env.js';
 import { EXIT } from './usage-error.js';
+import type { FirstFrame } from '../tui/index.js';
 
 export type ChatCliOptions = Omit<ExecCliOptions, 'json' | 'demoIntro'>;
 
-export async function chatCommand(prompt: string | null, options: ChatCliOptions): Promise<number> {
+export async function chatCommand(prompt: string | null, options: ChatCliOptions, firstFrame: FirstFrame | null = null): Promise<number> {
   const text = prompt?.trim() ? prompt : null;
   if (!process.stdin.isTTY || !process.stdout.isTTY) return withoutTerminal(text, options);
 
@@ -62,6 +63,7 @@ export async function chatCommand(prompt: string | null, options: ChatCliOptions
       resume: options.resume ?? null,
       color: envValue('NO_COLOR') === undefined,
       planFirst: options.plan === true,
+      firstFrame,
     });
   } finally {
     await sessions?.close();

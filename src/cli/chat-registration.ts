@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { addModelOptions } from './model-options.js';
 import { databaseUrlOption } from './session-store-option.js';
 import type { ChatCliOptions } from './chat-command.js';
+import type { FirstFrame } from '../tui/index.js';
 
 function addSessionOptions(command: Command): Command {
   return addModelOptions(command)
@@ -21,18 +22,19 @@ function addSessionOptions(command: Command): Command {
     .addOption(databaseUrlOption());
 }
 
-async function startChat(prompt: string | null, options: ChatCliOptions): Promise<void> {
+async function startChat(prompt: string | null, options: ChatCliOptions, firstFrame: FirstFrame | null): Promise<void> {
   const { chatCommand } = await import('./chat-command.js');
-  process.exitCode = await chatCommand(prompt, options);
+  process.exitCode = await chatCommand(prompt, options, firstFrame);
 }
 
-export function registerChatCommands(program: Command): void {
+/** `firstFrame`: the editor bin/glassbox.js painted before the CLI loaded, for the session to take over. */
+export function registerChatCommands(program: Command, firstFrame: FirstFrame | null = null): void {
   addSessionOptions(
     program
       .command('chat')
       .description('open an interactive session in the terminal (the same as glassbox with no command)')
       .argument('[prompt...]', 'a first prompt to send'),
-  ).action((words: string[], options: ChatCliOptions) => startChat(words.join(' '), options));
+  ).action((words: string[], options: ChatCliOptions) => startChat(words.join(' '), options, firstFrame));
 
   program.description(`${program.description()} With no command it opens an interactive session (as \`glassbox chat\`).`);
   // The root's own options are read only before a command name (`enablePositionalOptions`), so
@@ -41,7 +43,7 @@ export function registerChatCommands(program: Command): void {
   program.action(async (options: ChatCliOptions, command: Command) => {
     // A stray word is a mistyped command, not a prompt: say so with commander's suggestion.
     if (command.args.length > 0) (command as unknown as { unknownCommand(): never }).unknownCommand();
-    await startChat(null, options);
+    await startChat(null, options, firstFrame);
   });
   // Set after the subcommands exist (they copy the setting when created): excess words reach
   // the action above, which reports them as an unknown command.

@@ -21,6 +21,12 @@ import { processOutputGuard } from './output-guard.js';
 import { databaseUrlOption } from './session-store-option.js';
 import { cliEnvVars, envValue, unsetBlankEnv } from './cli-env.js';
 import type { ExecCliOptions } from './exec-command.js';
+import type { FirstFrame } from '../tui/index.js';
+
+/** What bin/glassbox.js did before loading the CLI: the interactive session's first frame, if painted. */
+export interface EntryState {
+  firstFrame?: FirstFrame | null;
+}
 
 /** `exec --command`: the prompt command's text; its files are found where the turn will run. */
 async function execCommandPrompt(name: string, words: string[], options: ExecCliOptions): Promise<string> {
@@ -29,7 +35,7 @@ async function execCommandPrompt(name: string, words: string[], options: ExecCli
   return commandPrompt({ name, words, root, home, stderr: process.stderr });
 }
 
-export function buildProgram(): Command {
+export function buildProgram(entry: EntryState = {}): Command {
   const program = new Command('glassbox')
     .description('A coding-agent harness you can see through.')
     .version(glassboxVersion(), '-V, --version')
@@ -84,12 +90,12 @@ export function buildProgram(): Command {
   registerMcpCommand(program, glassboxVersion());
   registerTraceCommand(program, glassboxVersion());
   // Last: it sets root options and settings that must not be copied into the commands above.
-  registerChatCommands(program);
+  registerChatCommands(program, entry.firstFrame ?? null);
 
   return program;
 }
 
-export async function main(argv: string[]): Promise<void> {
+export async function main(argv: string[], entry: EntryState = {}): Promise<void> {
   // WebAssembly on V8's baseline compiler only, compiled on the calling thread, before any module
   // is compiled. Node's fetch parses HTTP with a wasm build of llhttp, and left alone V8 re-compiles
   // its hot parser with the optimising compiler in the background at the first model request:
@@ -102,7 +108,7 @@ export async function main(argv: string[]): Promise<void> {
   setFlagsFromString('--wasm-tiering-budget=1000000000');
   // Before any output: a reader that goes away (`| head`) must not crash us with EPIPE.
   const outputs = processOutputGuard();
-  const program = buildProgram();
+  const program = buildProgram(entry);
   // Before commander reads the `.env()` options: `GLASSBOX_WIRE_API=` means unset, not "".
   unsetBlankEnv(cliEnvVars(program));
   try {
@@ -110,6 +116,8 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     process.exitCode = reportError(error);
   }
+  // A command line that did not open the session after all (an error, help) leaves no frame behind.
+  entry.firstFrame?.abandon();
   // Output was lost, whatever the command: say so the way other tools in a pipeline do.
   await outputs.flushStdout();
   if (outputs.stdoutClosed) process.exitCode = EXIT.brokenPipe;

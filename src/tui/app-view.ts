@@ -17,6 +17,7 @@ import type { SessionController } from './session-controller.js';
 import { commandCompletions, parseInput } from './slash-commands.js';
 import { PickerView, pickerKey, pickerRows } from './picker-view.js';
 import { StatusBar } from './status-bar.js';
+import { IDLE_HINT } from './status-hints.js';
 import type { Theme } from './theme.js';
 import type { Entry } from './transcript-state.js';
 import { lineRows } from './text-rows.js';
@@ -370,7 +371,7 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
             ? `y approve · a for session${snapshot.pending.alwaysRule ? ' · s always' : ''} · n deny · Esc cancel the turn`
             : snapshot.busy !== null
               ? `${snapshot.busy === 'compact' ? 'compacting' : 'working'}… ${busySince.current === null ? 0 : Math.floor((Date.now() - busySince.current) / 1000)}s · Esc to cancel`
-              : 'Enter send · Ctrl-J newline · / commands · @ files · Ctrl-C quit';
+              : IDLE_HINT;
   // The live frame must stay shorter than the terminal (see text-rows.ts): the editor (or the
   // approval panel), completions, status lines and the other live entries are counted in rows,
   // and answers get what is left.

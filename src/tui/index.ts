@@ -4,3 +4,4 @@
 
 export { runInteractive, type InteractiveOptions } from './interactive-session.js';
 export type { ApprovalPolicyName, SandboxModeName } from './session-controller.js';
+export type { FirstFrame } from './first-frame.js';

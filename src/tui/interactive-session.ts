@@ -10,6 +10,7 @@ import { listProjectFiles } from './file-mentions.js';
 import { loadHighlighter } from './highlight-code.js';
 import { SessionController, type ControllerOptions } from './session-controller.js';
 import { createTheme } from './theme.js';
+import type { FirstFrame } from './first-frame.js';
 import { RESERVED_COMMAND_NAMES } from './slash-commands.js';
 import { findPromptCommands, type PromptCommand } from '../workspace/index.js';
 import { oneLine } from '../terminal-text/index.js';
@@ -23,6 +24,8 @@ export interface InteractiveOptions extends ControllerOptions {
   color: boolean;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
+  /** The editor painted before the CLI loaded (first-frame.ts): replaced by the session's first frame. */
+  firstFrame?: FirstFrame | null;
 }
 
 /** Resolves with the process exit code once the user quits. */
@@ -51,6 +54,8 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   // The editor and the status line are drawn first; what the first turn needs (the runner: the
   // project's instructions, its tools, the command classifier) is opened while the user types,
   // and a prompt sent before it is ready waits for it.
+  // Its lines are erased and the keys typed into it queued for ink, which draws in their place.
+  options.firstFrame?.handOff();
   const instance = render(app(), { stdin, stdout, exitOnCtrlC: false, patchConsole: true });
   clear = () => {
     instance.clear();
