@@ -121,6 +121,7 @@ export function entryArgvOf(program) {
   if (chat === undefined) throw new Error('bundle-cli: the program has no chat command');
   const help = program.createHelp();
   return {
+    sessionCommands: [chat.name(), ...chat.aliases()],
     rootValueOptions: takesValue(program),
     chatValueOptions: takesValue(chat),
     exitOptions: spellings(help.visibleOptions(program).filter((option) => option.long === '--help' || option.long === '--version')),

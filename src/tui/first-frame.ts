@@ -14,6 +14,8 @@ import { createTheme } from './theme.js';
 
 /** What the CLI's command line means, read off the program at build time (scripts/build.js). */
 export interface EntryArgv {
+  /** The command that opens the session (`chat`) and its aliases. */
+  sessionCommands: readonly string[];
   /** Options of the root (`glassbox …`) and of `chat` that take a value, every spelling. */
   rootValueOptions: readonly string[];
   chatValueOptions: readonly string[];
@@ -43,7 +45,7 @@ export function opensSession(args: readonly string[], spec: EntryArgv): boolean 
       continue;
     }
     if (sawChat) continue; // the words of chat's first prompt
-    if (arg !== 'chat') return false; // a command, or a word commander will call unknown
+    if (!spec.sessionCommands.includes(arg)) return false; // a command, or a word commander will call unknown
     sawChat = true;
     valueOptions = new Set(spec.chatValueOptions);
   }

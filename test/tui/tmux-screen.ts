@@ -202,7 +202,13 @@ export class TmuxScreen {
    * moment meets a busy session (a prompt is queued, a command refused, Ctrl-C cancels).
    */
   async waitIdle(): Promise<void> {
-    await this.waitUntil((screen) => screen.includes('Enter send'), 'the session to be idle ("Enter send")');
+    // The frame bin/glassbox.js paints before the CLI loads has the same hint; the session's own
+    // frame is the one that has replaced it (keys typed into the early frame are tested on their
+    // own: first-paint-pty.test.ts).
+    await this.waitUntil(
+      (screen) => screen.includes('Enter send') && !screen.includes('starting glassbox…'),
+      'the session to be idle ("Enter send" in its own frame)',
+    );
   }
 
   /** Once the session is idle, types a line, waits until the editor shows it, then presses Enter (one write would read as a paste). */
