@@ -39,7 +39,7 @@ import {
 } from '../model/index.js';
 import { itemsToModelMessages } from './items-to-messages.js';
 import { loopingNotice, RepetitionGuard } from './repetition-guard.js';
-import { CallIdAllocator, functionCallItem, reasoningItem, type ResponseItem, type RuntimeRole } from './response-items.js';
+import { CallIdAllocator, functionCallItem, reasoningItem, type ResponseItem, type RuntimeRole, userMessage } from './response-items.js';
 import type { RunErrorInfo, RunEvent, TerminalRunEvent, UsageStage } from './run-events.js';
 import { containedEmit, type ModelCallRecord, type RunObserver } from './run-observer.js';
 import { FatalToolError } from './tool.js';
@@ -73,6 +73,12 @@ export interface CompactionHooks {
   afterRound?(state: LoopState): Promise<void>;
   /** The provider rejected the request as too long. Return true if history was compacted. */
   onContextOverflow?(state: LoopState, error: ModelError): Promise<boolean>;
+  /**
+   * The model answered without a tool call and the answer is committed. Text returned here is
+   * committed as a user message and the turn goes on with another round (a `Stop` hook that
+   * blocks); null ends the turn with that answer.
+   */
+  afterAnswer?(state: LoopState, answer: string): Promise<string | null>;
 }
 
 /** The model settings (model, wire, effort, output cap, temperature) go into every round's request as they are. */
@@ -187,7 +193,12 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
           throw new RunStop({ code: 'EMPTY_RESPONSE', message: 'The model returned neither text nor tool calls.' });
         }
         await commit(roundItems(response, [], 'final_response'));
-        return finish({ type: 'run_succeeded', answer: response.text, usage: usage.snapshot(), rounds: state.round });
+        const goOn = signal.aborted ? null : ((await options.compaction?.afterAnswer?.(state, response.text)) ?? null);
+        if (goOn === null || signal.aborted)
+          return finish({ type: 'run_succeeded', answer: response.text, usage: usage.snapshot(), rounds: state.round });
+        await commit([userMessage(goOn)]);
+        await options.compaction?.afterRound?.(state);
+        continue;
       }
 
       const calls = response.toolCalls.map((call) => ({ ...call, id: callIds.claim(call.id) }));

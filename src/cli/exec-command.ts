@@ -186,7 +186,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   let sessions: OpenedSessionStore | null = null;
   try {
     sessions = await openSessionStore(databaseUrl);
-    const { runTurn, openRunner } = await runnerModule;
+    const { runTurn, openRunner, endSession } = await runnerModule;
     const models = new Map<string, BudgetModel>();
     const settings = {
       ...turnRunnerSettings(
@@ -250,6 +250,12 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     if (result.persistError !== null) {
       process.stderr.write(`glassbox: warning: the session file could not be finalized: ${result.persistError}\n`);
     }
+    // SessionEnd hooks: recorded in the session; with --json not printed, so the result stays the last line.
+    await endSession({ runner, sessionId: result.sessionId, reason: 'other', ...(options.json ? {} : { onEvent }) }).catch(
+      (error: Error) => {
+        process.stderr.write(`glassbox: warning: the SessionEnd hooks could not be run: ${visibleText(error.message)}\n`);
+      },
+    );
     if (options.json && result.terminal.type === 'run_failed') {
       // Scripts read the events on stdout; a person still gets the one-line reason on stderr.
       process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${visibleText(result.terminal.error.message)}\n`);

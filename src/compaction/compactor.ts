@@ -51,9 +51,15 @@ export interface CompactionDeps {
   tokenCounter?: TokenCounter;
   /** Start with auto-compaction switched off (the session's breaker tripped in an earlier turn). */
   disabled?: boolean;
+  /**
+   * Asked before each automatic compaction (the user's `PreCompact` hooks): why it must not run,
+   * or null. A block skips a threshold compaction; after an overflow the compaction runs anyway,
+   * since the alternative is a failed run, and says so.
+   */
+  beforeCompact?(state: LoopState, trigger: 'auto' | 'overflow'): Promise<string | null>;
 }
 
-export interface CompactionController extends Required<CompactionHooks> {
+export interface CompactionController extends Required<Omit<CompactionHooks, 'afterAnswer'>> {
   /** Auto-compaction was switched off by the breaker. */
   readonly disabled: boolean;
   readonly consecutiveFailures: number;
@@ -330,6 +336,15 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       estimated: count.estimated,
     });
     if (!decision.compact) return;
+    const blocked = (await deps.beforeCompact?.(state, 'auto')) ?? null;
+    if (blocked !== null) {
+      state.emit({
+        type: 'warning',
+        code: 'COMPACTION_BLOCKED',
+        message: `A PreCompact hook blocked the compaction due now (${decision.reason}); the history is kept as it is. ${blocked}`,
+      });
+      return;
+    }
     await compact(state, { trigger: 'auto', phase, tokensBefore: decision.tokens, reason: decision.reason, estimated: decision.estimated });
   };
 
@@ -353,6 +368,13 @@ export function createCompactionHooks(settings: CompactionSettings, deps: Compac
       // Unlike the threshold check, any history with something besides system and user messages
       // is worth compacting here: the alternative is a failed run.
       if (!full || disabled || !state.history.some(isCompactable)) return false;
+      const blocked = (await deps.beforeCompact?.(state, 'overflow')) ?? null;
+      if (blocked !== null)
+        state.emit({
+          type: 'warning',
+          code: 'COMPACTION_BLOCKED',
+          message: `A PreCompact hook blocked the compaction, but the provider refused the request as too long: compacting anyway, or the turn fails. ${blocked}`,
+        });
       const count = await countContext(state, counter, {
         threshold: settings.threshold,
         estimate: true,

@@ -45,10 +45,35 @@ export interface PromptHooksResult {
   context: string[];
 }
 
+/** Why a session ended, in Claude Code's words (`SessionEnd`'s `reason`). */
+export type SessionEndReason = 'clear' | 'logout' | 'prompt_input_exit' | 'other';
+
+/** What the model was told to go on with when a `Stop` hook blocked the end of its turn. */
+export interface StopHooksResult {
+  /** The hooks' reasons, for the model; null: the turn ends. */
+  goOn: string | null;
+}
+
 export interface HookRunner {
   readonly toolHooks: ToolHooks;
-  /** SessionStart (`startup` or `resume`), then UserPromptSubmit: may block the prompt or add context. */
-  beforePrompt(prompt: string, source: 'startup' | 'resume', context: ToolHookContext): Promise<PromptHooksResult>;
+  /**
+   * SessionStart (`startup` or `resume`; null: this session started earlier in this process, so
+   * none), then UserPromptSubmit: may block the prompt or add context.
+   */
+  beforePrompt(prompt: string, source: 'startup' | 'resume' | null, context: ToolHookContext): Promise<PromptHooksResult>;
+  /** Stop: the model answered without a tool call. A hook that blocks makes the turn go on with its reason. */
+  onStop(answer: string, stopHookActive: boolean, context: ToolHookContext): Promise<StopHooksResult>;
+  /**
+   * PreCompact, before an automatic (`auto`) or a requested (`manual`) compaction: why a hook
+   * blocked it, or null. The caller decides what a block can stop (docs/permissions.md).
+   */
+  beforeCompact(trigger: 'auto' | 'manual', instructions: string | null, context: ToolHookContext): Promise<string | null>;
+  /** Notification: Glassbox is waiting for a person (`permission_prompt`). Nothing a hook says changes that. */
+  notify(notificationType: 'permission_prompt', message: string, context: ToolHookContext): Promise<void>;
+  /** SessionEnd: the session is left (the face closed it); nothing a hook says changes that. */
+  endSession(reason: SessionEndReason, context: ToolHookContext): Promise<void>;
+  /** Whether any hook of the event is configured (a caller skips the work of offering it otherwise). */
+  has(event: HookEventName): boolean;
 }
 
 function label(hook: HookDefinition): string {
@@ -125,11 +150,17 @@ export function createHookRunner(settings: HookRunnerSettings): HookRunner {
     },
   };
 
+  const stops = (runs: readonly HookRun[]): HookRun[] =>
+    runs.filter((ran) => ran.verdict.outcome === 'block' || ran.verdict.outcome === 'deny');
+
   return {
     toolHooks,
+    has: (event) => settings.hooks.some((hook) => hook.event === event),
     async beforePrompt(prompt, source, context) {
       const added: string[] = [];
-      for (const ran of await run('SessionStart', [source], { source }, context)) if (ran.verdict.context) added.push(ran.verdict.context);
+      if (source !== null)
+        for (const ran of await run('SessionStart', [source], { source }, context))
+          if (ran.verdict.context) added.push(ran.verdict.context);
       // Claude Code's matchers do not apply to UserPromptSubmit: every one runs.
       for (const ran of await run('UserPromptSubmit', null, { prompt }, context)) {
         if (ran.verdict.outcome === 'block' || ran.verdict.outcome === 'deny' || ran.verdict.outcome === 'failed') {
@@ -138,6 +169,25 @@ export function createHookRunner(settings: HookRunnerSettings): HookRunner {
         if (ran.verdict.context) added.push(ran.verdict.context);
       }
       return { blocked: null, context: added };
+    },
+    async onStop(answer, stopHookActive, context) {
+      // Claude Code's matchers do not apply to Stop. A hook that fails does not keep the turn
+      // going (that could never end); its run shows as failed.
+      const runs = await run('Stop', null, { stop_hook_active: stopHookActive, last_assistant_message: answer }, context);
+      const blocking = stops(runs);
+      if (blocking.length === 0) return { goOn: null };
+      return { goOn: blocking.map((ran) => ran.verdict.reason ?? `${label(ran.hook)} blocked the end of the turn`).join('\n\n') };
+    },
+    async beforeCompact(trigger, instructions, context) {
+      const runs = await run('PreCompact', [trigger], { trigger, custom_instructions: instructions ?? '' }, context);
+      const blocking = stops(runs);
+      return blocking.length === 0 ? null : blocking.map((ran) => `${label(ran.hook)}: ${ran.verdict.reason ?? 'blocked'}`).join('; ');
+    },
+    async notify(notificationType, message, context) {
+      await run('Notification', [notificationType], { message, notification_type: notificationType }, context);
+    },
+    async endSession(reason, context) {
+      await run('SessionEnd', [reason], { reason }, context);
     },
   };
 }

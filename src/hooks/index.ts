@@ -13,4 +13,6 @@ export {
   type HookRunner,
   type HookRunnerSettings,
   type PromptHooksResult,
+  type SessionEndReason,
+  type StopHooksResult,
 } from './hook-runner.js';

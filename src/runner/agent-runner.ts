@@ -31,6 +31,7 @@ import {
   createCompactionHooks,
   readCompactionConfig,
   resolveCompactionSettings,
+  type CompactionDeps,
   type CompactionTuning,
   type ResolvedCompaction,
 } from '../compaction/index.js';
@@ -54,7 +55,7 @@ import { SessionRecorder } from './session-recorder.js';
 import { checkpointedTools } from './turn-checkpoints.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
 import { readPermissionRules } from './permission-rules-files.js';
-import { promptHooks, readTurnHooks, toolHooksFor } from './turn-hooks.js';
+import { notifyingApprovals, preCompactHook, promptHooks, readTurnHooks, sessionStartSource, toolHooksFor } from './turn-hooks.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
 import { resolveRoot } from '../workspace/index.js';
 import { join } from 'node:path';
@@ -366,7 +367,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       root: runner.root,
       state,
       gate,
-      approvals: request.approvals,
+      approvals: notifyingApprovals(hookRunner, request.approvals, (event) => observer.onEvent?.(event)),
       ...(hookRunner ? { hooks: hookRunner.toolHooks } : {}),
     });
     const hasShell = tools.definitions().some((definition) => definition.name === 'shell');
@@ -387,9 +388,9 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       compaction: promptHooks(
         hookRunner,
         request.prompt,
-        session.resumed ? 'resume' : 'startup',
+        sessionStartSource(state, session.resumed),
         compaction
-          ? compactionHooks(runner, compaction, session, observer, toolSchemaTokens(tools.definitions()))
+          ? compactionHooks(runner, compaction, session, observer, toolSchemaTokens(tools.definitions()), preCompactHook(hookRunner))
           : (settings.compaction ?? undefined),
       ),
       maxRounds: settings.maxRounds,
@@ -464,6 +465,7 @@ function compactionHooks(
   session: OpenedSession,
   recorder: TurnObserver,
   overheadTokens: number,
+  beforeCompact: CompactionDeps['beforeCompact'],
 ): CompactionHooks {
   const { settings } = runner;
   return createCompactionHooks(compactionSettings(resolved, { overheadTokens, ...settings.compactionTuning }), {
@@ -473,6 +475,7 @@ function compactionHooks(
     },
     onModelCall: (call) => recorder.onModelCall(call),
     disabled: session.compactionDisabled,
+    ...(beforeCompact ? { beforeCompact } : {}),
   });
 }
 

@@ -10,9 +10,11 @@ import {
   CompactionFailure,
   type HistoryCompactedEvent,
 } from '../compaction/index.js';
-import { resumeSession } from '../sessions/index.js';
+import { detectSandbox } from '../sandbox/index.js';
+import { JsonlSessionStore, resumeSession } from '../sessions/index.js';
 import { toolSchemaTokens, type Runner } from './agent-runner.js';
 import { SessionRecorder } from './session-recorder.js';
+import { readTurnHooks, toolHooksFor } from './turn-hooks.js';
 
 export interface CompactSessionOptions {
   runner: Runner;
@@ -44,6 +46,7 @@ export async function compactSession(options: CompactSessionOptions): Promise<Hi
     // Filed under the last turn: it changes what that turn's successor will send.
     const turn = session.turns;
     const recorder = new SessionRecorder(session.writer, turn, options.onEvent ?? (() => {}));
+    await runManualPreCompact(runner, sessionId, options.instructions ?? null, options.signal, (event) => recorder.onEvent(event));
     const overheadTokens = toolSchemaTokens(runner.tools.map(toolDefinition));
     const result = await compactHistory({
       history: session.history,
@@ -63,4 +66,36 @@ export async function compactSession(options: CompactSessionOptions): Promise<Hi
   } finally {
     await session.writer.close();
   }
+}
+
+/**
+ * PreCompact hooks with `trigger: "manual"`. A person asked for this compaction, so a hook's block
+ * does not stop it (as in Claude Code, where a block stops only automatic ones); it is shown.
+ */
+async function runManualPreCompact(
+  runner: Runner,
+  sessionId: string,
+  instructions: string | null,
+  signal: AbortSignal | undefined,
+  emit: (event: RunEvent) => void,
+): Promise<void> {
+  const { settings } = runner;
+  const hooks = await readTurnHooks(settings.home, runner.root);
+  if (!hooks.hooks.some((hook) => hook.event === 'PreCompact')) return;
+  const hookRunner = toolHooksFor(hooks, {
+    root: runner.root,
+    home: settings.home,
+    sandbox: settings.sandbox ?? 'workspace-write',
+    sessionId,
+    transcriptPath: runner.store instanceof JsonlSessionStore ? runner.store.sessionPath(sessionId) : null,
+    detectSandbox: settings.detectSandbox ?? detectSandbox,
+  });
+  if (hookRunner === null) return;
+  const blocked = await hookRunner.beforeCompact('manual', instructions, { signal: signal ?? new AbortController().signal, emit });
+  if (blocked !== null)
+    emit({
+      type: 'warning',
+      code: 'COMPACTION_BLOCKED',
+      message: `A PreCompact hook blocked the compaction; it runs anyway, since it was asked for (hooks block only automatic ones). ${blocked}`,
+    });
 }

@@ -5,7 +5,7 @@
 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { type CompactionHooks, userMessage } from '../agent/index.js';
+import { type ApprovalBroker, type CompactionHooks, type LoopState, type RunEvent, userMessage } from '../agent/index.js';
 import type { HookDefinition, HookRunner } from '../hooks/index.js';
 import type { SandboxDetector, SandboxSettings } from '../sandbox/index.js';
 import type { SandboxMode } from '../workspace/index.js';
@@ -17,9 +17,6 @@ export interface TurnHooks {
   warnings: StartupWarning[];
   module: typeof import('../hooks/index.js') | null;
 }
-
-/** Events that are read and checked but not run yet (docs/permissions.md, "Hooks"). */
-const NOT_RUN: ReadonlySet<string> = new Set(['Stop', 'SessionEnd', 'PreCompact', 'Notification']);
 
 /** Both config files' hooks; a malformed hook rejects (exit 2) before any session is opened. */
 export async function readTurnHooks(home: string, root: string): Promise<TurnHooks> {
@@ -35,14 +32,7 @@ export async function readTurnHooks(home: string, root: string): Promise<TurnHoo
   if (!texts.some((text) => text.includes('"hooks"'))) return { hooks: [], warnings: [], module: null };
   const module = await import('../hooks/index.js');
   const loaded = await module.readHooks(home, root);
-  const warnings = [...loaded.warnings];
-  const idle = [...new Set(loaded.hooks.filter((hook) => NOT_RUN.has(hook.event)).map((hook) => hook.event))];
-  if (idle.length > 0)
-    warnings.push({
-      code: 'HOOK_EVENT_NOT_RUN',
-      message: `Hooks for ${idle.join(', ')} are configured but Glassbox does not run them yet.`,
-    });
-  return { hooks: loaded.hooks, warnings, module };
+  return { hooks: loaded.hooks, warnings: [...loaded.warnings], module };
 }
 
 export interface TurnHookSettings {
@@ -84,14 +74,34 @@ class PromptBlockedError extends Error {
   readonly code = 'PROMPT_BLOCKED';
 }
 
-/** The compaction hooks with the prompt's hooks run first in `beforeTurn`; unchanged without hooks. */
+/** Claude Code ends a turn after this many `Stop` blocks in a row, and so do we. */
+export const MAX_STOP_CONTINUATIONS = 8;
+
+/** Sessions whose SessionStart hooks have run in this process (keyed by the runner's per-session state). */
+const startedSessions = new WeakSet<object>();
+
+/**
+ * SessionStart's `source` for this turn: `startup` or `resume` for the first turn of a session in
+ * this process, null for the turns after it (the session did not start again).
+ */
+export function sessionStartSource(sessionState: object, resumed: boolean): 'startup' | 'resume' | null {
+  if (startedSessions.has(sessionState)) return null;
+  startedSessions.add(sessionState);
+  return resumed ? 'resume' : 'startup';
+}
+
+/**
+ * The loop's hooks with the user's hooks added: SessionStart and UserPromptSubmit first in
+ * `beforeTurn`, Stop in `afterAnswer`; the compaction hooks as they were. Unchanged without hooks.
+ */
 export function promptHooks(
   runner: HookRunner | null,
   prompt: string,
-  source: 'startup' | 'resume',
+  source: 'startup' | 'resume' | null,
   compaction: CompactionHooks | undefined,
 ): CompactionHooks | undefined {
   if (runner === null) return compaction;
+  let continued = 0;
   return {
     ...compaction,
     async beforeTurn(state) {
@@ -101,5 +111,55 @@ export function promptHooks(
       if (result.context.length > 0) await state.commit([userMessage(`Context from hooks:\n${result.context.join('\n\n')}`)]);
       await compaction?.beforeTurn?.(state);
     },
+    ...(runner.has('Stop')
+      ? {
+          async afterAnswer(state, answer) {
+            const { goOn } = await runner.onStop(answer, continued > 0, { signal: state.signal, emit: state.emit });
+            if (goOn === null) return null;
+            if (continued >= MAX_STOP_CONTINUATIONS) {
+              state.emit({
+                type: 'warning',
+                code: 'STOP_HOOK_LIMIT',
+                message: `Stop hooks blocked the end of this turn ${continued + 1} times in a row; it ends here (at most ${MAX_STOP_CONTINUATIONS} continuations a turn). Their last reason: ${goOn}`,
+              });
+              return null;
+            }
+            continued += 1;
+            return `Stop hook feedback (the turn goes on):\n${goOn}`;
+          },
+        }
+      : {}),
   };
+}
+
+/**
+ * An approval broker that also runs the Notification hooks (`permission_prompt`) while a person
+ * is asked. A request answered at once (no terminal to ask: denied without anyone waiting) notifies
+ * nobody.
+ */
+export function notifyingApprovals(runner: HookRunner | null, approvals: ApprovalBroker, emit: (event: RunEvent) => void): ApprovalBroker {
+  if (runner === null || !runner.has('Notification')) return approvals;
+  return {
+    async request(request, signal) {
+      let settled = false;
+      const answer = approvals.request(request, signal).finally(() => {
+        settled = true;
+      });
+      // A broker that answers without asking does so before the next turn of the event loop.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (settled) return answer;
+      const message = `Glassbox needs your permission to use ${request.toolName}: ${request.summary}`;
+      const notified = runner.notify('permission_prompt', message, { signal, emit }).catch(() => {});
+      const [resolution] = await Promise.all([answer, notified]);
+      return resolution;
+    },
+  };
+}
+
+/** PreCompact for the automatic compactions of a turn (`CompactionDeps.beforeCompact`). */
+export function preCompactHook(
+  runner: HookRunner | null,
+): ((state: LoopState, trigger: 'auto' | 'overflow') => Promise<string | null>) | undefined {
+  if (runner === null || !runner.has('PreCompact')) return undefined;
+  return (state) => runner.beforeCompact('auto', null, { signal: state.signal, emit: state.emit });
 }

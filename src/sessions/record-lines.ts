@@ -67,8 +67,11 @@ export function formatVersionProblem(meta: SessionMetaRecord): SessionProblem | 
  * replay or a summary never holds the whole file in memory.
  */
 
-/** What replay never reads: skipping them saves a JSON.parse per line on resume. */
-export const REPLAY_SKIPPABLE_TYPES: ReadonlySet<SessionRecordType> = new Set(['audit', 'turn_completed', 'turn_failed', 'turn_cancelled']);
+/**
+ * What replay never reads: skipping them saves a JSON.parse per line on resume. `turn_failed` is
+ * read: a prompt blocked by a hook is dropped from the history by it (replay-session.ts).
+ */
+export const REPLAY_SKIPPABLE_TYPES: ReadonlySet<SessionRecordType> = new Set(['audit', 'turn_completed', 'turn_cancelled']);
 
 const TYPE_PREFIX = '{"type":"';
 

@@ -39,6 +39,8 @@ export class HistoryReplay {
   private readonly earlierOrphans: OrphanCall[] = [];
   private readonly earlierAdded: FunctionCallOutputItem[] = [];
   private turns = 0;
+  /** The current turn's user messages as they stand in the history (dropped if its prompt was blocked). */
+  private turnPrompts: ResponseItem[] = [];
   private lastTurn: { turn: number; runId: string; items: number } | null = null;
   private autoCompactionDisabled = false;
   private readonly usage: StagedUsage = { total: emptyUsage(), byStage: {}, calls: 0 };
@@ -52,10 +54,24 @@ export class HistoryReplay {
           this.pairing.append(record.item, record.turn);
         }
         if (this.lastTurn !== null && record.turn === this.lastTurn.turn) this.lastTurn.items += 1;
+        if (record.item.type === 'message' && record.item.role === 'user') this.turnPrompts.push(this.pairing.history.at(-1)!);
         break;
       case 'turn_started':
         if (record.turn > this.turns) this.turns = record.turn;
         this.lastTurn = { turn: record.turn, runId: record.runId, items: 0 };
+        this.turnPrompts = [];
+        break;
+      case 'turn_failed':
+        // A prompt a UserPromptSubmit hook blocked stays in the file for the audit, and out of what
+        // the model is sent from now on (Claude Code erases it too). Nothing else of the turn was
+        // recorded: the hooks run before the first model call.
+        if (record.error.code === 'PROMPT_BLOCKED' && this.turnPrompts.length > 0) {
+          const blocked = new Set(this.turnPrompts);
+          const kept = this.pairing.history.filter((item) => !blocked.has(item));
+          this.pairing.history.length = 0;
+          this.pairing.history.push(...kept);
+        }
+        this.turnPrompts = [];
         break;
       case 'model_call':
         this.usage.calls += 1;

@@ -9,7 +9,15 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { ApprovalRegistry, type ApprovalDecisionKind, type PendingApproval, type RunEvent } from '../agent/index.js';
 import { readCompactionConfig } from '../compaction/index.js';
 import { resolveModel } from '../model/index.js';
-import { openRunner, runTurn, type Runner, type RunnerSettings, type ToolPolicySettings } from '../runner/index.js';
+import {
+  endSession,
+  openRunner,
+  runTurn,
+  type Runner,
+  type RunnerSettings,
+  type SessionEndReason,
+  type ToolPolicySettings,
+} from '../runner/index.js';
 import { exactAllowRule, saveAllowRule } from '../permissions/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
 import type { Picker } from './picker-view.js';
@@ -169,6 +177,9 @@ export class SessionController {
   // ---- runner and settings ----
 
   /** The runner for the current settings; reopened after /model, /sandbox or /approvals. */
+  /** SessionEnd hooks still running for a session left (see endCurrentSession). */
+  private ending: Promise<void> = Promise.resolve();
+
   async getRunner(): Promise<Runner> {
     // One opening at a time: the start opens it after the first paint, and a prompt sent meanwhile
     // waits for that opening instead of starting its own.
@@ -224,6 +235,8 @@ export class SessionController {
       // /diff compares with a snapshot taken before the agent could change anything.
       await this.changes.ready();
       const runner = await this.getRunner();
+      // The SessionEnd hooks of a session just left hold its lock until they are done.
+      await this.ending;
       const runId = randomUUID();
       const result = await runTurn(runner, {
         prompt,
@@ -401,6 +414,8 @@ export class SessionController {
   /** Shows a stored session and makes it the current one (resume, fork). */
   async openSession(sessionId: string): Promise<void> {
     const runner = await this.getRunner();
+    if (this.state.sessionId !== null && this.state.sessionId !== sessionId) this.endCurrentSession('other');
+    await this.ending;
     const overrides = await readCompactionConfig(this.settings.home).then(
       (config) => config.models,
       // A broken config.json is reported by the turn that reads it; prices fall back to the catalog.
@@ -440,6 +455,7 @@ export class SessionController {
 
   /** /clear: the next prompt starts a new session; the old one stays resumable. */
   newSession(): void {
+    this.endCurrentSession('clear');
     this.meter.reset();
     this.changes.reset();
     this.options.clearScreen?.();
@@ -454,6 +470,20 @@ export class SessionController {
   async shutdown(): Promise<void> {
     this.cancel();
     await this.running;
+    this.endCurrentSession('prompt_input_exit');
+    await this.ending;
     await this.historyWrites;
+  }
+
+  /**
+   * The SessionEnd hooks of the session being left (/clear, /resume or /fork into another, quit),
+   * recorded in that session; the next turn or resume waits for them.
+   */
+  private endCurrentSession(reason: SessionEndReason): void {
+    const sessionId = this.state.sessionId;
+    if (sessionId === null) return;
+    this.ending = this.ending
+      .then(async () => endSession({ runner: await this.getRunner(), sessionId, reason }))
+      .catch((error: Error) => this.note({ kind: 'notice', tone: 'warning', text: `SessionEnd hooks: ${oneLine(error.message, 300)}` }));
   }
 }
