@@ -9,6 +9,7 @@
 import type { GateDecision, HookedCall, RunEvent, ToolHookContext, ToolHooks } from '../agent/index.js';
 import { claudeCodeToolNames } from '../permissions/index.js';
 import type { HookEventName, HookRanEvent } from '../protocol/index.js';
+import { hookToolFields } from './claude-tool-input.js';
 import { type HookDefinition, hookMatches } from './hook-config.js';
 import { type HookVerdict, interpretHook } from './hook-result.js';
 import { type HookProcessSettings, runHook } from './run-hook.js';
@@ -131,14 +132,14 @@ export function createHookRunner(settings: HookRunnerSettings): HookRunner {
 
   const toolHooks: ToolHooks = {
     async beforeCall(call, decision, context) {
-      const runs = await run('PreToolUse', toolNames(call), { tool_name: call.tool.name, tool_input: call.args }, context, call);
+      const runs = await run('PreToolUse', toolNames(call), hookToolFields(call.tool.name, call.args, settings.root), context, call);
       return combine(decision, runs);
     },
     async afterCall(call, result, context) {
       const runs = await run(
         'PostToolUse',
         toolNames(call),
-        { tool_name: call.tool.name, tool_input: call.args, tool_response: { output: result.output, is_error: result.isError } },
+        { ...hookToolFields(call.tool.name, call.args, settings.root), tool_response: { output: result.output, is_error: result.isError } },
         context,
         call,
       );

@@ -170,9 +170,12 @@ describe('hooks in an exec turn', { concurrency: true }, () => {
     const input = JSON.parse(await readFile(join(s.base, 'pre.json'), 'utf8'));
     assert.equal(input.session_id, sessionId);
     assert.equal(input.hook_event_name, 'PreToolUse');
-    assert.equal(input.tool_name, 'write_file');
-    assert.deepEqual(input.tool_input, { path: 'made.txt', content: 'hi\n' });
+    // Claude Code's name and field names (its file tools take absolute paths), ours beside them.
+    assert.equal(input.tool_name, 'Write');
     assert.ok(typeof input.cwd === 'string' && input.cwd.endsWith('project'), input.cwd);
+    assert.deepEqual(input.tool_input, { path: 'made.txt', content: 'hi\n', file_path: join(input.cwd, 'made.txt') });
+    assert.equal(input.glassbox_tool_name, 'write_file');
+    assert.deepEqual(input.glassbox_tool_input, { path: 'made.txt', content: 'hi\n' });
     assert.ok(existsSync(input.transcript_path), input.transcript_path);
     const after = JSON.parse(await readFile(join(s.base, 'post.json'), 'utf8'));
     assert.equal(after.hook_event_name, 'PostToolUse');
@@ -196,8 +199,27 @@ describe('hooks in an exec turn', { concurrency: true }, () => {
         ['PostToolUse', 'block'],
       ],
     );
-    assert.equal(JSON.parse(runs[0].event.input).tool_name, 'write_file');
+    assert.equal(JSON.parse(runs[0].event.input).glassbox_tool_name, 'write_file');
     assert.equal(events.filter((e) => e.type === 'hook_ran').length, 2);
+  });
+
+  test('a hook written for Claude Code works unchanged: it sees tool_name Bash and tool_input.command', async (t) => {
+    const rm = { toolCalls: [{ name: 'shell', arguments: { command: 'rm -rf build' } }] };
+    const s = await setup(t, [rm, { text: 'ok' }], null);
+    // The shape of the guard Claude Code's docs teach, with grep in place of jq.
+    const guard = await s.script(
+      'guard.sh',
+      `input=$(cat); if printf '%s' "$input" | grep -q '"tool_name":"Bash"' && printf '%s' "$input" | grep -q '"command":"rm -rf'; then echo "rm -rf is not allowed" >&2; exit 2; fi`,
+    );
+    await writeFile(
+      join(s.home, 'config.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: guard }] }] } }),
+    );
+    const { terminal, events } = await s.exec('clean', { sandbox: 'danger-full-access', approvalPolicy: 'never' });
+    assert.equal(terminal.type, 'run_succeeded', JSON.stringify(terminal));
+    const decided = events.find((e) => e.type === 'tool_permission_decided');
+    assert.equal(decided?.decision, 'deny', JSON.stringify(decided));
+    assert.match(toolOutputsSent(s.requests()[1]!.body, 'chat')[0]!, /rm -rf is not allowed/);
   });
 
   test('UserPromptSubmit: exit 2 blocks the prompt before any model call; stdout adds context', async (t) => {
