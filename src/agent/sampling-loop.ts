@@ -194,7 +194,19 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
         }
         await commit(roundItems(response, [], 'final_response'));
         const goOn = signal.aborted ? null : ((await options.compaction?.afterAnswer?.(state, response.text)) ?? null);
-        if (goOn === null || signal.aborted)
+        const limit =
+          options.maxRounds !== undefined && state.round >= options.maxRounds
+            ? `its ${options.maxRounds} rounds (--max-rounds) are used`
+            : options.tokenBudget !== undefined && usage.totalTokens >= options.tokenBudget
+              ? `it has used ${usage.totalTokens} tokens of its budget of ${options.tokenBudget}`
+              : null;
+        if (goOn !== null && limit !== null && !signal.aborted)
+          emit({
+            type: 'warning',
+            code: 'STOP_HOOK_IGNORED',
+            message: `A Stop hook asked the turn to go on, but ${limit}; it ends with this answer. The hook said: ${goOn}`,
+          });
+        if (goOn === null || limit !== null || signal.aborted)
           return finish({ type: 'run_succeeded', answer: response.text, usage: usage.snapshot(), rounds: state.round });
         await commit([userMessage(goOn)]);
         await options.compaction?.afterRound?.(state);

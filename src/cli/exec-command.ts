@@ -251,11 +251,15 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
       process.stderr.write(`glassbox: warning: the session file could not be finalized: ${result.persistError}\n`);
     }
     // SessionEnd hooks: recorded in the session; with --json not printed, so the result stays the last line.
-    await endSession({ runner, sessionId: result.sessionId, reason: 'other', ...(options.json ? {} : { onEvent }) }).catch(
-      (error: Error) => {
-        process.stderr.write(`glassbox: warning: the SessionEnd hooks could not be run: ${visibleText(error.message)}\n`);
-      },
-    );
+    await endSession({
+      runner,
+      sessionId: result.sessionId,
+      reason: 'other',
+      signal: controller.signal,
+      ...(options.json ? {} : { onEvent }),
+    }).catch((error: Error) => {
+      process.stderr.write(`glassbox: warning: the SessionEnd hooks could not be run: ${visibleText(error.message)}\n`);
+    });
     if (options.json && result.terminal.type === 'run_failed') {
       // Scripts read the events on stdout; a person still gets the one-line reason on stderr.
       process.stderr.write(`glassbox: run failed [${result.terminal.error.code}]: ${visibleText(result.terminal.error.message)}\n`);

@@ -60,10 +60,16 @@ async function namedFiles(hooks: readonly HookDefinition[], root: string): Promi
 }
 
 /** `sha256:…` of the project's hooks as written and of every project file their commands name. */
+/**
+ * The events Glassbox runs, part of every pin: a pin given when some of a project's hooks were
+ * inert (read but not run) must not start running them when a release runs more events.
+ */
+const RUN_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'Stop', 'PreCompact', 'Notification', 'SessionEnd'];
+
 export async function projectHooksFingerprint(section: unknown, hooks: readonly HookDefinition[], root: string): Promise<string> {
   const files = await namedFiles(hooks, root);
   return `sha256:${createHash('sha256')
-    .update(JSON.stringify({ hooks: section, files }))
+    .update(JSON.stringify({ hooks: section, files, runs: RUN_EVENTS }))
     .digest('hex')}`;
 }
 

@@ -55,7 +55,7 @@ import { SessionRecorder } from './session-recorder.js';
 import { checkpointedTools } from './turn-checkpoints.js';
 import { prepareRunExtensions, type TurnObserver } from './run-extensions.js';
 import { readPermissionRules } from './permission-rules-files.js';
-import { notifyingApprovals, preCompactHook, promptHooks, readTurnHooks, sessionStartSource, toolHooksFor } from './turn-hooks.js';
+import { notifyingApprovals, preCompactHook, promptHooks, readTurnHooks, toolHooksFor } from './turn-hooks.js';
 import type { TelemetrySettings } from '../telemetry/index.js';
 import { resolveRoot } from '../workspace/index.js';
 import { join } from 'node:path';
@@ -353,6 +353,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       transcriptPath: runner.store instanceof JsonlSessionStore ? runner.store.sessionPath(session.writer.sessionId) : null,
       detectSandbox: settings.detectSandbox ?? detectSandbox,
     });
+    const notifications = notifyingApprovals(hookRunner, request.approvals, (event) => observer.onEvent?.(event));
     // The skill tool only for a session whose system message lists skills: it costs every request
     // its definition, and without the list the model has nothing to load.
     const offered = planTools(
@@ -367,7 +368,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       root: runner.root,
       state,
       gate,
-      approvals: notifyingApprovals(hookRunner, request.approvals, (event) => observer.onEvent?.(event)),
+      approvals: notifications.broker,
       ...(hookRunner ? { hooks: hookRunner.toolHooks } : {}),
     });
     const hasShell = tools.definitions().some((definition) => definition.name === 'shell');
@@ -387,8 +388,13 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       responseFormat: settings.responseFormat,
       compaction: promptHooks(
         hookRunner,
-        request.prompt,
-        sessionStartSource(state, session.resumed),
+        {
+          prompt: request.prompt,
+          sessionKey: `${runner.store.location}\u0000${session.writer.sessionId}`,
+          resumed: session.resumed,
+          // A takeover whose turn had recorded its prompt: the hooks passed it then.
+          continued: session.continued && session.newItems.length === 0,
+        },
         compaction
           ? compactionHooks(runner, compaction, session, observer, toolSchemaTokens(tools.definitions()), preCompactHook(hookRunner))
           : (settings.compaction ?? undefined),
@@ -396,6 +402,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       maxRounds: settings.maxRounds,
       tokenBudget: settings.tokenBudget,
     });
+    await notifications.settle();
     // The terminal event has been emitted: from here on the run's outcome stands, and a failure
     // to finalize the file (turn-end record, fsync, index) is reported beside it, not instead.
     let persistError: string | null = null;

@@ -85,11 +85,13 @@ async function runManualPreCompact(
   const hookRunner = toolHooksFor(hooks, {
     root: runner.root,
     home: settings.home,
-    sandbox: settings.sandbox ?? 'workspace-write',
+    // Outside a turn there is no turn's mode to follow: a project's hooks get the tightest sandbox.
+    sandbox: 'read-only',
     sessionId,
     transcriptPath: runner.store instanceof JsonlSessionStore ? runner.store.sessionPath(sessionId) : null,
     detectSandbox: settings.detectSandbox ?? detectSandbox,
   });
+  for (const warning of hooks.warnings) emit({ type: 'warning', code: warning.code, message: warning.message });
   if (hookRunner === null) return;
   const blocked = await hookRunner.beforeCompact('manual', instructions, { signal: signal ?? new AbortController().signal, emit });
   if (blocked !== null)

@@ -38,13 +38,16 @@ export async function endSession(options: SessionEndOptions): Promise<void> {
     const hookRunner = toolHooksFor(hooks, {
       root: runner.root,
       home: settings.home,
-      sandbox: settings.sandbox ?? 'workspace-write',
+      // Outside a turn there is no turn's mode to follow: a project's hooks get the tightest sandbox.
+      sandbox: 'read-only',
       sessionId,
       transcriptPath: runner.store instanceof JsonlSessionStore ? runner.store.sessionPath(sessionId) : null,
       detectSandbox: settings.detectSandbox ?? detectSandbox,
     });
     if (hookRunner === null) return;
     const recorder = new SessionRecorder(writer, turn, options.onEvent ?? (() => {}));
+    // HOOKS_NOT_PINNED, HOOKS_CHANGED: why a project's SessionEnd hooks did not run, said as a turn says it.
+    for (const warning of hooks.warnings) recorder.onEvent({ type: 'warning', code: warning.code, message: warning.message });
     await hookRunner.endSession(options.reason, {
       signal: options.signal ?? new AbortController().signal,
       emit: (event) => recorder.onEvent(event),

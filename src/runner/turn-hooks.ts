@@ -77,27 +77,32 @@ class PromptBlockedError extends Error {
 /** Claude Code ends a turn after this many `Stop` blocks in a row, and so do we. */
 export const MAX_STOP_CONTINUATIONS = 8;
 
-/** Sessions whose SessionStart hooks have run in this process (keyed by the runner's per-session state). */
-const startedSessions = new WeakSet<object>();
-
 /**
- * SessionStart's `source` for this turn: `startup` or `resume` for the first turn of a session in
- * this process, null for the turns after it (the session did not start again).
+ * Sessions whose SessionStart hooks have run in this process, by store and session id: a face that
+ * opens another runner for the same session (a /model switch) does not start it again.
  */
-export function sessionStartSource(sessionState: object, resumed: boolean): 'startup' | 'resume' | null {
-  if (startedSessions.has(sessionState)) return null;
-  startedSessions.add(sessionState);
-  return resumed ? 'resume' : 'startup';
+const startedSessions = new Set<string>();
+
+export interface PromptHookTurn {
+  prompt: string;
+  /** `${store location}\0${session id}`: the key of "this session has started in this process". */
+  sessionKey: string;
+  resumed: boolean;
+  /**
+   * A turn taken over from a worker that died (`continueRun`): its prompt passed the hooks in the
+   * first attempt, so neither SessionStart nor UserPromptSubmit runs again.
+   */
+  continued: boolean;
 }
 
 /**
- * The loop's hooks with the user's hooks added: SessionStart and UserPromptSubmit first in
- * `beforeTurn`, Stop in `afterAnswer`; the compaction hooks as they were. Unchanged without hooks.
+ * The loop's hooks with the user's hooks added: SessionStart (the session's first turn in this
+ * process) and UserPromptSubmit first in `beforeTurn`, Stop in `afterAnswer`; the compaction hooks
+ * as they were. Unchanged without hooks.
  */
 export function promptHooks(
   runner: HookRunner | null,
-  prompt: string,
-  source: 'startup' | 'resume' | null,
+  turn: PromptHookTurn,
   compaction: CompactionHooks | undefined,
 ): CompactionHooks | undefined {
   if (runner === null) return compaction;
@@ -105,10 +110,15 @@ export function promptHooks(
   return {
     ...compaction,
     async beforeTurn(state) {
-      const result = await runner.beforePrompt(prompt, source, { signal: state.signal, emit: state.emit });
-      if (result.blocked !== null) throw new PromptBlockedError(result.blocked);
-      // Claude Code adds a hook's stdout to the context; here it follows the prompt as a message of its own.
-      if (result.context.length > 0) await state.commit([userMessage(`Context from hooks:\n${result.context.join('\n\n')}`)]);
+      if (!turn.continued) {
+        const source = startedSessions.has(turn.sessionKey) ? null : turn.resumed ? 'resume' : 'startup';
+        const result = await runner.beforePrompt(turn.prompt, source, { signal: state.signal, emit: state.emit });
+        if (result.blocked !== null) throw new PromptBlockedError(result.blocked);
+        // Claude Code adds a hook's stdout to the context; here it follows the prompt as a message of its own.
+        if (result.context.length > 0) await state.commit([userMessage(`Context from hooks:\n${result.context.join('\n\n')}`)]);
+        // Only now: a blocked first prompt leaves no context behind, so the next turn starts the session again.
+        startedSessions.add(turn.sessionKey);
+      }
       await compaction?.beforeTurn?.(state);
     },
     ...(runner.has('Stop')
@@ -132,26 +142,49 @@ export function promptHooks(
   };
 }
 
+/** Notification hooks still running for a turn: `settle` stops and awaits them when the turn ends. */
+export interface NotifyingApprovals {
+  broker: ApprovalBroker;
+  settle(): Promise<void>;
+}
+
 /**
  * An approval broker that also runs the Notification hooks (`permission_prompt`) while a person
  * is asked. A request answered at once (no terminal to ask: denied without anyone waiting) notifies
  * nobody.
  */
-export function notifyingApprovals(runner: HookRunner | null, approvals: ApprovalBroker, emit: (event: RunEvent) => void): ApprovalBroker {
-  if (runner === null || !runner.has('Notification')) return approvals;
+export function notifyingApprovals(
+  runner: HookRunner | null,
+  approvals: ApprovalBroker,
+  emit: (event: RunEvent) => void,
+): NotifyingApprovals {
+  if (runner === null || !runner.has('Notification')) return { broker: approvals, settle: async () => {} };
+  const running = new Set<Promise<void>>();
+  const stop = new AbortController();
   return {
-    async request(request, signal) {
-      let settled = false;
-      const answer = approvals.request(request, signal).finally(() => {
-        settled = true;
-      });
-      // A broker that answers without asking does so before the next turn of the event loop.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (settled) return answer;
-      const message = `Glassbox needs your permission to use ${request.toolName}: ${request.summary}`;
-      const notified = runner.notify('permission_prompt', message, { signal, emit }).catch(() => {});
-      const [resolution] = await Promise.all([answer, notified]);
-      return resolution;
+    broker: {
+      async request(request, signal) {
+        let settled = false;
+        const answer = approvals.request(request, signal).finally(() => {
+          settled = true;
+        });
+        // A broker that answers without asking does so before the next turn of the event loop.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (settled) return answer;
+        // Alongside the question, never in its way: the answer does not wait for the hook.
+        const message = `Glassbox needs your permission to use ${request.toolName}: ${request.summary}`;
+        const notified = runner
+          .notify('permission_prompt', message, { signal: stop.signal, emit })
+          .catch(() => {})
+          .finally(() => running.delete(notified));
+        running.add(notified);
+        return answer;
+      },
+    },
+    async settle() {
+      // A hook still running when the turn ends is stopped, so its run is recorded in the turn.
+      if (running.size > 0) stop.abort();
+      await Promise.all([...running]);
     },
   };
 }

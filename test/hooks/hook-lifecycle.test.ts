@@ -135,6 +135,14 @@ describe('hooks around the turn', { concurrency: true }, () => {
     const warning = looped.events.find((event) => event.type === 'warning' && event.code === 'STOP_HOOK_LIMIT');
     assert.ok(warning, JSON.stringify(looped.events.filter((event) => event.type === 'warning')));
 
+    // At its round limit the turn ends with the answer; the hook's wish is a warning.
+    const m = await setup(t, { whenExhausted: () => ({ text: 'Done.' }) });
+    await m.hooks({ Stop: on(await m.script('always.sh', `echo '{"decision":"block","reason":"not yet"}'`)) });
+    const limited = await turn(await m.runner({ maxRounds: 1 }), 'go');
+    assert.equal(limited.terminal.type, 'run_succeeded', JSON.stringify(limited.terminal));
+    assert.equal(m.requests.length, 1);
+    assert.ok(limited.events.some((event) => event.type === 'warning' && event.code === 'STOP_HOOK_IGNORED'));
+
     const c = await setup(t, { script: [{ text: 'Done.' }] });
     await c.hooks({ Stop: on(await c.script('crash.sh', 'echo broken >&2; exit 1')) });
     const crashed = await turn(await c.runner(), 'go');
@@ -209,6 +217,24 @@ describe('hooks around the turn', { concurrency: true }, () => {
     assert.equal(seen[0]!.notification_type, 'permission_prompt');
     assert.match(String(seen[0]!.message), /needs your permission to use write_file/);
 
+    // The answer does not wait for the hook: here it outlives the turn and is stopped at its end.
+    const slow = await setup(t, {
+      script: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a' } }] }, { text: 'Written.' }],
+    });
+    await slow.hooks({ Notification: on(await slow.script('slow.sh', 'sleep 30')) });
+    const quick = new ApprovalRegistry();
+    quick.onRequested((pending) =>
+      setImmediate(() => setImmediate(() => quick.resolve(pending.runId, pending.callId, 'approve', null, 'user'))),
+    );
+    const waited = await turn(await slow.runner({ sandbox: 'workspace-write', approvalPolicy: 'untrusted' }), 'write it', {
+      approvals: quick,
+    });
+    assert.equal(waited.terminal.type, 'run_succeeded');
+    const order = waited.events.map((event) => event.type).filter((type) => ['tool_started', 'hook_ran', 'run_succeeded'].includes(type));
+    assert.ok(order.indexOf('tool_started') < order.indexOf('hook_ran'), JSON.stringify(order));
+    const stopped = ran(waited.events)[0];
+    assert.equal(stopped?.type === 'hook_ran' && stopped.outcome, 'failed');
+
     const quiet = new ApprovalRegistry();
     quiet.onRequested((pending) => quiet.resolve(pending.runId, pending.callId, 'deny', 'no terminal', 'no-tty'));
     const s2 = await setup(t, {
@@ -233,14 +259,14 @@ describe('hooks around the turn', { concurrency: true }, () => {
       starts.map((input) => input.source),
       ['startup'],
     );
-    // A new process (a new runner) resuming it: SessionStart with source resume.
+    // Another runner in the same process (the terminal's /model opens one): the session has started.
     await turn(await s.runner(), 'four', { resume: first.sessionId });
     const again = (await inputs(s.log)).filter((input) => input.hook_event_name === 'SessionStart');
     assert.deepEqual(
       again.map((input) => input.source),
-      ['startup', 'resume'],
+      ['startup'],
     );
-    assert.equal(messagesOf(s.requests.at(-1)).split('The build uses pnpm.').length - 1, 2, 'the context of each start, once');
+    assert.equal(messagesOf(s.requests.at(-1)).split('The build uses pnpm.').length - 1, 1, 'the start context, once');
 
     const events: RunEvent[] = [];
     await endSession({ runner, sessionId: first.sessionId, reason: 'other', onEvent: (event) => events.push(event) });
@@ -262,7 +288,7 @@ describe('hooks around the turn', { concurrency: true }, () => {
       .map((line) => JSON.parse(line) as { event: { event: string } });
     assert.deepEqual(
       audits.map((record) => record.event.event),
-      ['SessionStart', 'SessionStart', 'SessionEnd'],
+      ['SessionStart', 'SessionEnd'],
     );
   });
 
