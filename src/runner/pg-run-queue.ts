@@ -40,6 +40,12 @@ export interface ClaimedRun {
   readonly attempt: number;
   /** The run's session once it named one (a takeover resumes it), or the one it was queued for. */
   readonly sessionId: string | null;
+  /**
+   * Aborted once this worker no longer holds the run: a renewal found it taken over, or no renewal
+   * got through for a whole lease (the database is unreachable), after which another worker may
+   * claim it. The holder must stop working and writing the run.
+   */
+  readonly leaseLost: AbortSignal;
   /** Stop renewing the lease (the caller settles the row itself, e.g. with its terminal event). */
   stopRenewing(): void;
   /** Settles the run; false when this worker no longer held it (its lease was taken over). */
@@ -149,7 +155,8 @@ export class PgRunQueue {
    * worker's run may have become claimable (an expiry sends no notification).
    */
   async waitForWork(timeoutMs: number = this.leaseMs): Promise<void> {
-    await this.ensureListener();
+    // Without a listener (the database is away) the wait is the timeout, and the next claim tells.
+    await this.ensureListener().catch(() => undefined);
     if (this.notified) {
       this.notified = false;
       return;
@@ -184,28 +191,59 @@ export class PgRunQueue {
     if (this.listener !== null) return this.listener;
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: this.databaseUrl });
-    client.on('error', () => undefined);
+    // A lost listener is dropped and the next wait opens another; meanwhile waits time out and claim.
+    const lost = (): void => {
+      if (this.listener === client) this.listener = null;
+      void client.end().catch(() => undefined);
+    };
+    client.on('error', lost);
+    client.on('end', lost);
     client.on('notification', () => {
       if (this.wake === null) this.notified = true;
       else this.wake();
     });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.listener = client;
     return client;
   }
 
   private held(row: RunRow): ClaimedRun {
     const { pool, workerId, leaseMs } = this;
+    const lost = new AbortController();
+    // Measured from before the claim's statement returned, so this side gives up no later than the row's lease ends.
+    let renewedAt = performance.now() - 1;
+    let renewing = false;
     const heartbeat = setInterval(
       () => {
+        if (performance.now() - renewedAt >= leaseMs) {
+          clearInterval(heartbeat);
+          lost.abort(new Error('the run lease lapsed: the database was unreachable for a whole lease'));
+          return;
+        }
+        if (renewing) return;
+        renewing = true;
+        const sentAt = performance.now();
         void pool
           .query(
             `UPDATE glassbox_runs SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
              WHERE run_id = $1 AND worker_id = $2 AND state = 'running'`,
             [row.run_id, workerId, leaseMs],
           )
-          .catch(() => undefined);
+          .then((result) => {
+            if (result.rowCount === 1) renewedAt = sentAt;
+            else if (!lost.signal.aborted) {
+              clearInterval(heartbeat);
+              lost.abort(new Error('the run was taken over by another worker'));
+            }
+          })
+          .catch(() => undefined)
+          .finally(() => (renewing = false));
       },
       Math.max(1, Math.floor(leaseMs / 3)),
     );
@@ -215,6 +253,7 @@ export class PgRunQueue {
       payload: row.payload,
       attempt: row.attempts,
       sessionId: row.session_id ?? null,
+      leaseLost: lost.signal,
       stopRenewing: () => clearInterval(heartbeat),
       async finish(state, result) {
         clearInterval(heartbeat);

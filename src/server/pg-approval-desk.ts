@@ -29,6 +29,10 @@ export class PgApprovalDesk implements ApprovalDesk {
     private readonly timeoutMs: number = DEFAULT_APPROVAL_TIMEOUT_MS,
   ) {
     bus.on(APPROVALS_CHANNEL, (key) => this.waiters.get(key)?.());
+    // An answer announced while the LISTEN connection was down was missed: look again.
+    bus.onReconnect(() => {
+      for (const check of [...this.waiters.values()]) check();
+    });
   }
 
   /** Pending approvals of runs still open, oldest first. */

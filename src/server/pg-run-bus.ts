@@ -4,7 +4,10 @@
 // never stored), cancellations (`glassbox_cancels`) and answered approvals (`glassbox_approvals`).
 // PostgreSQL delivers one connection's notifications in commit order, and each run's are handled
 // one after another here, fetching exactly the ids a notification announced, so every server
-// hands its subscribers the same events in the same order.
+// hands its subscribers the same events in the same order. A dropped LISTEN connection (the backend
+// terminated, PostgreSQL restarted) is reconnected with backoff; notifications sent meanwhile are
+// lost, so each watched run then re-reads the table from its cursor and the reconnect handlers
+// (cancels, approvals) re-check what they wait for.
 
 import type { Client, Pool } from 'pg';
 import type { RunEvent } from '../agent/index.js';
@@ -14,6 +17,9 @@ export const EVENTS_CHANNEL = 'glassbox_events';
 export const DELTAS_CHANNEL = 'glassbox_deltas';
 export const CANCELS_CHANNEL = 'glassbox_cancels';
 export const APPROVALS_CHANNEL = 'glassbox_approvals';
+
+const RECONNECT_FIRST_MS = 100;
+const RECONNECT_MAX_MS = 5_000;
 
 interface Watched {
   listeners: Set<(entry: NumberedEvent) => void>;
@@ -27,7 +33,9 @@ export class PgRunBus {
   private connecting: Promise<Client> | null = null;
   private readonly runs = new Map<string, Watched>();
   private readonly topics = new Map<string, Set<(payload: string) => void>>();
+  private readonly reconnected = new Set<() => void>();
   private closed = false;
+  private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly pool: Pool,
@@ -38,17 +46,69 @@ export class PgRunBus {
   /** Connect and LISTEN (idempotent); every subscription awaits it before reading the table. */
   ready(): Promise<Client> {
     if (this.client !== null) return Promise.resolve(this.client);
-    this.connecting ??= (async () => {
-      const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: this.databaseUrl });
-      client.on('error', (error) => this.log(`the notification connection failed: ${error.message}`));
-      client.on('notification', (message) => this.dispatch(message.channel, message.payload ?? ''));
+    this.connecting ??= this.connect().catch((error: unknown) => {
+      this.connecting = null;
+      throw error;
+    });
+    return this.connecting;
+  }
+
+  /** Called after the LISTEN connection was lost and is back: whatever was announced meanwhile was missed. */
+  onReconnect(handler: () => void): () => void {
+    this.reconnected.add(handler);
+    return () => this.reconnected.delete(handler);
+  }
+
+  private async connect(): Promise<Client> {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    let lost = false;
+    const onLost = (why: string): void => {
+      if (lost) return;
+      lost = true;
+      if (this.client === client) this.client = null;
+      void client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.log(`the notification connection was lost (${why}); reconnecting`);
+      this.reconnect(RECONNECT_FIRST_MS);
+    };
+    client.on('error', (error) => onLost(error.message));
+    client.on('end', () => onLost('closed by the server'));
+    client.on('notification', (message) => this.dispatch(message.channel, message.payload ?? ''));
+    try {
       await client.connect();
       for (const channel of [EVENTS_CHANNEL, DELTAS_CHANNEL, CANCELS_CHANNEL, APPROVALS_CHANNEL]) await client.query(`LISTEN ${channel}`);
-      this.client = client;
-      return client;
-    })();
-    return this.connecting;
+    } catch (error) {
+      lost = true;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      throw new Error('the run bus is closed');
+    }
+    this.client = client;
+    this.connecting = null;
+    return client;
+  }
+
+  /** Retry with doubling delays until LISTEN is back, then catch every watched run up from the table. */
+  private reconnect(delayMs: number): void {
+    if (this.closed || this.retryTimer !== null) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.ready().then(
+        () => {
+          this.log('the notification connection is back');
+          for (const [runId] of this.runs) this.serially(runId, (watched) => this.fetch(runId, watched, null));
+          for (const handler of [...this.reconnected]) handler();
+        },
+        (error: unknown) => {
+          this.log(`cannot reconnect the notification connection yet: ${(error as Error).message}`);
+          this.reconnect(Math.min(delayMs * 2, RECONNECT_MAX_MS));
+        },
+      );
+    }, delayMs);
   }
 
   /** Payloads of one channel (cancels, approvals); returns an unsubscribe. */
@@ -76,6 +136,7 @@ export class PgRunBus {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.runs.clear();
     const client = this.client ?? (await this.connecting?.catch(() => null)) ?? null;
     this.client = null;
@@ -113,14 +174,15 @@ export class PgRunBus {
       .catch((error: unknown) => this.log(`run ${runId}: ${(error as Error).message}`));
   }
 
-  private async fetch(runId: string, watched: Watched, upTo: number): Promise<void> {
-    if (upTo <= watched.cursor) return;
-    const rows = await readRunEvents(this.pool, runId, watched.cursor, upTo);
+  /** The stored events after the cursor up to `upTo` (null: all of them, after a reconnect). */
+  private async fetch(runId: string, watched: Watched, upTo: number | null): Promise<void> {
+    if (upTo !== null && upTo <= watched.cursor) return;
+    const rows = await readRunEvents(this.pool, runId, watched.cursor, upTo ?? undefined);
     for (const entry of rows) {
       watched.cursor = Math.max(watched.cursor, entry.id);
       this.deliver(watched, entry);
     }
-    watched.cursor = Math.max(watched.cursor, upTo);
+    if (upTo !== null) watched.cursor = Math.max(watched.cursor, upTo);
   }
 
   private deliver(watched: Watched, entry: NumberedEvent): void {

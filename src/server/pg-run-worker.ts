@@ -3,7 +3,9 @@
 // NOTIFY; text deltas only a NOTIFY. The terminal event is stored in the statement that settles the
 // row, fenced by this worker's id, so a run ends exactly once. A run claimed again after its worker
 // died (attempt > 1) continues its session's interrupted turn (`continueRun`): the round that was
-// cut off is redone, what was committed stays as it is.
+// cut off is redone, what was committed stays as it is. Cut off from the database, a worker stops
+// each run whose lease lapsed (another worker may hold it now) and writes nothing more of it, claims
+// nothing while claims fail, and takes work again once one gets through (docs/deploy.md).
 
 import { isTerminalEvent, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
 import { emptyUsage } from '../model/index.js';
@@ -20,6 +22,9 @@ const SESSION_LEASE_WAIT_MS = 20_000;
 /** Below PostgreSQL's 8000-byte NOTIFY payload limit with room for the envelope. */
 const MAX_DELTA_NOTIFY_CHARS = 2000;
 const DEFAULT_MAX_RUNS = 8;
+/** Backoff of claims while the database is unreachable. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5_000;
 /** Event ids an attempt may use before the next attempt's begin (ids fit PostgreSQL's integer up to attempt 214). */
 const IDS_PER_ATTEMPT = 10_000_000;
 
@@ -56,7 +61,11 @@ export class PgRunWorker {
     private readonly approvals: PgApprovalDesk,
     private readonly options: PgRunWorkerOptions,
   ) {
-    bus.on(CANCELS_CHANNEL, (runId) => void this.checkCancel(runId));
+    bus.on(CANCELS_CHANNEL, (runId) => void this.checkCancel(runId).catch(() => undefined));
+    // A cancel announced while the LISTEN connection was down was missed: look again.
+    bus.onReconnect(() => {
+      for (const runId of this.active.keys()) void this.checkCancel(runId).catch(() => undefined);
+    });
   }
 
   get workerId(): string {
@@ -81,12 +90,30 @@ export class PgRunWorker {
     await this.bus.ready();
     await this.queue.listen();
     const maxRuns = this.options.maxRuns ?? DEFAULT_MAX_RUNS;
+    let away: { since: number; delayMs: number } | null = null;
     while (!this.stopping) {
       if (this.active.size >= maxRuns) {
         await new Promise<void>((resolve) => (this.freed = resolve));
         continue;
       }
-      const claim = await this.queue.claim();
+      let claim: ClaimedRun | null;
+      try {
+        claim = await this.queue.claim();
+      } catch (error) {
+        // The database is unreachable: take no work until a claim gets through again. The runs
+        // held meanwhile stop when their leases lapse (leaseLost) and are taken over.
+        if (this.stopping) return;
+        if (away === null) {
+          away = { since: Date.now(), delayMs: RETRY_FIRST_MS };
+          this.options.log(`the database is unreachable (${(error as Error).message}); taking no work until it is back`);
+        } else away.delayMs = Math.min(away.delayMs * 2, RETRY_MAX_MS);
+        await this.pause(away.delayMs);
+        continue;
+      }
+      if (away !== null) {
+        this.options.log(`the database is back after ${Math.round((Date.now() - away.since) / 1000)} s; taking work again`);
+        away = null;
+      }
       if (this.stopping) {
         await claim?.abandon();
         return;
@@ -102,6 +129,18 @@ export class PgRunWorker {
         this.freed?.();
       });
     }
+  }
+
+  /** A wait that `close` cuts short. */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.freed = done;
+    });
   }
 
   private async checkCancel(runId: string): Promise<void> {
@@ -127,11 +166,19 @@ export class PgRunWorker {
     const alreadyStarted = stored.rows[0]?.started === true;
     const controller = new AbortController();
     this.active.set(runId, controller);
-    await this.checkCancel(runId);
-
     const ops: Op[] = [];
+    // Once the lease is lost another worker may hold the run: stop the turn and write nothing more.
+    const onLeaseLost = (): void => {
+      this.options.log(`run ${runId}: ${(claim.leaseLost.reason as Error).message}; stopping it here`);
+      ops.length = 0;
+      controller.abort('the worker lost its run lease');
+    };
+    claim.leaseLost.addEventListener('abort', onLeaseLost, { once: true });
+    await this.checkCancel(runId).catch(() => undefined);
+
     let flushing: Promise<void> = Promise.resolve();
     const flush = (): void => {
+      if (claim.leaseLost.aborted) return;
       flushing = flushing
         .then(() => this.write(runId, ops))
         .catch((error: unknown) => this.options.log(`run ${runId}: events not written: ${(error as Error).message}`));
@@ -203,6 +250,9 @@ export class PgRunWorker {
     flush();
     await flushing;
     claim.stopRenewing();
+    claim.leaseLost.removeEventListener('abort', onLeaseLost);
+    // The taker-over ends the run; this worker's end would be fenced off anyway.
+    if (claim.leaseLost.aborted) return;
     // Settle the row and store the terminal event in one statement, only while this worker holds it.
     await this.pool.query(
       `WITH f AS (UPDATE glassbox_runs SET state = $3, result = $4, lease_expires_at = NULL, updated_at = clock_timestamp()
@@ -228,10 +278,13 @@ export class PgRunWorker {
         ]);
       } else {
         const events = batch.filter((op): op is Extract<Op, { kind: 'event' }> => op.kind === 'event');
+        // Fenced like the end: a worker that lost the run (its lease lapsed) stores nothing more.
+        // FOR SHARE makes a takeover's claim wait for this statement, or this one see the new holder.
         await this.pool.query(
-          `WITH i AS (INSERT INTO glassbox_run_events (run_id, id, body) SELECT $1, id, body FROM unnest($2::int[], $3::text[]) AS t(id, body) RETURNING id)
-           SELECT pg_notify('${EVENTS_CHANNEL}', $1 || ':' || $4::text) FROM (SELECT count(*) FROM i) AS done`,
-          [runId, events.map((op) => op.id), events.map((op) => op.body), events[events.length - 1]!.id],
+          `WITH i AS (INSERT INTO glassbox_run_events (run_id, id, body) SELECT $1, id, body FROM unnest($2::int[], $3::text[]) AS t(id, body)
+             WHERE EXISTS (SELECT 1 FROM glassbox_runs WHERE run_id = $1 AND worker_id = $5 AND state = 'running' FOR SHARE) RETURNING id)
+           SELECT pg_notify('${EVENTS_CHANNEL}', $1 || ':' || $4::text) FROM (SELECT count(*) AS n FROM i) AS done WHERE n > 0`,
+          [runId, events.map((op) => op.id), events.map((op) => op.body), events[events.length - 1]!.id, this.queue.workerId],
         );
       }
     }

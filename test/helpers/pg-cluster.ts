@@ -21,6 +21,10 @@ export interface PgCluster {
   /** The URL of a database by name. */
   urlFor(database: string): string;
   stop(): Promise<void>;
+  /** Stop the server as a crash would (`pg_ctl stop -m immediate`), keeping the data: every connection drops. */
+  pause(): Promise<void>;
+  /** Start the paused server again on the same socket. */
+  resume(): Promise<void>;
 }
 
 function findBinDir(): string | null {
@@ -94,8 +98,11 @@ export async function launchPgCluster(
   onStarting(stop);
   await exec('initdb', ['-D', data, '-A', 'trust', '-U', 'glassbox', '-E', 'UTF8', '--no-locale', '--no-sync']);
   // No TCP (listen_addresses empty), the socket in our own dir, fsync off: a test cluster.
-  await exec('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', `-c listen_addresses= -k ${dir} -F`, 'start']);
-  started = true;
+  const startServer = async () => {
+    await exec('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', `-c listen_addresses= -k ${dir} -F`, 'start']);
+    started = true;
+  };
+  await startServer();
 
   const urlFor = (database: string) => `postgres://glassbox@/${database}?host=${encodeURIComponent(dir)}`;
   let databases = 0;
@@ -116,5 +123,10 @@ export async function launchPgCluster(
       return urlFor(name);
     },
     stop,
+    async pause() {
+      started = false;
+      await exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    },
+    resume: startServer,
   };
 }

@@ -1,0 +1,207 @@
+// The team's parts when PostgreSQL goes away under them, in process on a throwaway cluster: a
+// server whose LISTEN connection is terminated reconnects and hands its subscribers every committed
+// event, the ones announced while it was away included; a worker that loses the database mid-run
+// stops that run and stores nothing more once its lease lapses, takes no work while the database
+// is away, and takes work again (the interrupted run first, as a takeover) once it is back.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pg from 'pg';
+import type { RunEvent, TerminalRunEvent } from '../../src/agent/index.js';
+import { emptyUsage } from '../../src/model/index.js';
+import { PgRunQueue } from '../../src/runner/index.js';
+import { PgRunBus } from '../../src/server/pg-run-bus.js';
+import { PgRunManager } from '../../src/server/pg-run-manager.js';
+import { createPgTeam } from '../../src/server/pg-team.js';
+import type { RunParameters } from '../../src/server/run-manager.js';
+import type { NumberedEvent } from '../../src/server/run-event-log.js';
+import { migratePgSchema } from '../../src/sessions/index.js';
+import { startPgCluster } from '../helpers/pg-cluster.js';
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const succeeded = (answer: string): TerminalRunEvent => ({
+  type: 'run_succeeded',
+  answer,
+  usage: { total: emptyUsage(), byStage: {}, calls: 0 },
+  rounds: 1,
+});
+const warning = (message: string): RunEvent => ({ type: 'warning', code: 'TEST', message });
+const PARAMETERS: RunParameters = {
+  prompt: 'p',
+  sessionId: null,
+  model: 'm',
+  wireApi: 'chat',
+  sandbox: 'read-only',
+  approvalPolicy: 'never',
+  compactAt: null,
+};
+
+async function migrated(url: string): Promise<pg.Pool> {
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  pool.on('error', () => undefined);
+  const client = await pool.connect();
+  try {
+    await migratePgSchema(client);
+  } finally {
+    client.release();
+  }
+  return pool;
+}
+
+test('team after a lost connection', { timeout: 120_000 }, async (t) => {
+  const cluster = await startPgCluster(t);
+  if (cluster === null) return;
+  const logs: string[] = [];
+  t.after(() => {
+    if (process.env.TEAM_TEST_DEBUG) process.stderr.write(`${logs.join('\n')}\n`);
+  });
+
+  await t.test('a terminated LISTEN connection: the server reconnects and its subscriber misses nothing', async (t) => {
+    const url = await cluster.newDatabase();
+    const pool = await migrated(url);
+    t.after(() => pool.end());
+    const bus = new PgRunBus(pool, `${url}&application_name=gb_bus`, (message) => logs.push(`[bus] ${message}`));
+    t.after(() => bus.close());
+    const queue = PgRunQueue.attach(pool, url);
+    t.after(() => queue.close());
+    const runs = new PgRunManager(pool, bus, queue);
+    const runId = await queue.enqueue({ parameters: PARAMETERS });
+    const append = (id: number, event: RunEvent | TerminalRunEvent) =>
+      pool
+        .query(`INSERT INTO glassbox_run_events (run_id, id, body) VALUES ($1, $2, $3); `, [runId, id, JSON.stringify(event)])
+        .then(() => pool.query(`SELECT pg_notify('glassbox_events', $1)`, [`${runId}:${id}`]));
+    const listening = async () =>
+      (
+        await pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE application_name = 'gb_bus' AND query LIKE 'LISTEN%' AND state = 'idle'`,
+        )
+      ).rows.map((row) => row.pid);
+
+    const seen: NumberedEvent[] = [];
+    let ended = false;
+    const view = (await runs.get(runId))!;
+    const stop = view.log.subscribe(0, { onEvent: (entry) => seen.push(entry), onEnd: () => (ended = true) });
+    t.after(stop);
+    const [first] = await waitFor('the LISTEN connection', async () => {
+      const pids = await listening();
+      return pids.length === 1 && pids;
+    });
+    await append(1, warning('one'));
+    await waitFor('event 1', () => seen.length === 1);
+
+    await pool.query('SELECT pg_terminate_backend($1)', [first]);
+    // Committed and announced while the server has no LISTEN connection (or just as it gets one back).
+    await append(2, warning('two'));
+    await append(3, warning('three'));
+    await waitFor('the events announced while away', () => seen.length === 3);
+    const [second] = await waitFor('a new LISTEN connection', async () => {
+      const pids = await listening();
+      return pids.length === 1 && pids[0] !== first && pids;
+    });
+    assert.notEqual(second, first);
+    await append(4, succeeded('done'));
+    await waitFor('the end', () => ended);
+    assert.deepEqual(
+      seen.map((entry) => entry.id),
+      [1, 2, 3, 4],
+    );
+    assert.ok(logs.some((line) => line.includes('notification connection was lost')));
+  });
+
+  await t.test('PostgreSQL restarts mid-run: the worker stops the run, stores nothing more, and takes it over once back', async (t) => {
+    const url = await cluster.newDatabase();
+    await (await migrated(url)).end();
+    const calls: Array<{ continueRun: boolean; signal: AbortSignal }> = [];
+    const team = createPgTeam(
+      { databaseUrl: url, leaseMs: 1000, Pool: pg.Pool },
+      async (parameters, hooks) => {
+        if (parameters.prompt === 'quick') return { terminal: succeeded('quick') };
+        calls.push({ continueRun: hooks.continueRun, signal: hooks.signal });
+        hooks.onEvent({
+          type: 'run_started',
+          sessionId: 's1',
+          runId: hooks.runId,
+          model: 'm',
+          wireApi: 'chat',
+          resumed: hooks.continueRun,
+        });
+        if (hooks.continueRun) {
+          hooks.onEvent(warning('after the takeover'));
+          return { terminal: succeeded('finished by the takeover') };
+        }
+        hooks.onEvent(warning('before the outage'));
+        await new Promise((resolve) => hooks.signal.addEventListener('abort', resolve, { once: true }));
+        // What a turn would still emit as it winds down: it must not reach the table.
+        hooks.onEvent(warning('after the lease was lost'));
+        return {
+          terminal: {
+            type: 'run_cancelled',
+            reason: String(hooks.signal.reason),
+            usage: { total: emptyUsage(), byStage: {}, calls: 0 },
+            rounds: 1,
+          },
+        };
+      },
+      { log: (message) => logs.push(`[worker] ${message}`) },
+    );
+    t.after(() => team.close('test over'));
+    const { runId } = await team.runs.start(PARAMETERS);
+    const pool = await migrated(url);
+    t.after(() => pool.end().catch(() => undefined));
+    const bodies = async () =>
+      (await pool.query<{ body: string }>('SELECT body FROM glassbox_run_events WHERE run_id = $1 ORDER BY id', [runId])).rows.map(
+        (row) => JSON.parse(row.body) as RunEvent,
+      );
+    await waitFor('the first attempt’s event stored', async () =>
+      (await bodies()).some((event) => event.type === 'warning' && event.message === 'before the outage'),
+    );
+    await pool.end().catch(() => undefined);
+
+    await cluster.pause();
+    await waitFor('the first attempt stopped (lease lost)', () => calls[0]!.signal.aborted);
+    await waitFor('the worker taking no work', () => logs.some((line) => line.includes('taking no work until it is back')));
+    await cluster.resume();
+
+    const after = await migrated(url);
+    t.after(() => after.end());
+    const rows = async () =>
+      (await after.query<{ state: string; attempts: number }>('SELECT state, attempts FROM glassbox_runs WHERE run_id = $1', [runId]))
+        .rows[0];
+    const settled = await waitFor('the run taken over and finished', async () => {
+      const row = await rows();
+      return row?.state === 'succeeded' && row;
+    });
+    assert.equal(settled.attempts, 2);
+    assert.deepEqual(
+      calls.map((call) => call.continueRun),
+      [false, true],
+    );
+    const stored = (
+      await after.query<{ body: string }>('SELECT body FROM glassbox_run_events WHERE run_id = $1 ORDER BY id', [runId])
+    ).rows.map((row) => JSON.parse(row.body) as { type: string; message?: string });
+    assert.deepEqual(
+      stored.map((event) => event.message ?? event.type),
+      ['run_started', 'before the outage', 'after the takeover', 'run_succeeded'],
+    );
+    assert.ok(
+      logs.some((line) => line.includes('taking work again')),
+      logs.join('\n'),
+    );
+
+    // And it goes on taking new work.
+    const next = await team.runs.start({ ...PARAMETERS, prompt: 'quick' });
+    await waitFor('a new run finished', async () => {
+      const row = (await after.query<{ state: string }>('SELECT state FROM glassbox_runs WHERE run_id = $1', [next.runId])).rows[0];
+      return row?.state === 'succeeded';
+    });
+  });
+});
