@@ -89,6 +89,9 @@ export interface TranscriptExpansion {
   reasoning: boolean;
 }
 
+/** How often streamed text is drawn: ~8 frames a second reads as smooth streaming. */
+export const DELTA_INTERVAL_MS = 120;
+
 export class SessionController {
   private runner: Runner | null = null;
   private opening: Promise<Runner> | null = null;
@@ -96,6 +99,7 @@ export class SessionController {
   private readonly approvals = new ApprovalRegistry();
   private readonly pendingQueue: PendingView[] = [];
   private readonly listeners = new Set<() => void>();
+  private deltaTimer: ReturnType<typeof setTimeout> | null = null;
   private controller: AbortController | null = null;
   private running: Promise<void> | null = null;
   private readonly queued: Array<{ prompt: string; shown: string; mode?: 'plan' }> = [];
@@ -155,7 +159,26 @@ export class SessionController {
 
   private update(change: Partial<Snapshot>): void {
     this.state = { ...this.state, ...change, meter: this.meter.read(), limits: this.meter.getLimits() };
+    this.publish();
+  }
+
+  /** Tells the view; any update publishes at once, so a pending delta is never left undrawn. */
+  private publish(): void {
+    if (this.deltaTimer !== null) clearTimeout(this.deltaTimer);
+    this.deltaTimer = null;
     for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * A streamed delta changes the state now but tells the view at most once per DELTA_INTERVAL_MS:
+   * every render rewrites ink's whole live frame (the unfinished paragraph, the editor, the status
+   * lines) and commits the paragraphs finished since the last one, so a frame per delta cost ~40
+   * bytes per streamed character. Any other update (a key, a tool call, the turn's end) publishes
+   * at once, with the deltas held so far.
+   */
+  private updateStreamed(transcript: TranscriptState): void {
+    this.state = { ...this.state, transcript };
+    if (this.deltaTimer === null) this.deltaTimer = setTimeout(() => this.publish(), DELTA_INTERVAL_MS);
   }
 
   note(entry: NewEntry): void {
@@ -318,7 +341,12 @@ export class SessionController {
     if (event.type === 'model_completed') this.meter.addCall(event.usage, event.stage);
     if (event.type === 'history_compacted') this.meter.compacted(event.tokensAfter);
     if (event.type === 'tool_requested') this.changes.noteToolCall(event.name, event.arguments);
-    const change: Partial<Snapshot> = { transcript: reduceRunEvent(this.state.transcript, event) };
+    const transcript = reduceRunEvent(this.state.transcript, event);
+    if (event.type === 'assistant_delta' || event.type === 'reasoning_delta') {
+      this.updateStreamed(transcript);
+      return;
+    }
+    const change: Partial<Snapshot> = { transcript };
     if (event.type === 'approval_resolved') {
       const index = this.pendingQueue.findIndex((p) => p.callId === event.callId);
       if (index !== -1) this.pendingQueue.splice(index, 1);

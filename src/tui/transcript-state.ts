@@ -3,7 +3,8 @@
 // event goes through the shared fold; the turn it yields is mapped, entry by entry, onto this
 // screen's entries (a tool call group becomes one line per call). Entries that can no longer
 // change move from `live` to `done` in order: ink prints `done` once into the terminal's
-// scrollback (its <Static>), so only the running turn is redrawn on every delta.
+// scrollback (its <Static>), so only the running turn is redrawn as deltas arrive (a few at a
+// time: SessionController publishes them together).
 
 import type { RunEvent } from '../agent/index.js';
 import { oneLine, visibleText } from '../terminal-text/index.js';

@@ -1,6 +1,7 @@
 // The controller's session bookkeeping without a screen: right after /fork the context meter
 // shows the size the parent measured for the forked history (not 0), marked as not yet measured
-// in the fork, and the fork's first model call replaces it with its own measurement.
+// in the fork, and the fork's first model call replaces it with its own measurement. Streamed deltas
+// reach the view together, and a turn's end publishes all of them.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -35,6 +36,32 @@ describe('session controller', () => {
         await controller.sendPrompt('in the branch');
         const measured = controller.getSnapshot().meter;
         assert.deepEqual([measured.contextTokens, measured.contextEstimated, measured.sessionTokens], [1550, false, 2750]);
+      } finally {
+        await controller.shutdown();
+        await provider.close();
+      }
+    });
+  });
+
+  test('streamed deltas are published together, and the turn ends with everything published', async () => {
+    await withTempDir(async (root) => {
+      const answer = Array.from({ length: 40 }, (_, i) => `Paragraph ${i + 1}.`).join('\n\n');
+      const provider = await startFakeProvider({ script: [{ text: answer, chunkSize: 4, chunkDelayMs: 0 }] });
+      const controller = testController(root, provider);
+      let published = 0;
+      let seen = controller.getSnapshot();
+      controller.subscribe(() => {
+        published += 1;
+        seen = controller.getSnapshot();
+      });
+      try {
+        await controller.sendPrompt('long');
+        const deltas = Math.ceil(answer.length / 4);
+        // A render per delta rewrote the whole live frame each time; far fewer renders than deltas.
+        assert.ok(published < deltas / 2, `${published} publications for ${deltas} deltas`);
+        // Nothing is held back at the end: the view saw the last state, the answer's end included.
+        assert.equal(seen, controller.getSnapshot());
+        assert.match(JSON.stringify(seen.transcript), /Paragraph 40\./);
       } finally {
         await controller.shutdown();
         await provider.close();
