@@ -12,13 +12,14 @@ export const PLAN_STEP_STATUSES = ['pending', 'in_progress', 'completed'] as con
 export type PlanStepStatus = (typeof PLAN_STEP_STATUSES)[number];
 
 export const planStepSchema = z.object({
-  step: z.string().min(1).describe('What this step does, in a short sentence.'),
+  step: z.string().min(1).describe('A short sentence.'),
   status: z.enum(PLAN_STEP_STATUSES),
 });
 
 export const planUpdateSchema = z.object({
-  explanation: z.string().optional().describe('Why the plan changed, when it did (optional).'),
-  plan: z.array(planStepSchema).min(1).max(50).describe('The whole plan, in order; at most one step in_progress.'),
+  // The tool's description says what these mean; describing them again here cost bytes on every request.
+  explanation: z.string().optional(),
+  plan: z.array(planStepSchema).min(1).max(50),
 });
 
 export type PlanStep = z.infer<typeof planStepSchema>;

@@ -13,7 +13,7 @@ import { toolSessionState } from '../tool-session-state.js';
 import { isSecretPath } from '../../workspace/index.js';
 
 const applyPatchSchema = z.object({
-  patch: z.string().min(1).describe("The whole patch, from '*** Begin Patch' to '*** End Patch'."),
+  patch: z.string().min(1).describe("From '*** Begin Patch' to '*** End Patch'."),
 });
 
 export type ApplyPatchArgs = z.infer<typeof applyPatchSchema>;

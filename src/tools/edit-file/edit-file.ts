@@ -28,10 +28,11 @@ import { toolSessionState } from '../tool-session-state.js';
 import { isSecretPath } from '../../workspace/index.js';
 
 const editFileSchema = z.object({
-  path: z.string().min(1).describe('File to edit, relative to the project root.'),
-  old_string: z.string().describe('Exact text to replace, as it appears in the file.'),
-  new_string: z.string().describe('Text to put in its place.'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
+  path: z.string().min(1).describe('Relative to the project root.'),
+  // edit-file.md says what these three mean; a second description here cost bytes on every request.
+  old_string: z.string(),
+  new_string: z.string(),
+  replace_all: z.boolean().optional(),
 });
 
 export type EditFileArgs = z.infer<typeof editFileSchema>;

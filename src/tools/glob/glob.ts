@@ -15,7 +15,7 @@ import { createIgnoringFileSystem } from './ignoring-file-system.js';
 
 const globSchema = z.object({
   pattern: z.string().min(1).describe('Glob pattern.'),
-  path: z.string().optional().describe('Directory to search from, relative to the project root (default: the root).'),
+  path: z.string().optional().describe('Directory to search from (default: root).'),
 });
 
 export type GlobArgs = z.infer<typeof globSchema>;

@@ -26,7 +26,7 @@ const shellArguments = z.strictObject({
   command: z.string().min(1).describe('Run with bash -c.'),
   workdir: z.string().optional().describe('Relative to the project root (default: root).'),
   timeout_ms: z.number().optional().describe(`Default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}.`),
-  escalate: z.boolean().optional().describe('Run outside the sandbox (needs approval and a justification).'),
+  escalate: z.boolean().optional().describe('Run outside the sandbox.'),
   justification: z.string().optional().describe('Why escalation is needed.'),
 });
 

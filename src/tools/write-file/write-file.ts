@@ -25,8 +25,9 @@ import { toolSessionState } from '../tool-session-state.js';
 import { isSecretPath } from '../../workspace/index.js';
 
 const writeFileSchema = z.object({
-  path: z.string().min(1).describe('File to write, relative to the project root.'),
-  content: z.string().describe('The complete new content of the file.'),
+  path: z.string().min(1).describe('Relative to the project root.'),
+  // write-file.md: `content` is the complete new text.
+  content: z.string(),
 });
 
 export type WriteFileArgs = z.infer<typeof writeFileSchema>;
