@@ -4,7 +4,8 @@
 // its whole live frame (the unfinished paragraph, the editor, the status lines) on every render, so
 // the controller draws deltas at most every DELTA_INTERVAL_MS (~7.5 bytes a character here; a render
 // per delta was ~40). The bound is loose because renders follow time: a stream slowed by load gets
-// more of them (the bound holds until it streams ~2.5x slower than on a quiet machine).
+// more of them (the bound, 30, holds until it streams ~4x slower than on a quiet machine; a render
+// per delta fails it).
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -43,7 +44,7 @@ describe('a long streamed answer in the terminal (tmux)', { skip }, () => {
       const written = screen.bytesWritten - before;
       const streamed = last * (ANSWER.length / PARAGRAPHS);
       t.diagnostic(`${written} bytes written for about ${Math.round(streamed)} characters of answer`);
-      assert.ok(written / streamed < 20, `${(written / streamed).toFixed(1)} bytes per streamed character`);
+      assert.ok(written / streamed < 30, `${(written / streamed).toFixed(1)} bytes per streamed character`);
       const history = await screen.capture({ history: true });
       // The first paragraphs went into the scrollback as they finished: readable from the top.
       assert.match(history, /Paragraph 1: the streamed answer/, history);
