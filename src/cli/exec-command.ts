@@ -220,7 +220,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
     if (unpriced.length > 0) {
       process.stderr.write(
         `glassbox: --max-budget-usd needs a price for ${unpriced.join(' and ')}, and the model catalog has none; ` +
-          'set one under "models" in config.json (see README, "Models and prices") or drop the budget\n',
+          'set one under "models" in config.json (see README, "Model catalog and prices") or drop the budget\n',
       );
       return EXIT.usage;
     }
