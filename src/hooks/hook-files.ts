@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RefusedFileError, isInside, projectPin, readProjectFile } from '../workspace/index.js';
+import { HOOK_EVENTS } from '../protocol/index.js';
 import { HookConfigError, type HookDefinition, parseHooksSection } from './hook-config.js';
 
 export interface HookNotice {
@@ -61,15 +62,14 @@ async function namedFiles(hooks: readonly HookDefinition[], root: string): Promi
 
 /** `sha256:…` of the project's hooks as written and of every project file their commands name. */
 /**
- * The events Glassbox runs, part of every pin: a pin given when some of a project's hooks were
- * inert (read but not run) must not start running them when a release runs more events.
+ * The events Glassbox knows (all of which it runs) are part of every pin: a pin given when some of
+ * a project's hooks were inert (read but not run) must not start running them in a release that
+ * runs more events.
  */
-const RUN_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart', 'Stop', 'PreCompact', 'Notification', 'SessionEnd'];
-
 export async function projectHooksFingerprint(section: unknown, hooks: readonly HookDefinition[], root: string): Promise<string> {
   const files = await namedFiles(hooks, root);
   return `sha256:${createHash('sha256')
-    .update(JSON.stringify({ hooks: section, files, runs: RUN_EVENTS }))
+    .update(JSON.stringify({ hooks: section, files, runs: HOOK_EVENTS }))
     .digest('hex')}`;
 }
 
