@@ -192,9 +192,13 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
     const { runId, response } = await startRun(serverA, { prompt: 'approval-test', approvalPolicy: 'untrusted' });
     const before = eventsOf(await readFrames(response, (frame) => frame.event === 'approval_requested'));
     const callId = String(before.at(-1)!.event.callId);
-    const listed = (await (await api(serverB, `/api/approvals?runId=${runId}`)).json()) as {
-      approvals: Array<{ callId: string; sessionId: string | null }>;
-    };
+    // The event is emitted as the worker starts asking; its row lands a query later, so list until it shows.
+    type Listed = { approvals: Array<{ callId: string; sessionId: string | null }> };
+    let listed: Listed = { approvals: [] };
+    for (let attempt = 0; attempt < 200 && listed.approvals.length === 0; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25));
+      listed = (await (await api(serverB, `/api/approvals?runId=${runId}`)).json()) as Listed;
+    }
     assert.deepEqual(
       listed.approvals.map((approval) => approval.callId),
       [callId],
