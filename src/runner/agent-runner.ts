@@ -345,14 +345,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       grants: sessionGrantsOf(state),
       detectSandbox: async () => (await (settings.detectSandbox ?? detectSandbox)()).available,
     });
-    const hookRunner = toolHooksFor(hooks, {
-      root: runner.root,
-      home: settings.home,
-      sandbox: policy.sandbox,
-      sessionId: session.writer.sessionId,
-      transcriptPath: runner.store instanceof JsonlSessionStore ? runner.store.sessionPath(session.writer.sessionId) : null,
-      detectSandbox: settings.detectSandbox ?? detectSandbox,
-    });
+    const hookRunner = toolHooksFor(hooks, runner, session.writer.sessionId, policy.sandbox);
     const notifications = notifyingApprovals(hookRunner, request.approvals, (event) => observer.onEvent?.(event));
     // The skill tool only for a session whose system message lists skills: it costs every request
     // its definition, and without the list the model has nothing to load.

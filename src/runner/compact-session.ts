@@ -10,8 +10,7 @@ import {
   CompactionFailure,
   type HistoryCompactedEvent,
 } from '../compaction/index.js';
-import { detectSandbox } from '../sandbox/index.js';
-import { JsonlSessionStore, resumeSession } from '../sessions/index.js';
+import { resumeSession } from '../sessions/index.js';
 import { toolSchemaTokens, type Runner } from './agent-runner.js';
 import { SessionRecorder } from './session-recorder.js';
 import { readTurnHooks, toolHooksFor } from './turn-hooks.js';
@@ -79,18 +78,10 @@ async function runManualPreCompact(
   signal: AbortSignal | undefined,
   emit: (event: RunEvent) => void,
 ): Promise<void> {
-  const { settings } = runner;
-  const hooks = await readTurnHooks(settings.home, runner.root);
+  const hooks = await readTurnHooks(runner.settings.home, runner.root);
   if (!hooks.hooks.some((hook) => hook.event === 'PreCompact')) return;
-  const hookRunner = toolHooksFor(hooks, {
-    root: runner.root,
-    home: settings.home,
-    // Outside a turn there is no turn's mode to follow: a project's hooks get the tightest sandbox.
-    sandbox: 'read-only',
-    sessionId,
-    transcriptPath: runner.store instanceof JsonlSessionStore ? runner.store.sessionPath(sessionId) : null,
-    detectSandbox: settings.detectSandbox ?? detectSandbox,
-  });
+  // Outside a turn there is no turn's mode to follow: a project's hooks get the tightest sandbox.
+  const hookRunner = toolHooksFor(hooks, runner, sessionId, 'read-only');
   for (const warning of hooks.warnings) emit({ type: 'warning', code: warning.code, message: warning.message });
   if (hookRunner === null) return;
   const blocked = await hookRunner.beforeCompact('manual', instructions, { signal: signal ?? new AbortController().signal, emit });

@@ -3,12 +3,11 @@
 // The runs are recorded in that session as audit records, as a turn's hook runs are; without
 // SessionEnd hooks this reads the config files and nothing else.
 
-import { detectSandbox } from '../sandbox/index.js';
 import type { RunEvent } from '../agent/index.js';
 import type { SessionEndReason } from '../hooks/index.js';
+import { REPLAY_SKIPPABLE_TYPES } from '../sessions/index.js';
 
 export type { SessionEndReason };
-import { JsonlSessionStore } from '../sessions/index.js';
 import type { Runner } from './agent-runner.js';
 import { SessionRecorder } from './session-recorder.js';
 import { readTurnHooks, toolHooksFor } from './turn-hooks.js';
@@ -25,25 +24,22 @@ export interface SessionEndOptions {
 /** Runs the session's SessionEnd hooks; resolves when they are done and recorded. Never blocks anything. */
 export async function endSession(options: SessionEndOptions): Promise<void> {
   const { runner, sessionId } = options;
-  const { settings } = runner;
-  const hooks = await readTurnHooks(settings.home, runner.root);
+  const hooks = await readTurnHooks(runner.settings.home, runner.root);
   if (!hooks.hooks.some((hook) => hook.event === 'SessionEnd')) return;
   let turn = 0;
   // The lock is taken, so nothing else writes the session while its end is recorded.
-  const { writer } = await runner.store.openAndReplay(sessionId, (record) => {
-    const at = (record as { turn?: unknown }).turn;
-    if (typeof at === 'number' && at > turn) turn = at;
-  });
+  // Every turn has its turn_started record, which replay reads: the skipped types cannot add a turn.
+  const { writer } = await runner.store.openAndReplay(
+    sessionId,
+    (record) => {
+      const at = (record as { turn?: unknown }).turn;
+      if (typeof at === 'number' && at > turn) turn = at;
+    },
+    { skipTypes: REPLAY_SKIPPABLE_TYPES },
+  );
   try {
-    const hookRunner = toolHooksFor(hooks, {
-      root: runner.root,
-      home: settings.home,
-      // Outside a turn there is no turn's mode to follow: a project's hooks get the tightest sandbox.
-      sandbox: 'read-only',
-      sessionId,
-      transcriptPath: runner.store instanceof JsonlSessionStore ? runner.store.sessionPath(sessionId) : null,
-      detectSandbox: settings.detectSandbox ?? detectSandbox,
-    });
+    // Outside a turn there is no turn's mode to follow: a project's hooks get the tightest sandbox.
+    const hookRunner = toolHooksFor(hooks, runner, sessionId, 'read-only');
     if (hookRunner === null) return;
     const recorder = new SessionRecorder(writer, turn, options.onEvent ?? (() => {}));
     // HOOKS_NOT_PINNED, HOOKS_CHANGED: why a project's SessionEnd hooks did not run, said as a turn says it.

@@ -7,7 +7,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type ApprovalBroker, type CompactionHooks, type LoopState, type RunEvent, userMessage } from '../agent/index.js';
 import type { HookDefinition, HookRunner } from '../hooks/index.js';
-import type { SandboxDetector, SandboxSettings } from '../sandbox/index.js';
+import { detectSandbox, type SandboxDetector, type SandboxSettings } from '../sandbox/index.js';
+import { JsonlSessionStore, type SessionStore } from '../sessions/index.js';
 import type { SandboxMode } from '../workspace/index.js';
 import { readProjectFile } from '../workspace/index.js';
 import type { StartupWarning } from './run-extensions.js';
@@ -35,31 +36,36 @@ export async function readTurnHooks(home: string, root: string): Promise<TurnHoo
   return { hooks: loaded.hooks, warnings: [...loaded.warnings], module };
 }
 
-export interface TurnHookSettings {
+/** What of a runner the hooks need (a `Runner` is one; named here so this file does not import it back). */
+export interface HookHost {
   root: string;
-  home: string;
-  sandbox: SandboxMode;
-  sessionId: string;
-  transcriptPath: string | null;
-  detectSandbox: SandboxDetector;
+  store: SessionStore;
+  settings: { home: string; detectSandbox?: SandboxDetector };
 }
 
-export function toolHooksFor(turnHooks: TurnHooks, settings: TurnHookSettings): HookRunner | null {
+/**
+ * The hook runner for one session of `runner`: its project, home, sandbox probe and the session's
+ * file (`transcript_path`, when the store keeps one). `sandbox` is the turn's mode; outside a turn
+ * (SessionEnd, a manual PreCompact) callers pass `read-only`, the tightest.
+ */
+export function toolHooksFor(turnHooks: TurnHooks, runner: HookHost, sessionId: string, sandbox: SandboxMode): HookRunner | null {
   if (turnHooks.module === null || turnHooks.hooks.length === 0) return null;
+  const { settings, store } = runner;
+  const detect = settings.detectSandbox ?? detectSandbox;
   return turnHooks.module.createHookRunner({
     hooks: turnHooks.hooks,
-    root: settings.root,
+    root: runner.root,
     env: process.env,
-    sessionId: settings.sessionId,
-    transcriptPath: settings.transcriptPath,
+    sessionId,
+    transcriptPath: store instanceof JsonlSessionStore ? store.sessionPath(sessionId) : null,
     // A project's hooks run in the sandbox whatever the turn's mode: writable only when the turn's
     // tools may write, never with the network, secrets masked.
     sandbox: async (): Promise<SandboxSettings | { unavailable: string }> => {
-      const availability = await settings.detectSandbox();
+      const availability = await detect();
       if (!availability.available || availability.path === null) return { unavailable: availability.reason };
       return {
         bwrapPath: availability.path,
-        mode: settings.sandbox === 'read-only' ? 'read-only' : 'workspace-write',
+        mode: sandbox === 'read-only' ? 'read-only' : 'workspace-write',
         network: false,
         secretsApproved: false,
         homeDir: homedir(),
