@@ -22,6 +22,8 @@ interface ApprovalRow {
 
 export class PgApprovalDesk implements ApprovalDesk {
   private readonly waiters = new Map<string, () => void>();
+  /** The INSERT of each pending row in flight, so the event announcing it can wait for it. */
+  private readonly inserts = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly pool: Pool,
@@ -66,8 +68,16 @@ export class PgApprovalDesk implements ApprovalDesk {
     await this.pool.query(`UPDATE glassbox_approvals SET state = 'closed' WHERE run_id = $1 AND state = 'pending'`, [runId]);
   }
 
+  /**
+   * Resolves once the pending row of this call is written (or its INSERT failed), immediately
+   * when none was asked for. The worker writes `approval_requested` only after it, so the event
+   * never announces an approval that no server can list or answer yet.
+   */
+  async stored(runId: string, callId: string): Promise<void> {
+    await this.inserts.get(`${runId}:${callId}`)?.catch(() => undefined);
+  }
+
   private async request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResolution> {
-    await this.bus.ready();
     const key = `${request.runId}:${request.callId}`;
     const now = Date.now();
     const pending: PendingApproval = {
@@ -75,11 +85,19 @@ export class PgApprovalDesk implements ApprovalDesk {
       requestedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.timeoutMs).toISOString(),
     };
+    // Started before any await: the tool runtime emits `approval_requested` and then calls this
+    // in the same tick, so the worker's write of that event finds the INSERT here to wait for.
     // A takeover asks again for the call its dead worker asked for: the first row stands.
-    await this.pool.query(
+    const insert = this.pool.query(
       `INSERT INTO glassbox_approvals (run_id, call_id, pending, state) VALUES ($1, $2, $3, 'pending') ON CONFLICT (run_id, call_id) DO NOTHING`,
       [request.runId, request.callId, JSON.stringify(pending)],
     );
+    this.inserts.set(key, insert);
+    try {
+      await Promise.all([this.bus.ready(), insert]);
+    } finally {
+      this.inserts.delete(key);
+    }
     return new Promise<ApprovalResolution>((resolve) => {
       let settled = false;
       const settle = (resolution: ApprovalResolution, close: boolean): void => {

@@ -39,7 +39,8 @@ export interface PgRunWorkerOptions {
   log: (message: string) => void;
 }
 
-type Op = { kind: 'event'; id: number; body: string } | { kind: 'delta'; payload: string };
+/** `callId` marks an `approval_requested` event, written only once its approval row is. */
+type Op = { kind: 'event'; id: number; body: string; callId?: string } | { kind: 'delta'; payload: string };
 
 function stateOf(terminal: TerminalRunEvent): 'succeeded' | 'failed' | 'cancelled' {
   if (terminal.type === 'run_succeeded') return 'succeeded';
@@ -180,7 +181,7 @@ export class PgRunWorker {
     const flush = (): void => {
       if (claim.leaseLost.aborted) return;
       flushing = flushing
-        .then(() => this.write(runId, ops))
+        .then(() => this.write(runId, ops, claim.leaseLost))
         .catch((error: unknown) => this.options.log(`run ${runId}: events not written: ${(error as Error).message}`));
     };
     let terminal: TerminalRunEvent | null = null;
@@ -202,7 +203,12 @@ export class PgRunWorker {
           ops.push({ kind: 'delta', payload: JSON.stringify({ r: runId, i: id, n: event.round, d: event.delta }) });
         }
       } else {
-        ops.push({ kind: 'event', id, body: JSON.stringify(event) });
+        ops.push({
+          kind: 'event',
+          id,
+          body: JSON.stringify(event),
+          ...(event.type === 'approval_requested' ? { callId: event.callId } : {}),
+        });
       }
       flush();
     };
@@ -249,23 +255,59 @@ export class PgRunWorker {
     }
     flush();
     await flushing;
-    claim.stopRenewing();
     claim.leaseLost.removeEventListener('abort', onLeaseLost);
-    // The taker-over ends the run; this worker's end would be fenced off anyway.
-    if (claim.leaseLost.aborted) return;
-    // Settle the row and store the terminal event in one statement, only while this worker holds it.
-    await this.pool.query(
-      `WITH f AS (UPDATE glassbox_runs SET state = $3, result = $4, lease_expires_at = NULL, updated_at = clock_timestamp()
-         WHERE run_id = $1 AND worker_id = $2 AND state = 'running' RETURNING run_id),
-       e AS (INSERT INTO glassbox_run_events (run_id, id, body) SELECT run_id, $5, $6 FROM f RETURNING id),
-       c AS (UPDATE glassbox_approvals SET state = 'closed' WHERE run_id IN (SELECT run_id FROM f) AND state = 'pending')
-       SELECT pg_notify('${EVENTS_CHANNEL}', $1 || ':' || id) FROM e`,
-      [runId, this.queue.workerId, stateOf(end), JSON.stringify({ type: end.type }), nextId, JSON.stringify(end)],
+    // Settle the row and store the terminal event in one statement, only while this worker holds
+    // it. The lease is renewed until it lands: through a short loss of the database the statement
+    // is retried; a longer one loses the lease, and the taker-over ends the run instead.
+    await this.untilWritten(claim.leaseLost, () =>
+      this.pool.query(
+        `WITH f AS (UPDATE glassbox_runs SET state = $3, result = $4, lease_expires_at = NULL, updated_at = clock_timestamp()
+           WHERE run_id = $1 AND worker_id = $2 AND state = 'running' RETURNING run_id),
+         e AS (INSERT INTO glassbox_run_events (run_id, id, body) SELECT run_id, $5, $6 FROM f RETURNING id),
+         c AS (UPDATE glassbox_approvals SET state = 'closed' WHERE run_id IN (SELECT run_id FROM f) AND state = 'pending')
+         SELECT pg_notify('${EVENTS_CHANNEL}', $1 || ':' || id) FROM e`,
+        [runId, this.queue.workerId, stateOf(end), JSON.stringify({ type: end.type }), nextId, JSON.stringify(end)],
+      ),
     );
+    claim.stopRenewing();
   }
 
-  /** Write what is queued, in order: consecutive events as one INSERT + one NOTIFY, deltas as NOTIFYs. */
-  private async write(runId: string, ops: Op[]): Promise<void> {
+  /**
+   * Run a write until it gets through or the lease is lost (after which another worker may hold
+   * the run and this one must write nothing). A write is safe to repeat: events are inserted
+   * with `ON CONFLICT DO NOTHING` on their ids, and the end is fenced on the row still running.
+   */
+  private async untilWritten(leaseLost: AbortSignal, write: () => Promise<unknown>): Promise<boolean> {
+    let delayMs = RETRY_FIRST_MS;
+    for (;;) {
+      if (leaseLost.aborted) return false;
+      try {
+        await write();
+        return true;
+      } catch (error) {
+        // A stopping worker tries once: its runs are taken over from what is stored.
+        if (leaseLost.aborted || this.stopping) return false;
+        this.options.log(`a write failed (${(error as Error).message}); retrying in ${delayMs} ms`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, delayMs);
+          leaseLost.addEventListener('abort', done, { once: true });
+          function done(): void {
+            clearTimeout(timer);
+            leaseLost.removeEventListener('abort', done);
+            resolve();
+          }
+        });
+        delayMs = Math.min(delayMs * 2, RETRY_MAX_MS);
+      }
+    }
+  }
+
+  /**
+   * Write what is queued, in order: consecutive events as one INSERT + one NOTIFY, deltas as
+   * NOTIFYs. Events are retried through a short loss of the database (a stream must not miss a
+   * committed event); deltas are not stored anywhere, so a failed batch of them is dropped.
+   */
+  private async write(runId: string, ops: Op[], leaseLost: AbortSignal): Promise<void> {
     while (ops.length > 0) {
       const kind = ops[0]!.kind;
       let count = 0;
@@ -273,20 +315,28 @@ export class PgRunWorker {
       const batch = ops.splice(0, count);
       if (kind === 'delta') {
         const payloads = batch.map((op) => (op.kind === 'delta' ? op.payload : ''));
-        await this.pool.query(`SELECT pg_notify('${DELTAS_CHANNEL}', p) FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`, [
-          payloads,
-        ]);
-      } else {
-        const events = batch.filter((op): op is Extract<Op, { kind: 'event' }> => op.kind === 'event');
-        // Fenced like the end: a worker that lost the run (its lease lapsed) stores nothing more.
-        // FOR SHARE makes a takeover's claim wait for this statement, or this one see the new holder.
-        await this.pool.query(
+        await this.pool
+          .query(`SELECT pg_notify('${DELTAS_CHANNEL}', p) FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY n`, [payloads])
+          .catch(() => undefined);
+        continue;
+      }
+      const events = batch.filter((op): op is Extract<Op, { kind: 'event' }> => op.kind === 'event');
+      // An approval's row is written before the event that announces it: a client that sees
+      // `approval_requested` on any server can answer it at once.
+      for (const op of events) if (op.callId !== undefined) await this.approvals.stored(runId, op.callId);
+      // Fenced like the end: a worker that lost the run (its lease lapsed) stores nothing more.
+      // FOR SHARE makes a takeover's claim wait for this statement, or this one see the new holder.
+      // A repeat after a lost reply inserts nothing (the ids are there) and announces nothing.
+      const written = await this.untilWritten(leaseLost, () =>
+        this.pool.query(
           `WITH i AS (INSERT INTO glassbox_run_events (run_id, id, body) SELECT $1, id, body FROM unnest($2::int[], $3::text[]) AS t(id, body)
-             WHERE EXISTS (SELECT 1 FROM glassbox_runs WHERE run_id = $1 AND worker_id = $5 AND state = 'running' FOR SHARE) RETURNING id)
+             WHERE EXISTS (SELECT 1 FROM glassbox_runs WHERE run_id = $1 AND worker_id = $5 AND state = 'running' FOR SHARE)
+             ON CONFLICT (run_id, id) DO NOTHING RETURNING id)
            SELECT pg_notify('${EVENTS_CHANNEL}', $1 || ':' || $4::text) FROM (SELECT count(*) AS n FROM i) AS done WHERE n > 0`,
           [runId, events.map((op) => op.id), events.map((op) => op.body), events[events.length - 1]!.id, this.queue.workerId],
-        );
-      }
+        ),
+      );
+      if (!written) return;
     }
   }
 }

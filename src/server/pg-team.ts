@@ -4,6 +4,7 @@
 
 import type { Pool, PoolConfig } from 'pg';
 import { PgRunQueue } from '../runner/index.js';
+import { PG_CONNECTION_DEFAULTS } from '../sessions/index.js';
 import { PgApprovalDesk } from './pg-approval-desk.js';
 import { PgRunBus } from './pg-run-bus.js';
 import { PgRunManager } from './pg-run-manager.js';
@@ -37,7 +38,7 @@ export function createPgTeam(
   startTurn: WorkerTurnStarter,
   options: { approvalTimeoutMs?: number; log: (message: string) => void },
 ): PgTeam {
-  const pool = new settings.Pool({ connectionString: settings.databaseUrl, max: 6, allowExitOnIdle: true });
+  const pool = new settings.Pool({ ...PG_CONNECTION_DEFAULTS, connectionString: settings.databaseUrl, max: 6, allowExitOnIdle: true });
   pool.on('error', () => undefined);
   const bus = new PgRunBus(pool, settings.databaseUrl, options.log);
   const api = PgRunQueue.attach(pool, settings.databaseUrl, { leaseMs: settings.leaseMs });

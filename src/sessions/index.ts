@@ -14,4 +14,5 @@ export * from './fork-session.js';
 export { REPLAY_SKIPPABLE_TYPES, type ScanRecordOptions } from './record-lines.js';
 // Only types and a class whose `open` loads `pg` on demand: importing sessions/ loads no driver.
 export { describeDatabaseUrl, PgSessionStore, type PgSessionStoreOptions } from './pg-session-store.js';
+export { PG_CONNECTION_DEFAULTS } from './pg-connection.js';
 export { migratePgSchema, PG_SCHEMA_VERSION } from './pg-schema.js';

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import { sessionSummarySchema } from '../protocol/index.js';
+import { PG_CONNECTION_DEFAULTS } from './pg-connection.js';
 import { migratePgSchema } from './pg-schema.js';
 import { PgSessionWriter, type PgLease } from './pg-session-writer.js';
 import { interpretLine, RecordScanner, type ScanRecordOptions, readByScan } from './record-lines.js';
@@ -86,6 +87,7 @@ export class PgSessionStore implements SessionStore {
   static async open(databaseUrl: string, options: PgSessionStoreOptions = {}): Promise<PgSessionStore> {
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({
+      ...PG_CONNECTION_DEFAULTS,
       connectionString: databaseUrl,
       max: options.maxConnections ?? 4,
       // Appends commit without waiting for the WAL flush (one record costs a round trip, not a
