@@ -151,16 +151,19 @@ export class PgRunQueue {
   }
 
   /**
-   * Resolves on a NOTIFY of a new run, or after `timeoutMs` (default: the lease), when a crashed
-   * worker's run may have become claimable (an expiry sends no notification).
+   * Resolves on a NOTIFY of a new run, or after `timeoutMs`, when a crashed worker's run may have
+   * become claimable (an expiry sends no notification). By default that is when the soonest lease
+   * of a running run ends (at most a lease from now): a dead worker's run is taken over a moment
+   * after its lease runs out, not up to a whole lease later.
    */
-  async waitForWork(timeoutMs: number = this.leaseMs): Promise<void> {
+  async waitForWork(timeoutMs?: number): Promise<void> {
     // Without a listener (the database is away) the wait is the timeout, and the next claim tells.
     await this.ensureListener().catch(() => undefined);
     if (this.notified) {
       this.notified = false;
       return;
     }
+    timeoutMs ??= await this.untilSoonestExpiry().catch(() => this.leaseMs);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, timeoutMs);
       function done(): void {
@@ -170,6 +173,16 @@ export class PgRunQueue {
       this.wake = done;
     });
     this.wake = null;
+  }
+
+  /** Milliseconds until the soonest running lease ends (plus a margin for clock reads), capped at a lease. */
+  private async untilSoonestExpiry(): Promise<number> {
+    const result = await this.pool.query<{ ms: number | null }>(
+      `SELECT (extract(epoch FROM min(lease_expires_at) - clock_timestamp()) * 1000)::float8 AS ms FROM glassbox_runs WHERE state = 'running'`,
+    );
+    const ms = result.rows[0]?.ms;
+    if (ms === null || ms === undefined) return this.leaseMs;
+    return Math.min(this.leaseMs, Math.max(10, Math.ceil(ms) + 20));
   }
 
   /** Every run of the deployment, oldest first. */

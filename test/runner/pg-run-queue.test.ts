@@ -82,6 +82,34 @@ test('PgRunQueue', async (t) => {
     await run?.finish('succeeded');
   });
 
+  await t.test(
+    "an idle worker wakes when a dead worker's lease ends, not a whole lease of its own later",
+    { timeout: 60_000 },
+    async (sub) => {
+      const url = await cluster.newDatabase();
+      // The dead one's lease is 1 s; the waiting one's own is 10 minutes, so a wait of "a lease"
+      // would outlast this test's timeout: the wait must follow the expiry it can read.
+      const [dead, waiting] = await Promise.all([
+        PgRunQueue.open(url, { workerId: 'dead', leaseMs: 1000 }),
+        PgRunQueue.open(url, { workerId: 'waiting', leaseMs: 10 * 60_000 }),
+      ]);
+      sub.after(() => Promise.all([dead.close(), waiting.close()]));
+      await waiting.listen();
+      const runId = await dead.enqueue({ prompt: 'p' });
+      const held = await dead.claim();
+      assert.equal(held?.runId, runId);
+      held?.stopRenewing();
+      let run = await waiting.claim();
+      while (run === null) {
+        await waiting.waitForWork();
+        run = await waiting.claim();
+      }
+      assert.equal(run.runId, runId);
+      assert.equal(run.attempt, 2);
+      assert.equal(await run.finish('succeeded'), true);
+    },
+  );
+
   await t.test('a worker killed mid-run loses it to another after its lease; the stale claim cannot finish it', async (sub) => {
     await buildReady();
     const url = await cluster.newDatabase();
