@@ -175,6 +175,12 @@ export interface PreparedProject {
 /** The directory a run works in; a repository is fetched and checked out first (RunProjectError on failure). */
 export async function prepareRunProject(project: RunProject | null, settings: ProjectSettings, runId: string): Promise<PreparedProject> {
   if (project === null) return { root: settings.root, cleanup: async () => undefined };
+  // Checked again where the run runs: a team worker holds to its own flags, whatever a server queued.
+  try {
+    await resolveRunProject('directory' in project ? project.directory : project, settings);
+  } catch (error) {
+    throw error instanceof HttpError ? new RunProjectError(error.message) : error;
+  }
   if ('directory' in project) return { root: project.directory, cleanup: async () => undefined };
   const worktree = worktreePath(settings.home, runId);
   const mirror = mirrorPath(settings.home, project.repository);

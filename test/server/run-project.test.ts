@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, chmod, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { mirrorPath } from '../../src/server/run-project.js';
+import { mirrorPath, prepareRunProject, RunProjectError } from '../../src/server/run-project.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { eventsOf, readFrames, startHarness } from './server-harness.js';
 
@@ -120,6 +120,31 @@ describe('run projects', () => {
       await readFrames(inside);
     } finally {
       await h.close();
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('prepareRunProject', () => {
+  test('a takeover (the same run id) reuses the worktree with its changes; cleanup removes it; a project the settings no longer allow fails', async () => {
+    const { base, source } = await sourceRepository();
+    const home = join(base, 'home');
+    const settings = { root: base, home, repositories: [source] };
+    try {
+      const first = await prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-1');
+      assert.equal(first.root, join(home, 'worktrees', 'run-1'));
+      assert.equal(await readFile(join(first.root, 'hello.txt'), 'utf8'), 'hello from v2\n');
+      await writeFile(join(first.root, 'work.txt'), 'in progress\n');
+      const second = await prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-1');
+      assert.equal(second.root, first.root);
+      assert.equal(await readFile(join(second.root, 'work.txt'), 'utf8'), 'in progress\n');
+      await second.cleanup();
+      assert.equal(existsSync(first.root), false);
+      await assert.rejects(
+        prepareRunProject({ repository: source, ref: 'main' }, { ...settings, repositories: [] }, 'run-2'),
+        (error: Error) => error instanceof RunProjectError && /--repository/.test(error.message),
+      );
+    } finally {
       await rm(base, { recursive: true, force: true });
     }
   });
