@@ -4,6 +4,8 @@
 // Registering the command loads nothing heavy: the model, runner and server load when it runs.
 
 import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { ModelGateway, WireApi } from '../model/index.js';
 import { addModelOptions } from './model-options.js';
@@ -33,6 +35,10 @@ export interface ServeCliOptions extends ModelOptionValues {
   worker?: boolean;
   /** `glassbox worker`: work a team's runs, serve nothing. */
   workerOnly?: boolean;
+  /** `--project-root` (repeatable): directories a run may name as its project, with what is under them. */
+  projectRoot?: string[];
+  /** `--repository` (repeatable): repositories a run may name, as written. */
+  repository?: string[];
   /** Team lease in ms (tests; default 5 s). */
   leaseMs?: string;
 }
@@ -63,6 +69,8 @@ export function registerServeCommand(program: Command): Command {
     .option('--token-budget <n>', 'stop each run once it has used N tokens')
     .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of every run over OTLP/HTTP (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
+    .option('--project-root <dir>', 'a directory runs may name as their project, or one under it (repeatable)', collect, [])
+    .option('--repository <url-or-path>', 'a repository runs may name with a ref; checked out per run (repeatable)', collect, [])
     .addOption(databaseUrlOption())
     .option('--no-worker', 'with --database-url: serve the API only; `glassbox worker` processes work the runs')
     .addOption(new Option('--lease-ms <ms>').hideHelp())
@@ -81,6 +89,8 @@ export function registerWorkerCommand(program: Command): Command {
     .option('--token-budget <n>', 'stop each run once it has used N tokens')
     .option('--otlp-endpoint <url>', 'export an OpenTelemetry trace of every run over OTLP/HTTP')
     .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
+    .option('--project-root <dir>', 'a directory runs may name as their project, or one under it (repeatable)', collect, [])
+    .option('--repository <url-or-path>', 'a repository runs may name with a ref; checked out per run (repeatable)', collect, [])
     .addOption(databaseUrlOption())
     .addOption(new Option('--lease-ms <ms>').hideHelp())
     .action(async (options: ServeCliOptions) => {
@@ -89,6 +99,19 @@ export function registerWorkerCommand(program: Command): Command {
         { stdout: process.stdout, stderr: process.stderr },
       );
     });
+}
+
+/** Absolute and existing: a root that does not exist would refuse every run that names it. */
+function projectRoots(values: readonly string[] | undefined): string[] {
+  return (values ?? []).map((value) => {
+    const root = resolve(value);
+    if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`--project-root ${value} is not a directory`);
+    return root;
+  });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function parsePort(value: string | undefined): number {
@@ -225,6 +248,8 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       ...modelSettingsOf(config),
       root: config.root,
       home: config.home,
+      projectRoots: projectRoots(options.projectRoot),
+      repositories: options.repository ?? [],
       gatewayFor,
       demo: config.demo,
       caps,

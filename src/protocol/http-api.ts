@@ -20,6 +20,25 @@ const approvalPolicySchema = z.enum(APPROVAL_POLICIES);
 
 // ----- requests ---------------------------------------------------------------------------------
 
+/**
+ * Where a run works: an absolute directory (inside one of the server's project roots), or a
+ * repository from the server's allowlist at a ref (the worker checks it out in a worktree of its
+ * own). Absent: the server's own project root.
+ */
+export const runProjectRequestSchema = z.union([
+  z.string().max(4096, 'must be at most 4096 characters').startsWith('/', 'must be an absolute directory path'),
+  z.strictObject({
+    repository: z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters'),
+    ref: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(256, 'must be at most 256 characters')
+      .refine((value) => !value.startsWith('-'), 'must not start with -')
+      .refine((value) => !/[\x00-\x20\x7f]/.test(value), 'must not hold spaces or control characters'),
+  }),
+]);
+export type RunProjectRequest = z.infer<typeof runProjectRequestSchema>;
+
 /** `POST /api/runs`. The server adds the check of `compactAt`'s syntax (compaction/ owns it). */
 export const startRunRequestSchema = z.strictObject({
   prompt: z
@@ -41,6 +60,7 @@ export const startRunRequestSchema = z.strictObject({
     .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().max(32)])
     .transform((value) => String(value))
     .optional(),
+  project: runProjectRequestSchema.optional(),
 });
 /** What a client sends (before the server's transforms). */
 export type StartRunRequest = z.input<typeof startRunRequestSchema>;

@@ -7,10 +7,10 @@ import { z } from 'zod';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ApprovalRegistry, type AnyTool } from '../agent/index.js';
+import { ApprovalRegistry, type AnyTool, type TerminalRunEvent } from '../agent/index.js';
 import { glassboxVersion, openRunner, runTurn, type Runner, type RunnerSettings } from '../runner/index.js';
 import { JsonlSessionStore } from '../sessions/index.js';
-import { modelSettingsOf } from '../model/index.js';
+import { emptyUsage, modelSettingsOf } from '../model/index.js';
 import type { Health, ModelsInfo } from '../protocol/index.js';
 import { accessTokenProblem, generateAccessToken, tokenCookie, tokensMatch } from './access-token.js';
 import { CompactionBridge } from './compaction-bridge.js';
@@ -20,6 +20,7 @@ import { authGuard, hostGuard } from './request-guard.js';
 import { createPgTeam } from './pg-team.js';
 import type { ApprovalDesk, RunBackend } from './run-backend.js';
 import { RunManager, type RunParameters, type TurnHooks } from './run-manager.js';
+import { prepareRunProject, RunProjectError, type PreparedProject } from './run-project.js';
 import { registerRunRoutes } from './run-routes.js';
 import type { ServerContext } from './server-context.js';
 import { clampToCaps, type ServerSettings } from './server-settings.js';
@@ -74,8 +75,8 @@ export function createServer(settings: ServerSettings): GlassboxServer {
   const shutdown = new AbortController();
   const approvals = new ApprovalRegistry(settings.approvalTimeoutMs);
 
-  const runnerSettings = (parameters: RunParameters | undefined): RunnerSettings => ({
-    root: settings.root,
+  const runnerSettings = (parameters: RunParameters | undefined, root = settings.root): RunnerSettings => ({
+    root,
     home: settings.home,
     ...modelSettingsOf({ ...settings, model: parameters?.model ?? settings.model, wireApi: parameters?.wireApi ?? settings.wireApi }),
     gateway: settings.gatewayFor(parameters?.wireApi ?? settings.wireApi),
@@ -94,17 +95,40 @@ export function createServer(settings: ServerSettings): GlassboxServer {
   const openServerRunner = (parameters?: RunParameters): Promise<Runner> => openRunner(runnerSettings(parameters));
   let toolList: Promise<readonly AnyTool[]> | null = null;
 
-  const startTurn = async (parameters: RunParameters, hooks: TurnHooks & { continueRun?: boolean }) => {
-    const runner = await openServerRunner(parameters);
-    return runTurn(runner, {
-      prompt: parameters.prompt,
-      resume: parameters.sessionId,
-      runId: hooks.runId,
-      signal: hooks.signal,
-      approvals: hooks.approvals,
-      onEvent: hooks.onEvent,
-      continueRun: hooks.continueRun,
-    });
+  const startTurn = async (
+    parameters: RunParameters,
+    hooks: TurnHooks & { continueRun?: boolean; leaseLost?: AbortSignal },
+  ): Promise<{ terminal: TerminalRunEvent }> => {
+    let project: PreparedProject;
+    try {
+      // Queued before this field existed: the server's root.
+      project = await prepareRunProject(parameters.project ?? null, settings, hooks.runId);
+    } catch (error) {
+      if (!(error instanceof RunProjectError)) throw error;
+      return {
+        terminal: {
+          type: 'run_failed',
+          error: { code: error.code, message: error.message },
+          usage: { total: emptyUsage(), byStage: {}, calls: 0 },
+          rounds: 0,
+        },
+      };
+    }
+    try {
+      const runner = await openRunner(runnerSettings(parameters, project.root));
+      return await runTurn(runner, {
+        prompt: parameters.prompt,
+        resume: parameters.sessionId,
+        runId: hooks.runId,
+        signal: hooks.signal,
+        approvals: hooks.approvals,
+        onEvent: hooks.onEvent,
+        continueRun: hooks.continueRun,
+      });
+    } finally {
+      // Not when the lease was lost: the worker that takes the run over continues in the worktree.
+      if (hooks.leaseLost?.aborted !== true) await project.cleanup();
+    }
   };
   // A team's runs go through PostgreSQL (any server streams any run); by default they run here.
   const team =

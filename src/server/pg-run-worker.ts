@@ -30,7 +30,7 @@ const IDS_PER_ATTEMPT = 10_000_000;
 
 export type WorkerTurnStarter = (
   parameters: RunParameters,
-  hooks: TurnHooks & { continueRun: boolean },
+  hooks: TurnHooks & { continueRun: boolean; leaseLost?: AbortSignal },
 ) => Promise<{ terminal: TerminalRunEvent }>;
 
 export interface PgRunWorkerOptions {
@@ -225,6 +225,7 @@ export class PgRunWorker {
             approvals: this.approvals.broker(),
             onEvent,
             continueRun: claim.attempt > 1 && resume !== null,
+            leaseLost: claim.leaseLost,
           },
         );
       // A takeover can claim the run a moment before the dead worker's session lease runs out

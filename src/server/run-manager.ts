@@ -9,6 +9,7 @@ import { emptyUsage, type WireApi } from '../model/index.js';
 import type { ApprovalPolicy } from '../permissions/index.js';
 import { HttpError } from './http-error.js';
 import { DEFAULT_MAX_DELTA_CHARS, RunEventLog } from './run-event-log.js';
+import type { RunProject } from './run-project.js';
 
 import type { RunInfo, RunStatus } from '../protocol/index.js';
 
@@ -23,6 +24,8 @@ export interface RunParameters {
   sandbox: SandboxMode;
   approvalPolicy: ApprovalPolicy;
   compactAt: string | null;
+  /** Where the run works (checked against the server's settings); null: the server's root. */
+  project?: RunProject | null;
 }
 
 export interface TurnHooks {

@@ -21,6 +21,7 @@ import { CompactionBridge } from './compaction-bridge.js';
 import { HttpError } from './http-error.js';
 import { queryObject, readJsonBody, validate } from './json-body.js';
 import type { RunParameters } from './run-manager.js';
+import { resolveRunProject } from './run-project.js';
 import type { ServerContext } from './server-context.js';
 import { approvalPolicyWithin, sandboxWithin } from './server-settings.js';
 import { SSE_HEADERS, sseResponse } from './sse-response.js';
@@ -53,7 +54,7 @@ export interface ApprovalPreviewAnswer {
   alwaysRule: string | null;
 }
 
-function parseRunParameters(context: ServerContext, body: z.infer<typeof startRunSchema>): RunParameters {
+async function parseRunParameters(context: ServerContext, body: z.infer<typeof startRunSchema>): Promise<RunParameters> {
   const { settings, defaults } = context;
   const sandbox = body.sandbox ?? defaults.sandbox;
   const approvalPolicy = body.approvalPolicy ?? defaults.approvalPolicy;
@@ -66,6 +67,7 @@ function parseRunParameters(context: ServerContext, body: z.infer<typeof startRu
       `approval policy ${approvalPolicy} is more permissive than this server allows (at most ${settings.caps.approvalPolicy})`,
     );
   }
+  const project = await resolveRunProject(body.project, settings);
   return {
     prompt: body.prompt,
     sessionId: body.sessionId ?? null,
@@ -74,6 +76,7 @@ function parseRunParameters(context: ServerContext, body: z.infer<typeof startRu
     sandbox,
     approvalPolicy,
     compactAt: body.compactAt ?? null,
+    project,
   };
 }
 
@@ -96,7 +99,7 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
 
   app.post('/api/runs', async (c) => {
     const body = validate(startRunSchema, await readJsonBody(c), 'body');
-    const parameters = parseRunParameters(context, body);
+    const parameters = await parseRunParameters(context, body);
     // Refuse an unknown session before starting anything, so the answer is a plain 404.
     if (parameters.sessionId !== null) await context.store.readPage(parameters.sessionId, { limit: 1 });
     const run = await runs.start(parameters);

@@ -24,6 +24,10 @@ export interface ServerSettings extends ModelSettings {
   root: string;
   /** Glassbox home: sessions live in `<home>/sessions`. */
   home: string;
+  /** Directories a run may name as its project, with what lies under them (`--project-root`); default none. */
+  projectRoots?: string[];
+  /** Repositories (URLs or paths, as written) a run may name (`--repository`); default none. */
+  repositories?: string[];
   /** The gateway runs use for a wire API (a run may choose the other one). */
   gatewayFor: (wireApi: WireApi) => ModelGateway;
   /** True when the model is the built-in offline demo. */
