@@ -128,12 +128,31 @@ export function entryArgvOf(program) {
   };
 }
 
+/**
+ * The built-in tools' argument schemas as JSON Schema, keyed as src/agent/tool.ts registers them
+ * (`builtInSchema`): the bundle reads this file instead of running z.toJSONSchema at start-up. Read
+ * off tsc's output in `dist`, by the same conversion the sources use (`toolJsonSchema`).
+ */
+export async function toolSchemas(dist) {
+  const agent = await import(pathToFileURL(join(dist, 'agent', 'index.js')).href);
+  await import(pathToFileURL(join(dist, 'tools', 'index.js')).href);
+  return toolSchemasOf(agent);
+}
+
+/** The same, of an agent module (`builtInSchemas`, `toolJsonSchema`) whose tools are loaded (tests read the sources'). */
+export function toolSchemasOf({ builtInSchemas, toolJsonSchema }) {
+  const schemas = [...builtInSchemas()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (schemas.length === 0) throw new Error('bundle-cli: no built-in tool schemas registered');
+  return Object.fromEntries(schemas.map(([key, schema]) => [key, toolJsonSchema(schema)]));
+}
+
 /** Bundles into `<dist>/bundle/`; `dist` is where tsc's output and the data files are (build.js stages it). */
 export async function bundleCli({ dist = DIST } = {}) {
   const bundleDir = join(dist, 'bundle');
   rmSync(bundleDir, { recursive: true, force: true }); // no chunks left from an earlier build
   const result = await esbuildCli(dist, bundleDir);
   writeFileSync(join(bundleDir, 'entry-argv.json'), `${JSON.stringify(await entryArgv(bundleDir), null, 2)}\n`);
+  writeFileSync(join(bundleDir, 'tool-schemas.json'), `${JSON.stringify(await toolSchemas(dist))}\n`);
   return result;
 }
 

@@ -116,10 +116,54 @@ export function toolDefinition(tool: AnyTool): ModelToolDefinition {
 
 function buildToolDefinition(tool: AnyTool): ModelToolDefinition {
   if (tool.parameters) return { name: tool.name, description: tool.description, parameters: tool.parameters, strict: tool.strict };
-  const schema = z.toJSONSchema(tool.schema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
-  delete schema.$schema;
-  dropSafeIntegerBounds(schema);
-  return { name: tool.name, description: tool.description, parameters: schema, strict: tool.strict };
+  const key = builtInSchemaKeys.get(tool.schema);
+  const emitted = key === undefined ? undefined : emittedSchemas()[key];
+  const parameters = emitted === undefined ? toolJsonSchema(tool.schema) : (structuredClone(emitted) as Record<string, unknown>);
+  return { name: tool.name, description: tool.description, parameters, strict: tool.strict };
+}
+
+/** The JSON Schema of a tool's arguments, as sent to the model. */
+export function toolJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const converted = z.toJSONSchema(schema, { io: 'input', target: 'draft-7' }) as Record<string, unknown>;
+  delete converted.$schema;
+  dropSafeIntegerBounds(converted);
+  return converted;
+}
+
+// Built-in tools' schemas are module constants, so their JSON Schemas are known at build time:
+// scripts/bundle-cli.js writes them to dist/bundle/tool-schemas.json (`toolJsonSchema` of each,
+// keyed as registered here), and the bundle reads that file instead of converting at start-up
+// (z.toJSONSchema was ~60 ms of `exec`'s start, docs/benchmarks.md). From the sources there is no
+// such file, and a schema not registered (MCP, a library user's tool) is converted as before.
+const builtInSchemaKeys = new Map<z.ZodType, string>();
+
+/** Registers a built-in tool's module-level schema under `key` (unique), for the build to emit. */
+export function builtInSchema<T extends z.ZodType>(key: string, schema: T): T {
+  for (const [known, knownKey] of builtInSchemaKeys) {
+    if (knownKey === key && known !== schema) throw new Error(`built-in tool schema ${key} registered twice`);
+  }
+  builtInSchemaKeys.set(schema, key);
+  return schema;
+}
+
+/** The registered built-in schemas by key (the build emits these; a test checks the emitted file). */
+export function builtInSchemas(): Map<string, z.ZodType> {
+  return new Map([...builtInSchemaKeys].map(([schema, key]) => [key, schema]));
+}
+
+let emitted: Record<string, Record<string, unknown>> | undefined;
+function emittedSchemas(): Record<string, Record<string, unknown>> {
+  if (emitted !== undefined) return emitted;
+  try {
+    // Rewritten by the bundle to ./tool-schemas.json next to its chunks; from src/ it names nothing.
+    emitted = JSON.parse(readFileSync(new URL('../bundle/tool-schemas.json', import.meta.url), 'utf8')) as Record<
+      string,
+      Record<string, unknown>
+    >;
+  } catch {
+    emitted = {};
+  }
+  return emitted;
 }
 
 /** zod writes ±Number.MAX_SAFE_INTEGER bounds on every `.int()`; they tell the model nothing and cost bytes on every request. */

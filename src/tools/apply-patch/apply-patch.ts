@@ -4,7 +4,7 @@
 
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { builtInSchema, loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { commitFileChanges } from '../atomic-write.js';
 import { capText, recordFileStamp, throwIfAborted, unifiedDiff } from '../text-file/index.js';
 import { parsePatch, scanPatchPaths } from './parse-patch.js';
@@ -12,9 +12,12 @@ import { planPatch, type PatchSummaryEntry } from './plan-patch.js';
 import { toolSessionState } from '../tool-session-state.js';
 import { isSecretPath } from '../../workspace/index.js';
 
-const applyPatchSchema = z.object({
-  patch: z.string().min(1).describe("From '*** Begin Patch' to '*** End Patch'."),
-});
+const applyPatchSchema = builtInSchema(
+  'apply_patch',
+  z.object({
+    patch: z.string().min(1).describe("From '*** Begin Patch' to '*** End Patch'."),
+  }),
+);
 
 export type ApplyPatchArgs = z.infer<typeof applyPatchSchema>;
 

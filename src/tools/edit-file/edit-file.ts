@@ -4,7 +4,7 @@
 
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ToolError, loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { builtInSchema, ToolError, loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { writeFileAtomic } from '../atomic-write.js';
 import { resolveInsideRoot } from '../path-policy.js';
 import {
@@ -27,13 +27,16 @@ import {
 import { toolSessionState } from '../tool-session-state.js';
 import { isSecretPath } from '../../workspace/index.js';
 
-const editFileSchema = z.object({
-  path: z.string().min(1).describe('Relative to the project root.'),
-  // edit-file.md says what these three mean; a second description here cost bytes on every request.
-  old_string: z.string(),
-  new_string: z.string(),
-  replace_all: z.boolean().optional(),
-});
+const editFileSchema = builtInSchema(
+  'edit_file',
+  z.object({
+    path: z.string().min(1).describe('Relative to the project root.'),
+    // edit-file.md says what these three mean; a second description here cost bytes on every request.
+    old_string: z.string(),
+    new_string: z.string(),
+    replace_all: z.boolean().optional(),
+  }),
+);
 
 export type EditFileArgs = z.infer<typeof editFileSchema>;
 

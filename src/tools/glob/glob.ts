@@ -6,17 +6,20 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { glob } from 'tinyglobby';
 import { z } from 'zod';
-import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { builtInSchema, loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { IgnoreRules, describeRefusedIgnoreFiles } from '../ignore-rules.js';
 import { resolveExisting } from '../path-policy.js';
 import { isInside } from '../../workspace/index.js';
 import { executionPolicy } from '../tool-session-state.js';
 import { createIgnoringFileSystem } from './ignoring-file-system.js';
 
-const globSchema = z.object({
-  pattern: z.string().min(1).describe('Glob pattern.'),
-  path: z.string().optional().describe('Directory to search from (default: root).'),
-});
+const globSchema = builtInSchema(
+  'glob',
+  z.object({
+    pattern: z.string().min(1).describe('Glob pattern.'),
+    path: z.string().optional().describe('Directory to search from (default: root).'),
+  }),
+);
 
 export type GlobArgs = z.infer<typeof globSchema>;
 

@@ -12,20 +12,23 @@ import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { isSecretPath } from '../../workspace/index.js';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { builtInSchema, loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { IgnoreRules, describeRefusedIgnoreFiles } from '../ignore-rules.js';
 import { resolveExisting } from '../path-policy.js';
 import { executionPolicy } from '../tool-session-state.js';
 import { DEFAULT_GREP_LIMITS, formatGrepReport, type GrepLimits } from './grep-report.js';
 import { searchWithRipgrep } from './ripgrep-search.js';
 
-const grepSchema = z.object({
-  pattern: z.string().min(1).describe('Regex, or plain text with literal.'),
-  path: z.string().optional().describe('File or directory (default: root).'),
-  glob: z.string().optional().describe('Only files matching this glob.'),
-  ignore_case: z.boolean().optional().describe('Case-insensitive (default false).'),
-  literal: z.boolean().optional().describe('Pattern is plain text (default false).'),
-});
+const grepSchema = builtInSchema(
+  'grep',
+  z.object({
+    pattern: z.string().min(1).describe('Regex, or plain text with literal.'),
+    path: z.string().optional().describe('File or directory (default: root).'),
+    glob: z.string().optional().describe('Only files matching this glob.'),
+    ignore_case: z.boolean().optional().describe('Case-insensitive (default false).'),
+    literal: z.boolean().optional().describe('Pattern is plain text (default false).'),
+  }),
+);
 
 export type GrepArgs = z.infer<typeof grepSchema>;
 

@@ -6,14 +6,17 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { builtInSchema, loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { resolveExisting } from '../path-policy.js';
 import { isInside } from '../../workspace/index.js';
 import { executionPolicy } from '../tool-session-state.js';
 
-const listDirSchema = z.object({
-  path: z.string().optional().describe('Relative to the project root (default: the root).'),
-});
+const listDirSchema = builtInSchema(
+  'list_dir',
+  z.object({
+    path: z.string().optional().describe('Relative to the project root (default: the root).'),
+  }),
+);
 
 export type ListDirArgs = z.infer<typeof listDirSchema>;
 

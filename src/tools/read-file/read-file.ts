@@ -5,16 +5,19 @@
 import { closeSync, constants, fstatSync, openSync, read, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { builtInSchema, loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { resolveExisting } from '../path-policy.js';
 import { BINARY_SNIFF_BYTES, containsNulByte, hasBinaryExtension } from './binary-file.js';
 import { toolSessionState } from '../tool-session-state.js';
 
-const readFileSchema = z.object({
-  path: z.string().min(1).describe('Relative to the project root.'),
-  offset: z.number().int().min(1).optional().describe('1-based first line (default 1).'),
-  limit: z.number().int().min(1).optional().describe('Lines to show (default 2000).'),
-});
+const readFileSchema = builtInSchema(
+  'read_file',
+  z.object({
+    path: z.string().min(1).describe('Relative to the project root.'),
+    offset: z.number().int().min(1).optional().describe('1-based first line (default 1).'),
+    limit: z.number().int().min(1).optional().describe('Lines to show (default 2000).'),
+  }),
+);
 
 export type ReadFileArgs = z.infer<typeof readFileSchema>;
 

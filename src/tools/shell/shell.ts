@@ -5,7 +5,15 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { FatalToolError, ToolError, loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import {
+  builtInSchema,
+  FatalToolError,
+  ToolError,
+  loadToolDescription,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+} from '../../agent/index.js';
 import { resolveExisting, type ResolvedPath } from '../path-policy.js';
 import {
   describeUnverifiedTree,
@@ -22,13 +30,16 @@ import { SHELL_FIELD_SEPARATOR } from '../../views/index.js';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const MAX_TIMEOUT_MS = 600_000;
 
-const shellArguments = z.strictObject({
-  command: z.string().min(1).describe('Run with bash -c.'),
-  workdir: z.string().optional().describe('Relative to the project root (default: root).'),
-  timeout_ms: z.number().optional().describe(`Default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}.`),
-  escalate: z.boolean().optional().describe('Run outside the sandbox.'),
-  justification: z.string().optional().describe('Why escalation is needed.'),
-});
+const shellArguments = builtInSchema(
+  'shell',
+  z.strictObject({
+    command: z.string().min(1).describe('Run with bash -c.'),
+    workdir: z.string().optional().describe('Relative to the project root (default: root).'),
+    timeout_ms: z.number().optional().describe(`Default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}.`),
+    escalate: z.boolean().optional().describe('Run outside the sandbox.'),
+    justification: z.string().optional().describe('Why escalation is needed.'),
+  }),
+);
 
 export type ShellArguments = z.infer<typeof shellArguments>;
 

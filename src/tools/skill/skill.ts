@@ -5,17 +5,20 @@
 // through workspace/'s guarded reader with the skill's folder as the root.
 
 import { z } from 'zod';
-import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { builtInSchema, loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { SKILL_TOOL_NAME } from '../../views/index.js';
 import { findSkills, listSkillFiles, RefusedFileError, readSkillBody, readSkillFile, type SkillPlaces } from '../../workspace/index.js';
 
 // Named in views/, which reads the loads back for what they cost.
 export { SKILL_TOOL_NAME };
 
-const skillSchema = z.object({
-  name: z.string().describe('The skill name, as listed.'),
-  file: z.string().optional().describe("A supporting file's path inside the skill's folder; omit to load the skill."),
-});
+const skillSchema = builtInSchema(
+  'skill',
+  z.object({
+    name: z.string().describe('The skill name, as listed.'),
+    file: z.string().optional().describe("A supporting file's path inside the skill's folder; omit to load the skill."),
+  }),
+);
 
 export type SkillArgs = z.infer<typeof skillSchema>;
 

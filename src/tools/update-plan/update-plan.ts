@@ -3,18 +3,20 @@
 // `latestPlan`), so a resumed or replayed session shows the same plan without a record of its own.
 // The output tells the model what it now holds, so a malformed plan is corrected on the next call.
 
-import { loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { builtInSchema, loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { PLAN_TOOL_NAME, planUpdateSchema, type PlanUpdate } from '../../protocol/index.js';
 
 export const UPDATE_PLAN_TOOL_NAME = PLAN_TOOL_NAME;
 
 export type UpdatePlanArgs = PlanUpdate;
 
+const updatePlanSchema = builtInSchema(UPDATE_PLAN_TOOL_NAME, planUpdateSchema);
+
 export function createUpdatePlanTool(): Tool<UpdatePlanArgs> {
   return {
     name: UPDATE_PLAN_TOOL_NAME,
     description: loadToolDescription(new URL('./update-plan.md', import.meta.url)),
-    schema: planUpdateSchema,
+    schema: updatePlanSchema,
     readOnly: true,
     strict: false,
     access: () => ({ kind: 'none' }),

@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
+import { builtInSchema, loadToolDescription, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
 import { writeFileAtomic } from '../atomic-write.js';
 import { resolveInsideRoot } from '../path-policy.js';
 import {
@@ -24,11 +24,14 @@ import {
 import { toolSessionState } from '../tool-session-state.js';
 import { isSecretPath } from '../../workspace/index.js';
 
-const writeFileSchema = z.object({
-  path: z.string().min(1).describe('Relative to the project root.'),
-  // write-file.md: `content` is the complete new text.
-  content: z.string(),
-});
+const writeFileSchema = builtInSchema(
+  'write_file',
+  z.object({
+    path: z.string().min(1).describe('Relative to the project root.'),
+    // write-file.md: `content` is the complete new text.
+    content: z.string(),
+  }),
+);
 
 export type WriteFileArgs = z.infer<typeof writeFileSchema>;
 
