@@ -3,7 +3,7 @@
 // enabled server as a run would, then stops them.
 
 import { type Command, Option } from 'commander';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { resolveHome } from './glassbox-home.js';
 import { escapeControls } from '../terminal-text/index.js';
 
@@ -29,7 +29,8 @@ export function registerMcpCommand(program: Command, version: string): void {
 async function mcpList(options: McpListOptions, version: string): Promise<number> {
   const { readMcpConfig, startMcpTools } = await import('../mcp/index.js');
   const root = resolve(options.cd ?? process.cwd());
-  const config = await readMcpConfig(resolveHome(options.home), root);
+  const home = resolveHome(options.home);
+  const config = await readMcpConfig(home, root);
   const set = await startMcpTools(config, { version });
   try {
     if (options.json) {
@@ -38,8 +39,11 @@ async function mcpList(options: McpListOptions, version: string): Promise<number
       );
       return set.servers.some((server) => server.state === 'failed') ? 1 : 0;
     }
-    if (set.servers.length === 0)
-      process.stdout.write('No MCP servers configured (mcpServers in ~/.glassbox/config.json or .glassbox/config.json).\n');
+    if (set.servers.length === 0) {
+      // The files actually read: with --home or GLASSBOX_HOME the user's file is not ~/.glassbox's.
+      const files = [join(home, 'config.json'), join(root, '.glassbox', 'config.json')].map((file) => escapeControls(file));
+      process.stdout.write(`No MCP servers configured (mcpServers in ${files[0]} or ${files[1]}).\n`);
+    }
     for (const server of set.servers) {
       process.stdout.write(`${server.name}  [${server.state}]  ${server.source} config  ${escapeControls(server.transport)}\n`);
       if (server.failure) process.stdout.write(`  ${escapeControls(server.failure)}\n`);

@@ -105,10 +105,19 @@ describe('glassbox exec / mcp list / trace (processes)', { concurrency: true }, 
     const badHome = join(base, 'bad-home');
     await mkdir(badHome, { recursive: true });
     await writeFile(join(badHome, 'config.json'), JSON.stringify({ mcpServers: { notes: { comand: 'x' } } }));
-    const [result, bad] = await Promise.all([
+    const emptyHome = join(base, 'empty-home');
+    await mkdir(emptyHome, { recursive: true });
+    const [result, bad, none] = await Promise.all([
       runCli(['mcp', 'list', '--home', home, '-C', base], cliEnv({})),
       runCli(['mcp', 'list', '--home', badHome], cliEnv({})),
+      runCli(['mcp', 'list', '-C', base], cliEnv({ GLASSBOX_HOME: emptyHome })),
     ]);
+    // The message names the files it read, GLASSBOX_HOME's included, not a default path.
+    assert.equal(none.code, 0);
+    assert.equal(
+      none.stdout,
+      `No MCP servers configured (mcpServers in ${join(emptyHome, 'config.json')} or ${join(base, '.glassbox', 'config.json')}).\n`,
+    );
     assert.equal(result.code, 1, 'a server that fails to start fails the listing');
     assert.match(result.stdout, /^notes {2}\[ready\] {2}user config {2}stdio: /m);
     assert.match(result.stdout, /^ {2}mcp__notes__ok {2}\(trusted\)$/m);
