@@ -1,7 +1,7 @@
-// The team server end to end: two `glassbox serve --database-url --no-worker` processes, two
+// The team server end to end: three `glassbox serve --database-url --no-worker` processes, two
 // `glassbox worker` processes, one throwaway PostgreSQL cluster and the scripted provider (which
 // answers by prompt, so whichever worker asks gets the same script). A run started through A
-// streams identically through B; an approval asked by a worker is answered through the other
+// streams identically through B and C; an approval asked by a worker is answered through the other
 // server; a cancel through B stops a run A started; `kill -9` of the worker mid-run → the other
 // worker takes it over and finishes it, the session holding each committed item once; a reconnect
 // to the other server with Last-Event-ID loses nothing; concurrent runs all complete.
@@ -143,7 +143,12 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
   };
   // One process migrates first; the others start against the schema (they would also race safely).
   const serverA = await startServer('a');
-  const [serverB, worker1, worker2] = await Promise.all([startServer('b'), startWorker('w1'), startWorker('w2')]);
+  const [serverB, serverC, worker1, worker2] = await Promise.all([
+    startServer('b'),
+    startServer('c'),
+    startWorker('w1'),
+    startWorker('w2'),
+  ]);
   const workers = [worker1, worker2];
 
   const api = (origin: string, path: string, init: RequestInit = {}) => {
@@ -168,14 +173,15 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
   };
   const listRuns = async (origin: string) => ((await (await api(origin, '/api/runs')).json()) as { runs: Listed[] }).runs;
 
-  await t.test('a run started through A streams identically through B', async () => {
+  await t.test('a run started through A streams identically through B and C', async () => {
     const { runId, response } = await startRun(serverA, { prompt: 'stream-test' });
-    const throughB = await api(serverB, `/api/runs/${runId}/events`);
+    const [throughB, throughC] = await Promise.all([api(serverB, `/api/runs/${runId}/events`), api(serverC, `/api/runs/${runId}/events`)]);
     assert.equal(throughB.status, 200);
+    assert.equal(throughC.status, 200);
     // Both streams are subscribed before the model answers anything.
     await waitFor('the model request', async () => provider.requests.some((request) => promptOf(request).includes('stream-test')));
     streamGate.open();
-    const [framesA, framesB] = await Promise.all([readFrames(response), readFrames(throughB)]);
+    const [framesA, framesB, framesC] = await Promise.all([readFrames(response), readFrames(throughB), readFrames(throughC)]);
     const a = eventsOf(framesA);
     assert.equal(a.at(-1)!.type, 'run_succeeded');
     assert.ok(
@@ -183,6 +189,7 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
       'deltas reach the subscribers',
     );
     assert.deepEqual(eventsOf(framesB), a);
+    assert.deepEqual(eventsOf(framesC), a);
     const listed = (await listRuns(serverB)).find((run) => run.runId === runId)!;
     assert.equal(listed.state, 'succeeded');
     assert.ok(listed.worker !== null && workers.some((worker) => worker.pid === listed.worker!.pid), JSON.stringify(listed));
@@ -192,13 +199,9 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
     const { runId, response } = await startRun(serverA, { prompt: 'approval-test', approvalPolicy: 'untrusted' });
     const before = eventsOf(await readFrames(response, (frame) => frame.event === 'approval_requested'));
     const callId = String(before.at(-1)!.event.callId);
-    // The event is emitted as the worker starts asking; its row lands a query later, so list until it shows.
+    // The row is stored before the event that announces it: listed at once, on another server.
     type Listed = { approvals: Array<{ callId: string; sessionId: string | null }> };
-    let listed: Listed = { approvals: [] };
-    for (let attempt = 0; attempt < 200 && listed.approvals.length === 0; attempt += 1) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25));
-      listed = (await (await api(serverB, `/api/approvals?runId=${runId}`)).json()) as Listed;
-    }
+    const listed = (await (await api(serverB, `/api/approvals?runId=${runId}`)).json()) as Listed;
     assert.deepEqual(
       listed.approvals.map((approval) => approval.callId),
       [callId],
