@@ -39,6 +39,8 @@ export interface ServeCliOptions extends ModelOptionValues {
   projectRoot?: string[];
   /** `--repository` (repeatable): repositories a run may name, as written. */
   repository?: string[];
+  /** `--work-dir`: mirrors and worktrees of repository runs. */
+  workDir?: string;
   /** Team lease in ms (tests; default 5 s). */
   leaseMs?: string;
 }
@@ -71,6 +73,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
     .option('--project-root <dir>', 'a directory runs may name as their project, or one under it (repeatable)', collect, [])
     .option('--repository <url-or-path>', 'a repository runs may name with a ref; checked out per run (repeatable)', collect, [])
+    .option('--work-dir <dir>', "where repository runs' mirrors and worktrees live (default: the home's path + -work)")
     .addOption(databaseUrlOption())
     .option('--no-worker', 'with --database-url: serve the API only; `glassbox worker` processes work the runs')
     .addOption(new Option('--lease-ms <ms>').hideHelp())
@@ -91,6 +94,7 @@ export function registerWorkerCommand(program: Command): Command {
     .option('--trace-content', 'attach prompts, answers, tool arguments and results to the traces')
     .option('--project-root <dir>', 'a directory runs may name as their project, or one under it (repeatable)', collect, [])
     .option('--repository <url-or-path>', 'a repository runs may name with a ref; checked out per run (repeatable)', collect, [])
+    .option('--work-dir <dir>', "where repository runs' mirrors and worktrees live (default: the home's path + -work)")
     .addOption(databaseUrlOption())
     .addOption(new Option('--lease-ms <ms>').hideHelp())
     .action(async (options: ServeCliOptions) => {
@@ -250,6 +254,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       home: config.home,
       projectRoots: projectRoots(options.projectRoot),
       repositories: options.repository ?? [],
+      ...(options.workDir !== undefined ? { workDir: resolve(options.workDir) } : {}),
       gatewayFor,
       demo: config.demo,
       caps,

@@ -1,8 +1,11 @@
 // Where a run works. A request may name a directory or a repository at a ref, but never more than
 // the person who started the server allowed: a directory only inside its project roots (after
 // realpath, so a symlink cannot lead out), a repository only from its allowlist, compared as
-// written. A repository run gets a worktree of its own, `<home>/worktrees/<runId>` (the same path
-// for a takeover, which reuses it), from a bare mirror `<home>/mirrors/<sha256 of repository>`.
+// written. A repository run gets a worktree of its own, `<work>/worktrees/<runId>` (the same path
+// for a takeover, which reuses it), from a bare mirror `<work>/mirrors/<sha256 of repository>`.
+// `<work>` (`--work-dir`, default `<home>-work`) lies outside Glassbox's home: the home is
+// protected from the agent and hidden from its sandbox, and a worktree there could be neither
+// edited nor used with git (its `.git` points into the mirror, which the sandbox shows read-only).
 //
 // No program the repository names may run on the host while it is fetched and checked out. Every
 // git command here gets no system or global config, no prompt or askpass, no hooks, no fsmonitor,
@@ -13,11 +16,19 @@
 // says `* -filter -ident -text -working-tree-encoding`: no path has a filter, so no driver runs
 // whatever the config names; checkout writes the blobs as stored. The worktree is added with
 // `--no-checkout` and checked out afterwards, so the attributes are in place before any file is.
+//
+// The mirror's own config is ours, not the repository's: a clone copies no config, but a command
+// the agent was allowed to run unsandboxed in a worktree could write `<mirror>/config` (an
+// `uploadpack` program, an `insteadOf` past the allowlist, an `include.path`) for the next run of
+// that repository. So the config is rewritten with fixed contents before every git command on
+// the mirror, and fetches name the allowlisted URL and refspecs on the command line instead of a
+// remote. Only branches and tags are fetched (`clone --bare`, not `--mirror`), and replace refs
+// are ignored (GIT_NO_REPLACE_OBJECTS), so a ref names the commit the repository has, not another.
 
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join, relative, isAbsolute } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunProjectRequest } from '../protocol/index.js';
 import { HttpError } from './http-error.js';
 
@@ -27,6 +38,8 @@ export type RunProject = { directory: string } | { repository: string; ref: stri
 export interface ProjectSettings {
   root: string;
   home: string;
+  /** Mirrors and worktrees (`--work-dir`); default `<home>-work`. */
+  workDir?: string;
   projectRoots?: readonly string[];
   repositories?: readonly string[];
 }
@@ -87,7 +100,15 @@ const GIT_SAFETY = [
 ].flatMap((setting) => ['-c', setting]);
 
 /** No attribute a path could carry that would start a program or rewrite content. */
-const NEUTRAL_ATTRIBUTES = '* -filter -ident -text -working-tree-encoding -diff -merge\n';
+// Not -diff or -merge: their drivers need config, which the repository cannot set, and unset they
+// would make the agent's `git diff` call every file binary.
+const NEUTRAL_ATTRIBUTES = '* -filter -ident -text -working-tree-encoding\n';
+
+/** The whole config of a mirror, written before each git command on it. */
+const MIRROR_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n';
+
+/** Branches and tags, force-updated; a fetch prunes what the repository no longer has. */
+const REFSPECS = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'];
 
 function gitEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -102,6 +123,7 @@ function gitEnvironment(): NodeJS.ProcessEnv {
     GIT_ATTR_NOSYSTEM: '1',
     GIT_TERMINAL_PROMPT: '0',
     GIT_TEMPLATE_DIR: '',
+    GIT_NO_REPLACE_OBJECTS: '1',
   };
 }
 
@@ -114,12 +136,28 @@ function git(args: readonly string[], cwd?: string): Promise<string> {
   });
 }
 
-export function mirrorPath(home: string, repository: string): string {
-  return join(home, 'mirrors', createHash('sha256').update(repository).digest('hex'));
+/** Where mirrors and worktrees live: `--work-dir`, or beside the home (never inside it). */
+export function workDirectory(settings: Pick<ProjectSettings, 'home' | 'workDir'>): string {
+  const work = resolve(settings.workDir ?? `${resolve(settings.home)}-work`);
+  if (inside(resolve(settings.home), work)) {
+    throw new RunProjectError(
+      `the work directory ${work} lies in Glassbox's home ${settings.home}, which the agent may not edit; choose another --work-dir`,
+    );
+  }
+  return work;
 }
 
-export function worktreePath(home: string, runId: string): string {
-  return join(home, 'worktrees', runId);
+export function mirrorPath(work: string, repository: string): string {
+  return join(work, 'mirrors', createHash('sha256').update(repository).digest('hex'));
+}
+
+export function worktreePath(work: string, runId: string): string {
+  return join(work, 'worktrees', runId);
+}
+
+/** Put back our config (see the header): nothing a worktree's commands wrote there is used. */
+async function resetMirrorConfig(mirror: string): Promise<void> {
+  await writeFile(join(mirror, 'config'), MIRROR_CONFIG);
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -134,19 +172,31 @@ async function exists(path: string): Promise<boolean> {
 // and git takes its own ref locks for a fetch.
 const mirrorQueue = new Map<string, Promise<unknown>>();
 
-async function updateMirror(home: string, repository: string): Promise<string> {
-  const mirror = mirrorPath(home, repository);
+async function updateMirror(work: string, repository: string): Promise<string> {
+  const mirror = mirrorPath(work, repository);
   const previous = mirrorQueue.get(mirror) ?? Promise.resolve();
   const next = previous
     .catch(() => undefined)
     .then(async () => {
       if (await exists(join(mirror, 'HEAD'))) {
-        await git(['--git-dir', mirror, 'fetch', '--prune', '--no-recurse-submodules', 'origin']);
+        await resetMirrorConfig(mirror);
+        await git([
+          '--git-dir',
+          mirror,
+          'fetch',
+          '--prune',
+          '--no-recurse-submodules',
+          '--no-write-fetch-head',
+          '--',
+          repository,
+          ...REFSPECS,
+        ]);
       } else {
-        await mkdir(join(home, 'mirrors'), { recursive: true });
-        const temporary = join(home, 'mirrors', `.clone-${randomUUID()}`);
+        await mkdir(join(work, 'mirrors'), { recursive: true, mode: 0o700 });
+        const temporary = join(work, 'mirrors', `.clone-${randomUUID()}`);
         try {
-          await git(['clone', '--mirror', '--no-hardlinks', '--template=', '--', repository, temporary]);
+          await git(['clone', '--bare', '--no-hardlinks', '--template=', '--', repository, temporary]);
+          await resetMirrorConfig(temporary);
           await rename(temporary, mirror).catch(async (error: NodeJS.ErrnoException) => {
             if (!(await exists(join(mirror, 'HEAD')))) throw error;
           });
@@ -182,24 +232,27 @@ export async function prepareRunProject(project: RunProject | null, settings: Pr
     throw error instanceof HttpError ? new RunProjectError(error.message) : error;
   }
   if ('directory' in project) return { root: project.directory, cleanup: async () => undefined };
-  const worktree = worktreePath(settings.home, runId);
-  const mirror = mirrorPath(settings.home, project.repository);
+  const work = workDirectory(settings);
+  const worktree = worktreePath(work, runId);
+  const mirror = mirrorPath(work, project.repository);
   const cleanup = async (): Promise<void> => {
+    await resetMirrorConfig(mirror).catch(() => undefined);
     await git(['--git-dir', mirror, 'worktree', 'remove', '--force', worktree]).catch(() => undefined);
     await rm(worktree, { recursive: true, force: true });
     await git(['--git-dir', mirror, 'worktree', 'prune']).catch(() => undefined);
   };
   // A takeover finds the worktree the first attempt made, with the agent's changes in it.
   if (await exists(join(worktree, '.git'))) return { root: worktree, cleanup };
-  await updateMirror(settings.home, project.repository);
+  await updateMirror(work, project.repository);
   let commit: string;
   try {
     commit = (await git(['--git-dir', mirror, 'rev-parse', '--verify', '--end-of-options', `${project.ref}^{commit}`])).trim();
   } catch {
     throw new RunProjectError(`ref ${project.ref} is not a commit in repository ${project.repository}`);
   }
-  await mkdir(join(settings.home, 'worktrees'), { recursive: true });
+  await mkdir(join(work, 'worktrees'), { recursive: true, mode: 0o700 });
   try {
+    await resetMirrorConfig(mirror);
     await git(['--git-dir', mirror, 'worktree', 'add', '--detach', '--no-checkout', worktree, commit]);
     await git(['checkout', '--force', '--detach', commit], worktree);
   } catch (error) {

@@ -28,6 +28,8 @@ export interface ServerSettings extends ModelSettings {
   projectRoots?: string[];
   /** Repositories (URLs or paths, as written) a run may name (`--repository`); default none. */
   repositories?: string[];
+  /** Where repository runs' mirrors and worktrees live (`--work-dir`); default `<home>-work`, never inside the home. */
+  workDir?: string;
   /** The gateway runs use for a wire API (a run may choose the other one). */
   gatewayFor: (wireApi: WireApi) => ModelGateway;
   /** True when the model is the built-in offline demo. */

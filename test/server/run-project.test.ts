@@ -51,9 +51,9 @@ describe('run projects', () => {
     const h = await startHarness({ script: readHello, settings: { repositories: [source] } });
     try {
       // The mirror exists already and names programs: a filter driver for `x` and a post-checkout hook.
-      const mirror = mirrorPath(h.home, source);
-      await mkdir(join(h.home, 'mirrors'), { recursive: true });
-      git(base, 'clone', '-q', '--mirror', source, mirror);
+      const mirror = mirrorPath(`${h.home}-work`, source);
+      await mkdir(join(`${h.home}-work`, 'mirrors'), { recursive: true });
+      git(base, 'clone', '-q', '--bare', source, mirror);
       await appendFile(
         join(mirror, 'config'),
         `[filter "x"]\n\tsmudge = "touch ${marker}; cat"\n\tclean = "touch ${marker}; cat"\n\trequired = true\n[core]\n\tfsmonitor = "touch ${marker}; true"\n`,
@@ -73,7 +73,7 @@ describe('run projects', () => {
       assert.match(String(finished.event.output), /hello from v1/);
       assert.equal(existsSync(marker), false, 'a program the repository named ran on the host');
       const runId = response.headers.get('x-run-id')!;
-      assert.equal(existsSync(join(h.home, 'worktrees', runId)), false, 'the worktree outlived the run');
+      assert.equal(existsSync(join(`${h.home}-work`, 'worktrees', runId)), false, 'the worktree outlived the run');
       assert.deepEqual(await readdir(join(mirror, 'worktrees')).catch(() => []), []);
     } finally {
       await h.close();
@@ -91,7 +91,7 @@ describe('run projects', () => {
       const last = events.at(-1)!;
       assert.equal(last.type, 'run_failed');
       assert.match(String((last.event.error as { message: string }).message), /no-such-ref/);
-      assert.equal(existsSync(join(h.home, 'worktrees', response.headers.get('x-run-id')!)), false);
+      assert.equal(existsSync(join(`${h.home}-work`, 'worktrees', response.headers.get('x-run-id')!)), false);
     } finally {
       await h.close();
       await rm(base, { recursive: true, force: true });
@@ -126,13 +126,53 @@ describe('run projects', () => {
 });
 
 describe('prepareRunProject', () => {
+  test("what a worktree command writes into the mirror's config is not used by the next run; replace refs are ignored; diffs stay text", async () => {
+    const { base, source } = await sourceRepository();
+    const home = join(base, 'home');
+    const marker = join(base, 'MARKER');
+    const settings = { root: base, home, repositories: [source] };
+    try {
+      const first = await prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-1');
+      // What an agent's command allowed to run unsandboxed could do from its worktree.
+      const evil = join(base, 'evil.sh');
+      await writeFile(evil, `#!/bin/sh\ntouch ${marker}\nexec git-upload-pack "$@"\n`);
+      await chmod(evil, 0o755);
+      const elsewhere = join(base, 'elsewhere');
+      git(base, 'init', '-q', '--bare', elsewhere);
+      git(first.root, 'config', 'remote.origin.uploadpack', evil);
+      git(first.root, 'config', 'remote.origin.url', elsewhere);
+      git(first.root, 'config', `url.${elsewhere}.insteadOf`, source);
+      // And the repository itself: a replace ref that would swap v2's commit for another.
+      await writeFile(join(source, 'hello.txt'), 'EVIL\n');
+      const other = git(source, 'commit-tree', git(source, 'write-tree').trim(), '-m', 'evil').trim();
+      git(source, 'checkout', '-q', '--', 'hello.txt');
+      git(source, 'replace', git(source, 'rev-parse', 'main').trim(), other);
+      await writeFile(join(first.root, 'hello.txt'), 'changed\n');
+      const diff = git(first.root, 'diff');
+      assert.match(diff, /^-hello from v2$/m, 'git diff in a worktree shows text');
+      await first.cleanup();
+
+      const second = await prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-2');
+      assert.equal(existsSync(marker), false, 'a program written into the mirror config ran');
+      assert.equal(await readFile(join(second.root, 'hello.txt'), 'utf8'), 'hello from v2\n');
+      await second.cleanup();
+      await assert.rejects(
+        prepareRunProject({ repository: source, ref: 'main' }, { ...settings, workDir: join(home, 'work') }, 'run-3'),
+        (error: Error) => error instanceof RunProjectError && /--work-dir/.test(error.message),
+      );
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
   test('a takeover (the same run id) reuses the worktree with its changes; cleanup removes it; a project the settings no longer allow fails', async () => {
     const { base, source } = await sourceRepository();
     const home = join(base, 'home');
     const settings = { root: base, home, repositories: [source] };
     try {
       const first = await prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-1');
-      assert.equal(first.root, join(home, 'worktrees', 'run-1'));
+      // Beside the home, not in it: the home is protected from the agent and hidden from its sandbox.
+      assert.equal(first.root, join(`${home}-work`, 'worktrees', 'run-1'));
       assert.equal(await readFile(join(first.root, 'hello.txt'), 'utf8'), 'hello from v2\n');
       await writeFile(join(first.root, 'work.txt'), 'in progress\n');
       const second = await prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-1');
