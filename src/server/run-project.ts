@@ -22,12 +22,18 @@
 // `uploadpack` program, an `insteadOf` past the allowlist, an `include.path`) for the next run of
 // that repository. So the config is rewritten with fixed contents before every git command on
 // the mirror, and fetches name the allowlisted URL and refspecs on the command line instead of a
-// remote. Only branches and tags are fetched (`clone --bare`, not `--mirror`), and replace refs
-// are ignored (GIT_NO_REPLACE_OBJECTS), so a ref names the commit the repository has, not another.
+// remote. Only branches and tags are fetched (`clone --bare`, not `--mirror`), replace refs are
+// ignored (GIT_NO_REPLACE_OBJECTS), and a ref is looked up only as a branch, a tag or a full
+// commit id (`resolveRef`), so it names the commit the repository has, not a planted one. Files
+// of ours in the mirror are replaced by rename, so a symlink there is never written through.
+// What this does not undo: a command run with full access (outside the sandbox, which shows the
+// mirror read-only) can change anything this user can, the mirror's objects included; a run
+// after one like that should not trust the mirror more than it trusts the host.
 
 import { execFile } from 'node:child_process';
+import type { Stats } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunProjectRequest } from '../protocol/index.js';
 import { HttpError } from './http-error.js';
@@ -136,15 +142,89 @@ function git(args: readonly string[], cwd?: string): Promise<string> {
   });
 }
 
-/** Where mirrors and worktrees live: `--work-dir`, or beside the home (never inside it). */
-export function workDirectory(settings: Pick<ProjectSettings, 'home' | 'workDir'>): string {
+/**
+ * Where mirrors and worktrees live: `--work-dir`, or beside the home. Never inside the home, and
+ * never overlapping a directory a run may work in: a run there could rewrite another run's
+ * worktree or the mirrors.
+ */
+export function workDirectory(settings: Pick<ProjectSettings, 'home' | 'workDir' | 'root' | 'projectRoots'>): string {
   const work = resolve(settings.workDir ?? `${resolve(settings.home)}-work`);
   if (inside(resolve(settings.home), work)) {
     throw new RunProjectError(
       `the work directory ${work} lies in Glassbox's home ${settings.home}, which the agent may not edit; choose another --work-dir`,
     );
   }
+  for (const root of [settings.root, ...(settings.projectRoots ?? [])]) {
+    const project = resolve(root);
+    if (inside(project, work) || inside(work, project)) {
+      throw new RunProjectError(
+        `the work directory ${work} overlaps the project directory ${project}, where runs write; choose another --work-dir`,
+      );
+    }
+  }
   return work;
+}
+
+/**
+ * A directory of ours: made private if missing; refused when it is a symlink, another user's, or
+ * writable by others (anyone who can write there can plant refs or objects for the next run).
+ */
+async function ownDirectory(path: string): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  const info = await lstat(path);
+  const uid = process.getuid?.();
+  if (!info.isDirectory() || (uid !== undefined && info.uid !== uid) || (info.mode & 0o022) !== 0) {
+    throw new RunProjectError(`${path} must be a directory of this user's that no one else can write to (it is ${describe(info, uid)})`);
+  }
+}
+
+function describe(info: Stats, uid: number | undefined): string {
+  if (info.isSymbolicLink()) return 'a symbolic link';
+  if (!info.isDirectory()) return 'not a directory';
+  if (uid !== undefined && info.uid !== uid) return `owned by uid ${info.uid}`;
+  return `mode ${(info.mode & 0o777).toString(8)}`;
+}
+
+/** Write a file of the mirror's by rename: a symlink planted in its place is replaced, never followed. */
+async function replaceFile(directory: string, name: string, content: string): Promise<void> {
+  const info = await lstat(directory).catch(() => null);
+  if (info !== null && !info.isDirectory()) await rm(directory, { force: true });
+  await mkdir(directory, { recursive: true });
+  const temporary = join(directory, `.${name}-${randomUUID()}`);
+  await writeFile(temporary, content, { flag: 'wx' });
+  await rename(temporary, join(directory, name));
+}
+
+/**
+ * The commit a ref names: a full commit id, `refs/heads/…` or `refs/tags/…`, or a name that is
+ * exactly one branch or one tag. Never git's own lookup, which tries `refs/<name>` first and then
+ * a tag before a branch: a tag named `main` (which someone who cannot push to `main` may be able
+ * to push) would otherwise pick what a run of `main` checks out.
+ */
+async function resolveRef(mirror: string, ref: string): Promise<string | null> {
+  const verify = (name: string) =>
+    git(['--git-dir', mirror, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${name}^{commit}`]).then(
+      (out) => out.trim(),
+      () => null,
+    );
+  if (/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(ref)) return verify(ref);
+  if (ref.startsWith('refs/heads/') || ref.startsWith('refs/tags/')) {
+    return (await refExists(mirror, ref)) ? verify(ref) : null;
+  }
+  const [branch, tag] = await Promise.all([refExists(mirror, `refs/heads/${ref}`), refExists(mirror, `refs/tags/${ref}`)]);
+  if (branch && tag) {
+    throw new RunProjectError(`ref ${ref} names both a branch and a tag; write refs/heads/${ref} or refs/tags/${ref}`);
+  }
+  if (branch) return verify(`refs/heads/${ref}`);
+  if (tag) return verify(`refs/tags/${ref}`);
+  return null;
+}
+
+async function refExists(mirror: string, full: string): Promise<boolean> {
+  return git(['--git-dir', mirror, 'show-ref', '--verify', '--quiet', full]).then(
+    () => true,
+    () => false,
+  );
 }
 
 export function mirrorPath(work: string, repository: string): string {
@@ -157,7 +237,7 @@ export function worktreePath(work: string, runId: string): string {
 
 /** Put back our config (see the header): nothing a worktree's commands wrote there is used. */
 async function resetMirrorConfig(mirror: string): Promise<void> {
-  await writeFile(join(mirror, 'config'), MIRROR_CONFIG);
+  await replaceFile(mirror, 'config', MIRROR_CONFIG);
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -192,7 +272,7 @@ async function updateMirror(work: string, repository: string): Promise<string> {
           ...REFSPECS,
         ]);
       } else {
-        await mkdir(join(work, 'mirrors'), { recursive: true, mode: 0o700 });
+        await ownDirectory(join(work, 'mirrors'));
         const temporary = join(work, 'mirrors', `.clone-${randomUUID()}`);
         try {
           await git(['clone', '--bare', '--no-hardlinks', '--template=', '--', repository, temporary]);
@@ -204,8 +284,7 @@ async function updateMirror(work: string, repository: string): Promise<string> {
           await rm(temporary, { recursive: true, force: true });
         }
       }
-      await mkdir(join(mirror, 'info'), { recursive: true });
-      await writeFile(join(mirror, 'info', 'attributes'), NEUTRAL_ATTRIBUTES);
+      await replaceFile(join(mirror, 'info'), 'attributes', NEUTRAL_ATTRIBUTES);
     });
   mirrorQueue.set(mirror, next);
   try {
@@ -233,6 +312,9 @@ export async function prepareRunProject(project: RunProject | null, settings: Pr
   }
   if ('directory' in project) return { root: project.directory, cleanup: async () => undefined };
   const work = workDirectory(settings);
+  await ownDirectory(work);
+  await ownDirectory(join(work, 'mirrors'));
+  await ownDirectory(join(work, 'worktrees'));
   const worktree = worktreePath(work, runId);
   const mirror = mirrorPath(work, project.repository);
   const cleanup = async (): Promise<void> => {
@@ -244,13 +326,10 @@ export async function prepareRunProject(project: RunProject | null, settings: Pr
   // A takeover finds the worktree the first attempt made, with the agent's changes in it.
   if (await exists(join(worktree, '.git'))) return { root: worktree, cleanup };
   await updateMirror(work, project.repository);
-  let commit: string;
-  try {
-    commit = (await git(['--git-dir', mirror, 'rev-parse', '--verify', '--end-of-options', `${project.ref}^{commit}`])).trim();
-  } catch {
-    throw new RunProjectError(`ref ${project.ref} is not a commit in repository ${project.repository}`);
+  const commit = await resolveRef(mirror, project.ref);
+  if (commit === null) {
+    throw new RunProjectError(`ref ${project.ref} is not a branch, a tag or a full commit id in repository ${project.repository}`);
   }
-  await mkdir(join(work, 'worktrees'), { recursive: true, mode: 0o700 });
   try {
     await resetMirrorConfig(mirror);
     await git(['--git-dir', mirror, 'worktree', 'add', '--detach', '--no-checkout', worktree, commit]);

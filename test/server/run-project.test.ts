@@ -126,11 +126,57 @@ describe('run projects', () => {
 });
 
 describe('prepareRunProject', () => {
+  test("a ref is a branch, a tag or a commit id, never git's guess; planted refs and symlinks in the mirror are not used; the work directory is checked", async () => {
+    const { base, source } = await sourceRepository();
+    const home = join(base, 'home');
+    const settings = { root: join(base, 'project'), home, repositories: [source] };
+    await mkdir(settings.root);
+    try {
+      // A tag with the branch's name, on another commit: git would check the tag out for "main".
+      git(source, 'tag', 'main', 'v1');
+      await assert.rejects(
+        prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-1'),
+        (error: Error) => error instanceof RunProjectError && /both a branch and a tag/.test(error.message),
+      );
+      const branch = await prepareRunProject({ repository: source, ref: 'refs/heads/main' }, settings, 'run-2');
+      assert.equal(await readFile(join(branch.root, 'hello.txt'), 'utf8'), 'hello from v2\n');
+      await branch.cleanup();
+      git(source, 'tag', '-d', 'main');
+
+      // What a command with full access could plant: a ref git would look up first, a symlinked config.
+      const mirror = mirrorPath(`${home}-work`, source);
+      git(mirror, 'update-ref', 'refs/main', git(source, 'rev-parse', 'v1').trim());
+      const victim = join(base, 'victim');
+      await writeFile(victim, 'precious\n');
+      await rm(join(mirror, 'config'));
+      await symlink(victim, join(mirror, 'config'));
+      const planted = await prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-3');
+      assert.equal(await readFile(join(planted.root, 'hello.txt'), 'utf8'), 'hello from v2\n', 'refs/main was used');
+      assert.equal(await readFile(victim, 'utf8'), 'precious\n', 'the config was written through a symlink');
+      await planted.cleanup();
+
+      await assert.rejects(
+        prepareRunProject({ repository: source, ref: 'main' }, { ...settings, workDir: join(settings.root, 'work') }, 'run-4'),
+        (error: Error) => error instanceof RunProjectError && /overlaps the project directory/.test(error.message),
+      );
+      const shared = join(base, 'shared');
+      await mkdir(shared);
+      await chmod(shared, 0o777);
+      await assert.rejects(
+        prepareRunProject({ repository: source, ref: 'main' }, { ...settings, workDir: shared }, 'run-5'),
+        (error: Error) => error instanceof RunProjectError && /no one else can write/.test(error.message),
+      );
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
   test("what a worktree command writes into the mirror's config is not used by the next run; replace refs are ignored; diffs stay text", async () => {
     const { base, source } = await sourceRepository();
     const home = join(base, 'home');
     const marker = join(base, 'MARKER');
-    const settings = { root: base, home, repositories: [source] };
+    const settings = { root: join(base, 'project'), home, repositories: [source] };
+    await mkdir(settings.root);
     try {
       const first = await prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-1');
       // What an agent's command allowed to run unsandboxed could do from its worktree.
@@ -168,7 +214,8 @@ describe('prepareRunProject', () => {
   test('a takeover (the same run id) reuses the worktree with its changes; cleanup removes it; a project the settings no longer allow fails', async () => {
     const { base, source } = await sourceRepository();
     const home = join(base, 'home');
-    const settings = { root: base, home, repositories: [source] };
+    const settings = { root: join(base, 'project'), home, repositories: [source] };
+    await mkdir(settings.root);
     try {
       const first = await prepareRunProject({ repository: source, ref: 'main' }, settings, 'run-1');
       // Beside the home, not in it: the home is protected from the agent and hidden from its sandbox.
