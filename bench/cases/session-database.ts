@@ -11,11 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApprovalRegistry } from '../../src/agent/index.js';
-import { emptyUsage } from '../../src/model/index.js';
 import { PgRunQueue } from '../../src/runner/index.js';
-import { RunManager, type RunParameters } from '../../src/server/run-manager.js';
+import { RunManager } from '../../src/server/run-manager.js';
 import { JsonlSessionStore, PgSessionStore, type NewSessionRecord, type SessionStore } from '../../src/sessions/index.js';
 import { launchPgCluster } from '../../test/helpers/pg-cluster.js';
+import { QUEUED_RUN_PARAMETERS, succeededWith } from '../../test/helpers/pg-team-fixtures.js';
 import { median, withRatio, type BenchRow } from '../bench-table.js';
 
 const quick = process.env.GLASSBOX_BENCH_QUICK === '1';
@@ -43,16 +43,6 @@ async function appendRate(store: SessionStore, batch: number): Promise<number> {
   return RECORDS / seconds;
 }
 
-const DISPATCH_PARAMETERS: RunParameters = {
-  prompt: 'p',
-  sessionId: null,
-  model: 'm',
-  wireApi: 'chat',
-  sandbox: 'read-only',
-  approvalPolicy: 'never',
-  compactAt: null,
-};
-
 /** The single-process server's dispatch: `RunManager.start` until its turn starts, p50. */
 async function inProcessDispatch(samples: number): Promise<number> {
   let picked: () => void = () => undefined;
@@ -62,14 +52,14 @@ async function inProcessDispatch(samples: number): Promise<number> {
     startTurn: async (_parameters, hooks) => {
       picked();
       hooks.onEvent({ type: 'run_started', sessionId: 's', runId: hooks.runId, model: 'm', wireApi: 'chat', resumed: false });
-      return { terminal: { type: 'run_succeeded', answer: '', usage: { total: emptyUsage(), byStage: {}, calls: 0 }, rounds: 1 } };
+      return { terminal: succeededWith('') };
     },
   });
   const times: number[] = [];
   for (let index = 0; index < samples; index += 1) {
     const started = performance.now();
     const turn = new Promise<void>((resolve) => (picked = resolve));
-    await runs.start(DISPATCH_PARAMETERS);
+    await runs.start(QUEUED_RUN_PARAMETERS);
     await turn;
     times.push(performance.now() - started);
   }

@@ -7,6 +7,7 @@
 // each run whose lease lapsed (another worker may hold it now) and writes nothing more of it, claims
 // nothing while claims fail, and takes work again once one gets through (docs/deploy.md).
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalEvent, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
 import { emptyUsage } from '../model/index.js';
 import type { Pool } from 'pg';
@@ -289,15 +290,8 @@ export class PgRunWorker {
         // A stopping worker tries once: its runs are taken over from what is stored.
         if (leaseLost.aborted || this.stopping) return false;
         this.options.log(`a write failed (${(error as Error).message}); retrying in ${delayMs} ms`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, delayMs);
-          leaseLost.addEventListener('abort', done, { once: true });
-          function done(): void {
-            clearTimeout(timer);
-            leaseLost.removeEventListener('abort', done);
-            resolve();
-          }
-        });
+        // Cut short when the lease is lost; the loop's first line then gives up.
+        await sleep(delayMs, undefined, { signal: leaseLost }).catch(() => undefined);
         delayMs = Math.min(delayMs * 2, RETRY_MAX_MS);
       }
     }

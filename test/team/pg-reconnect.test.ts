@@ -13,49 +13,11 @@ import { PgRunQueue } from '../../src/runner/index.js';
 import { PgRunBus } from '../../src/server/pg-run-bus.js';
 import { PgRunManager } from '../../src/server/pg-run-manager.js';
 import { createPgTeam } from '../../src/server/pg-team.js';
-import type { RunParameters } from '../../src/server/run-manager.js';
 import type { NumberedEvent } from '../../src/server/run-event-log.js';
-import { migratePgSchema } from '../../src/sessions/index.js';
 import { startPgCluster } from '../helpers/pg-cluster.js';
+import { migratedPool, QUEUED_RUN_PARAMETERS, succeededWith, waitFor } from '../helpers/pg-team-fixtures.js';
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const succeeded = (answer: string): TerminalRunEvent => ({
-  type: 'run_succeeded',
-  answer,
-  usage: { total: emptyUsage(), byStage: {}, calls: 0 },
-  rounds: 1,
-});
 const warning = (message: string): RunEvent => ({ type: 'warning', code: 'TEST', message });
-const PARAMETERS: RunParameters = {
-  prompt: 'p',
-  sessionId: null,
-  model: 'm',
-  wireApi: 'chat',
-  sandbox: 'read-only',
-  approvalPolicy: 'never',
-  compactAt: null,
-};
-
-async function migrated(url: string): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  pool.on('error', () => undefined);
-  const client = await pool.connect();
-  try {
-    await migratePgSchema(client);
-  } finally {
-    client.release();
-  }
-  return pool;
-}
 
 test('team after a lost connection', { timeout: 120_000 }, async (t) => {
   const cluster = await startPgCluster(t);
@@ -67,14 +29,14 @@ test('team after a lost connection', { timeout: 120_000 }, async (t) => {
 
   await t.test('a terminated LISTEN connection: the server reconnects and its subscriber misses nothing', async (t) => {
     const url = await cluster.newDatabase();
-    const pool = await migrated(url);
+    const pool = await migratedPool(url);
     t.after(() => pool.end());
     const bus = new PgRunBus(pool, `${url}&application_name=gb_bus`, (message) => logs.push(`[bus] ${message}`));
     t.after(() => bus.close());
     const queue = PgRunQueue.attach(pool, url);
     t.after(() => queue.close());
     const runs = new PgRunManager(pool, bus, queue);
-    const runId = await queue.enqueue({ parameters: PARAMETERS });
+    const runId = await queue.enqueue({ parameters: QUEUED_RUN_PARAMETERS });
     const append = (id: number, event: RunEvent | TerminalRunEvent) =>
       pool
         .query(`INSERT INTO glassbox_run_events (run_id, id, body) VALUES ($1, $2, $3); `, [runId, id, JSON.stringify(event)])
@@ -108,7 +70,7 @@ test('team after a lost connection', { timeout: 120_000 }, async (t) => {
       return pids.length === 1 && pids[0] !== first && pids;
     });
     assert.notEqual(second, first);
-    await append(4, succeeded('done'));
+    await append(4, succeededWith('done'));
     await waitFor('the end', () => ended);
     assert.deepEqual(
       seen.map((entry) => entry.id),
@@ -119,12 +81,12 @@ test('team after a lost connection', { timeout: 120_000 }, async (t) => {
 
   await t.test('PostgreSQL restarts mid-run: the worker stops the run, stores nothing more, and takes it over once back', async (t) => {
     const url = await cluster.newDatabase();
-    await (await migrated(url)).end();
+    await (await migratedPool(url)).end();
     const calls: Array<{ continueRun: boolean; signal: AbortSignal }> = [];
     const team = createPgTeam(
       { databaseUrl: url, leaseMs: 1000, Pool: pg.Pool },
       async (parameters, hooks) => {
-        if (parameters.prompt === 'quick') return { terminal: succeeded('quick') };
+        if (parameters.prompt === 'quick') return { terminal: succeededWith('quick') };
         calls.push({ continueRun: hooks.continueRun, signal: hooks.signal });
         hooks.onEvent({
           type: 'run_started',
@@ -136,7 +98,7 @@ test('team after a lost connection', { timeout: 120_000 }, async (t) => {
         });
         if (hooks.continueRun) {
           hooks.onEvent(warning('after the takeover'));
-          return { terminal: succeeded('finished by the takeover') };
+          return { terminal: succeededWith('finished by the takeover') };
         }
         hooks.onEvent(warning('before the outage'));
         await new Promise((resolve) => hooks.signal.addEventListener('abort', resolve, { once: true }));
@@ -154,8 +116,8 @@ test('team after a lost connection', { timeout: 120_000 }, async (t) => {
       { log: (message) => logs.push(`[worker] ${message}`) },
     );
     t.after(() => team.close('test over'));
-    const { runId } = await team.runs.start(PARAMETERS);
-    const pool = await migrated(url);
+    const { runId } = await team.runs.start(QUEUED_RUN_PARAMETERS);
+    const pool = await migratedPool(url);
     t.after(() => pool.end().catch(() => undefined));
     const bodies = async () =>
       (await pool.query<{ body: string }>('SELECT body FROM glassbox_run_events WHERE run_id = $1 ORDER BY id', [runId])).rows.map(
@@ -171,7 +133,7 @@ test('team after a lost connection', { timeout: 120_000 }, async (t) => {
     await waitFor('the worker taking no work', () => logs.some((line) => line.includes('taking no work until it is back')));
     await cluster.resume();
 
-    const after = await migrated(url);
+    const after = await migratedPool(url);
     t.after(() => after.end());
     const rows = async () =>
       (await after.query<{ state: string; attempts: number }>('SELECT state, attempts FROM glassbox_runs WHERE run_id = $1', [runId]))
@@ -198,7 +160,7 @@ test('team after a lost connection', { timeout: 120_000 }, async (t) => {
     );
 
     // And it goes on taking new work.
-    const next = await team.runs.start({ ...PARAMETERS, prompt: 'quick' });
+    const next = await team.runs.start({ ...QUEUED_RUN_PARAMETERS, prompt: 'quick' });
     await waitFor('a new run finished', async () => {
       const row = (await after.query<{ state: string }>('SELECT state FROM glassbox_runs WHERE run_id = $1', [next.runId])).rows[0];
       return row?.state === 'succeeded';

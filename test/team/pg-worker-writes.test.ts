@@ -7,54 +7,18 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import pg from 'pg';
-import type { RunEvent, TerminalRunEvent } from '../../src/agent/index.js';
-import { emptyUsage } from '../../src/model/index.js';
+import type { RunEvent } from '../../src/agent/index.js';
 import { createPgTeam } from '../../src/server/pg-team.js';
 import type { RunParameters } from '../../src/server/run-manager.js';
-import { migratePgSchema } from '../../src/sessions/index.js';
 import { startPgCluster } from '../helpers/pg-cluster.js';
+import { migratedPool, QUEUED_RUN_PARAMETERS, succeededWith, waitFor } from '../helpers/pg-team-fixtures.js';
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const PARAMETERS: RunParameters = {
-  prompt: 'p',
-  sessionId: null,
-  model: 'm',
-  wireApi: 'chat',
-  sandbox: 'read-only',
-  approvalPolicy: 'on-request',
-  compactAt: null,
-};
-const succeeded = (answer: string): TerminalRunEvent => ({
-  type: 'run_succeeded',
-  answer,
-  usage: { total: emptyUsage(), byStage: {}, calls: 0 },
-  rounds: 1,
-});
-
-async function migrated(url: string): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  pool.on('error', () => undefined);
-  const client = await pool.connect();
-  try {
-    await migratePgSchema(client);
-  } finally {
-    client.release();
-  }
-  return pool;
-}
+const PARAMETERS: RunParameters = { ...QUEUED_RUN_PARAMETERS, approvalPolicy: 'on-request' };
+const poll = <T>(what: string, probe: () => Promise<T | undefined | null | false>) => waitFor(what, probe, 20);
 
 /** The worker's statement waiting on a lock, once it waits. */
 async function blockedStatement(pool: pg.Pool, like: string): Promise<number> {
-  return waitFor(`a statement like ${like} waiting on a lock`, async () => {
+  return poll(`a statement like ${like} waiting on a lock`, async () => {
     const result = await pool.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`,
       [`%${like}%`],
@@ -65,7 +29,7 @@ async function blockedStatement(pool: pg.Pool, like: string): Promise<number> {
 
 /** Until no statement but `except`'s (and the test's own) runs in the database. */
 async function quiet(pool: pg.Pool, except: number[]): Promise<void> {
-  await waitFor('the worker to have no statement running', async () => {
+  await poll('the worker to have no statement running', async () => {
     const result = await pool.query<{ n: string }>(
       `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'
          AND pid <> pg_backend_pid() AND NOT (pid = ANY($1::int[])) AND query NOT LIKE 'LISTEN%'`,
@@ -103,7 +67,7 @@ test('what a team worker writes', { timeout: 120_000 }, async (t) => {
 
   await t.test('an approval row is stored before the event that announces it', async (t) => {
     const url = await cluster.newDatabase();
-    const pool = await migrated(url);
+    const pool = await migratedPool(url);
     t.after(() => pool.end());
     const team = createPgTeam(
       { databaseUrl: url, leaseMs: 5000, Pool: pg.Pool },
@@ -114,7 +78,7 @@ test('what a team worker writes', { timeout: 120_000 }, async (t) => {
           { runId: hooks.runId, callId: 'c1', toolName: 'shell', summary: 'ls', reason: 'asks', arguments: '{}' },
           hooks.signal,
         );
-        return { terminal: succeeded(resolution.decision) };
+        return { terminal: succeededWith(resolution.decision) };
       },
       { log: () => undefined },
     );
@@ -127,10 +91,10 @@ test('what a team worker writes', { timeout: 120_000 }, async (t) => {
     assert.deepEqual(await storedTypes(pool, run.runId), [], 'no approval_requested while its row is not written');
     await lock.unlock();
 
-    await waitFor('approval_requested', async () => (await storedTypes(pool, run.runId)).includes('approval_requested'));
+    await poll('approval_requested', async () => (await storedTypes(pool, run.runId)).includes('approval_requested'));
     // Answered the moment the event is seen, with no listing first.
     assert.equal(await team.approvals.resolve(run.runId, 'c1', 'approve', null, 'tester'), true);
-    await waitFor('the run to end', async () => (await storedTypes(pool, run.runId)).includes('run_succeeded'));
+    await poll('the run to end', async () => (await storedTypes(pool, run.runId)).includes('run_succeeded'));
     const end = await pool.query<{ body: string }>(
       `SELECT body FROM glassbox_run_events WHERE run_id = $1 AND body LIKE '{"type":"run_succeeded"%'`,
       [run.runId],
@@ -140,7 +104,7 @@ test('what a team worker writes', { timeout: 120_000 }, async (t) => {
 
   await t.test('events whose INSERT failed are written again once the database answers', async (t) => {
     const url = await cluster.newDatabase();
-    const pool = await migrated(url);
+    const pool = await migratedPool(url);
     t.after(() => pool.end());
     let finish: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -152,7 +116,7 @@ test('what a team worker writes', { timeout: 120_000 }, async (t) => {
         hooks.onEvent(warning('during the outage'));
         await finished;
         hooks.onEvent(warning('after it'));
-        return { terminal: succeeded('done') };
+        return { terminal: succeededWith('done') };
       },
       { log: (message) => logs.push(message) },
     );
@@ -164,10 +128,10 @@ test('what a team worker writes', { timeout: 120_000 }, async (t) => {
     // The INSERT fails: its connection is cut, as a database restart or a network blip would.
     const insert = await blockedStatement(pool, 'INSERT INTO glassbox_run_events');
     await pool.query('SELECT pg_terminate_backend($1)', [insert]);
-    await waitFor('the worker to log the failed write', async () => logs.some((line) => line.includes('retrying')));
+    await poll('the worker to log the failed write', async () => logs.some((line) => line.includes('retrying')));
     await lock.unlock();
     finish();
-    await waitFor('the run to end', async () => (await storedTypes(pool, run.runId)).includes('run_succeeded'));
+    await poll('the run to end', async () => (await storedTypes(pool, run.runId)).includes('run_succeeded'));
     const bodies = await pool.query<{ body: string }>('SELECT body FROM glassbox_run_events WHERE run_id = $1 ORDER BY id', [run.runId]);
     assert.deepEqual(
       bodies.rows.map((row) => (JSON.parse(row.body) as { message?: string; type: string }).message ?? row.body.slice(9, 22)),
