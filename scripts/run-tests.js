@@ -74,6 +74,32 @@ function runShard(index) {
   });
 }
 
+/**
+ * The failing tests of one process's TAP report, each with its YAML diagnostics (error, location,
+ * stack), innermost first as TAP prints them; or how the process ended when it reported none.
+ */
+function failureSummary(result) {
+  const lines = result.output.split('\n');
+  const blocks = [];
+  for (let i = 0; i < lines.length; i++) {
+    const match = /^(\s*)not ok /.exec(lines[i]);
+    if (!match) continue;
+    const block = [lines[i]];
+    // The diagnostics are the lines between `---` and `...` indented two more than the result.
+    if (lines[i + 1]?.trim() === '---') {
+      const end = `${match[1]}  ...`;
+      for (let j = i + 1; j < lines.length && block.length < 80; j++) {
+        block.push(lines[j]);
+        if (lines[j] === end) break;
+      }
+    }
+    blocks.push(block.join('\n'));
+  }
+  const head = `\n# ---- failures of process ${result.index + 1} (exit ${result.signal ?? result.code}) ----\n`;
+  if (blocks.length === 0) return `${head}# no failing test reported; the last lines it printed:\n${lines.slice(-40).join('\n')}\n`;
+  return `${head}${blocks.join('\n')}\n`;
+}
+
 function count(output, name) {
   const match = new RegExp(`^# ${name} (\\d+)$`, 'm').exec(output);
   return match ? Number(match[1]) : 0;
@@ -163,6 +189,9 @@ if (recordDir) rmSync(recordDir, { recursive: true, force: true });
 rmSync(queueDir, { recursive: true, force: true });
 if (buildState) rmSync(buildState, { recursive: true, force: true });
 if (failed.length > 0) {
+  // Repeated at the very end: a CI log is often shown only by its tail, and a process's report
+  // can be long enough that its failure scrolled out of it.
+  for (const result of failed) process.stdout.write(failureSummary(result));
   process.stdout.write(`# failed processes: ${failed.map((result) => result.index + 1).join(', ')}\n`);
   process.exit(1);
 }
