@@ -1,8 +1,9 @@
 // The workbench on a long session, in real Chromium: a 1,000-call session (10 turns of 100 tool
 // rounds, written as the runner writes them) opened by its address, against the same page on a
-// 10-call session. Reported: time until the conversation and the Debug tab's trace show, the JS
+// 43-call session. Reported: time until the conversation and the Debug tab's trace show, the JS
 // heap after a garbage collection, DOM nodes, the longest main-thread task while loading, and how
-// long the page takes to answer a click on the trace afterwards (responsiveness).
+// long the page takes to answer a click on the trace afterwards (responsiveness); then a tour of
+// every tab and a trace search, with the heap, DOM and longest task after it.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,8 @@ import { median, withRatio, type BenchRow } from '../bench-table.js';
 const quick = process.env.GLASSBOX_BENCH_QUICK === '1';
 const RUNS = quick ? 2 : 5;
 const ROUNDS_PER_TURN = 100;
+/** The baseline the issue names: a session of 43 calls, about a working hour's. */
+const SHORT_CALLS = 43;
 
 /** A session file with `turns × rounds` model calls: per round a call, its tool round and audits. */
 export function sessionLines(turns: number, rounds: number): { id: string; text: string } {
@@ -147,6 +150,13 @@ interface PageFigures {
   nodes: number;
   longestTaskMs: number;
   clickMs: number;
+  /** A trace search typed until its count shows. */
+  searchMs: number;
+  /** After every tab was opened and a search run, then a GC. */
+  tourHeapBytes: number;
+  tourNodes: number;
+  /** The longest main-thread task of the whole visit, tour included. */
+  tourLongestTaskMs: number;
 }
 
 const LONG_TASKS = `window.__longest = 0;
@@ -182,9 +192,43 @@ async function measure(browser: Browser, origin: string, sessionId: string, call
     // Responsiveness: a click on a call until its view is on screen.
     const clicked = performance.now();
     await page.locator('.trace-call').first().click();
-    await page.locator('.call-view h2', { hasText: 'Model call #1' }).waitFor();
+    await page.locator('#call-view-title', { hasText: 'Model call #1' }).waitFor();
     const clickMs = performance.now() - clicked;
-    return { loadMs, heapBytes: metric('JSHeapUsedSize'), nodes: metric('Nodes'), longestTaskMs, clickMs };
+    const heapBytes = metric('JSHeapUsedSize');
+    const nodes = metric('Nodes');
+
+    // Every tab once, as someone looking through the session would, then a trace search.
+    await page.getByRole('button', { name: 'Back to the transcript' }).click();
+    await page.getByRole('tab', { name: /^Audit/ }).click();
+    await page.locator('.audit-row').first().waitFor();
+    await page.getByRole('tab', { name: 'Session' }).click();
+    await page.locator('.raw-records li').first().waitFor();
+    await page.getByRole('tab', { name: 'Context' }).click();
+    await page.locator('.context-chart').waitFor();
+    await page.getByRole('tab', { name: 'Debug' }).click();
+    await page.locator('.trace-call').first().waitFor();
+    const searched = performance.now();
+    await page.getByLabel('Search the trace').fill('module-7.ts');
+    // Any count: the row measures how soon the answer shows, not what it is.
+    await page
+      .getByTestId('trace-totals')
+      .filter({ hasText: /calls? matching/ })
+      .waitFor();
+    const searchMs = performance.now() - searched;
+    await cdp.send('HeapProfiler.collectGarbage');
+    const after = (await cdp.send('Performance.getMetrics')).metrics;
+    const afterMetric = (name: string) => after.find((entry) => entry.name === name)?.value ?? 0;
+    return {
+      loadMs,
+      heapBytes,
+      nodes,
+      longestTaskMs,
+      clickMs,
+      searchMs,
+      tourHeapBytes: afterMetric('JSHeapUsedSize'),
+      tourNodes: afterMetric('Nodes'),
+      tourLongestTaskMs: await page.evaluate<number>('window.__longest'),
+    };
   } finally {
     await context.close();
   }
@@ -197,7 +241,7 @@ export async function run(): Promise<BenchRow[]> {
   const sessions = join(base, 'home', 'sessions');
   mkdirSync(sessions, { recursive: true, mode: 0o700 });
   const long = sessionLines(10, ROUNDS_PER_TURN);
-  const short = sessionLines(1, 10);
+  const short = sessionLines(1, SHORT_CALLS);
   writeFileSync(join(sessions, `${long.id}.jsonl`), long.text, { mode: 0o600 });
   writeFileSync(join(sessions, `${short.id}.jsonl`), short.text, { mode: 0o600 });
   const workbench = await startWorkbench({ base, webRoot, keepFiles: true });
@@ -207,49 +251,29 @@ export async function run(): Promise<BenchRow[]> {
     const shortRuns: PageFigures[] = [];
     // Interleaved, so a busy moment on the machine hits both alike.
     for (let index = 0; index < RUNS; index += 1) {
-      shortRuns.push(await measure(browser, workbench.origin, short.id, 10));
+      shortRuns.push(await measure(browser, workbench.origin, short.id, SHORT_CALLS));
       longRuns.push(await measure(browser, workbench.origin, long.id, 1000));
     }
     const pick = (runs: PageFigures[], key: keyof PageFigures) => median(runs.map((figures) => figures[key]));
     const mib = (bytes: number) => bytes / 2 ** 20;
     const sizeNote = `session file ${(long.text.length / 2 ** 20).toFixed(1)} MiB; median of ${RUNS}`;
+    const baseline = `${SHORT_CALLS}-call session`;
+    // The issue's goals are absolute (usable within 1.5 s, no task over 200 ms, heap ≤ 100 MB).
+    const row = (name: string, key: keyof PageFigures, unit: string, limit?: number, scale = (value: number) => value): BenchRow => {
+      const value = scale(pick(longRuns, key));
+      const made = withRatio({ group: 'workbench', name, value, unit, baseline: { name: baseline, value: scale(pick(shortRuns, key)) } });
+      return limit === undefined ? made : { ...made, target: `≤ ${limit} ${unit}`, met: value <= limit };
+    };
     return [
-      withRatio({
-        group: 'workbench',
-        name: 'open a 1,000-call session: conversation and trace shown',
-        value: pick(longRuns, 'loadMs'),
-        unit: 'ms',
-        baseline: { name: 'the same page on a 10-call session', value: pick(shortRuns, 'loadMs') },
-        note: sizeNote,
-      }),
-      withRatio({
-        group: 'workbench',
-        name: 'JS heap after loading it (after a GC)',
-        value: mib(pick(longRuns, 'heapBytes')),
-        unit: 'MiB',
-        baseline: { name: '10-call session', value: mib(pick(shortRuns, 'heapBytes')) },
-      }),
-      withRatio({
-        group: 'workbench',
-        name: 'DOM nodes',
-        value: pick(longRuns, 'nodes'),
-        unit: 'nodes',
-        baseline: { name: '10-call session', value: pick(shortRuns, 'nodes') },
-      }),
-      withRatio({
-        group: 'workbench',
-        name: 'longest main-thread task while loading',
-        value: pick(longRuns, 'longestTaskMs'),
-        unit: 'ms',
-        baseline: { name: '10-call session', value: pick(shortRuns, 'longestTaskMs') },
-      }),
-      withRatio({
-        group: 'workbench',
-        name: 'click on a call → its view shown (responsiveness)',
-        value: pick(longRuns, 'clickMs'),
-        unit: 'ms',
-        baseline: { name: '10-call session', value: pick(shortRuns, 'clickMs') },
-      }),
+      { ...row('open a 1,000-call session: conversation and trace shown', 'loadMs', 'ms', 1500), note: sizeNote },
+      row('JS heap after loading it (after a GC)', 'heapBytes', 'MiB', 100, mib),
+      row('DOM nodes', 'nodes', 'nodes'),
+      row('longest main-thread task while loading', 'longestTaskMs', 'ms', 200),
+      row('click on a call → its view shown (responsiveness)', 'clickMs', 'ms'),
+      row('trace search typed → its matches counted', 'searchMs', 'ms'),
+      row('JS heap after opening every tab and a search (after a GC)', 'tourHeapBytes', 'MiB', 100, mib),
+      row('DOM nodes after the tour', 'tourNodes', 'nodes'),
+      row('longest main-thread task of the whole visit', 'tourLongestTaskMs', 'ms', 200),
     ];
   } finally {
     await browser.close();

@@ -35,26 +35,7 @@ async function parentOf(store: SessionStore, sessionId: string): Promise<{ sessi
  * since the stream continues the ancestor's history.
  */
 export async function scanLineage(store: SessionStore, sessionId: string, onRecord: (entry: LineageRecord) => void): Promise<void> {
-  // The chain from the session up to its oldest ancestor, each with the turn it forked at.
-  const chain: Array<{ sessionId: string; upTo: number | null }> = [{ sessionId, upTo: null }];
-  let current = sessionId;
-  for (let depth = 0; depth < MAX_DEPTH; depth++) {
-    let parent: { sessionId: string; atTurn: number } | null;
-    try {
-      parent = await parentOf(store, current);
-    } catch {
-      // A parent that was removed or cannot be read: the fork's own records are still shown.
-      parent = null;
-    }
-    if (parent === null) break;
-    try {
-      await store.readPage(parent.sessionId, { limit: 1 });
-    } catch {
-      break;
-    }
-    chain.push({ sessionId: parent.sessionId, upTo: parent.atTurn });
-    current = parent.sessionId;
-  }
+  const chain = await lineageChain(store, sessionId);
   // chain[i].upTo is the turn the session *below* it forked at; read oldest first.
   let after = 0;
   for (let i = chain.length - 1; i >= 0; i--) {
@@ -76,4 +57,39 @@ export async function scanLineage(store: SessionStore, sessionId: string, onReco
     });
     if (limit !== null) after = limit;
   }
+}
+
+/**
+ * What `scanLineage` would read, as one token: each session of the chain with its store revision.
+ * Taken before a scan, it may be older than what the scan then reads, never newer, so a cache
+ * keyed by it can only be refreshed once too often.
+ */
+export async function lineageRevision(store: SessionStore, sessionId: string): Promise<string> {
+  const chain = await lineageChain(store, sessionId);
+  const revisions = await Promise.all(chain.map(async (link) => `${link.sessionId}@${link.upTo}@${await store.revision(link.sessionId)}`));
+  return revisions.join(' ');
+}
+
+/** The chain from the session up to its oldest ancestor, each with the turn it forked at. */
+async function lineageChain(store: SessionStore, sessionId: string): Promise<Array<{ sessionId: string; upTo: number | null }>> {
+  const chain: Array<{ sessionId: string; upTo: number | null }> = [{ sessionId, upTo: null }];
+  let current = sessionId;
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    let parent: { sessionId: string; atTurn: number } | null;
+    try {
+      parent = await parentOf(store, current);
+    } catch {
+      // A parent that was removed or cannot be read: the fork's own records are still shown.
+      parent = null;
+    }
+    if (parent === null) break;
+    try {
+      await store.readPage(parent.sessionId, { limit: 1 });
+    } catch {
+      break;
+    }
+    chain.push({ sessionId: parent.sessionId, upTo: parent.atTurn });
+    current = parent.sessionId;
+  }
+  return chain;
 }

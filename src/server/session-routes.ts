@@ -21,7 +21,7 @@ import type { ServerContext } from './server-context.js';
 import { createCallPricer } from './call-pricing.js';
 import { contextChart } from './session-inspection.js';
 import { SessionStatsCache } from './session-stats.js';
-import { traceCallDetail, traceCalls } from './trace-scan.js';
+import { TraceCache, traceCallDetail, traceCalls } from './trace-scan.js';
 import { SESSION_EXPORT_FORMATS, createRedactor, exportSession } from '../telemetry/index.js';
 
 const MAX_PAGE = 1000;
@@ -68,6 +68,7 @@ async function summaryOf(context: ServerContext, sessionId: string): Promise<Ses
 export function registerSessionRoutes(app: Hono, context: ServerContext): void {
   const { store } = context;
   const stats = new SessionStatsCache();
+  const traces = new TraceCache();
 
   app.get('/api/sessions', async (c) => {
     const query = validate(listQuerySchema, queryObject(c), 'query');
@@ -116,12 +117,19 @@ export function registerSessionRoutes(app: Hono, context: ServerContext): void {
     const sessionId = sessionIdParameter(c);
     const query = validate(callsQuerySchema, queryObject(c), 'query');
     const pricer = await createCallPricer(context.settings.home);
-    const page = await traceCalls(store, sessionId, await context.tools(), pricer, {
-      offset: query.cursor === undefined ? 0 : Number(query.cursor),
-      limit: query.limit ?? null,
-      payloads: query.payloads !== 'none',
-      query: query.query ?? null,
-    });
+    const page = await traceCalls(
+      store,
+      sessionId,
+      await context.tools(),
+      pricer,
+      {
+        offset: query.cursor === undefined ? 0 : Number(query.cursor),
+        limit: query.limit ?? null,
+        payloads: query.payloads !== 'none',
+        query: query.query ?? null,
+      },
+      traces,
+    );
     return c.json(page);
   });
 

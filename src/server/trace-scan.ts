@@ -10,7 +10,7 @@ import { buildSummaryRequest, summaryInstructions } from '../compaction/index.js
 import type { ModelMessage, ModelToolDefinition, Usage } from '../model/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { CallPricer } from './call-pricing.js';
-import { scanLineage } from './session-lineage.js';
+import { lineageRevision, scanLineage } from './session-lineage.js';
 import { RequestReplay, ToolDefinitions } from './session-inspection.js';
 
 const PREVIEW_CHARS = 300;
@@ -118,7 +118,6 @@ async function walk(
   store: SessionStore,
   sessionId: string,
   tools: readonly AnyTool[],
-  pricer: CallPricer,
   onCall: (call: OpenCall, history: ResponseItem[] | string, replay: RequestReplay, definitions: ToolDefinitions) => void,
 ): Promise<OpenCall[]> {
   const definitions = new ToolDefinitions(tools);
@@ -143,7 +142,6 @@ async function walk(
     if (record.type === 'model_call') {
       closeOpen();
       const model = replay.currentModel;
-      const cost = pricer(model, record.usage);
       const view: TraceDetail = {
         index: calls.length,
         turn: record.turn,
@@ -155,8 +153,10 @@ async function walk(
         error: record.error,
         contextTokens: contextTokensOf(record.usage),
         model,
-        costUsd: cost.costUsd,
-        priceKnown: cost.priceKnown,
+        // Priced when served (priced()): prices come from the config, which may change while a
+        // walk is cached.
+        costUsd: null,
+        priceKnown: false,
         origin,
         inherited,
         historyItems: null,
@@ -226,25 +226,73 @@ async function walk(
     }
     replay.add(record);
   });
+  // Searched case-insensitively, possibly many times over one cached walk: lowered once here.
+  for (const call of calls) call.haystack = call.haystack.map((text) => text.toLowerCase());
   return calls;
 }
 
 function matches(call: OpenCall, needle: string): boolean {
   if (call.view.error !== null && `${call.view.error.code} ${call.view.error.message}`.toLowerCase().includes(needle)) return true;
-  return call.haystack.some((text) => text.toLowerCase().includes(needle));
+  return call.haystack.some((text) => text.includes(needle));
 }
 
-function listView(call: OpenCall, payloads: boolean): TraceCall {
+function priced<T extends TraceCall>(view: T, pricer: CallPricer): T {
+  const cost = pricer(view.model, view.usage);
+  return { ...view, costUsd: cost.costUsd, priceKnown: cost.priceKnown };
+}
+
+function listView(call: OpenCall, payloads: boolean, pricer: CallPricer): TraceCall {
   const { requestNote: _note, responseItems: _items, ...view } = call.view;
-  return {
-    ...view,
-    request: payloads ? view.request : null,
-    response: {
-      text: payloads ? view.response.text : preview(view.response.text),
-      reasoningItems: view.response.reasoningItems,
-      toolCalls: view.response.toolCalls.map((tool) => ({ ...tool, arguments: payloads ? tool.arguments : preview(tool.arguments) })),
+  return priced(
+    {
+      ...view,
+      request: payloads ? view.request : null,
+      response: {
+        text: payloads ? view.response.text : preview(view.response.text),
+        reasoningItems: view.response.reasoningItems,
+        toolCalls: view.response.toolCalls.map((tool) => ({ ...tool, arguments: payloads ? tool.arguments : preview(tool.arguments) })),
+      },
     },
-  };
+    pricer,
+  );
+}
+
+/** Past this much searchable text a walk is not kept (it is the bulk of a cached walk's memory). */
+const MAX_CACHED_CHARS = 32 * 2 ** 20;
+const MAX_CACHED_SESSIONS = 4;
+
+/**
+ * The last few sessions' walks without payloads, keyed by their lineage revision: listing a long
+ * session's calls replays it whole (~0.2 s for 1,000 calls), and the Debug tab lists them again
+ * on every search and every refresh while nothing was written. A session that changed is walked
+ * again; requests (payloads) are rebuilt per call and never kept.
+ */
+export class TraceCache {
+  private readonly entries = new Map<string, { revision: string; calls: Promise<OpenCall[]> }>();
+
+  async calls(store: SessionStore, sessionId: string, tools: readonly AnyTool[]): Promise<OpenCall[]> {
+    const revision = await lineageRevision(store, sessionId);
+    const cached = this.entries.get(sessionId);
+    if (cached !== undefined && cached.revision === revision) {
+      // Most recently used last, so the oldest is the one to evict.
+      this.entries.delete(sessionId);
+      this.entries.set(sessionId, cached);
+      return cached.calls;
+    }
+    const calls = walk(store, sessionId, tools, () => undefined);
+    const entry = { revision, calls };
+    this.entries.delete(sessionId);
+    this.entries.set(sessionId, entry);
+    if (this.entries.size > MAX_CACHED_SESSIONS) this.entries.delete(this.entries.keys().next().value as string);
+    const forget = () => {
+      if (this.entries.get(sessionId) === entry) this.entries.delete(sessionId);
+    };
+    calls.then((walked) => {
+      const chars = walked.reduce((sum, call) => sum + call.haystack.reduce((size, text) => size + text.length, 0), 0);
+      if (chars > MAX_CACHED_CHARS) forget();
+    }, forget);
+    return calls;
+  }
 }
 
 /** A page of the session's model calls, optionally filtered by text, with or without requests. */
@@ -254,23 +302,27 @@ export async function traceCalls(
   tools: readonly AnyTool[],
   pricer: CallPricer,
   options: TraceOptions,
+  cache: TraceCache | null = null,
 ): Promise<TraceCallPage> {
-  const all = await walk(store, sessionId, tools, pricer, (call, history, replay, definitions) => {
-    if (!options.payloads || typeof history === 'string') return;
-    if (call.view.stage !== 'turn') {
-      call.view.requestError = 'compaction calls send a summarisation prompt, not the history; open the call to see it rebuilt';
-      return;
-    }
-    call.view.request = {
-      model: replay.currentModel,
-      messages: itemsToModelMessages(history),
-      tools: definitions.for(replay.currentPolicy, history),
-    };
-  });
+  const all =
+    !options.payloads && cache !== null
+      ? await cache.calls(store, sessionId, tools)
+      : await walk(store, sessionId, tools, (call, history, replay, definitions) => {
+          if (!options.payloads || typeof history === 'string') return;
+          if (call.view.stage !== 'turn') {
+            call.view.requestError = 'compaction calls send a summarisation prompt, not the history; open the call to see it rebuilt';
+            return;
+          }
+          call.view.request = {
+            model: replay.currentModel,
+            messages: itemsToModelMessages(history),
+            tools: definitions.for(replay.currentPolicy, history),
+          };
+        });
   const needle = options.query?.trim().toLowerCase() ?? '';
   const selected = needle === '' ? all : all.filter((call) => matches(call, needle));
   const end = options.limit === null ? selected.length : Math.min(selected.length, options.offset + options.limit);
-  const page = selected.slice(options.offset, end).map((call) => listView(call, options.payloads));
+  const page = selected.slice(options.offset, end).map((call) => listView(call, options.payloads, pricer));
   return { calls: page, nextCursor: end < selected.length ? String(end) : null, total: selected.length };
 }
 
@@ -282,7 +334,7 @@ export async function traceCallDetail(
   pricer: CallPricer,
   index: number,
 ): Promise<TraceDetail | null> {
-  const all = await walk(store, sessionId, tools, pricer, (call, history, replay, definitions) => {
+  const all = await walk(store, sessionId, tools, (call, history, replay, definitions) => {
     if (call.view.index !== index || typeof history === 'string') return;
     if (call.view.stage === 'turn') {
       call.view.request = {
@@ -300,5 +352,5 @@ export async function traceCallDetail(
       'Rebuilt from the history it summarised. Not recorded byte for byte: clipping to fit the window and any instructions given with "Compact now" are not in the session file.';
   });
   const found = all[index];
-  return found === undefined ? null : found.view;
+  return found === undefined ? null : priced(found.view, pricer);
 }

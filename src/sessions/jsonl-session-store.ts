@@ -264,6 +264,19 @@ export class JsonlSessionStore implements SessionStore {
     );
   }
 
+  async revision(sessionId: string): Promise<string> {
+    const path = this.existingPath(sessionId);
+    try {
+      // Appends grow the file; a cut-off torn line or a file put in its place changes its size,
+      // inode or modification time (to the nanosecond where the file system keeps it).
+      const info = await stat(path, { bigint: true });
+      return `${info.ino}:${info.size}:${info.mtimeNs}`;
+    } catch (error) {
+      if (isMissing(error)) throw new SessionNotFoundError(sessionId, this.location);
+      throw error;
+    }
+  }
+
   async delete(sessionId: string): Promise<void> {
     const path = this.existingPath(sessionId);
     const lock = await acquireSessionLock(this.lockPath(sessionId), sessionId);

@@ -28,6 +28,8 @@ interface MemorySession {
   /** Serialised records without their newlines. */
   lines: string[];
   lockedBy: LockOwner | null;
+  /** Which creation of this id it is: a deleted session made again is another revision. */
+  generation: number;
 }
 
 class MemorySessionWriter extends SerialSessionWriter {
@@ -62,6 +64,7 @@ export class MemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, MemorySession>();
   private readonly now: () => Date;
   private readonly newId: () => string;
+  private created = 0;
 
   constructor(options: MemorySessionStoreOptions = {}) {
     this.now = options.now ?? (() => new Date());
@@ -73,7 +76,7 @@ export class MemorySessionStore implements SessionStore {
     if (this.sessions.has(meta.sessionId)) {
       throw new SessionError('SESSION_INVALID_ARGUMENT', `session ${meta.sessionId} already exists in memory`, { exitCode: 2 });
     }
-    const session: MemorySession = { lines: [prepareRecord(meta, this.now).line.slice(0, -1)], lockedBy: null };
+    const session: MemorySession = { lines: [prepareRecord(meta, this.now).line.slice(0, -1)], lockedBy: null, generation: ++this.created };
     this.sessions.set(meta.sessionId, session);
     return this.lock(meta.sessionId, session);
   }
@@ -150,6 +153,12 @@ export class MemorySessionStore implements SessionStore {
       async () => [...this.sessions.keys()],
       async () => (await this.list({ limit: 1 })).sessions[0]?.sessionId ?? null,
     );
+  }
+
+  async revision(sessionId: string): Promise<string> {
+    const session = this.session(sessionId);
+    // Lines are only ever appended here.
+    return `${session.generation}:${session.lines.length}`;
   }
 
   async delete(sessionId: string): Promise<void> {

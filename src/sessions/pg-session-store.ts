@@ -275,6 +275,19 @@ export class PgSessionStore implements SessionStore {
     );
   }
 
+  async revision(sessionId: string): Promise<string> {
+    this.checkId(sessionId);
+    // Every append updates the session's row (its line count), which gives the row a new xmin; a
+    // session deleted and imported again is a new row. Summary updates change it too, harmlessly.
+    const result = await this.pool.query<{ line_count: number; xmin: string }>(
+      'SELECT line_count, xmin::text AS xmin FROM glassbox_sessions WHERE session_id = $1',
+      [sessionId],
+    );
+    const row = result.rows[0];
+    if (row === undefined) throw new SessionNotFoundError(sessionId, this.location);
+    return `${row.xmin}:${row.line_count}`;
+  }
+
   async delete(sessionId: string): Promise<void> {
     this.checkId(sessionId);
     const lease = await this.acquireLease(sessionId);

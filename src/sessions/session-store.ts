@@ -110,6 +110,12 @@ export interface SessionStore {
    */
   scan(sessionId: string, onRecord: (record: SessionRecord, line: number) => void, options?: ScanRecordOptions): Promise<SessionScan>;
   readPage(sessionId: string, options?: RecordPageOptions): Promise<RecordPage>;
+  /**
+   * A token that differs whenever the session's records may have changed (an append, a torn line
+   * cut off, a delete and re-import), found without reading the records: what a cache of
+   * something worked out from them is keyed by.
+   */
+  revision(sessionId: string): Promise<string>;
   list(options?: ListSessionsOptions): Promise<SessionList>;
   /** `last` (newest updated), a unique id prefix, or a full id → the full id. */
   resolveId(reference: string): Promise<string>;

@@ -390,6 +390,7 @@ function crashAfter(inner: SessionStore, dies: (record: NewSessionRecord) => boo
     read: (sessionId) => inner.read(sessionId),
     scan: (sessionId, onRecord, options) => inner.scan(sessionId, onRecord, options),
     readPage: (sessionId, options) => inner.readPage(sessionId, options),
+    revision: (sessionId) => inner.revision(sessionId),
     list: (options) => inner.list(options),
     resolveId: (reference) => inner.resolveId(reference),
     delete: (sessionId) => inner.delete(sessionId),

@@ -159,6 +159,29 @@ export async function storeConformance(t: TestContext, make: MakeStore): Promise
     await resumed.writer.close();
   });
 
+  await t.test('a revision stays while nothing is written and changes with every append; unknown ids are not found', async () => {
+    const { store } = await make({});
+    const sessionId = await oneTurnSession(store);
+    const other = await oneTurnSession(store, 'another');
+    const first = await store.revision(sessionId);
+    await store.read(sessionId);
+    await store.readPage(sessionId, { limit: 2 });
+    assert.equal(await store.revision(sessionId), first);
+    const seen = new Set([first]);
+    const writer = await store.openForAppend(sessionId);
+    for (const record of toolTurn(2, 'more').slice(0, 3)) {
+      await writer.append(record);
+      await writer.sync();
+      const next = await store.revision(sessionId);
+      assert.ok(!seen.has(next), `the revision after an append is new (${next})`);
+      seen.add(next);
+    }
+    await writer.close();
+    assert.notEqual(await store.revision(other), await store.revision(sessionId));
+    const missing = '01900000-0000-7000-8000-000000000000';
+    await assert.rejects(store.revision(missing), isNotFound(missing, store.location));
+  });
+
   await t.test('deletes a session: gone from the list, reads and ids', async () => {
     const { store } = await make({});
     const kept = await oneTurnSession(store, 'kept');
