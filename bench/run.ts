@@ -25,6 +25,7 @@ const cases: BenchCase[] = [
   { name: 'cache', run: async () => (await import('./cases/prompt-cache.js')).run() },
   { name: 'workbench', run: async () => (await import('./cases/workbench-long-session.js')).run() },
   { name: 'classifier', run: async () => (await import('./cases/command-classifier.js')).run() },
+  { name: 'sandbox', run: async () => (await import('./cases/sandbox-walks.js')).run() },
   { name: 'acp', run: async () => (await import('./cases/acp-turn.js')).run() },
 ];
 

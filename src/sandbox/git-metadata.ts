@@ -16,10 +16,11 @@
 // treats the tree as planted (run-command.ts).
 
 import { constants } from 'node:fs';
-import { access, lstat, readdir, rename } from 'node:fs/promises';
+import { access, lstat, rename } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { foldFileName, isGitMetadataName } from '../workspace/index.js';
+import { type DirectoryLister, directoryListings } from './directory-listings.js';
 
 export const QUARANTINE_SUFFIX = '.glassbox-quarantine';
 /** Entries the walk before a command reads at most, and how many more the walk after it may read. */
@@ -59,6 +60,8 @@ export interface ScanOptions {
    * its unlisted directories are not entered either (nothing to compare them with).
    */
   before?: GitMetadataScan;
+  /** How directories are listed (default: the process's cached listings, directory-listings.ts). */
+  lister?: DirectoryLister;
 }
 
 export interface QuarantinedGitMetadata {
@@ -86,6 +89,38 @@ function interestingName(name: string): string | null {
   const first = name.charCodeAt(0);
   if (first < 128 && !INTERESTING_FIRST.has(String.fromCharCode(first).toLowerCase())) return null;
   return foldFileName(name);
+}
+
+interface Classified {
+  /** Entries git would read as `HEAD`. */
+  heads: string[];
+  /** A `refs` or `commondir` entry is there. */
+  refs: boolean;
+  /** Entries that are git metadata, a `.glassbox`, or directories (the rest are of no interest). */
+  candidates: { entry: Dirent; gitName: boolean; glassboxName: boolean }[];
+}
+
+/**
+ * What the walk needs from a listing. Reused listings are the same array object while the
+ * directory is unchanged (directory-listings.ts), so the names are folded once per change.
+ */
+const classified = new WeakMap<readonly Dirent[], Classified>();
+
+function classify(entries: readonly Dirent[]): Classified {
+  let result = classified.get(entries);
+  if (result === undefined) {
+    result = { heads: [], refs: false, candidates: [] };
+    for (const entry of entries) {
+      const folded = interestingName(entry.name);
+      if (folded === 'head' && !entry.isDirectory()) result.heads.push(entry.name);
+      else if (folded === 'refs' || folded === 'commondir') result.refs = true;
+      const gitName = folded !== null && isGitMetadataName(entry.name);
+      const glassboxName = folded === '.glassbox';
+      if (gitName || glassboxName || entry.isDirectory()) result.candidates.push({ entry, gitName, glassboxName });
+    }
+    classified.set(entries, result);
+  }
+  return result;
 }
 
 function identityOf(info: { dev: number; ino: number }): string {
@@ -122,6 +157,7 @@ async function couldHoldNewEntries(directory: string): Promise<boolean> {
  */
 export async function scanGitMetadata(root: string, options: ScanOptions = {}): Promise<GitMetadataScan> {
   const { before } = options;
+  const lister = options.lister ?? directoryListings;
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const budget = before === undefined ? maxEntries : before.entries + maxEntries;
   const scan: GitMetadataScan = {
@@ -137,9 +173,9 @@ export async function scanGitMetadata(root: string, options: ScanOptions = {}): 
   let next = 0;
 
   const visit = async (directory: string): Promise<void> => {
-    let entries: Dirent[];
+    let entries: readonly Dirent[];
     try {
-      entries = await readdir(directory, { withFileTypes: true });
+      entries = await lister.list(directory);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
       // Gone, or no longer a directory: nothing below it to find.
@@ -155,21 +191,17 @@ export async function scanGitMetadata(root: string, options: ScanOptions = {}): 
     // git can enter (a symlink to a directory elsewhere, an executable file), or neither here when
     // a `commondir` file sends git elsewhere for them. `objects` is not required at all, since
     // `GIT_OBJECT_DIRECTORY` can stand in for it. Names are compared folded (a case-insensitive volume).
-    const heads: string[] = [];
-    let refs = false;
+    const { heads, refs, candidates } = classify(entries);
     const special: { entry: Dirent; isConfig: boolean }[] = [];
     const subdirectories: Dirent[] = [];
-    for (const entry of entries) {
-      const folded = interestingName(entry.name);
-      if (folded === 'head' && !entry.isDirectory()) heads.push(entry.name);
-      else if (folded === 'refs' || folded === 'commondir') refs = true;
-      const isConfig = directory === root && folded === '.glassbox';
-      if (isConfig || (folded !== null && isGitMetadataName(entry.name))) special.push({ entry, isConfig });
+    for (const { entry, gitName, glassboxName } of candidates) {
+      const isConfig = directory === root && glassboxName;
+      if (isConfig || gitName) special.push({ entry, isConfig });
       else if (entry.isDirectory()) subdirectories.push(entry);
     }
     if (heads.length > 0 && refs) {
       const identity = await identify(directory);
-      scan.bareLookalikes.set(directory, { identity, heads });
+      scan.bareLookalikes.set(directory, { identity, heads: [...heads] });
       // Before a command it is frozen from now on; a known one after it is still frozen. Only a
       // new one is entered, since what it holds is new as well.
       if (known === null || known.has(identity)) return;

@@ -9,6 +9,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
+import { type DirectoryLister, directoryListings } from './directory-listings.js';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
 // what the sandbox hides until it is approved.
 import { HOME_SECRET_PATHS, isSecretPath, maySecretFileName } from '../workspace/index.js';
@@ -43,6 +44,8 @@ export interface FindProtectedPathsOptions {
   runtimeDir?: string;
   /** Directory entries the project scan may visit before it gives up (default 20,000). */
   maxEntries?: number;
+  /** How directories are listed (default: the process's cached listings, directory-listings.ts). */
+  lister?: DirectoryLister;
 }
 
 const DEFAULT_MAX_ENTRIES = 200_000;
@@ -87,9 +90,9 @@ export async function describeProtectedPath(path: string, reason: ProtectionReas
  * may not be read: a command can `chmod 000` a directory to hide what is in it from the scan,
  * then read it after a `chmod` back.
  */
-async function listDirectory(dir: string): Promise<Dirent[] | null | 'unreadable'> {
+async function listDirectory(dir: string, lister: DirectoryLister = directoryListings): Promise<readonly Dirent[] | null | 'unreadable'> {
   try {
-    return await readdir(dir, { withFileTypes: true });
+    return await lister.list(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -112,7 +115,35 @@ async function listDirectory(dir: string): Promise<Dirent[] | null | 'unreadable
  */
 const LISTING_BATCH = 32;
 
-async function scanProject(root: string, maxEntries: number): Promise<ProtectedPathScan> {
+interface InterestingEntry {
+  /** Its position in the listing (what the entry cap counts). */
+  index: number;
+  entry: Dirent;
+  isGit: boolean;
+  maySecret: boolean;
+}
+
+/**
+ * A listing's entries the scan acts on. Reused listings are the same array object while the
+ * directory is unchanged (directory-listings.ts), so the name checks run once per change.
+ */
+const interesting = new WeakMap<readonly Dirent[], InterestingEntry[]>();
+
+function interestingEntries(entries: readonly Dirent[]): InterestingEntry[] {
+  let found = interesting.get(entries);
+  if (found === undefined) {
+    found = [];
+    for (const [index, entry] of entries.entries()) {
+      const isGit = entry.name === '.git';
+      const maySecret = !isGit && maySecretFileName(entry.name);
+      if (isGit || maySecret || entry.isDirectory()) found.push({ index, entry, isGit, maySecret });
+    }
+    interesting.set(entries, found);
+  }
+  return found;
+}
+
+async function scanProject(root: string, maxEntries: number, lister: DirectoryLister): Promise<ProtectedPathScan> {
   const found: ProtectedPath[] = [];
   let visited = 0;
   // `rel` is the directory relative to the root with `/` separators, built along the walk: cheaper
@@ -120,24 +151,24 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
   let queue: { dir: string; rel: string; depth: number }[] = [{ dir: root, rel: '', depth: 0 }];
   while (queue.length > 0) {
     const next: { dir: string; rel: string; depth: number }[] = [];
-    let listings: Promise<Dirent[] | null | 'unreadable'>[] = [];
+    let listings: Promise<readonly Dirent[] | null | 'unreadable'>[] = [];
     for (const [index, { dir, rel, depth }] of queue.entries()) {
       if (index % LISTING_BATCH === 0) {
-        listings = queue.slice(index, index + LISTING_BATCH).map((item) => listDirectory(item.dir));
+        listings = queue.slice(index, index + LISTING_BATCH).map((item) => listDirectory(item.dir, lister));
         // A batch abandoned at the cap must not surface as an unhandled rejection.
         for (const listing of listings) listing.catch(() => {});
       }
       const entries = await listings[index % LISTING_BATCH]!;
       if (entries === null) continue;
       if (entries === 'unreadable') return { paths: found, truncated: false, incomplete: `${dir} may not be read` };
-      for (const entry of entries) {
-        visited += 1;
-        if (visited > maxEntries) {
-          return { paths: found, truncated: true, incomplete: `the project has more than ${maxEntries} entries` };
-        }
+      // Only `.git`, possibly secret names and directories matter; the rest only count toward
+      // the cap, which cuts the scan at the same entry as counting them one by one would.
+      const room = maxEntries - visited;
+      for (const { index: position, entry, isGit, maySecret } of interestingEntries(entries)) {
+        if (position >= room) break;
         const full = dir.endsWith(sep) ? `${dir}${entry.name}` : `${dir}${sep}${entry.name}`;
         const relativePath = rel === '' ? entry.name : `${rel}/${entry.name}`;
-        if (entry.name === '.git') {
+        if (isGit) {
           const described = await describeProtectedPath(full, 'git');
           if (described) found.push(described);
           // The root's own git directory is frozen read-only before every command, so nothing a
@@ -148,7 +179,7 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
           next.push({ dir: full, rel: relativePath, depth: depth + 1 });
           continue;
         }
-        if (maySecretFileName(entry.name) && isSecretPath(relativePath)) {
+        if (maySecret && isSecretPath(relativePath)) {
           const described = await describeProtectedPath(full, 'secret-file');
           if (described) found.push(described);
           continue;
@@ -159,6 +190,8 @@ async function scanProject(root: string, maxEntries: number): Promise<ProtectedP
           next.push({ dir: full, rel: relativePath, depth: depth + 1 });
         }
       }
+      if (entries.length > room) return { paths: found, truncated: true, incomplete: `the project has more than ${maxEntries} entries` };
+      visited += entries.length;
     }
     queue = next;
   }
@@ -229,7 +262,11 @@ export async function findProtectedPaths(options: FindProtectedPathsOptions): Pr
         : [describeProtectedPath(options.runtimeDir, 'host-sockets')]),
     ]);
   })();
-  const [project, outside, system] = await Promise.all([scanProject(options.root, maxEntries), outsideFound, findSystemEntries()]);
+  const [project, outside, system] = await Promise.all([
+    scanProject(options.root, maxEntries, options.lister ?? directoryListings),
+    outsideFound,
+    findSystemEntries(),
+  ]);
   const seen = new Set<string>();
   const paths: ProtectedPath[] = [];
   // Home and Glassbox entries first: when the project contains the home directory, the same path

@@ -7,6 +7,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { HOME_SECRET_PATHS, isInside, isSecretPath } from '../workspace/index.js';
 import { buildBubblewrapArgs, tmpfsSizeSupported, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
+import { type DirectoryLister, type DirectoryListings, directoryListings } from './directory-listings.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
 import { findHostView } from './host-view.js';
 import { createProcessCgroup } from './process-cgroup.js';
@@ -61,6 +62,8 @@ export interface RunCommandOptions {
   extraEnv?: Readonly<Record<string, string>>;
   /** Entries the git-metadata walks read at most (default `DEFAULT_MAX_ENTRIES`; tests make it small). */
   gitScanMaxEntries?: number;
+  /** The directory listings the walks reuse (default: the process's; tests bring their own clock). */
+  listings?: DirectoryListings;
 }
 
 export interface CommandResult extends ProcessResult {
@@ -116,9 +119,12 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   // Only a writable project can gain git metadata; read-only runs skip both walks.
   const writable = sandbox.mode === 'workspace-write';
   const runtimeDir = options.env.XDG_RUNTIME_DIR?.trim() || undefined;
+  const listings = options.listings ?? directoryListings;
+  // The walks before the command look at one moment: each directory is checked once for both.
+  const lister = listings.snapshot();
   const [rootScan, gitBefore, view] = await Promise.all([
-    findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome, runtimeDir }),
-    writable ? scanGitMetadata(options.root, { maxEntries: options.gitScanMaxEntries }) : null,
+    findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome, runtimeDir, lister }),
+    writable ? scanGitMetadata(options.root, { maxEntries: options.gitScanMaxEntries, lister }) : null,
     readSandboxConfig(sandbox.glassboxHome, sandbox.homeDir).then((config) =>
       findHostView({
         root: options.root,
@@ -143,6 +149,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
             homeDir: sandbox.homeDir,
             glassboxHome: sandbox.glassboxHome,
             runtimeDir,
+            lister,
           }),
         );
   // A secret file the scan did not reach would not be masked: fail closed, say why and what to do.
@@ -194,7 +201,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const gitCheck =
     gitBefore === null
       ? { quarantined: [], problems: [], unverifiedTree: null }
-      : await quarantineCreatedGitMetadata(options.root, gitBefore, sandbox.glassboxHome, options.gitScanMaxEntries);
+      : await quarantineCreatedGitMetadata(options.root, gitBefore, sandbox.glassboxHome, options.gitScanMaxEntries, listings);
   return {
     ...result,
     sandbox: { mode: sandbox.mode, network: sandbox.network },
@@ -268,12 +275,13 @@ async function quarantineCreatedGitMetadata(
   before: GitMetadataScan,
   glassboxHome: string,
   maxEntries: number | undefined,
+  lister: DirectoryLister,
 ): Promise<{ quarantined: QuarantinedGitMetadata[]; problems: string[]; unverifiedTree: UnverifiedTree | null }> {
   const problems: string[] = [];
   let quarantined: QuarantinedGitMetadata[] = [];
   let unfinished: string | null;
   try {
-    const after = await scanGitMetadata(root, { before, maxEntries });
+    const after = await scanGitMetadata(root, { before, maxEntries, lister });
     const result = await quarantineNewGitMetadata(before, after);
     quarantined = result.quarantined;
     problems.push(...result.failed);
