@@ -12,10 +12,27 @@
 // more than RACY_MARGIN_MS (git's "racily clean" rule): a directory changed recently is listed
 // every time until it has aged. And only local file systems are trusted (network ones stamp with
 // another machine's clock and cache attributes); a directory elsewhere is always listed.
+//
+// A new process starts with nothing to reuse, and its first walk (a new session's `git status`
+// in the sandbox, before the first model request) listed all of a 30k-entry project: ~0.15 s. So
+// the listings of a project are kept in Glassbox's home (which the sandbox hides) when the process
+// exits and read back by the next one; they are checked exactly like listings made in-process.
 
-import type { Dirent } from 'node:fs';
-import { lstatSync, statfsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
+import { isAbsolute, join, sep } from 'node:path';
 
 /** Well past any file system's timestamp granularity (FAT's 2 s is not local-trusted anyway). */
 export const RACY_MARGIN_MS = 1_000;
@@ -35,9 +52,32 @@ const LOCAL_FILE_SYSTEMS = new Set<number>([
   0x858458f6, // ramfs
 ]);
 
+/** Larger than any project's listings file (30k entries: ~1 MB); a larger one is not read. */
+const MAX_STORED_BYTES = 64 * 2 ** 20;
+const STORE_VERSION = 1;
+
+/** One entry of a listing: what the walks need of a `Dirent`. */
+export class ListedEntry {
+  constructor(
+    readonly name: string,
+    private readonly directory: boolean,
+  ) {}
+
+  /** A directory itself, not a symlink to one (as `Dirent.isDirectory`). */
+  isDirectory(): boolean {
+    return this.directory;
+  }
+}
+
 /** What the walks list directories with: `readdir(path, { withFileTypes: true })`, or a cache of it. */
 export interface DirectoryLister {
-  list(path: string): Promise<readonly Dirent[]>;
+  list(path: string): Promise<readonly ListedEntry[]>;
+}
+
+/** Where a project's listings are kept between processes: one file per project, by a digest of its real path. */
+function storedListingsPath(glassboxHome: string, root: string): string {
+  const digest = createHash('sha256').update(root).digest('hex').slice(0, 32);
+  return join(glassboxHome, 'cache', 'listings', `${digest}.json`);
 }
 
 interface Listing {
@@ -51,7 +91,7 @@ interface Listing {
   ctimeMs: number;
   /** The wall clock when the directory was lstat-ed for this listing. */
   listedAtMs: number;
-  entries: readonly Dirent[];
+  entries: readonly ListedEntry[];
 }
 
 export interface DirectoryListingsOptions {
@@ -59,6 +99,86 @@ export interface DirectoryListingsOptions {
   now?: () => number;
   /** Counts real listings (tests). */
   onList?: (path: string) => void;
+}
+
+type StoredListing = [
+  relative: string,
+  dev: number,
+  ino: number,
+  ctimeMs: number,
+  listedAtMs: number,
+  names: string[],
+  directories: number[],
+];
+
+/** The listings under `root`, as `[path relative to root, dev, ino, ctime, listed at, names, indexes of directories]`. */
+function writeStore(file: string, root: string, listings: ReadonlyMap<string, Listing>): void {
+  const stored: StoredListing[] = [];
+  for (const [path, listing] of listings) {
+    if (path !== root && !path.startsWith(`${root}${sep}`)) continue;
+    const directories: number[] = [];
+    for (const [index, entry] of listing.entries.entries()) if (entry.isDirectory()) directories.push(index);
+    stored.push([
+      path === root ? '' : path.slice(root.length + 1),
+      listing.dev,
+      listing.ino,
+      listing.ctimeMs,
+      listing.listedAtMs,
+      listing.entries.map((entry) => entry.name),
+      directories,
+    ]);
+  }
+  const dir = join(file, '..');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify({ version: STORE_VERSION, root, listings: stored }), { mode: 0o600 });
+  renameSync(temporary, file);
+}
+
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** A name a directory can hold: not empty, no separator, not `.` or `..`. */
+const isEntryName = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && value !== '.' && value !== '..' && !value.includes('/') && !value.includes('\0');
+
+function readStore(file: string, root: string): Array<[string, Listing]> {
+  if (!isAbsolute(root)) return [];
+  let text: string;
+  try {
+    // Not through a symlink, and not a file of unbounded size.
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile() || info.size > MAX_STORED_BYTES) return [];
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return [];
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const record = data as { version?: unknown; root?: unknown; listings?: unknown };
+  if (record?.version !== STORE_VERSION || record.root !== root || !Array.isArray(record.listings)) return [];
+  const found: Array<[string, Listing]> = [];
+  for (const item of record.listings as unknown[]) {
+    if (!Array.isArray(item) || item.length !== 7) return [];
+    const [relative, dev, ino, ctimeMs, listedAtMs, names, directories] = item as unknown[];
+    if (typeof relative !== 'string' || !isNumber(dev) || !isNumber(ino) || !isNumber(ctimeMs) || !isNumber(listedAtMs)) return [];
+    if (relative !== '' && !relative.split(sep).every(isEntryName)) return [];
+    if (!Array.isArray(names) || !names.every(isEntryName)) return [];
+    if (!Array.isArray(directories) || !directories.every((index) => Number.isInteger(index) && index >= 0 && index < names.length))
+      return [];
+    const isDirectory = new Set(directories as number[]);
+    const entries = Object.freeze((names as string[]).map((name, index) => new ListedEntry(name, isDirectory.has(index))));
+    found.push([relative === '' ? root : `${root}${sep}${relative}`, { dev, ino, ctimeMs, listedAtMs, entries }]);
+  }
+  return found;
 }
 
 function onLocalFileSystem(path: string): boolean {
@@ -71,6 +191,9 @@ function onLocalFileSystem(path: string): boolean {
 
 export class DirectoryListings implements DirectoryLister {
   private readonly listings = new Map<string, Listing>();
+  /** Projects whose listings are kept in a file: root → the file, and whether it is behind. */
+  private readonly stores = new Map<string, { file: string; home: string; dirty: boolean }>();
+  private exitHook = false;
   private entryCount = 0;
   private readonly now: () => number;
   private readonly onList: ((path: string) => void) | undefined;
@@ -84,7 +207,7 @@ export class DirectoryListings implements DirectoryLister {
    * `readdir(path, { withFileTypes: true })`, failing as it does (ENOENT, ENOTDIR, EACCES, …):
    * the cached entries when the directory cannot have changed since they were read.
    */
-  async list(path: string): Promise<readonly Dirent[]> {
+  async list(path: string): Promise<readonly ListedEntry[]> {
     const cached = this.listings.get(path);
     if (cached !== undefined) {
       // Synchronous: a few microseconds, where a thread-pool round trip costs several times that.
@@ -104,13 +227,55 @@ export class DirectoryListings implements DirectoryLister {
     const listedAtMs = this.now();
     const info = await lstat(path).catch(() => null);
     this.onList?.(path);
-    const entries = Object.freeze(await readdir(path, { withFileTypes: true }));
-    if (info?.isDirectory() && onLocalFileSystem(path)) {
-      if (this.entryCount + entries.length > MAX_ENTRIES) this.clear();
-      this.listings.set(path, { dev: info.dev, ino: info.ino, ctimeMs: info.ctimeMs, listedAtMs, entries });
-      this.entryCount += entries.length;
-    }
+    const entries = Object.freeze(
+      (await readdir(path, { withFileTypes: true })).map((entry) => new ListedEntry(entry.name, entry.isDirectory())),
+    );
+    if (info?.isDirectory() && onLocalFileSystem(path))
+      this.keep(path, { dev: info.dev, ino: info.ino, ctimeMs: info.ctimeMs, listedAtMs, entries });
     return entries;
+  }
+
+  /**
+   * Reads the listings kept for `root` in Glassbox's home (once per root), and keeps this process's for
+   * it there when the process exits. A file that is missing, too large, a symlink, or not exactly
+   * what `save` writes is ignored whole: the walks then list everything, as without it.
+   */
+  keepBetweenProcesses(root: string, glassboxHome: string): void {
+    if (this.stores.has(root)) return;
+    const file = storedListingsPath(glassboxHome, root);
+    this.stores.set(root, { file, home: glassboxHome, dirty: false });
+    if (!this.exitHook) {
+      this.exitHook = true;
+      process.once('exit', () => this.saveAll());
+    }
+    for (const [path, listing] of readStore(file, root)) {
+      // What this process listed itself is newer than what the file says.
+      if (!this.listings.has(path)) this.keep(path, listing, false);
+    }
+  }
+
+  /** Writes the listings of every root with a store that changed since it was read. */
+  saveAll(): void {
+    for (const [root, store] of this.stores) {
+      if (!store.dirty) continue;
+      store.dirty = false;
+      // A home that is gone (a test's, removed) is not made again for a cache.
+      if (!lstatSync(store.home, { throwIfNoEntry: false })?.isDirectory()) continue;
+      try {
+        writeStore(store.file, root, this.listings);
+      } catch {
+        // A cache: a home that cannot be written costs the next process a full walk, nothing else.
+      }
+    }
+  }
+
+  private keep(path: string, listing: Listing, fresh = true): void {
+    const previous = this.listings.get(path);
+    if (previous !== undefined) this.entryCount -= previous.entries.length;
+    if (this.entryCount + listing.entries.length > MAX_ENTRIES) this.clear();
+    this.listings.set(path, listing);
+    this.entryCount += listing.entries.length;
+    if (fresh) for (const [root, store] of this.stores) if (path === root || path.startsWith(`${root}${sep}`)) store.dirty = true;
   }
 
   /**
@@ -118,7 +283,7 @@ export class DirectoryListings implements DirectoryLister {
    * both taken before it starts): each directory is checked and listed once for all of them.
    */
   snapshot(): DirectoryLister {
-    const seen = new Map<string, Promise<readonly Dirent[]>>();
+    const seen = new Map<string, Promise<readonly ListedEntry[]>>();
     return {
       list: (path) => {
         let listing = seen.get(path);
@@ -139,6 +304,7 @@ export class DirectoryListings implements DirectoryLister {
   private forget(path: string, listing: Listing): void {
     this.listings.delete(path);
     this.entryCount -= listing.entries.length;
+    for (const [root, store] of this.stores) if (path === root || path.startsWith(`${root}${sep}`)) store.dirty = true;
   }
 }
 

@@ -17,10 +17,9 @@
 
 import { constants } from 'node:fs';
 import { access, lstat, rename } from 'node:fs/promises';
-import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { foldFileName, isGitMetadataName } from '../workspace/index.js';
-import { type DirectoryLister, directoryListings } from './directory-listings.js';
+import { type DirectoryLister, directoryListings, type ListedEntry } from './directory-listings.js';
 
 export const QUARANTINE_SUFFIX = '.glassbox-quarantine';
 /** Entries the walk before a command reads at most, and how many more the walk after it may read. */
@@ -97,16 +96,16 @@ interface Classified {
   /** A `refs` or `commondir` entry is there. */
   refs: boolean;
   /** Entries that are git metadata, a `.glassbox`, or directories (the rest are of no interest). */
-  candidates: { entry: Dirent; gitName: boolean; glassboxName: boolean }[];
+  candidates: { entry: ListedEntry; gitName: boolean; glassboxName: boolean }[];
 }
 
 /**
  * What the walk needs from a listing. Reused listings are the same array object while the
  * directory is unchanged (directory-listings.ts), so the names are folded once per change.
  */
-const classified = new WeakMap<readonly Dirent[], Classified>();
+const classified = new WeakMap<readonly ListedEntry[], Classified>();
 
-function classify(entries: readonly Dirent[]): Classified {
+function classify(entries: readonly ListedEntry[]): Classified {
   let result = classified.get(entries);
   if (result === undefined) {
     result = { heads: [], refs: false, candidates: [] };
@@ -173,7 +172,7 @@ export async function scanGitMetadata(root: string, options: ScanOptions = {}): 
   let next = 0;
 
   const visit = async (directory: string): Promise<void> => {
-    let entries: readonly Dirent[];
+    let entries: readonly ListedEntry[];
     try {
       entries = await lister.list(directory);
     } catch (error) {
@@ -192,8 +191,8 @@ export async function scanGitMetadata(root: string, options: ScanOptions = {}): 
     // a `commondir` file sends git elsewhere for them. `objects` is not required at all, since
     // `GIT_OBJECT_DIRECTORY` can stand in for it. Names are compared folded (a case-insensitive volume).
     const { heads, refs, candidates } = classify(entries);
-    const special: { entry: Dirent; isConfig: boolean }[] = [];
-    const subdirectories: Dirent[] = [];
+    const special: { entry: ListedEntry; isConfig: boolean }[] = [];
+    const subdirectories: ListedEntry[] = [];
     for (const { entry, gitName, glassboxName } of candidates) {
       const isConfig = directory === root && glassboxName;
       if (isConfig || gitName) special.push({ entry, isConfig });

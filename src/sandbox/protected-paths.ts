@@ -6,10 +6,9 @@
 // home directory, a toolchain directory that holds a credential file, a root that runs Glassbox.
 // Only paths that exist are reported, because bubblewrap cannot mount over something missing.
 
-import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
-import { type DirectoryLister, directoryListings } from './directory-listings.js';
+import { type DirectoryLister, directoryListings, type ListedEntry } from './directory-listings.js';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
 // what the sandbox hides until it is approved.
 import { HOME_SECRET_PATHS, isSecretPath, maySecretFileName } from '../workspace/index.js';
@@ -90,7 +89,10 @@ export async function describeProtectedPath(path: string, reason: ProtectionReas
  * may not be read: a command can `chmod 000` a directory to hide what is in it from the scan,
  * then read it after a `chmod` back.
  */
-async function listDirectory(dir: string, lister: DirectoryLister = directoryListings): Promise<readonly Dirent[] | null | 'unreadable'> {
+async function listDirectory(
+  dir: string,
+  lister: DirectoryLister = directoryListings,
+): Promise<readonly ListedEntry[] | null | 'unreadable'> {
   try {
     return await lister.list(dir);
   } catch (error) {
@@ -118,7 +120,7 @@ const LISTING_BATCH = 32;
 interface InterestingEntry {
   /** Its position in the listing (what the entry cap counts). */
   index: number;
-  entry: Dirent;
+  entry: ListedEntry;
   isGit: boolean;
   maySecret: boolean;
 }
@@ -127,9 +129,9 @@ interface InterestingEntry {
  * A listing's entries the scan acts on. Reused listings are the same array object while the
  * directory is unchanged (directory-listings.ts), so the name checks run once per change.
  */
-const interesting = new WeakMap<readonly Dirent[], InterestingEntry[]>();
+const interesting = new WeakMap<readonly ListedEntry[], InterestingEntry[]>();
 
-function interestingEntries(entries: readonly Dirent[]): InterestingEntry[] {
+function interestingEntries(entries: readonly ListedEntry[]): InterestingEntry[] {
   let found = interesting.get(entries);
   if (found === undefined) {
     found = [];
@@ -151,7 +153,7 @@ async function scanProject(root: string, maxEntries: number, lister: DirectoryLi
   let queue: { dir: string; rel: string; depth: number }[] = [{ dir: root, rel: '', depth: 0 }];
   while (queue.length > 0) {
     const next: { dir: string; rel: string; depth: number }[] = [];
-    let listings: Promise<readonly Dirent[] | null | 'unreadable'>[] = [];
+    let listings: Promise<readonly ListedEntry[] | null | 'unreadable'>[] = [];
     for (const [index, { dir, rel, depth }] of queue.entries()) {
       if (index % LISTING_BATCH === 0) {
         listings = queue.slice(index, index + LISTING_BATCH).map((item) => listDirectory(item.dir, lister));

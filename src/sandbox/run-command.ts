@@ -120,6 +120,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const writable = sandbox.mode === 'workspace-write';
   const runtimeDir = options.env.XDG_RUNTIME_DIR?.trim() || undefined;
   const listings = options.listings ?? directoryListings;
+  listings.keepBetweenProcesses(options.root, sandbox.glassboxHome);
   // The walks before the command look at one moment: each directory is checked once for both.
   const lister = listings.snapshot();
   const [rootScan, gitBefore, view] = await Promise.all([

@@ -11,7 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { lstatSync } from 'node:fs';
-import { chmod, mkdir, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DirectoryListings } from '../../src/sandbox/directory-listings.js';
@@ -175,6 +175,79 @@ describe('directory listings reused by the sandbox walks', () => {
       await Promise.all([snapshot.list(root), snapshot.list(root)]);
       await snapshot.list(root);
       assert.equal(listed.length, 1);
+    });
+  });
+
+  test('kept between processes: read back and checked like its own; a change since is seen; a file not exactly ours is ignored', async () => {
+    await withTempDir(async (base) => {
+      const root = join(base, 'project');
+      const home = join(base, 'glassbox-home');
+      await mkdir(join(root, 'a', 'b'), { recursive: true });
+      await mkdir(home);
+      await writeFile(join(root, 'a', 'b', 'file'), 'x');
+      const first = agedListings();
+      first.keepBetweenProcesses(root, home);
+      await walks(root, first);
+      first.saveAll();
+      const dir = join(home, 'cache', 'listings');
+      const [file] = await readdir(dir);
+      assert.ok(file !== undefined);
+      assert.equal((await stat(dir)).mode & 0o777, 0o700);
+      assert.equal((await stat(join(dir, file))).mode & 0o777, 0o600);
+
+      // The next process: nothing listed again while nothing changed.
+      const listed: string[] = [];
+      const second = agedListings((path) => listed.push(path));
+      second.keepBetweenProcesses(root, home);
+      assert.deepEqual(await walks(root, second), await walks(root, new DirectoryListings()));
+      assert.deepEqual(listed, []);
+      // A secret made between the processes is found: its directory is listed again.
+      await nextTick(root);
+      await writeFile(join(root, 'a', 'b', '.env'), 'TOKEN=1');
+      const relisted: string[] = [];
+      const third = agedListings((path) => relisted.push(path));
+      third.keepBetweenProcesses(root, home);
+      const seen = await walks(root, third);
+      assert.deepEqual(seen, await walks(root, new DirectoryListings()));
+      assert.ok(seen.protectedPaths.some((entry) => entry.endsWith(join('a', 'b', '.env'))));
+      assert.deepEqual(relisted, [join(root, 'a', 'b')]);
+
+      // Files that are not exactly what save writes are ignored whole: everything is listed.
+      const saved = await readFile(join(dir, file), 'utf8');
+      const record = JSON.parse(saved) as { root: string; listings: unknown[][] };
+      const variants: Record<string, string> = {
+        'another root': JSON.stringify({ ...record, root: join(base, 'other') }),
+        'a path with ..': JSON.stringify({ ...record, listings: [...record.listings, ['..', 1, 1, 1, 1e13, ['x'], []]] }),
+        'a name with a separator': JSON.stringify({ ...record, listings: [...record.listings, ['a', 1, 1, 1, 1e13, ['x/y'], []]] }),
+        'a directory index past the names': JSON.stringify({ ...record, listings: [...record.listings, ['a', 1, 1, 1, 1e13, ['x'], [3]]] }),
+        'another version': JSON.stringify({ ...record, version: 2 }),
+        'not JSON': saved.slice(0, saved.length / 2),
+      };
+      for (const [what, text] of Object.entries(variants)) {
+        await writeFile(join(dir, file), text);
+        const counted: string[] = [];
+        const reader = agedListings((path) => counted.push(path));
+        reader.keepBetweenProcesses(root, home);
+        assert.deepEqual(await walks(root, reader), await walks(root, new DirectoryListings()), what);
+        assert.ok(counted.includes(root), `${what}: the root is listed afresh`);
+      }
+      // Through a symlink, it is not read either.
+      await writeFile(join(base, 'elsewhere.json'), saved);
+      await rm(join(dir, file));
+      await symlink(join(base, 'elsewhere.json'), join(dir, file));
+      const counted: string[] = [];
+      const reader = agedListings((path) => counted.push(path));
+      reader.keepBetweenProcesses(root, home);
+      await walks(root, reader);
+      assert.ok(counted.includes(root));
+
+      // A home that is gone is not made again for the cache.
+      const gone = join(base, 'gone-home');
+      const orphan = agedListings();
+      orphan.keepBetweenProcesses(root, gone);
+      await walks(root, orphan);
+      orphan.saveAll();
+      await assert.rejects(stat(gone), { code: 'ENOENT' });
     });
   });
 
