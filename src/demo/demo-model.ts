@@ -3,6 +3,7 @@
 // It reads the tool outputs it gets back and answers from them, so what it says is about the
 // user's actual project, not canned text.
 
+import { PLAN_TOOL_NAME } from '../protocol/index.js';
 import { sentTranscript, startFakeProvider, type CapturedRequest, type FakeProvider, type ScriptedTurn } from '../testing/index.js';
 
 interface SeenToolOutput {
@@ -11,24 +12,32 @@ interface SeenToolOutput {
 }
 
 interface DemoView {
+  /** The user's words, without the plan-mode block a plan turn adds after them. */
   prompt: string;
+  /** The turn is in plan mode (`--plan`, `/plan`): propose a plan, change nothing. */
+  planMode: boolean;
   toolOutputs: SeenToolOutput[];
 }
+
+/** The block `planPrompt` (runner/plan-mode.ts) appends to a plan-mode turn's prompt. */
+const PLAN_MODE_BLOCK = /\s*<plan_mode>[\s\S]*<\/plan_mode>\s*$/;
 
 /** Reads what the harness sent, in any wire format (the fake provider's reader), as the demo needs it. */
 function viewRequest(request: CapturedRequest): DemoView {
   let prompt = '';
+  let planMode = false;
   let toolOutputs: SeenToolOutput[] = [];
   const callNames = new Map<string, string>();
   for (const entry of sentTranscript(request)) {
     if (entry.kind === 'call') callNames.set(entry.callId, entry.name);
     else if (entry.kind === 'output') toolOutputs.push({ name: callNames.get(entry.callId) ?? 'tool', output: entry.text });
     else if (entry.role === 'user') {
-      prompt = entry.text;
+      planMode = PLAN_MODE_BLOCK.test(entry.text);
+      prompt = entry.text.replace(PLAN_MODE_BLOCK, '');
       toolOutputs = [];
     }
   }
-  return { prompt, toolOutputs };
+  return { prompt, planMode, toolOutputs };
 }
 
 /** Picks the file worth reading from what list_dir and glob returned. */
@@ -60,7 +69,26 @@ export function demoTurn(request: CapturedRequest): ScriptedTurn {
       toolCalls: [{ name: 'read_file', arguments: { path: file, limit: 40 } }],
     };
   }
+  if (view.planMode && !view.toolOutputs.some((o) => o.name === PLAN_TOOL_NAME)) {
+    return {
+      text: 'This is plan mode, so I change nothing: here is what I would do.',
+      toolCalls: [{ name: PLAN_TOOL_NAME, arguments: demoPlan(view, file) }],
+    };
+  }
   return { text: demoAnswer(view) };
+}
+
+/** A plan shaped like a real one, about this project: the demo model cannot do the work itself. */
+function demoPlan(view: DemoView, file: string | null): { explanation: string; plan: Array<{ step: string; status: 'pending' }> } {
+  const request = view.prompt.trim().slice(0, 80) || 'the request';
+  return {
+    explanation: `A demo plan for: ${request}`,
+    plan: [
+      { step: `Read what the request touches${file === null ? '' : ` (${file} first)`}`, status: 'pending' },
+      { step: 'Make the change', status: 'pending' },
+      { step: 'Run the tests and show the diff', status: 'pending' },
+    ],
+  };
 }
 
 function demoAnswer(view: DemoView): string {
@@ -81,7 +109,7 @@ function demoAnswer(view: DemoView): string {
   const lines = [
     '**This answer comes from the offline demo model**, a script built into Glassbox that drives the real tools.',
     '',
-    `You asked: _${view.prompt.slice(0, 200)}_`,
+    `You asked: _${view.prompt.slice(0, 200)}_${view.planMode ? ' (in plan mode: the plan above is a demo, and nothing was changed)' : ''}`,
     '',
     `The project root has these entries (from \`list_dir\`):`,
     '',

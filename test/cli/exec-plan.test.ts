@@ -74,4 +74,16 @@ describe('exec --plan', () => {
     assert.equal(started.prompt, 'fix the parser');
     assert.deepEqual(started.policy, { approvalPolicy: 'never', sandbox: 'read-only' });
   });
+  test('the offline demo model in plan mode: proposes a plan, echoes only the request, changes nothing', async () => {
+    const base = await makeTempDir();
+    const root = join(base, 'project');
+    await mkdir(root, { recursive: true });
+    await writeFile(join(root, 'README.md'), '# A sample project\n');
+    const result = await runCli(['exec', '--plan', '-C', root, 'fix the parser'], cliEnv({ GLASSBOX_HOME: join(base, 'home') }));
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^A demo plan for: fix the parser\n\[ \] Read what the request touches \(README\.md first\)\n/);
+    assert.match(result.stdout, /You asked: _fix the parser_ \(in plan mode/);
+    assert.doesNotMatch(result.stdout, /plan_mode/);
+    assert.deepEqual(await readdir(root), ['README.md']);
+  });
 });
