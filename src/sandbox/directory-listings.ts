@@ -39,16 +39,21 @@ export const RACY_MARGIN_MS = 1_000;
 /** Entries kept at most across all directories; past it the cache starts over (memory bound). */
 const MAX_ENTRIES = 300_000;
 
-/** statfs `f_type` of the local file systems whose ctime is kept by this kernel. */
+/**
+ * statfs `f_type` of the local file systems whose ctime is kept by this kernel, and where no two
+ * directories a command can make share a device, inode and ctime. Not btrfs or bcachefs: each
+ * subvolume numbers its inodes alike (the first directory in each is 257), two directories made in
+ * one tick share a ctime, and a removed subvolume's device number goes to the next one made, so a
+ * command can put a snapshot's directory where a listed one was with the same three
+ * (test/sandbox/directory-listings-attack.test.ts).
+ */
 const LOCAL_FILE_SYSTEMS = new Set<number>([
   0xef53, // ext2/3/4
   0x58465342, // xfs
-  0x9123683e, // btrfs
   0x01021994, // tmpfs
   0x794c7630, // overlayfs
   0x2fc12fc1, // zfs
   0xf2f52010, // f2fs
-  0xca451a4e, // bcachefs
   0x858458f6, // ramfs
 ]);
 
