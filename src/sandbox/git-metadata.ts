@@ -17,7 +17,7 @@
 
 import { constants } from 'node:fs';
 import { access, lstat, rename } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { foldFileName, isGitMetadataName } from '../workspace/index.js';
 import { type DirectoryLister, directoryListings, type ListedEntry } from './directory-listings.js';
 
@@ -138,7 +138,10 @@ async function identify(path: string): Promise<string> {
  * below it. Anything else we cannot list may hide a new `.git`.
  */
 async function couldHoldNewEntries(directory: string): Promise<boolean> {
-  const info = await lstat(directory).catch(() => null);
+  const info = await lstat(directory).catch((error: NodeJS.ErrnoException) => (error.code === 'EACCES' ? 'unsearchable' : null));
+  // Not even lstat-able: the directory above it (which the walk listed) may not be searched, and
+  // if it is ours the command could have taken that permission away (`chmod 644`) after planting.
+  if (info === 'unsearchable') return (await lstat(dirname(directory)).catch(() => null))?.uid === process.getuid?.();
   if (info === null || !info.isDirectory()) return false;
   if (info.uid === process.getuid?.()) return true;
   return access(directory, constants.X_OK).then(

@@ -99,9 +99,16 @@ async function listDirectory(
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     if (code === 'EACCES' || code === 'EPERM') {
+      // One that cannot even be stat-ed lies in a directory that may be listed but not searched
+      // (the walk listed it): whoever owns that one can make it searchable again, so a command
+      // can `chmod 644` the directory above a secret to hide it. It counts as that owner's.
       const owner = await stat(dir).then(
         (info) => info.uid,
-        () => -1,
+        () =>
+          stat(dirname(dir)).then(
+            (info) => info.uid,
+            () => -1,
+          ),
       );
       return owner === (process.getuid?.() ?? -2) ? 'unreadable' : null;
     }

@@ -12,8 +12,9 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync } from 'node:fs';
-import { mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
+import { existsSync, lstatSync, writeFileSync } from 'node:fs';
+import { chmod, mkdir, readdir, rmdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DirectoryListings } from '../../src/sandbox/directory-listings.js';
@@ -100,6 +101,67 @@ describe('reused listings against directories that keep a device, inode and ctim
         const scan = await scanGitMetadata(root, { lister: listings });
         assert.ok(scan.dotGit.has(join(b, 'X', 'Y', '.git')), 'the planted .git is found');
       });
+    });
+  });
+});
+
+/**
+ * Runs `script` (an ES module importing the sandbox from `src`) as a user the file permissions
+ * bind: as root (whom they do not bind) it runs as nobody through setpriv. Returns its stdout.
+ */
+function asUnprivileged(dir: string, script: string): string {
+  const file = join(dir, 'check.mts');
+  writeFileSync(file, script.replaceAll('SRC', fileURLToPath(new URL('../../src/sandbox/', import.meta.url))));
+  const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+  const command = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', tsx, file] : [tsx, file];
+  return execFileSync(command[0]!, command.slice(1), { cwd: dir, encoding: 'utf8' });
+}
+
+function unprivilegedUnavailable(): string | false {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'true']);
+    return false;
+  } catch {
+    return 'setpriv cannot drop to nobody';
+  }
+}
+
+describe('directories below one that may be listed but not searched', () => {
+  test('a secret or a planted .git below a directory of ours made unsearchable is not skipped', {
+    skip: unprivilegedUnavailable(),
+  }, async () => {
+    await withTempDir(async (base) => {
+      // The user's project, with a secret two levels down. A command `chmod 644 A`: the walks may
+      // list A but not stat what is in it; the next command can `chmod 755 A` and read A/B/.env.
+      const root = join(base, 'project');
+      await mkdir(join(root, 'A', 'B'), { recursive: true });
+      await writeFile(join(root, 'A', 'B', '.env'), 'TOKEN=hunter2\n');
+      if (process.getuid?.() === 0) {
+        await chmod(base, 0o755);
+        execFileSync('chown', ['-R', '65534:65534', root]);
+      }
+      const output = asUnprivileged(
+        base,
+        `
+        import { chmod, mkdir } from 'node:fs/promises';
+        import { findProtectedPaths } from 'SRCprotected-paths.js';
+        import { scanGitMetadata } from 'SRCgit-metadata.js';
+        import { DirectoryListings } from 'SRCdirectory-listings.js';
+        const root = ${JSON.stringify(root)};
+        const home = ${JSON.stringify(join(base, 'home'))};
+        const before = await scanGitMetadata(root, { lister: new DirectoryListings() });
+        await mkdir(root + '/A/B/C/.git', { recursive: true });
+        await chmod(root + '/A', 0o644);
+        const scan = await findProtectedPaths({ root, homeDir: home, glassboxHome: home + '/.glassbox', lister: new DirectoryListings() });
+        const after = await scanGitMetadata(root, { before, lister: new DirectoryListings() });
+        await chmod(root + '/A', 0o755);
+        console.log(JSON.stringify({ secrets: scan.incomplete, git: after.incomplete }));
+        `,
+      );
+      const { secrets, git } = JSON.parse(output) as { secrets: string | null; git: string | null };
+      assert.match(secrets ?? 'complete', /A\/B may not be read/, 'the secret scan must not count A/B as finished');
+      assert.match(git ?? 'complete', /A\/B could not be read/, 'the git walk must not count A/B as finished');
     });
   });
 });
