@@ -165,6 +165,44 @@ describe('sandbox attacks (adversarial review of issue 22)', { skip }, () => {
   });
 
   // ---------------------------------------------------------------------------------------------
+  // Copies beneath the mounts: a btrfs snapshot of the project (a subvolume its owner may
+  // snapshot) copies it as it is on disk, masked secret files included. The seccomp filter
+  // refuses the snapshot ioctls, whatever the high half of the request number holds (the kernel
+  // reads only the low 32 bits). The oracle is the kernel's answer on this file system: outside
+  // the sandbox every request below fails with ENOTTY (not btrfs); inside, the snapshot requests
+  // fail with EPERM before they reach the file system, and other ioctls still reach it.
+  // ---------------------------------------------------------------------------------------------
+  test('btrfs snapshot ioctls are refused in the sandbox, other ioctls are not', {
+    skip: existsSync('/usr/bin/python3') ? false : 'needs /usr/bin/python3',
+  }, async () => {
+    await withProject(async (project) => {
+      const number = process.arch === 'x64' ? 16 : process.arch === 'arm64' ? 29 : null;
+      if (number === null) return;
+      const script = join(project.root, 'snap.py');
+      await writeFile(
+        script,
+        [
+          'import ctypes, os',
+          'libc = ctypes.CDLL(None, use_errno=True)',
+          'fd = os.open(".", os.O_RDONLY)',
+          'buf = ctypes.create_string_buffer(4096)',
+          'out = []',
+          // SNAP_CREATE_V2, SNAP_CREATE, SNAP_CREATE_V2 with high bits set, TCGETS.
+          'for request in (0x50009417, 0x50009401, 0x750009417, 0x5401):',
+          `    ctypes.set_errno(0); libc.syscall(${number}, fd, ctypes.c_ulong(request), buf); out.append(str(ctypes.get_errno()))`,
+          'print(" ".join(out))',
+        ].join('\n'),
+      );
+      const outside = execFileSync('/usr/bin/python3', [script], { cwd: project.root, encoding: 'utf8' }).trim();
+      assert.equal(outside, '25 25 25 25', 'outside the sandbox the file system answers (ENOTTY: not btrfs)');
+      for (const mode of ['read-only', 'workspace-write'] as const) {
+        const result = await sandboxed(project, `/usr/bin/python3 ${script}`, { mode });
+        assert.equal(result.output.text.trim(), '1 1 1 25', `${mode}: snapshot requests refused (EPERM), TCGETS reaches the file system`);
+      }
+    });
+  });
+
+  // ---------------------------------------------------------------------------------------------
   // Host sockets through inherited descriptors: runProcess spawns bwrap without closing what
   // Glassbox inherited (Node keeps descriptors it did not open; bwrap passes them on), so a
   // socket a terminal, IDE, CI runner or supervisor left open in Glassbox is usable from a
