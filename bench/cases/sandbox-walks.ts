@@ -18,7 +18,7 @@ const RUNS = quick ? 5 : 15;
 const DIRECTORIES = 2_000;
 const FILES_PER_DIRECTORY = 15;
 /** The listings trust a directory whose last change is older than this (RACY_MARGIN_MS, plus room). */
-const SETTLE_MS = 1_200;
+const SETTLE_MS = 2_200;
 
 /** A tree shaped like a project with its dependencies: nested directories, a few files in each. */
 function makeTree(root: string): void {

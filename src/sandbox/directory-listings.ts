@@ -34,8 +34,12 @@ import {
 import { lstat, readdir } from 'node:fs/promises';
 import { isAbsolute, join, sep } from 'node:path';
 
-/** Well past any file system's timestamp granularity (FAT's 2 s is not local-trusted anyway). */
-export const RACY_MARGIN_MS = 1_000;
+/**
+ * Two seconds: past any clock tick, and past one whole second where a file system keeps no more
+ * (ext4 with 128-byte inodes), where the coarse clock the kernel stamps with, a few milliseconds
+ * behind the wall clock, could otherwise stamp a change just after a listing with the kept second.
+ */
+export const RACY_MARGIN_MS = 2_000;
 /** Entries kept at most across all directories; past it the cache starts over (memory bound). */
 const MAX_ENTRIES = 300_000;
 
