@@ -27,12 +27,15 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  realpathSync,
   renameSync,
+  rmSync,
   statfsSync,
   writeFileSync,
 } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
-import { isAbsolute, join, sep } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
+import { isInside } from '../workspace/index.js';
 
 /**
  * Two seconds: past any clock tick, and past one whole second where a file system keeps no more
@@ -89,6 +92,42 @@ function storedListingsPath(glassboxHome: string, root: string): string {
   return join(glassboxHome, 'cache', 'listings', `${digest}.json`);
 }
 
+/**
+ * The real path of a home whose store no sandboxed command of `root` can have written, or null.
+ * The sandbox masks the home only where it exists: one not made yet inside the project (a project
+ * that is the home directory, a fresh install) could be made by a command with a store in it whose
+ * listings match the directories and leave out their `.env`. And a home named through a link
+ * inside the project could be re-pointed by one. So the home must exist, and neither its name nor
+ * its real path may lie in the project; otherwise listings are not kept between processes at all.
+ */
+function storeHome(root: string, glassboxHome: string): string | null {
+  try {
+    const real = realpathSync(glassboxHome);
+    if (!lstatSync(real).isDirectory()) return null;
+    if (isInside(root, resolve(glassboxHome)) || isInside(root, real)) return null;
+    return real;
+  } catch {
+    return null;
+  }
+}
+
+/** Throws unless `path` is a directory of ours, not a link (read and written only through such). */
+function assertOwnDirectory(path: string): void {
+  const info = lstatSync(path);
+  const uid = process.getuid?.();
+  if (!info.isDirectory() || (uid !== undefined && info.uid !== uid)) throw new Error(`${path} is not a directory of ours.`);
+}
+
+/** `path` made (0700) if missing, and checked to be a directory of ours, not a link to one elsewhere. */
+function ownDirectory(path: string): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  assertOwnDirectory(path);
+}
+
 interface Listing {
   dev: number;
   ino: number;
@@ -137,10 +176,14 @@ function writeStore(file: string, root: string, listings: ReadonlyMap<string, Li
       directories,
     ]);
   }
+  // Not through a link anywhere below the home (the home is a real path, storeHome): neither a
+  // linked `cache` directory nor a temporary name planted as a link to a file to overwrite.
   const dir = join(file, '..');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  ownDirectory(join(dir, '..'));
+  ownDirectory(dir);
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify({ version: STORE_VERSION, root, listings: stored }), { mode: 0o600 });
+  rmSync(temporary, { force: true });
+  writeFileSync(temporary, JSON.stringify({ version: STORE_VERSION, root, listings: stored }), { mode: 0o600, flag: 'wx' });
   renameSync(temporary, file);
 }
 
@@ -155,6 +198,8 @@ function readStore(file: string, root: string): Array<[string, Listing]> {
   let text: string;
   try {
     // Not through a symlink, and not a file of unbounded size.
+    assertOwnDirectory(join(file, '..', '..'));
+    assertOwnDirectory(join(file, '..'));
     const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
       const info = fstatSync(fd);
@@ -202,6 +247,8 @@ export class DirectoryListings implements DirectoryLister {
   private readonly listings = new Map<string, Listing>();
   /** Projects whose listings are kept in a file: root → the file, and whether it is behind. */
   private readonly stores = new Map<string, { file: string; home: string; dirty: boolean }>();
+  /** Projects whose listings are not kept (storeHome): checked once per process, like a store. */
+  private readonly unstored = new Set<string>();
   private exitHook = false;
   private entryCount = 0;
   private readonly now: () => number;
@@ -246,13 +293,19 @@ export class DirectoryListings implements DirectoryLister {
 
   /**
    * Reads the listings kept for `root` in Glassbox's home (once per root), and keeps this process's for
-   * it there when the process exits. A file that is missing, too large, a symlink, or not exactly
-   * what `save` writes is ignored whole: the walks then list everything, as without it.
+   * it there when the process exits; not when the home is missing or in the project (storeHome). A
+   * file that is missing, too large, a symlink, or not exactly what `save` writes is ignored whole:
+   * the walks then list everything, as without it.
    */
   keepBetweenProcesses(root: string, glassboxHome: string): void {
-    if (this.stores.has(root)) return;
-    const file = storedListingsPath(glassboxHome, root);
-    this.stores.set(root, { file, home: glassboxHome, dirty: false });
+    if (this.stores.has(root) || this.unstored.has(root)) return;
+    const home = storeHome(root, glassboxHome);
+    if (home === null) {
+      this.unstored.add(root);
+      return;
+    }
+    const file = storedListingsPath(home, root);
+    this.stores.set(root, { file, home, dirty: false });
     if (!this.exitHook) {
       this.exitHook = true;
       process.once('exit', () => this.saveAll());
@@ -268,9 +321,9 @@ export class DirectoryListings implements DirectoryLister {
     for (const [root, store] of this.stores) {
       if (!store.dirty) continue;
       store.dirty = false;
-      // A home that is gone (a test's, removed) is not made again for a cache.
-      if (!lstatSync(store.home, { throwIfNoEntry: false })?.isDirectory()) continue;
       try {
+        // A home that is gone (a test's, removed) is not made again for a cache.
+        if (!lstatSync(store.home, { throwIfNoEntry: false })?.isDirectory()) continue;
         writeStore(store.file, root, this.listings);
       } catch {
         // A cache: a home that cannot be written costs the next process a full walk, nothing else.
