@@ -2,7 +2,7 @@
 // lifetime and bounded output. The shell tool adds argument checks and formatting on top.
 
 import { release } from 'node:os';
-import { lstatSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { HOME_SECRET_PATHS, isInside, isSecretPath } from '../workspace/index.js';
 import { buildBubblewrapArgs, tmpfsSizeSupported, type SandboxedMode } from './bubblewrap.js';
@@ -119,6 +119,11 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   // Only a writable project can gain git metadata; read-only runs skip both walks.
   const writable = sandbox.mode === 'workspace-write';
   const runtimeDir = options.env.XDG_RUNTIME_DIR?.trim() || undefined;
+  // Only what exists can be masked: a Glassbox home named inside the project that does not exist
+  // yet (the project is the home directory, on a first run) could be made by a command, with a
+  // config naming hooks and MCP servers that run on the host. It is made first, and masked.
+  if (isInside(options.root, sandbox.glassboxHome) && lstatSync(sandbox.glassboxHome, { throwIfNoEntry: false }) === undefined)
+    mkdirSync(sandbox.glassboxHome, { recursive: true, mode: 0o700 });
   const listings = options.listings ?? directoryListings;
   listings.keepBetweenProcesses(options.root, sandbox.glassboxHome);
   // The walks before the command look at one moment: each directory is checked once for both.
@@ -164,6 +169,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     options.root,
     gitBefore === null ? scan.paths : await withGitDirectories(scan.paths, gitBefore),
     sandbox.homeDir,
+    sandbox.glassboxHome,
   );
   const uid = process.getuid?.() ?? 0;
   const args = buildBubblewrapArgs({
@@ -232,7 +238,7 @@ function mergeScans(first: ProtectedPathScan, second: ProtectedPathScan): Protec
  * project entry holding each store (where it is named and where it really is) and the directory
  * of each such file are frozen read-only; being mount points, they cannot be renamed either.
  */
-function anchored(root: string, paths: readonly ProtectedPath[], homeDir: string): ProtectedPath[] {
+function anchored(root: string, paths: readonly ProtectedPath[], homeDir: string, glassboxHome: string): ProtectedPath[] {
   const seen = new Set(paths.map((entry) => entry.path));
   const anchors: ProtectedPath[] = [];
   const anchor = (path: string, kind: ProtectedPath['kind']): void => {
@@ -249,9 +255,9 @@ function anchored(root: string, paths: readonly ProtectedPath[], homeDir: string
       anchor(dirname(entry.path), 'directory');
     }
   }
-  // A store named inside the project but lying elsewhere (a link): its name's entry too.
-  for (const store of HOME_SECRET_PATHS) {
-    const named = join(homeDir, store);
+  // A store named inside the project but lying elsewhere (a link): its name's entry too. So for
+  // Glassbox's home: `rm .glassbox; mkdir .glassbox` would give the next command its config.
+  for (const named of [...HOME_SECRET_PATHS.map((store) => join(homeDir, store)), glassboxHome]) {
     if (isInside(root, named) && named !== root && lstatSync(named, { throwIfNoEntry: false }) !== undefined)
       anchor(top(named), 'directory');
   }
