@@ -68,6 +68,13 @@ export interface Tool<Args = unknown> {
   parameters?: JsonSchema;
   access(args: Args, context: Pick<ToolContext, 'root'>): ToolAccess;
   execute(args: Args, context: ToolContext): Promise<ToolResult>;
+  /**
+   * Work the first call would otherwise do before it can start (loading code, probing the
+   * system), done while the first model request is in flight. `execution` is what the session's
+   * policy gives a call that asks for nothing more. It must change nothing a call could observe,
+   * and it is not awaited by anyone: it must not reject.
+   */
+  prepare?(context: Pick<ToolContext, 'root' | 'execution'>): Promise<void>;
 }
 
 /** An error the model should see and can recover from. */

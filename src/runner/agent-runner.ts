@@ -15,7 +15,7 @@ import {
   type RunEvent,
   type TerminalRunEvent,
 } from '../agent/index.js';
-import type { SandboxMode } from '../workspace/index.js';
+import type { ExecutionPolicy, SandboxMode } from '../workspace/index.js';
 import {
   modelSettingsOf,
   modelSettingsProblem,
@@ -365,8 +365,21 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       ...(hookRunner ? { hooks: hookRunner.toolHooks } : {}),
     });
     const hasShell = tools.definitions().some((definition) => definition.name === 'shell');
+    // What a first call would load or probe before it can start, done while the first request
+    // is in flight: the bash grammar (the permission gate classifies every command), and each
+    // tool's own preparation under the session's policy for a call that asks for nothing more.
+    const prepare = (): void => {
+      if (hasShell) loadCommandClassifier().catch(() => {});
+      const execution: ExecutionPolicy = {
+        mode: policy.sandbox,
+        sandboxed: policy.sandbox !== 'danger-full-access',
+        network: policy.network,
+        secretsApproved: false,
+      };
+      for (const tool of offered) tool.prepare?.({ root: runner.root, execution }).catch(() => {});
+    };
     const terminal = await runSamplingLoop({
-      gateway: hasShell ? loadingWhileAnswered(settings.gateway, () => loadCommandClassifier().catch(() => {})) : settings.gateway,
+      gateway: loadingWhileAnswered(settings.gateway, prepare),
       ...modelSettingsOf(settings),
       sessionId: session.writer.sessionId,
       runId: request.runId,

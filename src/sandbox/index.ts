@@ -66,6 +66,7 @@ export {
   type CommandResult,
   type SandboxSettings,
 } from './run-command.js';
+export { prepareSandbox, type PrepareSandboxOptions } from './prepare-sandbox.js';
 export { gitSnapshot, type GitSnapshotOptions } from './git-snapshot.js';
 export {
   PROGRAM_VARIABLES,

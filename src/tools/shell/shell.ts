@@ -18,6 +18,7 @@ import { resolveExisting, type ResolvedPath } from '../path-policy.js';
 import {
   describeUnverifiedTree,
   detectSandbox,
+  prepareSandbox,
   runCommand,
   SANDBOX_INSTALL_HINT,
   type CommandResult,
@@ -182,6 +183,17 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
         escalate: checked.escalate,
         justification: checked.justification,
       };
+    },
+    async prepare(context): Promise<void> {
+      try {
+        const execution = executionPolicy(context);
+        if (!execution.sandboxed || execution.mode === 'danger-full-access') return;
+        const availability = await detector();
+        if (!availability.available || availability.path === null) return;
+        await prepareSandbox({ root: context.root, bwrapPath: availability.path, homeDir, glassboxHome, env, network: execution.network });
+      } catch {
+        // Only a head start: the call itself reports what is wrong.
+      }
     },
     async execute(args, context): Promise<ToolResult> {
       const checked = checkArguments(args);
