@@ -255,7 +255,8 @@ function shellContext(root: string): ToolContext {
 }
 
 async function sandboxedShell(root: string, command: string): Promise<string> {
-  const shell = createShellTool({ env: { PATH: process.env.PATH, HOME: root }, homeDir: root });
+  // The project's `.glassbox` is its config here, not Glassbox's home: that lives beside it.
+  const shell = createShellTool({ env: { PATH: process.env.PATH, HOME: root }, homeDir: root, glassboxHome: `${root}-glassbox-home` });
   const result = await shell.execute(shell.schema.parse({ command }), shellContext(root));
   return result.output;
 }
