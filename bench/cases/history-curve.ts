@@ -5,7 +5,8 @@
 // holds everything a loop does between two model calls (parse the stream, run the tool, record,
 // build and send the next body). Rounds are placed by the body size the provider received, so the
 // two loops are compared at the same history size, not the same round number. Compaction is off:
-// this measures the loop, not the compactor.
+// this measures the loop, not the compactor. Then the peak RSS of whole processes through the
+// same turn, Glassbox's `exec` against the raw loop's.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,13 +16,18 @@ import { createGateway } from '../../src/model/index.js';
 import { openRunner, runTurn } from '../../src/runner/index.js';
 import { type CapturedRequest, type ScriptedTurn, startFakeProvider } from '../../src/testing/index.js';
 import { median, withRatio, type BenchRow } from '../bench-table.js';
+import { REPO_ROOT, compileForChild, runChild } from '../child-process.js';
 import { rawSdkLoop } from '../raw-sdk-loop.js';
 
 const quick = process.env.GLASSBOX_BENCH_QUICK === '1';
 const TARGET_BYTES = quick ? 2.5e6 : 10.5e6;
 /** History sizes reported, in bytes of request body. */
 const POINTS_MB = quick ? [0.1, 1, 2] : [0.1, 1, 5, 10];
-const FILES = 24;
+/**
+ * One file per round up to the largest history (10.5 MB at ~50 KB a round): the same read made
+ * five times with the same answer is a loop the run stops (the repetition guard).
+ */
+const FILES = 240;
 const REPEATS = quick ? 1 : 2;
 const WARM_UP_BYTES = 0.5e6;
 const WARM_ROUNDS = 3;
@@ -102,6 +108,7 @@ export async function run(): Promise<BenchRow[]> {
   makeProject(project);
   const glassbox: RoundSample[] = [];
   const raw: RoundSample[] = [];
+  let rssRows: BenchRow[] = [];
   try {
     // Repeat 0 is a short warm-up of both loops (JIT, lazy loads, the grammar), not measured.
     for (let repeat = 0; repeat <= REPEATS; repeat += 1) {
@@ -148,6 +155,7 @@ export async function run(): Promise<BenchRow[]> {
         }
       }
     }
+    rssRows = await peakRss(project);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -184,5 +192,56 @@ export async function run(): Promise<BenchRow[]> {
       ),
     );
   }
+  rows.push(...rssRows);
   return rows;
+}
+
+/**
+ * Peak RSS of whole processes through the same growing turn: `glassbox exec` (full access, so the
+ * loop and not the sandbox is measured) against the raw SDK loop's process, each up to the
+ * largest history. What outlives its round shows here as memory beyond the raw loop's.
+ */
+async function peakRss(project: string): Promise<BenchRow[]> {
+  const work = mkdtempSync(join(tmpdir(), 'glassbox-bench-rss-'));
+  const rawScript = await compileForChild(join(REPO_ROOT, 'bench', 'raw-sdk-loop.ts'));
+  const env = { OPENAI_API_KEY: 'bench', GLASSBOX_HOME: join(work, 'home') };
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  try {
+    for (let repeat = 0; repeat < REPEATS; repeat += 1) {
+      for (const [samples, args] of [
+        [ours, [join(REPO_ROOT, 'bin', 'glassbox.js'), 'exec', '--sandbox', 'danger-full-access', '-m', 'bench', '-C', project]],
+        [theirs, [rawScript]],
+      ] as const) {
+        let script: ((request: CapturedRequest) => ScriptedTurn) | null = null;
+        const provider = await startFakeProvider({ whenExhausted: (request) => (script as (r: CapturedRequest) => ScriptedTurn)(request) });
+        script = curveScript([], provider.requests, TARGET_BYTES);
+        try {
+          const command =
+            samples === ours ? [...args, '--base-url', provider.baseURL, 'read every chunk'] : [...args, provider.baseURL, project];
+          const result = await runChild(process.execPath, command, { env, measureUsage: true });
+          if (result.code !== 0 || result.peakRssKb === null)
+            throw new Error(`history RSS: ${command[0]} exited ${result.code}: ${result.stderr.slice(0, 500)}`);
+          samples.push(result.peakRssKb / 1024);
+        } finally {
+          await provider.close();
+        }
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const value = median(ours);
+  return [
+    withRatio(
+      {
+        group: 'history',
+        name: `peak RSS of a process through ${(TARGET_BYTES / 1e6).toFixed(1)} MB of history (exec, full access)`,
+        value,
+        unit: 'MiB',
+        baseline: { name: 'raw SDK loop process', value: median(theirs) },
+      },
+      1.1,
+    ),
+  ];
 }

@@ -1,6 +1,9 @@
 // Models sometimes repeat the same call forever. We count identical (name, canonical args, output)
-// triples: the third time the model is told it is looping, the fifth time the run fails.
+// triples: the third time the model is told it is looping, the fifth time the run fails. Outputs
+// are kept as digests: a key holding the output itself kept a copy of every distinct tool output
+// of the run (the key is flattened to be hashed), as much memory again as the history's outputs.
 
+import { createHash } from 'node:crypto';
 import { jsonNestsDeeperThan } from '../model/index.js';
 
 export const REPETITION_WARN_AT = 3;
@@ -37,7 +40,13 @@ export class RepetitionGuard {
   private readonly counts = new Map<string, number>();
 
   record(name: string, rawArguments: string, output: string): RepetitionVerdict {
-    const key = `${name}\u0000${canonicalJson(rawArguments)}\u0000${output}`;
+    const key = createHash('sha256')
+      .update(name)
+      .update('\u0000')
+      .update(canonicalJson(rawArguments))
+      .update('\u0000')
+      .update(output)
+      .digest('base64');
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
     if (count >= REPETITION_FAIL_AT) return { kind: 'fail', count };
