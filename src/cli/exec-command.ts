@@ -116,6 +116,10 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   // A new session's environment block needs `git status` in the sandbox (a bwrap run after a scan
   // of the project): started now, it runs in child processes while the runner's code compiles.
   const gitSnapshot = options.resume ? undefined : startGitSnapshot(config.root, config.home);
+  // Whether bubblewrap works (a bwrap run, ~10–30 ms) is asked now too, beside the loading, not
+  // after it: the notice it may print comes before the run, so the answer is awaited before it.
+  const sandboxAnswer = sandboxState(config.sandbox);
+  sandboxAnswer.catch(() => {});
   // Before the model opens: a bad endpoint is a usage error. Reads the environment only.
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');
   const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
@@ -123,7 +127,7 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const configWarnings = configKeyWarnings(config.home, config.root);
   const model = await openModel(config, { stderr: process.stderr, intro: options.demoIntro === true });
   for (const warning of await configWarnings) process.stderr.write(`glassbox: warning: ${warning}\n`);
-  const notice = sandboxNotice(await sandboxState(config.sandbox));
+  const notice = sandboxNotice(await sandboxAnswer);
   if (notice !== null) process.stderr.write(`glassbox: ${notice}\n`);
   const approvals = new ApprovalRegistry();
   const controller = new AbortController();
