@@ -376,7 +376,13 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
         network: policy.network,
         secretsApproved: false,
       };
-      for (const tool of offered) tool.prepare?.({ root: runner.root, execution }).catch(() => {});
+      // A library user's prepare may throw or return nothing: neither may reach the process.
+      for (const tool of offered) {
+        if (tool.prepare === undefined) continue;
+        Promise.resolve()
+          .then(() => tool.prepare?.({ root: runner.root, execution }))
+          .catch(() => {});
+      }
     };
     const terminal = await runSamplingLoop({
       gateway: loadingWhileAnswered(settings.gateway, prepare),

@@ -301,7 +301,9 @@ export class DirectoryListings implements DirectoryLister {
     if (this.stores.has(root) || this.unstored.has(root)) return;
     const home = storeHome(root, glassboxHome);
     if (home === null) {
-      this.unstored.add(root);
+      // A home not made yet is asked about again (the first command makes one inside the project);
+      // one that exists and may not keep listings stays so for the process.
+      if (lstatSync(glassboxHome, { throwIfNoEntry: false }) !== undefined) this.unstored.add(root);
       return;
     }
     const file = storedListingsPath(home, root);

@@ -66,7 +66,17 @@ export async function scanLineage(store: SessionStore, sessionId: string, onReco
  */
 export async function lineageRevision(store: SessionStore, sessionId: string): Promise<string> {
   const chain = await lineageChain(store, sessionId);
-  const revisions = await Promise.all(chain.map(async (link) => `${link.sessionId}@${link.upTo}@${await store.revision(link.sessionId)}`));
+  // An ancestor removed since the chain was read is left out of the walk too (scanLineage): it
+  // is "gone" here rather than a failed listing.
+  const revisions = await Promise.all(
+    chain.map(async (link, index) => {
+      const revision = await store.revision(link.sessionId).catch((error: unknown) => {
+        if (index === 0) throw error;
+        return 'gone';
+      });
+      return `${link.sessionId}@${link.upTo}@${revision}`;
+    }),
+  );
   return revisions.join(' ');
 }
 

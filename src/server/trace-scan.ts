@@ -257,8 +257,11 @@ function listView(call: OpenCall, payloads: boolean, pricer: CallPricer): TraceC
   );
 }
 
-/** Past this much searchable text a walk is not kept (it is the bulk of a cached walk's memory). */
-const MAX_CACHED_CHARS = 32 * 2 ** 20;
+/**
+ * What the cached walks may hold in all, in characters: each call keeps its searchable text
+ * (lowered copies) and the items it answered with, so a walk is counted as twice its text.
+ */
+const MAX_CACHED_CHARS = 64 * 2 ** 20;
 const MAX_CACHED_SESSIONS = 4;
 
 /**
@@ -268,7 +271,7 @@ const MAX_CACHED_SESSIONS = 4;
  * again; requests (payloads) are rebuilt per call and never kept.
  */
 export class TraceCache {
-  private readonly entries = new Map<string, { revision: string; calls: Promise<OpenCall[]> }>();
+  private readonly entries = new Map<string, { revision: string; calls: Promise<OpenCall[]>; chars: number }>();
 
   async calls(store: SessionStore, sessionId: string, tools: readonly AnyTool[]): Promise<OpenCall[]> {
     const revision = await lineageRevision(store, sessionId);
@@ -280,7 +283,7 @@ export class TraceCache {
       return cached.calls;
     }
     const calls = walk(store, sessionId, tools, () => undefined);
-    const entry = { revision, calls };
+    const entry = { revision, calls, chars: 0 };
     this.entries.delete(sessionId);
     this.entries.set(sessionId, entry);
     if (this.entries.size > MAX_CACHED_SESSIONS) this.entries.delete(this.entries.keys().next().value as string);
@@ -288,8 +291,16 @@ export class TraceCache {
       if (this.entries.get(sessionId) === entry) this.entries.delete(sessionId);
     };
     calls.then((walked) => {
-      const chars = walked.reduce((sum, call) => sum + call.haystack.reduce((size, text) => size + text.length, 0), 0);
-      if (chars > MAX_CACHED_CHARS) forget();
+      entry.chars = 2 * walked.reduce((sum, call) => sum + call.haystack.reduce((size, text) => size + text.length, 0), 0);
+      if (entry.chars > MAX_CACHED_CHARS) return forget();
+      // The least recently used go first until all that is kept fits.
+      let total = 0;
+      for (const kept of this.entries.values()) total += kept.chars;
+      for (const [id, kept] of this.entries) {
+        if (total <= MAX_CACHED_CHARS || kept === entry) break;
+        this.entries.delete(id);
+        total -= kept.chars;
+      }
     }, forget);
     return calls;
   }

@@ -100,6 +100,13 @@ describe('workbench trace', () => {
         await page.getByRole('button', { name: 'Clear' }).click();
         await page.getByLabel('Stage').selectOption('compaction');
         await waitUntil(async () => (await page.locator('.trace-call').count()) >= 3, 'summary calls only');
+        // The transcript, kept while a call is open, is where it was on the way back.
+        const scroller = page.locator('.transcript-scroll');
+        await scroller.evaluate((element) => {
+          element.scrollTop = Math.floor((element.scrollHeight - element.clientHeight) / 2);
+        });
+        const place = await scroller.evaluate((element) => element.scrollTop);
+        assert.ok(place > 0, 'the transcript scrolls');
         await page.locator('.trace-call').first().click();
         await page
           .locator('.call-view')
@@ -109,6 +116,7 @@ describe('workbench trace', () => {
         await page.locator('.call-view .markdown', { hasText: 'Summary number' }).waitFor();
         await screenshot(page, '31-summary-call');
         await page.getByRole('button', { name: 'Back to the transcript' }).click();
+        await waitUntil(async () => (await scroller.evaluate((element) => element.scrollTop)) === place, 'back where the transcript was');
         await page.getByLabel('Stage').selectOption('all');
 
         // The first tool call links to the request that carried its output.

@@ -72,7 +72,7 @@ describe('TraceCache', () => {
   });
 
   test("a fork's listing sees its parent's new records; prices follow the pricer of each request", async () => {
-    const { store } = countingStore();
+    const { store, scanned } = countingStore();
     const writer = await store.create(META);
     await appendAll(writer, toolTurn(1, 'first'));
     await writer.close();
@@ -98,9 +98,14 @@ describe('TraceCache', () => {
 
     // The fork reads its parent up to turn 1; a parent that changed is read again all the same
     // (its revision is part of the key), and what the fork shows stays its own lineage.
+    const read = scanned();
+    await traceCalls(store, fork, [], await free(), options, cache);
+    assert.equal(scanned(), read, 'unchanged: not walked again');
     const parent = await store.openForAppend(writer.sessionId);
     await appendAll(parent, toolTurn(2, 'parent only'));
     await parent.close();
+    await traceCalls(store, fork, [], await free(), options, cache);
+    assert.ok(scanned() > read, "the parent's append makes the fork's listing walk again");
     const own = await store.openForAppend(fork);
     await appendAll(own, toolTurn(2, 'fork only'));
     await own.close();

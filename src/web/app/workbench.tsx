@@ -12,6 +12,7 @@ import { SessionHeader } from './session-header.js';
 import { ShortcutHelp, useShortcuts } from './shortcuts.js';
 import { useConnection } from './use-connection.js';
 import { useApprovalNotifications } from './use-approval-notifications.js';
+import { useKeptPlace } from './use-kept-place.js';
 import { OfflineBanner, TopBar, type Pane } from './top-bar.js';
 import { useSessionActions } from './use-session-actions.js';
 import { usePendingApprovals, useTabTitle } from './use-pending-approvals.js';
@@ -24,6 +25,8 @@ const NARROW_QUERY = '(max-width: 860px)';
 export function Workbench({ health, models }: { health: Health; models: ModelsInfo }) {
   const { route, navigate } = useRoute();
   const selectedId = route.sessionId;
+  const callOpen = route.call !== null && selectedId !== null;
+  const keptPlace = useKeptPlace(callOpen, selectedId);
   const [sessionVersion, setSessionVersion] = useState(0);
   const [listKey, setListKey] = useState(0);
   // One pane at a time on a narrow screen: the first one is where work starts — the prompt form
@@ -364,9 +367,8 @@ export function Workbench({ health, models }: { health: Health; models: ModelsIn
           {route.call !== null && selectedId !== null && (
             <CallView sessionId={selectedId} index={route.call} calls={trace.calls} onOpen={openCall} onClose={closeCall} />
           )}
-          {/* Kept mounted (hidden) while a call is open: building a long session's transcript
-              again on the way back was a main-thread task of ~0.4 s, and it keeps its place. */}
-          <div className="transcript-view" hidden={route.call !== null && selectedId !== null}>
+          {/* Kept mounted (hidden) while a call is open, in its place (use-kept-place.ts). */}
+          <div className="transcript-view" hidden={callOpen} ref={keptPlace}>
             <SessionHeader
               sessionId={selectedId}
               title={title}

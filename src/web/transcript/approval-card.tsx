@@ -113,7 +113,14 @@ export function ApprovalCard({ approval, runId, callId, toolName, arguments: arg
   }
 
   return (
-    <div className="approval-card" role="group" aria-labelledby={headingId} ref={card} tabIndex={-1}>
+    <div
+      className="approval-card"
+      role="group"
+      aria-labelledby={headingId}
+      ref={card}
+      tabIndex={-1}
+      data-pending={answerable ? '' : undefined}
+    >
       <div className="approval-head">
         <span className="approval-icon" aria-hidden="true">
           !
