@@ -69,13 +69,19 @@ export interface HookRunner {
    * blocked it, or null. The caller decides what a block can stop (docs/permissions.md).
    */
   beforeCompact(trigger: 'auto' | 'manual', instructions: string | null, context: ToolHookContext): Promise<string | null>;
-  /** Notification: Glassbox is waiting for a person (`permission_prompt`). Nothing a hook says changes that. */
-  notify(notificationType: 'permission_prompt', message: string, context: ToolHookContext): Promise<void>;
+  /**
+   * Notification: Glassbox is waiting for a person — an approval (`permission_prompt`), or the
+   * next prompt after a minute of quiet (`idle_prompt`). Nothing a hook says changes that.
+   */
+  notify(notificationType: NotificationType, message: string, context: ToolHookContext): Promise<void>;
   /** SessionEnd: the session is left (the face closed it); nothing a hook says changes that. */
   endSession(reason: SessionEndReason, context: ToolHookContext): Promise<void>;
   /** Whether any hook of the event is configured (a caller skips the work of offering it otherwise). */
   has(event: HookEventName): boolean;
 }
+
+/** Claude Code's Notification matchers that Glassbox sends. */
+export type NotificationType = 'permission_prompt' | 'idle_prompt';
 
 function label(hook: HookDefinition): string {
   return `${hook.event} hook \`${hook.command}\` (${hook.file}, ${hook.entry})`;

@@ -12,6 +12,7 @@ export {
   createHookRunner,
   type HookRunner,
   type HookRunnerSettings,
+  type NotificationType,
   type PromptHooksResult,
   type SessionEndReason,
   type StopHooksResult,

@@ -11,7 +11,7 @@ export {
 } from './agent-runner.js';
 export { offersSkills, skillContextCost, toolsOffered, type SkillContextCost } from './skill-context.js';
 export { compactSession, type CompactSessionOptions } from './compact-session.js';
-export { endSession, type SessionEndOptions, type SessionEndReason } from './session-end.js';
+export { endSession, notifyIdle, type IdleNotificationOptions, type SessionEndOptions, type SessionEndReason } from './session-end.js';
 export { createPermissionGate, type GateSettings } from './permission-gate.js';
 export { SessionRecorder, toAuditEvent } from './session-recorder.js';
 // The approval preview (a dry run of a file-writing call) for the server and the terminal UI,

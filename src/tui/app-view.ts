@@ -283,6 +283,7 @@ export function App({ controller, theme, files, initialPrompt, promptCommands = 
   };
 
   useInput((input, key) => {
+    controller.noteActivity();
     if (paste.current.consumed) return;
     if (controller.getSnapshot().pending) return approvalKey(input, key);
     const picker = controller.getSnapshot().picker;

@@ -11,6 +11,7 @@ import { readCompactionConfig } from '../compaction/index.js';
 import { resolveModel } from '../model/index.js';
 import {
   endSession,
+  notifyIdle,
   openRunner,
   runTurn,
   type Runner,
@@ -49,7 +50,13 @@ export interface ControllerOptions {
   clearScreen?: () => void;
   /** `--plan`: the first prompt runs in plan mode (as after `/plan`). */
   planFirst?: boolean;
+  /** Quiet after a turn before the `idle_prompt` Notification hooks run (default: 60 s, as Claude Code). */
+  idlePromptMs?: number;
 }
+
+/** Claude Code sends `idle_prompt` once the prompt has waited 60 seconds. */
+export const IDLE_PROMPT_MS = 60_000;
+const IDLE_MESSAGE = 'Glassbox is waiting for your input';
 
 export interface PendingView extends PendingApproval {
   preview: ApprovalPreview | null;
@@ -115,6 +122,8 @@ export class SessionController {
   private planNext: boolean;
   /** A plan turn succeeded and waits for /accept or /reject. */
   private proposedPlan = false;
+  /** Runs the `idle_prompt` Notification hooks when the editor has been quiet long enough. */
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(readonly options: ControllerOptions) {
     this.settings = { ...options.runner };
@@ -245,6 +254,7 @@ export class SessionController {
    * sent while something runs waits in a queue and goes out when it ends, as typed-ahead input.
    */
   sendPrompt(prompt: string, shown: string = prompt, mode?: 'plan'): Promise<void> {
+    this.disarmIdle();
     const turnMode = mode ?? (this.planNext ? 'plan' : undefined);
     this.planNext = false;
     if (this.isBusy) {
@@ -258,8 +268,9 @@ export class SessionController {
       // /diff compares with a snapshot taken before the agent could change anything.
       await this.changes.ready();
       const runner = await this.getRunner();
-      // The SessionEnd hooks of a session just left hold its lock until they are done.
+      // The SessionEnd hooks of a session just left, and idle Notification hooks, hold its lock until they are done.
       await this.ending;
+      await this.idleNotice;
       const runId = randomUUID();
       const result = await runTurn(runner, {
         prompt,
@@ -334,7 +345,42 @@ export class SessionController {
     const next = this.queued.shift();
     if (next !== undefined) this.update({ queued: this.queued.map((q) => q.shown) });
     if (next !== undefined && !this.state.exitRequested) await this.sendPrompt(next.prompt, next.shown, next.mode);
+    else this.armIdle();
   }
+
+  /** A key was pressed: the wait for the next prompt starts again. */
+  noteActivity(): void {
+    if (this.idleTimer !== null) this.armIdle();
+  }
+
+  /**
+   * After a turn, with a session to notify about and nothing running: once the editor has been
+   * quiet for `idlePromptMs`, the `idle_prompt` Notification hooks run (once a quiet spell).
+   */
+  private armIdle(): void {
+    this.disarmIdle();
+    if (this.state.sessionId === null || this.state.exitRequested || this.isBusy) return;
+    const sessionId = this.state.sessionId;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.isBusy || this.state.sessionId !== sessionId) return;
+      this.idleNotice = this.idleNotice
+        .then(async () => notifyIdle({ runner: await this.getRunner(), sessionId, message: IDLE_MESSAGE }))
+        .catch((error: Error) =>
+          this.note({ kind: 'notice', tone: 'warning', text: `Notification hooks: ${oneLine(error.message, 300)}` }),
+        );
+    }, this.options.idlePromptMs ?? IDLE_PROMPT_MS);
+    // Waiting for it must not keep the process alive once the terminal is done.
+    this.idleTimer.unref?.();
+  }
+
+  private disarmIdle(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** The idle Notification hooks last started (a turn or an exit waits for them: they hold the session's lock). */
+  private idleNotice: Promise<void> = Promise.resolve();
 
   onRunEvent(event: RunEvent): void {
     if (event.type === 'run_started') this.state = { ...this.state, sessionId: event.sessionId };
@@ -441,6 +487,8 @@ export class SessionController {
 
   /** Shows a stored session and makes it the current one (resume, fork). */
   async openSession(sessionId: string): Promise<void> {
+    this.disarmIdle();
+    await this.idleNotice;
     const runner = await this.getRunner();
     if (this.state.sessionId !== null && this.state.sessionId !== sessionId) this.endCurrentSession('other');
     await this.ending;
@@ -483,6 +531,7 @@ export class SessionController {
 
   /** /clear: the next prompt starts a new session; the old one stays resumable. */
   newSession(): void {
+    this.disarmIdle();
     this.endCurrentSession('clear');
     this.meter.reset();
     this.changes.reset();
@@ -491,13 +540,16 @@ export class SessionController {
   }
 
   requestExit(): void {
+    this.disarmIdle();
     this.update({ exitRequested: true });
   }
 
   /** On exit: a running turn is cancelled and awaited, so its session gets its end record. */
   async shutdown(): Promise<void> {
+    this.disarmIdle();
     this.cancel();
     await this.running;
+    await this.idleNotice;
     this.endCurrentSession('prompt_input_exit');
     await this.ending;
     await this.historyWrites;

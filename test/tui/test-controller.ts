@@ -12,7 +12,7 @@ import type { SandboxMode } from '../../src/workspace/index.js';
 export function testController(
   root: string,
   provider: Pick<FakeProvider, 'baseURL'>,
-  options: { sandbox?: SandboxMode; approvalPolicy?: ApprovalPolicy; store?: MemorySessionStore } = {},
+  options: { sandbox?: SandboxMode; approvalPolicy?: ApprovalPolicy; store?: MemorySessionStore; idlePromptMs?: number } = {},
 ): SessionController {
   return new SessionController({
     runner: {
@@ -30,5 +30,6 @@ export function testController(
     sandboxModes: ['read-only', 'workspace-write', 'danger-full-access'],
     approvalPolicies: ['untrusted', 'on-request', 'never'],
     glassboxVersion: 'test',
+    ...(options.idlePromptMs === undefined ? {} : { idlePromptMs: options.idlePromptMs }),
   });
 }
