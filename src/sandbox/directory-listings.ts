@@ -86,6 +86,21 @@ export interface DirectoryLister {
   list(path: string): Promise<readonly ListedEntry[]>;
 }
 
+/**
+ * `derive`, worked out once per listing: reused listings are the same (frozen) array while their
+ * directory is unchanged, so what a walk derives from one (the names worth a look) is kept with
+ * it, and an unchanged directory costs a walk one `lstat`.
+ */
+export function perListing<T>(derive: (entries: readonly ListedEntry[]) => T): (entries: readonly ListedEntry[]) => T {
+  const derived = new WeakMap<readonly ListedEntry[], T>();
+  return (entries) => {
+    if (derived.has(entries)) return derived.get(entries) as T;
+    const value = derive(entries);
+    derived.set(entries, value);
+    return value;
+  };
+}
+
 /** Where a project's listings are kept between processes: one file per project, by a digest of its real path. */
 function storedListingsPath(glassboxHome: string, root: string): string {
   const digest = createHash('sha256').update(root).digest('hex').slice(0, 32);

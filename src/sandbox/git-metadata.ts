@@ -19,7 +19,7 @@ import { constants } from 'node:fs';
 import { access, lstat, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { foldFileName, isGitMetadataName } from '../workspace/index.js';
-import { type DirectoryLister, directoryListings, type ListedEntry } from './directory-listings.js';
+import { type DirectoryLister, directoryListings, type ListedEntry, perListing } from './directory-listings.js';
 
 export const QUARANTINE_SUFFIX = '.glassbox-quarantine';
 /** Entries the walk before a command reads at most, and how many more the walk after it may read. */
@@ -99,28 +99,19 @@ interface Classified {
   candidates: { entry: ListedEntry; gitName: boolean; glassboxName: boolean }[];
 }
 
-/**
- * What the walk needs from a listing. Reused listings are the same array object while the
- * directory is unchanged (directory-listings.ts), so the names are folded once per change.
- */
-const classified = new WeakMap<readonly ListedEntry[], Classified>();
-
-function classify(entries: readonly ListedEntry[]): Classified {
-  let result = classified.get(entries);
-  if (result === undefined) {
-    result = { heads: [], refs: false, candidates: [] };
-    for (const entry of entries) {
-      const folded = interestingName(entry.name);
-      if (folded === 'head' && !entry.isDirectory()) result.heads.push(entry.name);
-      else if (folded === 'refs' || folded === 'commondir') result.refs = true;
-      const gitName = folded !== null && isGitMetadataName(entry.name);
-      const glassboxName = folded === '.glassbox';
-      if (gitName || glassboxName || entry.isDirectory()) result.candidates.push({ entry, gitName, glassboxName });
-    }
-    classified.set(entries, result);
+/** What the walk needs from a listing, found once per listing. */
+const classify = perListing((entries): Classified => {
+  const result: Classified = { heads: [], refs: false, candidates: [] };
+  for (const entry of entries) {
+    const folded = interestingName(entry.name);
+    if (folded === 'head' && !entry.isDirectory()) result.heads.push(entry.name);
+    else if (folded === 'refs' || folded === 'commondir') result.refs = true;
+    const gitName = folded !== null && isGitMetadataName(entry.name);
+    const glassboxName = folded === '.glassbox';
+    if (gitName || glassboxName || entry.isDirectory()) result.candidates.push({ entry, gitName, glassboxName });
   }
   return result;
-}
+});
 
 function identityOf(info: { dev: number; ino: number }): string {
   return `${info.dev}:${info.ino}`;

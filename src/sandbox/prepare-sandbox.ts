@@ -6,9 +6,8 @@
 
 import { tmpfsSizeSupported } from './bubblewrap.js';
 import { directoryListings } from './directory-listings.js';
-import { findHostView } from './host-view.js';
 import { findProtectedPaths } from './protected-paths.js';
-import { readSandboxConfig } from './sandbox-config.js';
+import { commandHostView, hostRuntimeDir } from './run-command.js';
 import { keyringSeccompFilter } from './seccomp-filter.js';
 import { findTrustedProgram } from './trusted-program.js';
 
@@ -25,25 +24,15 @@ export interface PrepareSandboxOptions {
 export async function prepareSandbox(options: PrepareSandboxOptions): Promise<void> {
   const { root, homeDir, glassboxHome, env } = options;
   directoryListings.keepBetweenProcesses(root, glassboxHome);
+  const runtimeDir = hostRuntimeDir(env);
   const quietly = (work: Promise<unknown>) => work.catch(() => undefined);
   keyringSeccompFilter();
   await Promise.all([
     quietly(tmpfsSizeSupported(options.bwrapPath)),
     quietly(findTrustedProgram('bash', { env, root, searchPath: env.PATH })),
-    quietly(findProtectedPaths({ root, homeDir, glassboxHome, runtimeDir: env.XDG_RUNTIME_DIR?.trim() || undefined })),
+    quietly(findProtectedPaths({ root, homeDir, glassboxHome, runtimeDir })),
     quietly(
-      readSandboxConfig(glassboxHome, homeDir).then((config) =>
-        findHostView({
-          root,
-          homeDir,
-          glassboxHome,
-          searchPath: env.PATH ?? '',
-          nodeBinary: process.execPath,
-          runtimeDir: env.XDG_RUNTIME_DIR?.trim() || undefined,
-          network: options.network,
-          readablePaths: config.readablePaths,
-        }),
-      ),
+      commandHostView({ root, sandbox: { homeDir, glassboxHome, network: options.network }, searchPath: env.PATH ?? '', runtimeDir }),
     ),
   ]);
 }

@@ -8,7 +8,7 @@
 
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
-import { type DirectoryLister, directoryListings, type ListedEntry } from './directory-listings.js';
+import { type DirectoryLister, directoryListings, type ListedEntry, perListing } from './directory-listings.js';
 // The permission layer decides with the same matcher, so what needs approval to read is exactly
 // what the sandbox hides until it is approved.
 import { HOME_SECRET_PATHS, isSecretPath, maySecretFileName } from '../workspace/index.js';
@@ -132,25 +132,16 @@ interface InterestingEntry {
   maySecret: boolean;
 }
 
-/**
- * A listing's entries the scan acts on. Reused listings are the same array object while the
- * directory is unchanged (directory-listings.ts), so the name checks run once per change.
- */
-const interesting = new WeakMap<readonly ListedEntry[], InterestingEntry[]>();
-
-function interestingEntries(entries: readonly ListedEntry[]): InterestingEntry[] {
-  let found = interesting.get(entries);
-  if (found === undefined) {
-    found = [];
-    for (const [index, entry] of entries.entries()) {
-      const isGit = entry.name === '.git';
-      const maySecret = !isGit && maySecretFileName(entry.name);
-      if (isGit || maySecret || entry.isDirectory()) found.push({ index, entry, isGit, maySecret });
-    }
-    interesting.set(entries, found);
+/** A listing's entries the scan acts on, found once per listing. */
+const interestingEntries = perListing((entries): InterestingEntry[] => {
+  const found: InterestingEntry[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const isGit = entry.name === '.git';
+    const maySecret = !isGit && maySecretFileName(entry.name);
+    if (isGit || maySecret || entry.isDirectory()) found.push({ index, entry, isGit, maySecret });
   }
   return found;
-}
+});
 
 async function scanProject(root: string, maxEntries: number, lister: DirectoryLister): Promise<ProtectedPathScan> {
   const found: ProtectedPath[] = [];

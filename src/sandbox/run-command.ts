@@ -9,7 +9,7 @@ import { buildBubblewrapArgs, tmpfsSizeSupported, type SandboxedMode } from './b
 import { buildChildEnvironment } from './child-environment.js';
 import { type DirectoryLister, type DirectoryListings, directoryListings } from './directory-listings.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
-import { findHostView } from './host-view.js';
+import { findHostView, type HostView } from './host-view.js';
 import { createProcessCgroup } from './process-cgroup.js';
 import { describeProtectedPath, findProtectedPaths, type ProtectedPath, type ProtectedPathScan } from './protected-paths.js';
 import { runProcess, type ProcessResult } from './run-process.js';
@@ -118,7 +118,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const env = buildChildEnvironment(options.env, { ...options.extraEnv, PWD: options.workdir, GLASSBOX_SANDBOX: '1', TMPDIR: '/tmp' });
   // Only a writable project can gain git metadata; read-only runs skip both walks.
   const writable = sandbox.mode === 'workspace-write';
-  const runtimeDir = options.env.XDG_RUNTIME_DIR?.trim() || undefined;
+  const runtimeDir = hostRuntimeDir(options.env);
   // Only what exists can be masked: a Glassbox home named inside the project that does not exist
   // yet (the project is the home directory, on a first run) could be made by a command, with a
   // config naming hooks and MCP servers that run on the host. It is made first, and masked.
@@ -131,18 +131,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const [rootScan, gitBefore, view] = await Promise.all([
     findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome, runtimeDir, lister }),
     writable ? scanGitMetadata(options.root, { maxEntries: options.gitScanMaxEntries, lister }) : null,
-    readSandboxConfig(sandbox.glassboxHome, sandbox.homeDir).then((config) =>
-      findHostView({
-        root: options.root,
-        homeDir: sandbox.homeDir,
-        glassboxHome: sandbox.glassboxHome,
-        searchPath: env.PATH ?? '',
-        nodeBinary: process.execPath,
-        runtimeDir,
-        network: sandbox.network,
-        readablePaths: config.readablePaths,
-      }),
-    ),
+    commandHostView({ root: options.root, sandbox, searchPath: env.PATH ?? '', runtimeDir }),
   ]);
   // A root inside a larger work tree shows that tree read-only: its secret files are masked too.
   const scan =
@@ -217,6 +206,32 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     gitMetadataProblems: gitCheck.problems,
     unverifiedTree: gitCheck.unverifiedTree,
   };
+}
+
+/** The host's $XDG_RUNTIME_DIR (its sockets are hidden wherever they lie), if it names one. */
+export function hostRuntimeDir(env: NodeJS.ProcessEnv): string | undefined {
+  return env.XDG_RUNTIME_DIR?.trim() || undefined;
+}
+
+/** What of the host a command's sandbox shows, with the user's `readablePaths` from the sandbox config. */
+export async function commandHostView(options: {
+  root: string;
+  sandbox: Pick<SandboxSettings, 'homeDir' | 'glassboxHome' | 'network'>;
+  searchPath: string;
+  runtimeDir: string | undefined;
+}): Promise<HostView> {
+  const { root, sandbox, searchPath, runtimeDir } = options;
+  const config = await readSandboxConfig(sandbox.glassboxHome, sandbox.homeDir);
+  return findHostView({
+    root,
+    homeDir: sandbox.homeDir,
+    glassboxHome: sandbox.glassboxHome,
+    searchPath,
+    nodeBinary: process.execPath,
+    runtimeDir,
+    network: sandbox.network,
+    readablePaths: config.readablePaths,
+  });
 }
 
 function mergeScans(first: ProtectedPathScan, second: ProtectedPathScan): ProtectedPathScan {

@@ -19,6 +19,8 @@ import {
   type WorkbenchOptions,
 } from './workbench-harness.js';
 
+export { waitUntil } from '../helpers/wait-until.js';
+
 export interface BrowserSuite {
   withWorkbench(
     options: WorkbenchOptions,
@@ -70,14 +72,6 @@ export async function startRun(page: Page, prompt: string, settings: { approvalP
   if (settings.sandbox !== undefined) await page.getByLabel('Sandbox').selectOption(settings.sandbox);
   if (settings.approvalPolicy !== undefined) await page.getByLabel('Approval').selectOption(settings.approvalPolicy);
   await page.getByRole('textbox', { name: 'Prompt' }).press('Control+Enter');
-}
-
-export async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Starts a run through the API (as another client would) and reads its stream to the end. */

@@ -9,33 +9,15 @@ import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DirectoryListings } from '../../src/sandbox/directory-listings.js';
-import { detectSandbox, runCommand, type CommandResult } from '../../src/sandbox/index.js';
+import type { CommandResult } from '../../src/sandbox/index.js';
+import { needsSandbox, runSandboxed } from '../helpers/sandboxed-command.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-
-const availability = await detectSandbox();
-const skip = availability.available ? false : `bubblewrap unavailable: ${availability.reason}`;
 
 /** The store's name for `root`, as directory-listings.ts names it. */
 const digest = (root: string): string => createHash('sha256').update(root).digest('hex').slice(0, 32);
 
 function sandboxed(root: string, home: string, glassboxHome: string, command: string, listings: DirectoryListings): Promise<CommandResult> {
-  return runCommand({
-    command,
-    root,
-    workdir: root,
-    env: { PATH: process.env.PATH, HOME: home },
-    sandbox: {
-      bwrapPath: availability.path ?? 'bwrap',
-      mode: 'workspace-write',
-      network: false,
-      secretsApproved: false,
-      homeDir: home,
-      glassboxHome,
-    },
-    timeoutMs: 10_000,
-    killGraceMs: 300,
-    listings,
-  });
+  return runSandboxed({ root, home, glassboxHome, command, listings });
 }
 
 /** A shell word for `text`. */
@@ -43,7 +25,7 @@ const quoted = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
 
 describe('listings kept between processes, attacked', () => {
   test('a Glassbox home not yet made inside the project: a store a command plants does not unmask .env in the next process', {
-    skip,
+    skip: needsSandbox,
   }, async () => {
     await withTempDir(async (base) => {
       const root = join(base, 'project');
@@ -77,7 +59,7 @@ describe('listings kept between processes, attacked', () => {
   });
 
   test('a Glassbox home not yet made inside the project: the exit hook writes nothing through a link the command planted', {
-    skip,
+    skip: needsSandbox,
   }, async () => {
     await withTempDir(async (base) => {
       const root = join(base, 'project');

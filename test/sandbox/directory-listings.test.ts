@@ -16,10 +16,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DirectoryListings } from '../../src/sandbox/directory-listings.js';
 import { scanGitMetadata } from '../../src/sandbox/git-metadata.js';
-import { detectSandbox, findProtectedPaths, runCommand } from '../../src/sandbox/index.js';
+import { findProtectedPaths } from '../../src/sandbox/index.js';
+import { needsSandbox, runSandboxed } from '../helpers/sandboxed-command.js';
 import { withTempDir } from '../helpers/temp-dir.js';
-
-const availability = await detectSandbox();
 
 /** Ahead of the wall clock: every directory's last change looks old enough to trust. */
 function agedListings(onList?: (path: string) => void): DirectoryListings {
@@ -252,7 +251,7 @@ describe('directory listings reused by the sandbox walks', () => {
   });
 
   test('in the real sandbox, a .env made after a command (by the user, in the same second) is masked in the next one', {
-    skip: availability.available ? false : `bubblewrap unavailable: ${availability.reason}`,
+    skip: needsSandbox,
   }, async () => {
     await withTempDir(async (base) => {
       const root = join(base, 'project');
@@ -260,23 +259,7 @@ describe('directory listings reused by the sandbox walks', () => {
       await mkdir(join(root, 'config', 'deep'), { recursive: true });
       await mkdir(home);
       const listings = agedListings();
-      const command = (text: string) =>
-        runCommand({
-          command: text,
-          root,
-          workdir: root,
-          env: { PATH: process.env.PATH, HOME: home },
-          sandbox: {
-            bwrapPath: availability.path ?? 'bwrap',
-            mode: 'workspace-write',
-            network: false,
-            secretsApproved: false,
-            homeDir: home,
-            glassboxHome: join(home, '.glassbox'),
-          },
-          timeoutMs: 10_000,
-          listings,
-        });
+      const command = (text: string) => runSandboxed({ root, home, command: text, listings });
       const first = await command('ls -R');
       assert.equal(first.exitCode, 0);
       await nextTick(root);

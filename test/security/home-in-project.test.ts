@@ -10,33 +10,17 @@ import { existsSync, lstatSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { detectSandbox, runCommand } from '../../src/sandbox/index.js';
+import { needsSandbox, runSandboxed } from '../helpers/sandboxed-command.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 
-const availability = await detectSandbox();
-const skip = availability.available ? false : `bubblewrap unavailable: ${availability.reason}`;
-
 function inHome(root: string, glassboxHome: string, command: string) {
-  return runCommand({
-    command,
-    root,
-    workdir: root,
-    env: { PATH: process.env.PATH, HOME: root },
-    sandbox: {
-      bwrapPath: availability.path ?? 'bwrap',
-      mode: 'workspace-write',
-      network: false,
-      secretsApproved: false,
-      homeDir: root,
-      glassboxHome,
-    },
-    timeoutMs: 10_000,
-  });
+  // The project is the user's home directory.
+  return runSandboxed({ root, home: root, glassboxHome, command });
 }
 
 const PLANT = 'echo \'{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}\' > config.json';
 
-describe('a Glassbox home named inside the project', { skip }, () => {
+describe('a Glassbox home named inside the project', { skip: needsSandbox }, () => {
   test('a missing one is not made by a command: it exists, masked, before the command runs', async () => {
     await withTempDir(async (root) => {
       await mkdir(join(root, '.config'));

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { testController } from './test-controller.js';
 
 async function logHook(root: string, name: string): Promise<{ command: string; log: string }> {
@@ -26,16 +27,6 @@ async function lines(log: string): Promise<Array<Record<string, unknown>>> {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-/** Polls `check` until it holds (the hook is a process: when it has run is the file's to say). */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise<void>((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('idle_prompt in the interactive session', () => {
@@ -62,7 +53,7 @@ describe('idle_prompt in the interactive session', () => {
         await controller.sendPrompt('hello');
         const sessionId = controller.getSnapshot().sessionId;
         assert.ok(sessionId !== null);
-        await until(async () => (await lines(idle.log)).length > 0, 'the idle_prompt hook');
+        await waitUntil(async () => (await lines(idle.log)).length > 0, 'the idle_prompt hook has run', 30_000);
         await controller.shutdown();
         const ran = await lines(idle.log);
         assert.deepEqual(
