@@ -19,6 +19,7 @@ const cases: BenchCase[] = [
   { name: 'history', run: async () => (await import('./cases/history-curve.js')).run() },
   { name: 'tools', run: async () => (await import('./cases/tool-rounds.js')).run() },
   { name: 'sessions', run: async () => (await import('./cases/sessions.js')).run() },
+  { name: 'resume', run: async () => (await import('./cases/resume-large.js')).run() },
   { name: 'session-database', run: async () => (await import('./cases/session-database.js')).run() },
   { name: 'extensions', run: async () => (await import('./cases/extensions.js')).run() },
   { name: 'context', run: async () => (await import('./cases/context-economy.js')).run() },
