@@ -101,10 +101,39 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     process.off('SIGHUP', onSignal);
     process.off('exit', pasteModeOff);
     pasteModeOff();
-    await controller.shutdown();
+    await shutdownCancellable(controller, stdout);
   }
   const sessionId = controller.getSnapshot().sessionId;
   if (sessionId !== null) stdout.write(`\nsession ${sessionId} is saved; continue it with:\n  glassbox --resume ${sessionId}\n`);
   // 128 + the signal's number, as a shell reports a process the signal ended.
   return signalled === 'SIGTERM' ? 143 : signalled === 'SIGHUP' ? 129 : 0;
+}
+
+/** How long quitting waits on SessionEnd hooks before saying so (and that Ctrl-C skips them). */
+const SLOW_SESSION_END_MS = 1_000;
+
+/**
+ * Quit: the session's end waits for its SessionEnd hooks, but a hook that hangs must not hold the
+ * terminal until its own timeout. Ctrl-C (the screen is gone: it arrives as SIGINT) or SIGTERM
+ * cancels them; their runs are recorded as cancelled.
+ */
+async function shutdownCancellable(controller: SessionController, stdout: NodeJS.WriteStream): Promise<void> {
+  const cancel = (signal: NodeJS.Signals): void => {
+    if (controller.hookRuns.cancelEnding()) stdout.write('\nSessionEnd hooks cancelled\n');
+    // Nothing left to cancel: the signal ends the process, as it would without this handler.
+    else process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  const slow = setTimeout(() => {
+    if (controller.hookRuns.endingRuns) stdout.write('\nwaiting for SessionEnd hooks (Ctrl-C skips them)\n');
+  }, SLOW_SESSION_END_MS);
+  slow.unref();
+  process.on('SIGINT', cancel);
+  process.on('SIGTERM', cancel);
+  try {
+    await controller.shutdown();
+  } finally {
+    clearTimeout(slow);
+    process.off('SIGINT', cancel);
+    process.off('SIGTERM', cancel);
+  }
 }

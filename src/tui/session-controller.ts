@@ -9,22 +9,14 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { ApprovalRegistry, type ApprovalDecisionKind, type PendingApproval, type RunEvent } from '../agent/index.js';
 import { readCompactionConfig } from '../compaction/index.js';
 import { resolveModel } from '../model/index.js';
-import {
-  endSession,
-  notifyIdle,
-  openRunner,
-  runTurn,
-  type Runner,
-  type RunnerSettings,
-  type SessionEndReason,
-  type ToolPolicySettings,
-} from '../runner/index.js';
+import { openRunner, runTurn, type Runner, type RunnerSettings, type SessionEndReason, type ToolPolicySettings } from '../runner/index.js';
 import { exactAllowRule, saveAllowRule } from '../permissions/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
 import type { Picker } from './picker-view.js';
 import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
 import { PromptHistoryFile } from './prompt-history.js';
 import { loadSession } from './session-history.js';
+import { SessionHookRuns } from './session-hook-runs.js';
 import { addEntry, emptyTranscript, reduceRunEvent, type NewEntry, type TranscriptState } from './transcript-state.js';
 import { WorkspaceChanges } from './workspace-changes.js';
 import { DEFAULT_SNAPSHOT_LIMITS } from './workspace-snapshot.js';
@@ -54,9 +46,7 @@ export interface ControllerOptions {
   idlePromptMs?: number;
 }
 
-/** Claude Code sends `idle_prompt` once the prompt has waited 60 seconds. */
-export const IDLE_PROMPT_MS = 60_000;
-const IDLE_MESSAGE = 'Glassbox is waiting for your input';
+export { IDLE_PROMPT_MS } from './session-hook-runs.js';
 
 export interface PendingView extends PendingApproval {
   preview: ApprovalPreview | null;
@@ -122,8 +112,8 @@ export class SessionController {
   private planNext: boolean;
   /** A plan turn succeeded and waits for /accept or /reject. */
   private proposedPlan = false;
-  /** Runs the `idle_prompt` Notification hooks when the editor has been quiet long enough. */
-  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** SessionEnd and the idle Notification: the hooks run outside a turn. */
+  readonly hookRuns: SessionHookRuns;
 
   constructor(readonly options: ControllerOptions) {
     this.settings = { ...options.runner };
@@ -155,6 +145,12 @@ export class SessionController {
       picker: null,
     };
     this.approvals.onRequested((pending) => void this.enqueueApproval(pending));
+    this.hookRuns = new SessionHookRuns({
+      runner: () => this.getRunner(),
+      warn: (text) => this.note({ kind: 'notice', tone: 'warning', text: oneLine(text, 300) }),
+      stillIdle: (sessionId) => !this.isBusy && this.state.sessionId === sessionId,
+      ...(options.idlePromptMs === undefined ? {} : { idlePromptMs: options.idlePromptMs }),
+    });
   }
 
   // ---- the store the view subscribes to ----
@@ -209,9 +205,6 @@ export class SessionController {
   // ---- runner and settings ----
 
   /** The runner for the current settings; reopened after /model, /sandbox or /approvals. */
-  /** SessionEnd hooks still running for a session left (see endCurrentSession). */
-  private ending: Promise<void> = Promise.resolve();
-
   async getRunner(): Promise<Runner> {
     // One opening at a time: the start opens it after the first paint, and a prompt sent meanwhile
     // waits for that opening instead of starting its own.
@@ -269,8 +262,7 @@ export class SessionController {
       await this.changes.ready();
       const runner = await this.getRunner();
       // The SessionEnd hooks of a session just left, and idle Notification hooks, hold its lock until they are done.
-      await this.ending;
-      await this.idleNotice;
+      await this.hookRuns.settled();
       const runId = randomUUID();
       const result = await runTurn(runner, {
         prompt,
@@ -350,37 +342,19 @@ export class SessionController {
 
   /** A key was pressed: the wait for the next prompt starts again. */
   noteActivity(): void {
-    if (this.idleTimer !== null) this.armIdle();
+    this.hookRuns.restartIdle(this.state.sessionId);
   }
 
-  /**
-   * After a turn, with a session to notify about and nothing running: once the editor has been
-   * quiet for `idlePromptMs`, the `idle_prompt` Notification hooks run (once a quiet spell).
-   */
+  /** After a turn, with a session to notify about and nothing running: the idle Notification's wait starts. */
   private armIdle(): void {
     this.disarmIdle();
     if (this.state.sessionId === null || this.state.exitRequested || this.isBusy) return;
-    const sessionId = this.state.sessionId;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = null;
-      if (this.isBusy || this.state.sessionId !== sessionId) return;
-      this.idleNotice = this.idleNotice
-        .then(async () => notifyIdle({ runner: await this.getRunner(), sessionId, message: IDLE_MESSAGE }))
-        .catch((error: Error) =>
-          this.note({ kind: 'notice', tone: 'warning', text: `Notification hooks: ${oneLine(error.message, 300)}` }),
-        );
-    }, this.options.idlePromptMs ?? IDLE_PROMPT_MS);
-    // Waiting for it must not keep the process alive once the terminal is done.
-    this.idleTimer.unref?.();
+    this.hookRuns.armIdle(this.state.sessionId);
   }
 
   private disarmIdle(): void {
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    this.hookRuns.disarmIdle();
   }
-
-  /** The idle Notification hooks last started (a turn or an exit waits for them: they hold the session's lock). */
-  private idleNotice: Promise<void> = Promise.resolve();
 
   onRunEvent(event: RunEvent): void {
     if (event.type === 'run_started') this.state = { ...this.state, sessionId: event.sessionId };
@@ -488,10 +462,10 @@ export class SessionController {
   /** Shows a stored session and makes it the current one (resume, fork). */
   async openSession(sessionId: string): Promise<void> {
     this.disarmIdle();
-    await this.idleNotice;
+    await this.hookRuns.settled();
     const runner = await this.getRunner();
     if (this.state.sessionId !== null && this.state.sessionId !== sessionId) this.endCurrentSession('other');
-    await this.ending;
+    await this.hookRuns.settled();
     const overrides = await readCompactionConfig(this.settings.home).then(
       (config) => config.models,
       // A broken config.json is reported by the turn that reads it; prices fall back to the catalog.
@@ -544,14 +518,21 @@ export class SessionController {
     this.update({ exitRequested: true });
   }
 
-  /** On exit: a running turn is cancelled and awaited, so its session gets its end record. */
-  async shutdown(): Promise<void> {
+  /** On exit: a running turn is cancelled and awaited, so its session gets its end record. Once: a second call waits for the first. */
+  shutdown(): Promise<void> {
+    this.shuttingDown ??= this.shutdownOnce();
+    return this.shuttingDown;
+  }
+
+  private shuttingDown: Promise<void> | null = null;
+
+  private async shutdownOnce(): Promise<void> {
     this.disarmIdle();
     this.cancel();
     await this.running;
-    await this.idleNotice;
+    await this.hookRuns.settled();
     this.endCurrentSession('prompt_input_exit');
-    await this.ending;
+    await this.hookRuns.settled();
     await this.historyWrites;
   }
 
@@ -561,9 +542,6 @@ export class SessionController {
    */
   private endCurrentSession(reason: SessionEndReason): void {
     const sessionId = this.state.sessionId;
-    if (sessionId === null) return;
-    this.ending = this.ending
-      .then(async () => endSession({ runner: await this.getRunner(), sessionId, reason }))
-      .catch((error: Error) => this.note({ kind: 'notice', tone: 'warning', text: `SessionEnd hooks: ${oneLine(error.message, 300)}` }));
+    if (sessionId !== null) this.hookRuns.end(sessionId, reason);
   }
 }

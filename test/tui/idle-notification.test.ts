@@ -81,7 +81,7 @@ describe('idle_prompt in the interactive session', () => {
       // A wait no test reaches: what matters is that sending a prompt disarms it and a turn arms it.
       const controller = testController(root, provider, { idlePromptMs: 10 * 60_000 });
       try {
-        const armed = (): boolean => (controller as unknown as { idleTimer: unknown }).idleTimer !== null;
+        const armed = (): boolean => controller.hookRuns.idleArmed;
         assert.equal(armed(), false, 'nothing armed before any turn');
         await controller.sendPrompt('one');
         assert.equal(armed(), true, 'armed after the turn');

@@ -3,13 +3,15 @@
 // (`prompt_input_exit`), each once, with a real bash script as the hook.
 
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { MemorySessionStore } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { runCommand } from '../../src/tui/command-handlers.js';
 import { createTheme } from '../../src/tui/theme.js';
 import { withTempDir } from '../helpers/temp-dir.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { testController } from './test-controller.js';
 
 describe('SessionEnd in the interactive session', () => {
@@ -47,6 +49,51 @@ describe('SessionEnd in the interactive session', () => {
             ['SessionEnd', 'prompt_input_exit', second],
           ],
         );
+      } finally {
+        await controller.shutdown();
+        await provider.close();
+      }
+    });
+  });
+
+  test('quitting can cancel a SessionEnd hook that hangs; its run is recorded as cancelled', async () => {
+    await withTempDir(async (root) => {
+      const home = join(root, '.home');
+      await mkdir(home, { recursive: true });
+      const started = join(root, 'started');
+      const hook = join(root, 'hang.sh');
+      // It says it started, then waits far longer than the test: only a cancel ends it in time.
+      await writeFile(hook, `#!/bin/bash\ntouch ${JSON.stringify(started)}\nexec sleep 600\n`);
+      await chmod(hook, 0o755);
+      await writeFile(
+        join(home, 'config.json'),
+        JSON.stringify({ hooks: { SessionEnd: [{ hooks: [{ type: 'command', command: hook, timeout: 900 }] }] } }),
+      );
+      const provider = await startFakeProvider({ script: [{ text: 'Answer.' }] });
+      const store = new MemorySessionStore();
+      const controller = testController(root, provider, { store });
+      try {
+        await controller.sendPrompt('one');
+        const sessionId = controller.getSnapshot().sessionId;
+        assert.ok(sessionId !== null);
+        assert.equal(controller.hookRuns.cancelEnding(), false, 'nothing to cancel before quitting');
+        const quitting = controller.shutdown();
+        await waitUntil(
+          () =>
+            access(started).then(
+              () => true,
+              () => false,
+            ),
+          'the SessionEnd hook has started',
+        );
+        assert.equal(controller.hookRuns.endingRuns, true);
+        assert.equal(controller.hookRuns.cancelEnding(), true);
+        await quitting;
+        assert.equal(controller.hookRuns.endingRuns, false);
+        const { records } = await store.read(sessionId);
+        const ran = records.filter((record) => record.type === 'audit' && record.event.type === 'hook_ran');
+        assert.equal(ran.length, 1, 'the cancelled run is recorded once');
+        assert.match(JSON.stringify(ran[0]), /cancelled/);
       } finally {
         await controller.shutdown();
         await provider.close();
