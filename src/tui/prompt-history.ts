@@ -116,3 +116,56 @@ function readHistoryFile(path: string): Promise<string> {
     () => '',
   );
 }
+
+/**
+ * The editor's Up history for this process: `<home>/history.jsonl` as read at start, then each
+ * prompt sent here, appended to the file in order (one warning if the file cannot be written).
+ */
+export class TypedPrompts {
+  private typed: string[] = [];
+  private writes: Promise<void> = Promise.resolve();
+  private warned = false;
+
+  constructor(
+    private readonly file: PromptHistoryFile,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Oldest first. */
+  get list(): readonly string[] {
+    return this.typed;
+  }
+
+  async load(): Promise<readonly string[]> {
+    this.typed = [...(await this.file.load())];
+    return this.typed;
+  }
+
+  /** Kept for Up; false when it adds nothing (blank, or the same as the last). */
+  remember(prompt: string): boolean {
+    const kept = prompt.trim();
+    if (kept === '' || this.typed.at(-1) === kept) return false;
+    this.typed.push(kept);
+    this.writes = this.writes
+      .then(() => this.file.append(kept))
+      .then(
+        () => {},
+        (error: unknown) => {
+          if (this.warned) return;
+          this.warned = true;
+          this.warn(String((error as Error)?.message ?? error));
+        },
+      );
+    return true;
+  }
+
+  /** A loaded session's prompts not typed here, then what was typed here (newest last, so first on Up). */
+  withSession(prompts: readonly string[]): string[] {
+    return [...prompts.map((p) => p.trim()).filter((p) => !this.typed.includes(p)), ...this.typed];
+  }
+
+  /** Resolves when every prompt remembered so far has been written (or failed to be). */
+  written(): Promise<void> {
+    return this.writes;
+  }
+}

@@ -14,7 +14,7 @@ import { exactAllowRule, saveAllowRule } from '../permissions/index.js';
 import { buildApprovalPreview, type ApprovalPreview } from './approval-preview.js';
 import type { Picker } from './picker-view.js';
 import { SessionMeter, type MeterLimits, type MeterReading } from './session-meter.js';
-import { PromptHistoryFile } from './prompt-history.js';
+import { PromptHistoryFile, TypedPrompts } from './prompt-history.js';
 import { loadSession } from './session-history.js';
 import { SessionHookRuns } from './session-hook-runs.js';
 import { addEntry, emptyTranscript, reduceRunEvent, type NewEntry, type TranscriptState } from './transcript-state.js';
@@ -103,11 +103,8 @@ export class SessionController {
   readonly meter = new SessionMeter();
   readonly changes: WorkspaceChanges;
   private state: Snapshot;
-  private readonly historyFile: PromptHistoryFile;
   /** Prompts from `<home>/history.jsonl` and those sent in this process, oldest first. */
-  private typedHistory: string[] = [];
-  private historyWrites: Promise<void> = Promise.resolve();
-  private historyWarned = false;
+  private readonly typed: TypedPrompts;
   /** The next prompt runs in plan mode (`--plan`, a bare `/plan`). */
   private planNext: boolean;
   /** A plan turn succeeded and waits for /accept or /reject. */
@@ -122,7 +119,9 @@ export class SessionController {
     const home = relative(options.runner.root, options.runner.home).split(sep).join('/');
     const excluded = home === '' || home.startsWith('..') || isAbsolute(home) ? [] : [home];
     this.changes = new WorkspaceChanges(options.runner.root, { ...DEFAULT_SNAPSHOT_LIMITS, excluded });
-    this.historyFile = new PromptHistoryFile(options.runner.home);
+    this.typed = new TypedPrompts(new PromptHistoryFile(options.runner.home), (message) =>
+      this.note({ kind: 'notice', tone: 'warning', text: `prompt history not saved: ${oneLine(message, 200)}` }),
+    );
     let transcript = emptyTranscript();
     for (const text of options.notices ?? []) transcript = addEntry(transcript, { kind: 'notice', tone: 'info', text });
     this.state = {
@@ -384,29 +383,12 @@ export class SessionController {
 
   /** Reads `<home>/history.jsonl` into the editor's Up history. */
   async loadPromptHistory(): Promise<void> {
-    this.typedHistory = [...(await this.historyFile.load())];
-    this.update({ promptHistory: this.typedHistory, historyVersion: this.state.historyVersion + 1 });
+    this.update({ promptHistory: await this.typed.load(), historyVersion: this.state.historyVersion + 1 });
   }
 
   /** A prompt or command the user sent: kept for Up, here and (unless it looks secret) in later sessions. */
   rememberPrompt(prompt: string): void {
-    const kept = prompt.trim();
-    if (kept === '' || this.typedHistory.at(-1) === kept) return;
-    this.typedHistory.push(kept);
-    this.historyWrites = this.historyWrites
-      .then(() => this.historyFile.append(kept))
-      .then(
-        () => {},
-        (error: unknown) => {
-          if (this.historyWarned) return;
-          this.historyWarned = true;
-          this.note({
-            kind: 'notice',
-            tone: 'warning',
-            text: `prompt history not saved: ${oneLine(String((error as Error)?.message ?? error), 200)}`,
-          });
-        },
-      );
+    this.typed.remember(prompt);
   }
 
   // ---- approvals ----
@@ -479,7 +461,7 @@ export class SessionController {
       sessionId: loaded.sessionId,
       transcript: loaded.transcript,
       // What was typed here, newest first on Up, after the session's prompts that were not (sent by `exec`).
-      promptHistory: [...loaded.prompts.map((p) => p.trim()).filter((p) => !this.typedHistory.includes(p)), ...this.typedHistory],
+      promptHistory: this.typed.withSession(loaded.prompts),
       historyVersion: this.state.historyVersion + 1,
     });
   }
@@ -533,7 +515,7 @@ export class SessionController {
     await this.hookRuns.settled();
     this.endCurrentSession('prompt_input_exit');
     await this.hookRuns.settled();
-    await this.historyWrites;
+    await this.typed.written();
   }
 
   /**
