@@ -18,7 +18,7 @@
 // the listings of a project are kept in Glassbox's home (which the sandbox hides) when the process
 // exits and read back by the next one; they are checked exactly like listings made in-process.
 
-import { createHash } from 'node:crypto';
+import { projectDigest } from './project-digest.js';
 import {
   closeSync,
   constants,
@@ -103,8 +103,7 @@ export function perListing<T>(derive: (entries: readonly ListedEntry[]) => T): (
 
 /** Where a project's listings are kept between processes: one file per project, by a digest of its real path. */
 function storedListingsPath(glassboxHome: string, root: string): string {
-  const digest = createHash('sha256').update(root).digest('hex').slice(0, 32);
-  return join(glassboxHome, 'cache', 'listings', `${digest}.json`);
+  return join(glassboxHome, 'cache', 'listings', `${projectDigest(root)}.json`);
 }
 
 /**

@@ -6,7 +6,7 @@
 // (the environment block's `git status`), says so at the start of every turn, and hands the mark to
 // anyone who asks (`readUnverifiedTree`) before running git outside the sandbox.
 
-import { createHash } from 'node:crypto';
+import { projectDigest } from './project-digest.js';
 import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readProjectFile } from '../workspace/index.js';
@@ -24,8 +24,7 @@ export interface UnverifiedTree {
 
 /** Where the mark for `root` lives: one file per project, named by a digest of its real path. */
 export function unverifiedTreeMarker(glassboxHome: string, root: string): string {
-  const digest = createHash('sha256').update(root).digest('hex').slice(0, 32);
-  return join(glassboxHome, 'unverified-trees', `${digest}.json`);
+  return join(glassboxHome, 'unverified-trees', `${projectDigest(root)}.json`);
 }
 
 /** Marks `root` as unverified (the latest reason wins). Returns the mark's record. */
