@@ -270,7 +270,15 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       telemetry,
       ...(databaseUrl === undefined || pgModule === null
         ? {}
-        : { team: { databaseUrl, worker: options.worker !== false, leaseMs: leaseMs ?? TEAM_LEASE_MS, Pool: pgModule.Pool } }),
+        : {
+            team: {
+              databaseUrl,
+              worker: options.worker !== false,
+              leaseMs: leaseMs ?? TEAM_LEASE_MS,
+              Pool: pgModule.Pool,
+              Client: pgModule.Client,
+            },
+          }),
     });
     if (options.workerOnly) {
       io.stderr.write(`glassbox worker: working runs from ${sessions.store?.location} as ${server.workerId}; Ctrl-C to stop\n`);

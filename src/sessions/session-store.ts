@@ -4,6 +4,7 @@
 import type { WireApi } from '../model/index.js';
 import type { ListProblem, SessionProblem } from '../protocol/index.js';
 import type { NewSessionRecord, SessionMetaRecord, SessionParent, SessionRecord, SessionRecordType } from './session-records.js';
+import type { CheckedSession } from './session-import.js';
 import type { SessionSummary } from './session-summary.js';
 
 export interface NewSessionMeta {
@@ -125,4 +126,15 @@ export interface SessionStore {
    * Forks of it keep their own copy of the history they share; they only lose the parent link.
    */
   delete(sessionId: string): Promise<void>;
+  /**
+   * Every complete line of the session exactly as stored, without its newline, in order (problem
+   * lines included, a torn last line not): the raw export, byte-for-byte what the file store holds.
+   */
+  exportLines(sessionId: string, onLine: (text: string) => void): Promise<void>;
+  /**
+   * Store a whole session from its lines (`checkSessionLines` in session-import.ts runs first),
+   * so that `exportLines` gives them back unchanged. A session id the store already holds is
+   * refused, and a refused import leaves nothing behind.
+   */
+  importSession(lines: readonly string[], source: string): Promise<CheckedSession>;
 }

@@ -29,7 +29,7 @@ test(`${RUNS} runs queued at once through two servers all complete`, { timeout: 
     const store = await PgSessionStore.open(url, { leaseMs: 2000 });
     const harness = await startHarness({
       whenExhausted: (request) => ({ text: `answer to ${promptOf(request)}` }),
-      settings: { store, team: { databaseUrl: url, leaseMs: 2000, Pool: pg.Pool } },
+      settings: { store, team: { databaseUrl: url, leaseMs: 2000, Pool: pg.Pool, Client: pg.Client } },
     });
     t.after(async () => {
       await harness.close();
