@@ -20,10 +20,22 @@ export interface RunView {
   readonly log: RunEventSource;
 }
 
+/** A page of `GET /api/runs`: newest first; `cursor` is an earlier page's `nextCursor` (opaque, per backend). */
+export interface RunListOptions {
+  limit: number;
+  cursor: string | null;
+}
+
+export interface RunListPage {
+  runs: RunSummary[];
+  nextCursor: string | null;
+}
+
 export interface RunBackend {
   start(parameters: RunParameters): Promise<RunView>;
   get(runId: string): RunView | undefined | Promise<RunView | undefined>;
-  list(): RunSummary[] | Promise<RunSummary[]>;
+  /** Newest first; an unknown or malformed cursor is a 400 (HttpError). */
+  list(options: RunListOptions): RunListPage | Promise<RunListPage>;
   cancel(runId: string, reason: string): CancelOutcome | Promise<CancelOutcome>;
   /** This process's own bookkeeping (compaction and deletion check it); sync for the session routes. */
   isSessionBusy(sessionId: string): boolean;
