@@ -12,7 +12,7 @@ import { HttpError } from './http-error.js';
 import { CANCELS_CHANNEL, EVENTS_CHANNEL, type PgRunBus, readRunEvents } from './pg-run-bus.js';
 import type { RunBackend, RunEventSource, RunListOptions, RunListPage, RunView } from './run-backend.js';
 import type { EventSubscriber, NumberedEvent } from './run-event-log.js';
-import type { CancelOutcome, RunParameters, RunStatus, RunSummary } from './run-manager.js';
+import type { CancelOutcome, RunParameters, RunStatus } from './run-manager.js';
 
 const UNIQUE_VIOLATION = '23505';
 
