@@ -10,9 +10,9 @@ import type { Pool } from 'pg';
 import type { PgRunQueue, QueuedRunState } from '../runner/index.js';
 import { HttpError } from './http-error.js';
 import { CANCELS_CHANNEL, EVENTS_CHANNEL, type PgRunBus, readRunEvents } from './pg-run-bus.js';
-import type { RunBackend, RunEventSource, RunListOptions, RunListPage, RunView } from './run-backend.js';
+import type { RunBackend, RunEventSource, RunView } from './run-backend.js';
 import type { EventSubscriber, NumberedEvent } from './run-event-log.js';
-import type { CancelOutcome, RunParameters, RunStatus } from './run-manager.js';
+import type { CancelOutcome, RunListOptions, RunListPage, RunParameters, RunStatus } from './run-manager.js';
 
 const UNIQUE_VIOLATION = '23505';
 

@@ -4,7 +4,7 @@
 
 import type { ApprovalDecisionKind, PendingApproval } from '../agent/index.js';
 import type { EventSubscriber } from './run-event-log.js';
-import type { CancelOutcome, RunParameters, RunSummary } from './run-manager.js';
+import type { CancelOutcome, RunListOptions, RunListPage, RunParameters } from './run-manager.js';
 
 /** A run's numbered events: replayed after an id, then live until the terminal event. */
 export interface RunEventSource {
@@ -18,17 +18,6 @@ export interface RunView {
   readonly runId: string;
   readonly sessionId: string | null;
   readonly log: RunEventSource;
-}
-
-/** A page of `GET /api/runs`: newest first; `cursor` is an earlier page's `nextCursor` (opaque, per backend). */
-export interface RunListOptions {
-  limit: number;
-  cursor: string | null;
-}
-
-export interface RunListPage {
-  runs: RunSummary[];
-  nextCursor: string | null;
 }
 
 export interface RunBackend {

@@ -9,7 +9,6 @@ import { emptyUsage, type WireApi } from '../model/index.js';
 import type { ApprovalPolicy } from '../permissions/index.js';
 import { HttpError } from './http-error.js';
 import { DEFAULT_MAX_DELTA_CHARS, RunEventLog } from './run-event-log.js';
-import type { RunListOptions, RunListPage } from './run-backend.js';
 import type { RunProject } from './run-project.js';
 
 import type { RunInfo, RunStatus } from '../protocol/index.js';
@@ -41,6 +40,17 @@ export type TurnStarter = (parameters: RunParameters, hooks: TurnHooks) => Promi
 
 /** A run as `GET /api/runs` lists it (protocol/'s `RunInfo`). */
 export type RunSummary = RunInfo;
+
+/** A page of `GET /api/runs`: newest first; `cursor` is an earlier page's `nextCursor` (opaque, per backend). */
+export interface RunListOptions {
+  limit: number;
+  cursor: string | null;
+}
+
+export interface RunListPage {
+  runs: RunSummary[];
+  nextCursor: string | null;
+}
 
 export interface RunManagerOptions {
   startTurn: TurnStarter;

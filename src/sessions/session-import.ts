@@ -7,19 +7,13 @@
 import { formatVersionProblem, interpretLine } from './record-lines.js';
 import { SessionError } from './session-errors.js';
 import { isSessionId } from './session-id.js';
-import { parseRecordLine, type SessionMetaRecord } from './session-records.js';
-import { SessionSummaryBuilder, type SessionSummary } from './session-summary.js';
+import { parseRecordLine } from './session-records.js';
+import type { CheckedSession } from './session-store.js';
+import { SessionSummaryBuilder } from './session-summary.js';
 
 const NEWLINE = 0x0a;
 
-/** A whole session that passed every check: what a store's `importSession` stores. */
-export interface CheckedSession {
-  meta: SessionMetaRecord;
-  /** The lines without their newlines, exactly as given. */
-  lines: readonly string[];
-  /** What a listing shows, as the session's writer would have published it. */
-  summary: SessionSummary;
-}
+export type { CheckedSession } from './session-store.js';
 
 function refuse(source: string, line: number, message: string): never {
   // Exit 2: the file given is not a session this glassbox can store, as for any bad argument.

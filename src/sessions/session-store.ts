@@ -4,7 +4,6 @@
 import type { WireApi } from '../model/index.js';
 import type { ListProblem, SessionProblem } from '../protocol/index.js';
 import type { NewSessionRecord, SessionMetaRecord, SessionParent, SessionRecord, SessionRecordType } from './session-records.js';
-import type { CheckedSession } from './session-import.js';
 import type { SessionSummary } from './session-summary.js';
 
 export interface NewSessionMeta {
@@ -87,6 +86,15 @@ export interface SessionWriter {
   sync(): Promise<void>;
   /** Publish the summary, close the file and release the lock. Idempotent. */
   close(): Promise<void>;
+}
+
+/** A whole session that passed every line check (session-import.ts): what `importSession` stores. */
+export interface CheckedSession {
+  meta: SessionMetaRecord;
+  /** The lines without their newlines, exactly as given. */
+  lines: readonly string[];
+  /** What a listing shows, as the session's writer would have published it. */
+  summary: SessionSummary;
 }
 
 export interface SessionStore {
