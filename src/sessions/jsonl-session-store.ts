@@ -324,7 +324,9 @@ export class JsonlSessionStore implements SessionStore {
     } finally {
       await unlink(temporary).catch(() => undefined);
     }
-    await this.index.append([checked.summary]);
+    // The session is stored; a listing reads a session the index lacks, so a failed index write
+    // must not turn a done import into a reported failure (a retry would then be refused).
+    await this.index.append([checked.summary]).catch(() => undefined);
     return checked;
   }
 
