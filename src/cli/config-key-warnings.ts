@@ -19,6 +19,7 @@ export const USER_CONFIG_KEYS: readonly string[] = [
   'permissions',
   'projectPermissionRules',
   'database',
+  'server',
 ];
 
 /** A project's `.glassbox/config.json` may only add MCP servers and permission rules (docs/permissions.md). */

@@ -57,7 +57,12 @@ export function registerServeCommand(program: Command): Command {
     .option('--port <port>', 'port to listen on; 0 picks a free one', '4100')
     .option('--host <host>', 'address to bind (keep the loopback default unless you know why)', '127.0.0.1')
     .option('--open', 'open the workbench in the default browser')
-    .addOption(new Option('--token <token>', 'fixed access token (default: a new random one per start)').env('GLASSBOX_TOKEN'))
+    .addOption(
+      new Option(
+        '--token <token>',
+        'fixed access token (default: "server.token" in <home>/config.json, else a new random one per start)',
+      ).env('GLASSBOX_TOKEN'),
+    )
     .option(
       '--sandbox <mode>',
       'the most permissive sandbox a run may use: read-only | workspace-write | danger-full-access (default workspace-write)',
@@ -192,9 +197,11 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   const { resolveTelemetrySettings } = await import('../telemetry/index.js');
   const telemetry = resolveTelemetrySettings({ otlpEndpoint: options.otlpEndpoint, traceContent: options.traceContent });
   const { accessTokenProblem, createServer } = await import('../server/index.js');
-  if (options.token !== undefined) {
-    const problem = accessTokenProblem(options.token);
-    if (problem !== null) throw new UsageError(`--token / GLASSBOX_TOKEN: ${problem}`);
+  const { resolveServerToken } = await import('./server-token-config.js');
+  const configured = resolveServerToken(options.token, config.home);
+  if (configured !== undefined) {
+    const problem = accessTokenProblem(configured.token);
+    if (problem !== null) throw new UsageError(`${configured.source}: ${problem}`);
   }
 
   // A bad --compact-at, --context-window or <home>/config.json is a usage error before anything starts.
@@ -262,7 +269,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       network: options.network === true,
       host,
       port,
-      token: options.token,
+      token: configured?.token,
       compactAt: options.compactAt,
       contextWindow: options.contextWindow,
       maxRounds,
@@ -270,7 +277,15 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
       telemetry,
       ...(databaseUrl === undefined || pgModule === null
         ? {}
-        : { team: { databaseUrl, worker: options.worker !== false, leaseMs: leaseMs ?? TEAM_LEASE_MS, Pool: pgModule.Pool } }),
+        : {
+            team: {
+              databaseUrl,
+              worker: options.worker !== false,
+              leaseMs: leaseMs ?? TEAM_LEASE_MS,
+              Pool: pgModule.Pool,
+              Client: pgModule.Client,
+            },
+          }),
     });
     if (options.workerOnly) {
       io.stderr.write(`glassbox worker: working runs from ${sessions.store?.location} as ${server.workerId}; Ctrl-C to stop\n`);

@@ -89,7 +89,8 @@ export async function migrateDatabase(databaseUrl: string): Promise<{ from: numb
   const { describeDatabaseUrl, migratePgSchema } = await import('../sessions/index.js');
   const { default: pg } = await import('pg');
   return asStartupFailure(databaseUrl, async () => {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+    const { pgPoolConfig } = await import('../sessions/index.js');
+    const pool = new pg.Pool(pgPoolConfig(pg.Client, databaseUrl, { max: 1 }));
     pool.on('error', () => undefined);
     try {
       const client = await pool.connect();

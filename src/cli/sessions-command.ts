@@ -1,7 +1,8 @@
-// `glassbox sessions`, `glassbox sessions show` and `glassbox fork`: looking at and branching the
-// session files. Read-only except for fork, which only creates a new session. A session holds text
-// others chose (the model's answers, tool output, a pasted prompt, a repository's path), so every
-// line printed goes through terminal-text/: control sequences are shown, never obeyed.
+// `glassbox sessions`, `sessions show`, `sessions export`, `sessions import` and `glassbox fork`:
+// looking at, moving and branching sessions. Read-only except for import and fork, which only
+// create a new session. A session holds text others chose (the model's answers, tool output, a
+// pasted prompt, a repository's path), so every line printed goes through terminal-text/: control
+// sequences are shown, never obeyed.
 
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
@@ -285,10 +286,14 @@ async function exportCommand(
   deps: SessionCommandDeps,
   io: Output,
   reference: string,
-  format: 'html' | 'md' | 'jsonl',
+  format: 'html' | 'md' | 'jsonl' | 'raw',
   output: string | undefined,
   options: { home?: string; databaseUrl?: string },
 ): Promise<void> {
+  if (format === 'raw') {
+    const { exportRawSession } = await import('./session-transfer.js');
+    return withStore(deps, options, ({ store }) => exportRawSession(store, io, reference, output));
+  }
   const records = await withStore(deps, options, async ({ store }) => {
     const sessionId = await store.resolveId(reference);
     return (await store.read(sessionId)).records;
@@ -350,19 +355,33 @@ export function registerSessionCommands(program: Command, deps: SessionCommandDe
 
   sessions
     .command('export')
-    .description('write a session for someone else: html (one self-contained file), md (a readable transcript) or jsonl; secrets redacted')
+    .description(
+      'write a session for someone else: html (one self-contained file), md (a readable transcript) or jsonl, secrets redacted; ' +
+        'or raw: the stored lines exactly, not redacted, for backups and `sessions import`',
+    )
     .argument('<id>', 'session id, unique prefix, or "last"')
-    .addOption(new Option('--format <format>', 'html | md | jsonl').choices(['html', 'md', 'jsonl']).default('html'))
+    .addOption(new Option('--format <format>', 'html | md | jsonl | raw').choices(['html', 'md', 'jsonl', 'raw']).default('html'))
     .option('-o, --output <file>', 'write to this file (default: stdout)')
     .addOption(databaseUrlOption())
     .action(async (reference: string, _options: unknown, command: Command) => {
       const { format, output, home, databaseUrl } = command.optsWithGlobals<{
-        format: 'html' | 'md' | 'jsonl';
+        format: 'html' | 'md' | 'jsonl' | 'raw';
         output?: string;
         home?: string;
         databaseUrl?: string;
       }>();
       await exportCommand(deps, io, reference, format, output, { home, databaseUrl });
+    });
+
+  sessions
+    .command('import')
+    .description('store a session from a raw export (JSONL lines as `sessions export --format raw` writes them) and print its id')
+    .argument('<file>', 'the .jsonl file, or - for stdin')
+    .addOption(databaseUrlOption())
+    .action(async (file: string, _options: unknown, command: Command) => {
+      const { home, databaseUrl } = command.optsWithGlobals<{ home?: string; databaseUrl?: string }>();
+      const { importSessionFile } = await import('./session-transfer.js');
+      await withStore(deps, { home, databaseUrl }, ({ store }) => importSessionFile(store, io, file));
     });
 
   program

@@ -140,7 +140,12 @@ export const runInfoSchema = z.object({
   worker: z.object({ id: z.string(), host: z.string(), pid: z.number().int() }).nullable().optional(),
 });
 export type RunInfo = z.infer<typeof runInfoSchema>;
-export const runListSchema = z.object({ runs: z.array(runInfoSchema) });
+/** `GET /api/runs`: newest first, a page at a time (`?limit=&cursor=`). */
+export const runListSchema = z.object({
+  runs: z.array(runInfoSchema),
+  /** The next (older) page's `cursor`; null once the oldest run is on this page. */
+  nextCursor: z.string().nullable(),
+});
 export type RunList = z.infer<typeof runListSchema>;
 
 /** One approval of `GET /api/approvals`. */

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Client, Pool } from 'pg';
-import { migratePgSchema, PG_CONNECTION_DEFAULTS } from '../sessions/index.js';
+import { migratePgSchema, pgClientConfig, pgPoolConfig } from '../sessions/index.js';
 
 const CHANNEL = 'glassbox_runs';
 const DEFAULT_LEASE_MS = 5_000;
@@ -86,7 +86,7 @@ export class PgRunQueue {
 
   static async open(databaseUrl: string, options: PgRunQueueOptions = {}): Promise<PgRunQueue> {
     const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ ...PG_CONNECTION_DEFAULTS, connectionString: databaseUrl, max: 4, allowExitOnIdle: true });
+    const pool = new pg.Pool(pgPoolConfig(pg.Client, databaseUrl, { max: 4, allowExitOnIdle: true }));
     pool.on('error', () => undefined);
     try {
       const client = await pool.connect();
@@ -203,7 +203,7 @@ export class PgRunQueue {
   private async ensureListener(): Promise<Client> {
     if (this.listener !== null) return this.listener;
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ ...PG_CONNECTION_DEFAULTS, connectionString: this.databaseUrl });
+    const client = new pg.Client(pgClientConfig(this.databaseUrl));
     // A lost listener is dropped and the next wait opens another; meanwhile waits time out and claim.
     const lost = (): void => {
       if (this.listener === client) this.listener = null;

@@ -11,7 +11,7 @@
 
 import type { Client, Pool } from 'pg';
 import type { RunEvent } from '../agent/index.js';
-import { PG_CONNECTION_DEFAULTS } from '../sessions/index.js';
+import { pgClientConfig } from '../sessions/index.js';
 import type { NumberedEvent } from './run-event-log.js';
 
 export const EVENTS_CHANNEL = 'glassbox_events';
@@ -62,7 +62,7 @@ export class PgRunBus {
 
   private async connect(): Promise<Client> {
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ ...PG_CONNECTION_DEFAULTS, connectionString: this.databaseUrl });
+    const client = new pg.Client(pgClientConfig(this.databaseUrl));
     let lost = false;
     const onLost = (why: string): void => {
       if (lost) return;

@@ -12,7 +12,7 @@ import { HttpError } from './http-error.js';
 import { CANCELS_CHANNEL, EVENTS_CHANNEL, type PgRunBus, readRunEvents } from './pg-run-bus.js';
 import type { RunBackend, RunEventSource, RunView } from './run-backend.js';
 import type { EventSubscriber, NumberedEvent } from './run-event-log.js';
-import type { CancelOutcome, RunParameters, RunStatus, RunSummary } from './run-manager.js';
+import type { CancelOutcome, RunListOptions, RunListPage, RunParameters, RunStatus } from './run-manager.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -118,9 +118,23 @@ export class PgRunManager implements RunBackend {
     return { runId, sessionId: row.session_id, log: new PgRunEvents(this.pool, this.bus, runId, row.last_id ?? 0, finished) };
   }
 
-  /** Every run of the deployment, oldest first, with the worker that holds (or held) it. */
-  async list(): Promise<RunSummary[]> {
-    return (await this.rows('', [])).map((row) => ({
+  /**
+   * The deployment's runs, newest first, `limit` at a time, each with the worker that holds (or
+   * held) it. The cursor is the last listed run's id: the next page is the runs created before it,
+   * so runs queued meanwhile never shift a page (they are newer than every cursor).
+   */
+  async list(options: RunListOptions): Promise<RunListPage> {
+    const values: unknown[] = [options.limit + 1];
+    let where = '';
+    if (options.cursor !== null) {
+      const known = await this.pool.query('SELECT 1 FROM glassbox_runs WHERE run_id = $1', [options.cursor]);
+      if (known.rowCount !== 1) throw new HttpError(400, `invalid runs cursor: ${options.cursor}`);
+      values.push(options.cursor);
+      where = 'WHERE (r.created_at, r.run_id) < (SELECT c.created_at, c.run_id FROM glassbox_runs c WHERE c.run_id = $2)';
+    }
+    const rows = await this.rows(where, values, 'ORDER BY r.created_at DESC, r.run_id DESC LIMIT $1');
+    const page = rows.slice(0, options.limit);
+    const runs = page.map((row) => ({
       runId: row.run_id,
       sessionId: row.session_id ?? '',
       status: statusOf(row.state),
@@ -130,6 +144,7 @@ export class PgRunManager implements RunBackend {
       attempts: row.attempts,
       worker: row.worker_id === null ? null : { id: row.worker_id, host: row.worker_host ?? '', pid: row.worker_pid ?? 0 },
     }));
+    return { runs, nextCursor: rows.length > page.length ? page.at(-1)!.run_id : null };
   }
 
   /**
@@ -171,11 +186,11 @@ export class PgRunManager implements RunBackend {
 
   async close(): Promise<void> {}
 
-  private async rows(where: string, values: unknown[]): Promise<RunRow[]> {
+  private async rows(where: string, values: unknown[], order = 'ORDER BY r.created_at'): Promise<RunRow[]> {
     const result = await this.pool.query<RunRow>(
       `SELECT r.run_id, r.session_id, r.state, r.payload, r.worker_id, r.worker_host, r.worker_pid, r.attempts, r.created_at,
          (SELECT max(id) FROM glassbox_run_events e WHERE e.run_id = r.run_id) AS last_id
-       FROM glassbox_runs r ${where} ORDER BY r.created_at`,
+       FROM glassbox_runs r ${where} ${order}`,
       values,
     );
     return result.rows;

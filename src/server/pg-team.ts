@@ -2,9 +2,9 @@
 // server), and the worker that works runs (unless `--no-worker`). `serve --database-url` and
 // `glassbox worker` build this; without a database URL none of it loads.
 
-import type { Pool, PoolConfig } from 'pg';
+import type { Client, Pool, PoolConfig } from 'pg';
 import { PgRunQueue } from '../runner/index.js';
-import { PG_CONNECTION_DEFAULTS } from '../sessions/index.js';
+import { pgPoolConfig } from '../sessions/index.js';
 import { PgApprovalDesk } from './pg-approval-desk.js';
 import { PgRunBus } from './pg-run-bus.js';
 import { PgRunManager } from './pg-run-manager.js';
@@ -23,6 +23,8 @@ export interface TeamSettings {
   Pool: new (
     config: PoolConfig,
   ) => Pool;
+  /** `pg`'s Client class: the pool's connections are made with the connect timeout (sessions/pg-connection.ts). */
+  Client: typeof Client;
 }
 
 export interface PgTeam {
@@ -38,7 +40,7 @@ export function createPgTeam(
   startTurn: WorkerTurnStarter,
   options: { approvalTimeoutMs?: number; log: (message: string) => void },
 ): PgTeam {
-  const pool = new settings.Pool({ ...PG_CONNECTION_DEFAULTS, connectionString: settings.databaseUrl, max: 6, allowExitOnIdle: true });
+  const pool = new settings.Pool(pgPoolConfig(settings.Client, settings.databaseUrl, { max: 6, allowExitOnIdle: true }));
   pool.on('error', () => undefined);
   const bus = new PgRunBus(pool, settings.databaseUrl, options.log);
   const api = PgRunQueue.attach(pool, settings.databaseUrl, { leaseMs: settings.leaseMs });

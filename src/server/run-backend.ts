@@ -4,7 +4,7 @@
 
 import type { ApprovalDecisionKind, PendingApproval } from '../agent/index.js';
 import type { EventSubscriber } from './run-event-log.js';
-import type { CancelOutcome, RunParameters, RunSummary } from './run-manager.js';
+import type { CancelOutcome, RunListOptions, RunListPage, RunParameters } from './run-manager.js';
 
 /** A run's numbered events: replayed after an id, then live until the terminal event. */
 export interface RunEventSource {
@@ -23,7 +23,8 @@ export interface RunView {
 export interface RunBackend {
   start(parameters: RunParameters): Promise<RunView>;
   get(runId: string): RunView | undefined | Promise<RunView | undefined>;
-  list(): RunSummary[] | Promise<RunSummary[]>;
+  /** Newest first; an unknown or malformed cursor is a 400 (HttpError). */
+  list(options: RunListOptions): RunListPage | Promise<RunListPage>;
   cancel(runId: string, reason: string): CancelOutcome | Promise<CancelOutcome>;
   /** This process's own bookkeeping (compaction and deletion check it); sync for the session routes. */
   isSessionBusy(sessionId: string): boolean;

@@ -41,6 +41,17 @@ export type TurnStarter = (parameters: RunParameters, hooks: TurnHooks) => Promi
 /** A run as `GET /api/runs` lists it (protocol/'s `RunInfo`). */
 export type RunSummary = RunInfo;
 
+/** A page of `GET /api/runs`: newest first; `cursor` is an earlier page's `nextCursor` (opaque, per backend). */
+export interface RunListOptions {
+  limit: number;
+  cursor: string | null;
+}
+
+export interface RunListPage {
+  runs: RunSummary[];
+  nextCursor: string | null;
+}
+
 export interface RunManagerOptions {
   startTurn: TurnStarter;
   approvals: ApprovalBroker;
@@ -61,7 +72,13 @@ export class ManagedRun {
   /** Settles when the turn has fully ended (its file closed); never rejects. */
   done: Promise<void> = Promise.resolve();
 
-  constructor(runId: string, parameters: RunParameters, maxDeltaChars: number) {
+  constructor(
+    runId: string,
+    parameters: RunParameters,
+    maxDeltaChars: number,
+    /** Start order: the list's cursor, which stays valid while older runs are forgotten. */
+    readonly sequence = 0,
+  ) {
     this.runId = runId;
     this.prompt = parameters.prompt;
     this.sessionId = parameters.sessionId;
@@ -86,6 +103,7 @@ export class RunManager {
   private readonly busySessions = new Set<string>();
   private readonly finishedOrder: string[] = [];
   private closing = false;
+  private started = 0;
 
   constructor(private readonly options: RunManagerOptions) {}
 
@@ -100,7 +118,8 @@ export class RunManager {
     if (parameters.sessionId !== null && release === null) {
       throw new HttpError(409, `session ${parameters.sessionId} already has an active run; wait for it or cancel it`);
     }
-    const run = new ManagedRun(randomUUID(), parameters, this.options.maxDeltaChars ?? DEFAULT_MAX_DELTA_CHARS);
+    this.started += 1;
+    const run = new ManagedRun(randomUUID(), parameters, this.options.maxDeltaChars ?? DEFAULT_MAX_DELTA_CHARS, this.started);
     this.runs.set(run.runId, run);
 
     let releaseSession = release;
@@ -198,9 +217,17 @@ export class RunManager {
     return run !== undefined && run.log.lastId > 0 ? run : undefined;
   }
 
-  /** Started runs, oldest first. */
-  list(): RunSummary[] {
-    return [...this.runs.values()].filter((run) => run.log.lastId > 0).map((run) => run.summary());
+  /** Started runs, newest first, `limit` at a time; the cursor is the last listed run's start number. */
+  list(options: RunListOptions): RunListPage {
+    let before = Number.POSITIVE_INFINITY;
+    if (options.cursor !== null) {
+      before = /^[1-9]\d{0,15}$/.test(options.cursor) ? Number(options.cursor) : Number.NaN;
+      if (!Number.isSafeInteger(before) || before > this.started) throw new HttpError(400, `invalid runs cursor: ${options.cursor}`);
+    }
+    const older = [...this.runs.values()].filter((run) => run.log.lastId > 0 && run.sequence < before).reverse();
+    const page = older.slice(0, options.limit);
+    const last = page.at(-1);
+    return { runs: page.map((run) => run.summary()), nextCursor: older.length > page.length && last ? String(last.sequence) : null };
   }
 
   cancel(runId: string, reason: string): CancelOutcome {

@@ -19,7 +19,7 @@ import { previewChange, type ChangePreview } from '../runner/index.js';
 import { isSessionId } from '../sessions/index.js';
 import { CompactionBridge } from './compaction-bridge.js';
 import { HttpError } from './http-error.js';
-import { queryObject, readJsonBody, validate } from './json-body.js';
+import { positiveIntegerParameter, queryObject, readJsonBody, validate } from './json-body.js';
 import type { RunParameters } from './run-manager.js';
 import { resolveRunProject } from './run-project.js';
 import type { ServerContext } from './server-context.js';
@@ -46,6 +46,13 @@ const startRunSchema = startRunRequestSchema.extend({
 const approvalsQuerySchema = z.strictObject({ runId: z.string().max(100).optional() });
 
 const noQuery = z.strictObject({});
+// As `GET /api/sessions` pages (docs/api.md): a team's deployment keeps every run it ever ran.
+const RUN_LIST_DEFAULT_LIMIT = 100;
+const RUN_LIST_MAX_LIMIT = 1000;
+const runListQuerySchema = z.strictObject({
+  cursor: z.string().max(100).optional(),
+  limit: positiveIntegerParameter(RUN_LIST_MAX_LIMIT).optional(),
+});
 
 /** `GET /api/approvals/:runId/:callId/preview` answers this (null: a tool that writes no file). */
 export interface ApprovalPreviewAnswer {
@@ -107,8 +114,9 @@ export function registerRunRoutes(app: Hono, context: ServerContext): void {
   });
 
   app.get('/api/runs', async (c) => {
-    validate(z.strictObject({}), queryObject(c), 'query');
-    return c.json({ runs: await runs.list() } satisfies RunList);
+    const query = validate(runListQuerySchema, queryObject(c), 'query');
+    const page = await runs.list({ limit: query.limit ?? RUN_LIST_DEFAULT_LIMIT, cursor: query.cursor ?? null });
+    return c.json(page satisfies RunList);
   });
 
   app.get('/api/runs/:runId/events', async (c) => {

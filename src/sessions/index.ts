@@ -11,8 +11,9 @@ export { MemorySessionStore, type MemorySessionStoreOptions } from './memory-ses
 export * from './replay-session.js';
 export * from './resume-session.js';
 export * from './fork-session.js';
+export { checkSessionLines, splitSessionBytes, type CheckedSession } from './session-import.js';
 export { REPLAY_SKIPPABLE_TYPES, type ScanRecordOptions } from './record-lines.js';
 // Only types and a class whose `open` loads `pg` on demand: importing sessions/ loads no driver.
 export { describeDatabaseUrl, PgSessionStore, type PgSessionStoreOptions } from './pg-session-store.js';
-export { PG_CONNECTION_DEFAULTS } from './pg-connection.js';
+export { PG_CONNECT_TIMEOUT_MS, PG_CONNECTION_DEFAULTS, pgClientConfig, pgConnectTimeoutMs, pgPoolConfig } from './pg-connection.js';
 export { migratePgSchema, PG_SCHEMA_VERSION } from './pg-schema.js';

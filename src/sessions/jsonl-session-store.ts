@@ -1,13 +1,14 @@
 // Sessions as append-only JSONL files: `<home>/sessions/<id>.jsonl`, with `<id>.lock` while a
 // writer has it open and `index.jsonl` caching one summary per session for listings.
 
-import { mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JsonlSessionWriter } from './jsonl-session-writer.js';
 import { isLineStart, scanLines, type FileLine, type LineScanResult, type ScanOptions } from './line-reader.js';
 import { interpretLine, RecordScanner, type ScanRecordOptions, readByScan } from './record-lines.js';
 import { SessionError, SessionNotFoundError } from './session-errors.js';
 import { isSessionId, newSessionId } from './session-id.js';
+import { type CheckedSession, checkSessionLines, sessionExistsError } from './session-import.js';
 import { INDEX_FILE_NAME, SessionIndex } from './session-index.js';
 import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
 import { acquireSessionLock } from './session-lock.js';
@@ -293,6 +294,40 @@ export class JsonlSessionStore implements SessionStore {
     // start from the session files and re-read a session whose summary is missing, so that heals.
     const snapshot = await this.index.read();
     if (snapshot.entries.delete(sessionId)) await this.index.replace(snapshot.entries.values());
+  }
+
+  async exportLines(sessionId: string, onLine: (text: string) => void): Promise<void> {
+    await this.scanSession(sessionId, ({ text }) => onLine(text));
+  }
+
+  async importSession(lines: readonly string[], source: string): Promise<CheckedSession> {
+    const checked = checkSessionLines(lines, source);
+    const sessionId = checked.meta.sessionId;
+    const path = this.sessionPath(sessionId);
+    await mkdir(this.directory, { recursive: true, mode: DIRECTORY_MODE });
+    // Written whole and made durable under a name no listing reads, then linked into place: link()
+    // never replaces a file, so a session that exists (or appears meanwhile) is refused untouched,
+    // and a failed write leaves no half session behind.
+    const temporary = join(this.directory, `.import-${sessionId}-${process.pid}-${Date.now()}`);
+    const handle = await open(temporary, 'wx', FILE_MODE);
+    try {
+      try {
+        await handle.writeFile(checked.lines.map((line) => `${line}\n`).join(''));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await link(temporary, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw sessionExistsError(sessionId, this.location);
+      throw error;
+    } finally {
+      await unlink(temporary).catch(() => undefined);
+    }
+    // The session is stored; a listing reads a session the index lacks, so a failed index write
+    // must not turn a done import into a reported failure (a retry would then be refused).
+    await this.index.append([checked.summary]).catch(() => undefined);
+    return checked;
   }
 
   /** Read every session in full and write a fresh index. */

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { RecordScanner, type ScanRecordOptions, readByScan } from './record-lines.js';
 import { SessionError, SessionLockedError, SessionNotFoundError, type LockOwner } from './session-errors.js';
 import { newSessionId } from './session-id.js';
+import { type CheckedSession, checkSessionLines, sessionExistsError } from './session-import.js';
 import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
 import type { SessionRecord } from './session-records.js';
 import type {
@@ -165,6 +166,18 @@ export class MemorySessionStore implements SessionStore {
     const session = this.session(sessionId);
     if (session.lockedBy !== null) throw new SessionLockedError(sessionId, session.lockedBy);
     this.sessions.delete(sessionId);
+  }
+
+  async exportLines(sessionId: string, onLine: (text: string) => void): Promise<void> {
+    for (const text of this.session(sessionId).lines) onLine(text);
+  }
+
+  async importSession(lines: readonly string[], source: string): Promise<CheckedSession> {
+    const checked = checkSessionLines(lines, source);
+    const sessionId = checked.meta.sessionId;
+    if (this.sessions.has(sessionId)) throw sessionExistsError(sessionId, this.location);
+    this.sessions.set(sessionId, { lines: [...checked.lines], lockedBy: null, generation: ++this.created });
+    return checked;
   }
 
   private session(sessionId: string): MemorySession {

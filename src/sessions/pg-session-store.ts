@@ -9,11 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool, PoolClient } from 'pg';
 import { sessionSummarySchema } from '../protocol/index.js';
-import { PG_CONNECTION_DEFAULTS } from './pg-connection.js';
+import { pgPoolConfig } from './pg-connection.js';
 import { migratePgSchema } from './pg-schema.js';
 import { PgSessionWriter, type PgLease } from './pg-session-writer.js';
 import { interpretLine, RecordScanner, type ScanRecordOptions, readByScan } from './record-lines.js';
 import { SessionError, SessionLockedError, SessionNotFoundError } from './session-errors.js';
+import { type CheckedSession, checkSessionLines, sessionExistsError } from './session-import.js';
 import { isSessionId, newSessionId } from './session-id.js';
 import { pageSummaries, resolveSessionReference, validateLimit } from './session-listing.js';
 import { SESSION_FORMAT_VERSION, type SessionMetaRecord, type SessionRecord } from './session-records.js';
@@ -86,17 +87,17 @@ export class PgSessionStore implements SessionStore {
   /** Connect, create or migrate the schema, and return the store. `pg` loads only here. */
   static async open(databaseUrl: string, options: PgSessionStoreOptions = {}): Promise<PgSessionStore> {
     const { default: pg } = await import('pg');
-    const pool = new pg.Pool({
-      ...PG_CONNECTION_DEFAULTS,
-      connectionString: databaseUrl,
-      max: options.maxConnections ?? 4,
-      // Appends commit without waiting for the WAL flush (one record costs a round trip, not a
-      // disk flush); `sync` commits synchronously, which flushes everything before it too — the
-      // file store's write-then-fsync-at-turn-end, in database terms.
-      options: '-c synchronous_commit=off',
-      // Idle connections must not keep a finished CLI process alive.
-      allowExitOnIdle: true,
-    });
+    const pool = new pg.Pool(
+      pgPoolConfig(pg.Client, databaseUrl, {
+        max: options.maxConnections ?? 4,
+        // Appends commit without waiting for the WAL flush (one record costs a round trip, not a
+        // disk flush); `sync` commits synchronously, which flushes everything before it too — the
+        // file store's write-then-fsync-at-turn-end, in database terms.
+        options: '-c synchronous_commit=off',
+        // Idle connections must not keep a finished CLI process alive.
+        allowExitOnIdle: true,
+      }),
+    );
     // A dropped idle connection is replaced by the pool; without a listener it would crash the process.
     pool.on('error', () => undefined);
     const store = new PgSessionStore(pool, describeDatabaseUrl(databaseUrl), options);
@@ -308,6 +309,42 @@ export class PgSessionStore implements SessionStore {
       await this.releaseLease(sessionId, lease);
       throw error;
     }
+  }
+
+  async exportLines(sessionId: string, onLine: (text: string) => void): Promise<void> {
+    this.checkId(sessionId);
+    if ((await this.readLines(sessionId, 0, (_line, text) => onLine(text))) === 0) await this.lineCount(sessionId);
+  }
+
+  async importSession(lines: readonly string[], source: string): Promise<CheckedSession> {
+    const checked = checkSessionLines(lines, source);
+    const sessionId = checked.meta.sessionId;
+    // One statement in a synchronous commit: the session, its summary and every line appear
+    // together and durably, or (the id is taken) nothing does.
+    const created = await this.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        await client.query('SET LOCAL synchronous_commit TO on');
+        const result = await client.query<{ created: string }>(
+          `WITH s AS (
+             INSERT INTO glassbox_sessions (session_id, line_count, summary) VALUES ($1, $2, $3)
+             ON CONFLICT DO NOTHING RETURNING session_id
+           ), r AS (
+             INSERT INTO glassbox_session_records (session_id, line, body)
+             SELECT s.session_id, t.line, t.body FROM s, unnest($4::text[]) WITH ORDINALITY AS t(body, line)
+           )
+           SELECT count(*) AS created FROM s`,
+          [sessionId, checked.lines.length, JSON.stringify(checked.summary), checked.lines],
+        );
+        await client.query('COMMIT');
+        return Number(result.rows[0]?.created) === 1;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+    if (!created) throw sessionExistsError(sessionId, this.location);
+    return checked;
   }
 
   // -------------------------------------------------------------------------------------------

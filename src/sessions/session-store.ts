@@ -88,6 +88,15 @@ export interface SessionWriter {
   close(): Promise<void>;
 }
 
+/** A whole session that passed every line check (session-import.ts): what `importSession` stores. */
+export interface CheckedSession {
+  meta: SessionMetaRecord;
+  /** The lines without their newlines, exactly as given. */
+  lines: readonly string[];
+  /** What a listing shows, as the session's writer would have published it. */
+  summary: SessionSummary;
+}
+
 export interface SessionStore {
   /** Where sessions live, as shown in messages: a directory, or `memory`. */
   readonly location: string;
@@ -125,4 +134,15 @@ export interface SessionStore {
    * Forks of it keep their own copy of the history they share; they only lose the parent link.
    */
   delete(sessionId: string): Promise<void>;
+  /**
+   * Every complete line of the session exactly as stored, without its newline, in order (problem
+   * lines included, a torn last line not): the raw export, byte-for-byte what the file store holds.
+   */
+  exportLines(sessionId: string, onLine: (text: string) => void): Promise<void>;
+  /**
+   * Store a whole session from its lines (`checkSessionLines` in session-import.ts runs first),
+   * so that `exportLines` gives them back unchanged. A session id the store already holds is
+   * refused, and a refused import leaves nothing behind.
+   */
+  importSession(lines: readonly string[], source: string): Promise<CheckedSession>;
 }

@@ -394,6 +394,8 @@ function crashAfter(inner: SessionStore, dies: (record: NewSessionRecord) => boo
     list: (options) => inner.list(options),
     resolveId: (reference) => inner.resolveId(reference),
     delete: (sessionId) => inner.delete(sessionId),
+    exportLines: (sessionId, onLine) => inner.exportLines(sessionId, onLine),
+    importSession: (lines, source) => inner.importSession(lines, source),
   };
 }
 

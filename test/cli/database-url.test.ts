@@ -1,13 +1,14 @@
 // `exec` and `serve` with --database-url / GLASSBOX_DATABASE_URL keep sessions in PostgreSQL (a
 // throwaway cluster of this file's own), through the built CLI. The URL is a secret: it reaches
-// no tool's environment and no output, and an unusable database is exit 2 with the reason.
+// no tool's environment and no output, and an unusable or silent database is exit 2 with the reason.
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import { PgSessionStore } from '../../src/sessions/index.js';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { describe, test } from 'node:test';
+import { PG_CONNECT_TIMEOUT_MS, PgSessionStore, pgConnectTimeoutMs } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { startPgCluster } from '../helpers/pg-cluster.js';
 import { cliEnv, runCli, startCli } from '../helpers/run-cli.js';
@@ -77,21 +78,6 @@ test('--database-url', async (t) => {
     assert.equal((await store.list()).sessions.find((summary) => summary.sessionId === forkId)?.turns, 1);
   });
 
-  await t.test('an unreachable database is exit 2 with the reason, never the password', async () => {
-    const base = await makeTempDir();
-    const url = `postgres://alice:hunter2-secret@/glassbox?host=${encodeURIComponent(join(base, 'no-server-here'))}`;
-    const env = cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: join(base, 'home') });
-    const [exec, serve] = await Promise.all([
-      runCli(['exec', '--database-url', url, '-C', base, 'hi'], env),
-      runCli(['serve', '--database-url', url, '-C', base, '--port', '0'], env),
-    ]);
-    for (const result of [exec, serve]) {
-      assert.equal(result.code, 2, result.stderr);
-      assert.match(result.stderr, /cannot open the session database postgres:\/\/\/glassbox: .*(ENOENT|connect)/);
-      assert.doesNotMatch(result.stderr + result.stdout, /hunter2|alice/);
-    }
-  });
-
   await t.test('two servers on one database: a run through one is a session the other serves', async (sub) => {
     const url = await cluster.newDatabase();
     const base = await makeTempDir();
@@ -146,5 +132,63 @@ test('--database-url', async (t) => {
       (await Promise.all([a.done, b.done])).map((result) => result.code),
       [0, 0],
     );
+  });
+});
+
+// Neither case needs PostgreSQL: one names a socket nobody listens on, the other a loopback port
+// that accepts and never answers (a host that drops packets, without waiting for the OS to give up).
+describe('a database that cannot be reached at start', { concurrency: true }, () => {
+  test('is exit 2 with the reason for exec, serve, worker and db migrate, never the password', async () => {
+    const base = await makeTempDir();
+    const url = `postgres://alice:hunter2-secret@/glassbox?host=${encodeURIComponent(join(base, 'no-server-here'))}`;
+    const env = cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: join(base, 'home') });
+    const results = await Promise.all([
+      runCli(['exec', '--database-url', url, '-C', base, 'hi'], env),
+      runCli(['serve', '--database-url', url, '-C', base, '--port', '0'], env),
+      runCli(['worker', '--database-url', url, '-C', base], env),
+      runCli(['db', 'migrate', '--database-url', url], env),
+    ]);
+    for (const result of results) {
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /cannot open the session database postgres:\/\/\/glassbox: .*(ENOENT|connect)/);
+      assert.doesNotMatch(result.stderr + result.stdout, /hunter2|alice/);
+    }
+  });
+
+  test('a server that never answers is given up on after the connect timeout (connect_timeout in the URL)', async (t) => {
+    const sockets = new Set<Socket>();
+    // Accepts the connection and never says a word: the driver waits for the server's first reply.
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    });
+    const { port } = silent.address() as AddressInfo;
+    const base = await makeTempDir();
+    const url = `postgres://alice:hunter2-secret@127.0.0.1:${port}/glassbox?connect_timeout=0.2`;
+    const env = cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: join(base, 'home') });
+    const results = await Promise.all([
+      runCli(['db', 'migrate', '--database-url', url], env),
+      runCli(['worker', '--database-url', url, '-C', base], env),
+    ]);
+    for (const result of results) {
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /cannot open the session database postgres:\/\/127\.0\.0\.1:\d+\/glassbox: .*timeout/i);
+      assert.doesNotMatch(result.stderr + result.stdout, /hunter2|alice/);
+    }
+    const invalid = await runCli(['db', 'migrate', '--database-url', `postgres://127.0.0.1:${port}/glassbox?connect_timeout=soon`], env);
+    assert.equal(invalid.code, 2, invalid.stderr);
+    assert.match(invalid.stderr, /connect_timeout in the database URL must be a number of seconds/);
+  });
+
+  test('the connect timeout is 10 s unless the URL says otherwise', () => {
+    assert.equal(pgConnectTimeoutMs('postgres://db.example/glassbox'), PG_CONNECT_TIMEOUT_MS);
+    assert.equal(PG_CONNECT_TIMEOUT_MS, 10_000);
+    assert.equal(pgConnectTimeoutMs('postgres://db.example/glassbox?sslmode=require&connect_timeout=3'), 3000);
+    assert.equal(pgConnectTimeoutMs('postgres://db.example/glassbox?connect_timeout=0'), 0);
   });
 });

@@ -41,7 +41,7 @@ describe('RunManager', () => {
       throw new Error('cannot open the session');
     });
     await assert.rejects(runs.start(parameters(SESSION)), /cannot open the session/);
-    assert.deepEqual(runs.list(), []);
+    assert.deepEqual(runs.list({ limit: 100, cursor: null }), { runs: [], nextCursor: null });
     assert.equal(runs.isSessionBusy(SESSION), false);
   });
 
@@ -117,9 +117,45 @@ describe('RunManager', () => {
       ids.push(run.runId);
     }
     assert.deepEqual(
-      runs.list().map((run) => run.runId),
-      ids.slice(2),
+      runs.list({ limit: 100, cursor: null }).runs.map((run) => run.runId),
+      ids.slice(2).reverse(),
     );
     assert.equal(runs.get(ids[0]!), undefined);
+  });
+
+  test('the list pages newest first; a cursor outlives the runs forgotten after it', async () => {
+    const runs = manager(
+      async (_parameters, hooks) => {
+        hooks.onEvent(startedEvent(hooks, SESSION));
+        return { terminal: { type: 'run_succeeded', answer: 'ok', usage, rounds: 1 } };
+      },
+      [],
+      4,
+    );
+    const ids: string[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      const run = await runs.start(parameters());
+      await run.done;
+      ids.push(run.runId);
+    }
+    const first = runs.list({ limit: 3, cursor: null });
+    assert.deepEqual(
+      first.runs.map((run) => run.runId),
+      [ids[3], ids[2], ids[1]],
+    );
+    assert.ok(first.nextCursor !== null);
+    // Two more runs push the two oldest out; the cursor still means "started before ids[1]".
+    for (let index = 0; index < 2; index += 1) await (await runs.start(parameters())).done;
+    const rest = runs.list({ limit: 3, cursor: first.nextCursor });
+    assert.deepEqual(rest, { runs: [], nextCursor: null });
+    const exact = runs.list({ limit: 6, cursor: null });
+    assert.equal(exact.runs.length, 4);
+    assert.equal(exact.nextCursor, null, 'no cursor when the page holds the oldest run');
+    for (const cursor of ['abc', '0', '-1', '1.5', '99']) {
+      assert.throws(
+        () => runs.list({ limit: 3, cursor }),
+        (error: { status?: number; message: string }) => error.status === 400 && /invalid runs cursor/.test(error.message),
+      );
+    }
   });
 });

@@ -334,4 +334,31 @@ describe('runs over SSE', () => {
       await h.close();
     }
   });
+
+  test('GET /api/runs pages newest first with limit and cursor; bad ones are 400', async () => {
+    const h = await startHarness({ script: [{ text: 'One.' }, { text: 'Two.' }, { text: 'Three.' }] });
+    try {
+      const ids: string[] = [];
+      for (const prompt of ['one', 'two', 'three']) {
+        const { runId, response } = await startRun(h, { prompt });
+        await readFrames(response);
+        ids.push(runId);
+      }
+      type Listed = { runs: Array<{ runId: string }>; nextCursor: string | null };
+      const first = (await (await h.api('/api/runs?limit=2')).json()) as Listed;
+      assert.deepEqual(
+        first.runs.map((run) => run.runId),
+        [ids[2], ids[1]],
+      );
+      assert.ok(first.nextCursor !== null);
+      const second = (await (await h.api(`/api/runs?limit=2&cursor=${first.nextCursor}`)).json()) as Listed;
+      assert.deepEqual(second, { runs: [((await (await h.api('/api/runs')).json()) as Listed).runs[2]], nextCursor: null });
+      assert.equal(second.runs[0]!.runId, ids[0]);
+      for (const query of ['limit=0', 'limit=1001', 'limit=x', 'cursor=nonsense', 'cursor=9', 'page=2']) {
+        assert.equal((await h.api(`/api/runs?${query}`)).status, 400, query);
+      }
+    } finally {
+      await h.close();
+    }
+  });
 });

@@ -197,6 +197,46 @@ export async function storeConformance(t: TestContext, make: MakeStore): Promise
     assert.equal((await store.read(kept)).records.length, 17);
   });
 
+  await t.test('exportLines gives back exactly what importSession stored; a held id or a bad line is refused whole', async () => {
+    const { store: source } = await make({});
+    const sessionId = await oneTurnSession(source, 'moved');
+    const lines: string[] = [];
+    await source.exportLines(sessionId, (text) => lines.push(text));
+    assert.equal(lines.length, 17);
+    const { store } = await make({});
+    const checked = await store.importSession(lines, 'moved.jsonl');
+    assert.equal(checked.meta.sessionId, sessionId);
+    const back: string[] = [];
+    await store.exportLines(sessionId, (text) => back.push(text));
+    assert.deepEqual(back, lines);
+    assert.deepEqual((await store.read(sessionId)).records, (await source.read(sessionId)).records);
+    assert.deepEqual((await store.list()).sessions, (await source.list()).sessions);
+
+    await assert.rejects(store.importSession(lines, 'moved.jsonl'), (error: unknown) => {
+      assert.ok(error instanceof SessionError && error.code === 'SESSION_INVALID_ARGUMENT' && error.exitCode === 2);
+      assert.match(error.message, /already exists/);
+      return true;
+    });
+    const damaged = [...lines.slice(0, 5), '{"type":"audit","ts":"2025-01-01T00:00:00.000Z"}', ...lines.slice(6)];
+    const { store: empty } = await make({});
+    await assert.rejects(empty.importSession(damaged, 'damaged.jsonl'), (error: unknown) => {
+      assert.ok(error instanceof SessionError && error.code === 'SESSION_INVALID_RECORD' && error.exitCode === 2);
+      assert.match(error.message, /^damaged\.jsonl:6: /);
+      return true;
+    });
+    assert.deepEqual((await empty.list()).sessions, []);
+    await assert.rejects(
+      empty.exportLines(sessionId, () => undefined),
+      isNotFound(sessionId, empty.location),
+    );
+
+    // An imported session is an ordinary one: it resumes and takes appends.
+    const writer = await store.openForAppend(sessionId);
+    await appendAll(writer, [turnStarted(2, 'after the move')]);
+    await writer.close();
+    assert.equal((await store.read(sessionId)).records.length, 18);
+  });
+
   await t.test('reports damaged lines by number and reads the rest; refuses to append to a newer format', async (sub) => {
     const made = await make({});
     const { store, rewriteLines } = made;

@@ -1,7 +1,7 @@
 // Issue 29's "50 concurrent runs complete", in process: two servers that are also workers (8 runs
 // each at once) on one throwaway cluster, the scripted provider answering by prompt. 50 runs
 // queued through both servers at once all succeed, each in a session of its own that holds its
-// prompt and its answer once.
+// prompt and its answer once, and GET /api/runs pages through all of them.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -29,7 +29,7 @@ test(`${RUNS} runs queued at once through two servers all complete`, { timeout: 
     const store = await PgSessionStore.open(url, { leaseMs: 2000 });
     const harness = await startHarness({
       whenExhausted: (request) => ({ text: `answer to ${promptOf(request)}` }),
-      settings: { store, team: { databaseUrl: url, leaseMs: 2000, Pool: pg.Pool } },
+      settings: { store, team: { databaseUrl: url, leaseMs: 2000, Pool: pg.Pool, Client: pg.Client } },
     });
     t.after(async () => {
       await harness.close();
@@ -58,6 +58,33 @@ test(`${RUNS} runs queued at once through two servers all complete`, { timeout: 
     prompts.map((prompt) => `answer to ${prompt}`),
   );
   assert.equal(new Set(ends.map(({ sessionId }) => sessionId)).size, RUNS);
+
+  // GET /api/runs pages through every run of the deployment, newest first, each once, from either server.
+  type Listed = { runs: Array<{ runId: string; startedAt: string; sessionId: string }>; nextCursor: string | null };
+  const listed: Listed['runs'] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const { harness } = servers[pages % 2]!;
+    const response = await harness.api(`/api/runs?limit=7${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+    assert.equal(response.status, 200, await response.clone().text());
+    const page = (await response.json()) as Listed;
+    assert.ok(page.runs.length === 7 || page.nextCursor === null, 'only the last page is short');
+    listed.push(...page.runs);
+    cursor = page.nextCursor;
+    pages += 1;
+  } while (cursor !== null);
+  assert.equal(pages, Math.ceil(RUNS / 7));
+  assert.deepEqual(new Set(listed.map((run) => run.sessionId)), new Set(ends.map(({ sessionId }) => sessionId)));
+  assert.equal(new Set(listed.map((run) => run.runId)).size, RUNS);
+  const startedAt = listed.map((run) => run.startedAt);
+  assert.deepEqual(startedAt, [...startedAt].sort().reverse(), 'newest first');
+  const whole = (await (await servers[0]!.harness.api('/api/runs')).json()) as Listed;
+  assert.deepEqual([whole.runs.length, whole.nextCursor], [RUNS, null], 'the default page (100) holds them all');
+  assert.equal((await servers[1]!.harness.api('/api/runs?limit=1001')).status, 400);
+  const unknown = await servers[1]!.harness.api('/api/runs?cursor=00000000-0000-4000-8000-000000000000');
+  assert.equal(unknown.status, 400);
+  assert.match(await unknown.text(), /invalid runs cursor/);
 
   const store = await PgSessionStore.open(url);
   t.after(() => store.close());

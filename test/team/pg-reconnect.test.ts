@@ -84,7 +84,7 @@ test('team after a lost connection', { timeout: 120_000 }, async (t) => {
     await (await migratedPool(url)).end();
     const calls: Array<{ continueRun: boolean; signal: AbortSignal }> = [];
     const team = createPgTeam(
-      { databaseUrl: url, leaseMs: 1000, Pool: pg.Pool },
+      { databaseUrl: url, leaseMs: 1000, Pool: pg.Pool, Client: pg.Client },
       async (parameters, hooks) => {
         if (parameters.prompt === 'quick') return { terminal: succeededWith('quick') };
         calls.push({ continueRun: hooks.continueRun, signal: hooks.signal });

@@ -70,7 +70,7 @@ test('what a team worker writes', { timeout: 120_000 }, async (t) => {
     const pool = await migratedPool(url);
     t.after(() => pool.end());
     const team = createPgTeam(
-      { databaseUrl: url, leaseMs: 5000, Pool: pg.Pool },
+      { databaseUrl: url, leaseMs: 5000, Pool: pg.Pool, Client: pg.Client },
       async (_parameters, hooks) => {
         // As the tool runtime does it: the event, then the question, in one tick.
         hooks.onEvent({ type: 'approval_requested', callId: 'c1', name: 'shell', summary: 'ls', reason: 'asks', arguments: '{}' });
@@ -110,7 +110,7 @@ test('what a team worker writes', { timeout: 120_000 }, async (t) => {
     const finished = new Promise<void>((resolve) => (finish = resolve));
     const logs: string[] = [];
     const team = createPgTeam(
-      { databaseUrl: url, leaseMs: 5000, Pool: pg.Pool },
+      { databaseUrl: url, leaseMs: 5000, Pool: pg.Pool, Client: pg.Client },
       async (_parameters, hooks) => {
         const warning = (message: string): RunEvent => ({ type: 'warning', code: 'TEST', message });
         hooks.onEvent(warning('during the outage'));
