@@ -12,7 +12,7 @@ import type {
   ModelsInfo,
   PendingApproval,
   ResolveAnswer,
-  RunInfo,
+  RunList,
   SessionList,
   SessionPage,
   TraceCall,
@@ -124,7 +124,7 @@ const segment = encodeURIComponent;
 export const api = {
   health: () => call<Health>('GET', '/api/health'),
   models: () => call<ModelsInfo>('GET', '/api/models'),
-  runs: () => call<{ runs: RunInfo[] }>('GET', '/api/runs'),
+  runs: () => call<RunList>('GET', '/api/runs'),
   cancelRun: (runId: string) => call<{ cancelled: boolean }>('POST', `/api/runs/${segment(runId)}/cancel`, {}),
   approvals: (runId?: string) => call<{ approvals: PendingApproval[] }>('GET', `/api/approvals${query({ runId })}`),
   /** With `saveRule` ("Always allow"): the rule the page showed, saved by the server before it approves. */
