@@ -15,8 +15,9 @@ import { openModel } from './open-model.js';
 import { configKeyWarnings } from './config-key-warnings.js';
 import { processOutputGuard } from './output-guard.js';
 import { forgetDatabaseUrlVariable, openSessionStore, resolveDatabaseUrl, type OpenedSessionStore } from './session-store-option.js';
+import type { ExecHeadStart } from './exec-head-start.js';
 import { resolveRoot } from '../workspace/index.js';
-import { outputSchemaInstruction, type BudgetModel, type ModelPricing } from '../model/index.js';
+import { loadFetch, outputSchemaInstruction, type BudgetModel, type ModelPricing } from '../model/index.js';
 import {
   headlessGateway,
   resolveHeadlessSettings,
@@ -98,7 +99,11 @@ function startGitSnapshot(root: string, home: string): Promise<string> | undefin
   return snapshot;
 }
 
-export async function execCommand(prompt: string, options: ExecCliOptions): Promise<number> {
+/**
+ * `headStart`: what main.ts started before this module loaded (exec-head-start.ts); used when it was
+ * started for the root and home this run resolves to.
+ */
+export async function execCommand(prompt: string, options: ExecCliOptions, headStart: ExecHeadStart | null = null): Promise<number> {
   const tally = new RunTally();
   if (prompt.trim() === '') {
     process.stderr.write('glassbox: the prompt is empty; say what the agent should do\n');
@@ -107,15 +112,19 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
   const config = resolveTurnConfig(options);
   // Before anything starts: a bad schema file or budget is a usage error that costs nothing.
   const headless = await resolveHeadlessSettings(options);
+  const started = headStart !== null && headStart.root === config.root && headStart.home === config.home ? headStart : null;
   // Read once and out of the environment before the first child (the git snapshot) starts.
-  const databaseUrl = resolveDatabaseUrl(options.databaseUrl, config.home);
+  const databaseUrl = started !== null ? started.databaseUrl : resolveDatabaseUrl(options.databaseUrl, config.home);
   forgetDatabaseUrlVariable();
   // Started now, so that compiling the runner's code overlaps the checks and opening the model.
   const runnerModule = import('../runner/index.js');
   runnerModule.catch(() => {});
   // A new session's environment block needs `git status` in the sandbox (a bwrap run after a scan
   // of the project): started now, it runs in child processes while the runner's code compiles.
-  const gitSnapshot = options.resume ? undefined : startGitSnapshot(config.root, config.home);
+  const gitSnapshot = options.resume ? undefined : started !== null ? started.gitSnapshot : startGitSnapshot(config.root, config.home);
+  // The first request waits for that `git status` (a sandboxed child process): Node's fetch, which
+  // it would load lazily (~40 ms of compiling), is loaded while the child runs.
+  if (!config.demo && started?.gitStarted !== undefined) void started.gitStarted.then(loadFetch);
   // Whether bubblewrap works (a bwrap run, ~10–30 ms) is asked now too, beside the loading, not
   // after it: the notice it may print comes before the run, so the answer is awaited before it.
   const sandboxAnswer = sandboxState(config.sandbox);
@@ -239,6 +248,8 @@ export async function execCommand(prompt: string, options: ExecCliOptions): Prom
         gitSnapshot,
         ...(options.plan ? { mode: 'plan' as const } : {}),
       });
+    // Node's fetch, loaded lazily on the first request otherwise (unless loaded while `git status` ran).
+    if (!config.demo && started?.gitStarted === undefined) loadFetch();
     const format = headless.outputSchema?.format;
     let result = await turn(format === undefined ? prompt : `${prompt}\n\n${outputSchemaInstruction(format)}`, options.resume ?? null);
     let failedCheck = failedSchemaCheck(result.terminal, schema.check);

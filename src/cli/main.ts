@@ -21,6 +21,7 @@ import { processOutputGuard } from './output-guard.js';
 import { databaseUrlOption } from './session-store-option.js';
 import { cliEnvVars, envValue, unsetBlankEnv } from './cli-env.js';
 import type { ExecCliOptions } from './exec-command.js';
+import { startExecHeadStart } from './exec-head-start.js';
 import type { FirstFrame } from '../tui/index.js';
 
 /** What bin/glassbox.js did before loading the CLI: the interactive session's first frame, if painted. */
@@ -68,15 +69,19 @@ export function buildProgram(entry: EntryState = {}): Command {
     .addOption(databaseUrlOption())
     .addOption(new Option('--demo-intro').hideHelp())
     .action(async (promptWords: string[], options: ExecCliOptions) => {
-      // The sandbox probe (one bwrap run, needed by the environment block's `git status` before the
-      // first request) runs while the command's code loads.
-      import('../sandbox/index.js').then(({ detectSandbox }) => detectSandbox()).catch(() => {});
+      // The sandbox probe (one bwrap run) and the environment block's `git status` (a scan of the
+      // project, then a bwrap run), both needed before the first request, start first: the sandbox's
+      // code loads before the command's, whose loading then overlaps their child processes.
+      const sandbox = import('../sandbox/index.js');
+      sandbox.then(({ detectSandbox }) => detectSandbox()).catch(() => {});
+      const headStart = startExecHeadStart(options);
+      await sandbox.catch(() => {});
       const [{ execCommand }, { readExecPrompt }] = await Promise.all([import('./exec-command.js'), import('./read-exec-prompt.js')]);
       const prompt =
         options.command === undefined
           ? await readExecPrompt({ words: promptWords, stdin: process.stdin, stderr: process.stderr })
           : await execCommandPrompt(options.command, promptWords, options);
-      process.exitCode = await execCommand(prompt, options);
+      process.exitCode = await execCommand(prompt, options, headStart);
     });
 
   const sessionDeps = { resolveHome: (option?: string) => resolveHome(option), glassboxVersion: glassboxVersion() };

@@ -7,6 +7,17 @@
 
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
+/**
+ * Loads the platform's fetch now rather than on its first call. Node loads its fetch (undici and
+ * the internals it needs) lazily, ~40 ms of compiling on the main thread; a caller that is about
+ * to wait on something else (the environment block's `git status` in the sandbox, before a
+ * session's first request) can have that done in the wait. Touching one of the classes Node
+ * defines beside `fetch` loads the same module `fetch` loads on its first call.
+ */
+export function loadFetch(): void {
+  void globalThis.Headers;
+}
+
 /** Statuses whose responses cannot carry a body, so they cannot be rebuilt with one. */
 const BODILESS_STATUSES = new Set([101, 103, 204, 205, 304]);
 

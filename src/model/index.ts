@@ -23,7 +23,7 @@ export {
   ToolArgumentsError,
 } from './strict-schema.js';
 export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.js';
-export { boundedFetch, type Fetch } from './bounded-fetch.js';
+export { boundedFetch, loadFetch, type Fetch } from './bounded-fetch.js';
 export { DEFAULT_TIMEOUT_MS, DEFAULT_STREAM_START_TIMEOUT_MS, DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './sdk-client.js';
 export { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from './response-limits.js';
 export * from './model-catalog.js';

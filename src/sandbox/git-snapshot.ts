@@ -11,7 +11,7 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { readProjectFile } from '../workspace/index.js';
-import type { SandboxAvailability } from './bubblewrap.js';
+import { tmpfsSizeSupported, type SandboxAvailability } from './bubblewrap.js';
 import { runCommand } from './run-command.js';
 import { SYSTEM_DIRECTORIES, findTrustedProgram } from './trusted-program.js';
 import { describeUnverifiedTree, readUnverifiedTree } from './unverified-tree.js';
@@ -35,10 +35,23 @@ export interface GitSnapshotOptions {
   detectSandbox: () => Promise<SandboxAvailability>;
   homeDir?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Called once `git status` is running in the sandbox, or once the snapshot is known without it:
+   * a caller can do other work while it runs (exec loads Node's fetch for the first request then).
+   */
+  onGitStarted?: () => void;
 }
 
 /** The `git …` lines of the environment block. Never throws. */
 export async function gitSnapshot(options: GitSnapshotOptions): Promise<string> {
+  try {
+    return await snapshot(options);
+  } finally {
+    options.onGitStarted?.(); // a second call (after `git status` started) is the caller's to ignore
+  }
+}
+
+async function snapshot(options: GitSnapshotOptions): Promise<string> {
   // No `.git` at or above the root: git finds no work tree either (the sandbox passes no GIT_DIR
   // or GIT_WORK_TREE, and a bare repository has no status), so the answer is known without
   // starting a sandbox, which costs tens of milliseconds on every new session.
@@ -58,6 +71,8 @@ export async function gitSnapshot(options: GitSnapshotOptions): Promise<string> 
     findTrustedProgram('git', { env, root: options.root, searchPath: env.PATH }),
   ]);
   if (sandbox?.available && sandbox.path !== null && git.path !== null) {
+    // Asked now, beside the scan of the project that runCommand does first (it is remembered per binary).
+    void tmpfsSizeSupported(sandbox.path);
     const status = await sandboxedStatus(options, sandbox.path, git.path);
     if (status !== null) return status;
   }
@@ -88,6 +103,7 @@ async function sandboxedStatus(options: GitSnapshotOptions, bwrapPath: string, g
         glassboxHome: options.glassboxHome,
       },
       timeoutMs: STATUS_TIMEOUT_MS,
+      ...(options.onGitStarted === undefined ? {} : { onSpawned: options.onGitStarted }),
     });
     if (result.exitCode !== 0) return result.exitCode === 128 ? 'git: not a git repository' : null;
     return formatStatus(result.output.text);

@@ -64,6 +64,8 @@ export interface RunCommandOptions {
   gitScanMaxEntries?: number;
   /** The directory listings the walks reuse (default: the process's; tests bring their own clock). */
   listings?: DirectoryListings;
+  /** Called once the command's process has started (`RunProcessOptions.onSpawned`). */
+  onSpawned?: () => void;
 }
 
 export interface CommandResult extends ProcessResult {
@@ -92,6 +94,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     killGraceMs: options.killGraceMs,
     stdin: options.stdin,
     separateStderr: options.separateStderr,
+    onSpawned: options.onSpawned,
   };
   // The shell itself comes from a system directory (or GLASSBOX_BASH), not from PATH, where a
   // project's `.venv/bin/bash` would stand in for it (trusted-program.ts), in or out of the sandbox.

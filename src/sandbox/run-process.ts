@@ -33,6 +33,8 @@ export interface RunProcessOptions {
   stdin?: string;
   /** Capture stderr apart from stdout (`ProcessResult.stderr`), for callers that read them differently (hooks). */
   separateStderr?: boolean;
+  /** Called once the child has been started (not when it could not be), e.g. to do other work while it runs. */
+  onSpawned?: () => void;
 }
 
 export interface ProcessResult {
@@ -163,6 +165,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       // The child has its own copy of the descriptor now.
       if (input !== null) closeSync(input);
     }
+    if (options.onSpawned !== undefined) child.once('spawn', options.onSpawned);
     // Typed as the spawn with three pipes is: stdout and stderr are pipes whatever else is passed.
     const { stdout, stderr } = child as unknown as { stdout: Readable; stderr: Readable };
     for (const [index, data] of (options.descriptorData ?? []).entries()) {

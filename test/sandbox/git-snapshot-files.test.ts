@@ -36,3 +36,17 @@ test('without a sandbox a HEAD that is a FIFO is not read; a regular HEAD names 
     }
   });
 });
+
+test('onGitStarted is called when the snapshot is known without running git', async () => {
+  await withTempDir(async (dir) => {
+    let calls = 0;
+    const outside = await gitSnapshot({
+      root: dir,
+      glassboxHome: join(dir, 'home'),
+      detectSandbox: NO_SANDBOX,
+      onGitStarted: () => calls++,
+    });
+    assert.equal(outside, 'git: not a git repository');
+    assert.equal(calls, 1);
+  });
+});

@@ -187,3 +187,29 @@ test('children see only the allowlisted environment', async () => {
     for (const name of variables.keys()) assert.match(name, allowed);
   });
 });
+
+test('onSpawned is called once the child has started, and not for a program that cannot start', async () => {
+  await withTempDir(async (dir) => {
+    const seen: string[] = [];
+    const ran = await runProcess({
+      file: 'bash',
+      args: ['-c', 'echo ran'],
+      cwd: dir,
+      env,
+      timeoutMs: 10_000,
+      onSpawned: () => seen.push('spawned'),
+    });
+    assert.equal(ran.output.text, 'ran\n');
+    assert.deepEqual(seen, ['spawned']);
+    const missing = await runProcess({
+      file: join(dir, 'no-such-program'),
+      args: [],
+      cwd: dir,
+      env,
+      timeoutMs: 10_000,
+      onSpawned: () => seen.push('missing spawned'),
+    }).catch((error: Error) => error);
+    assert.ok(missing instanceof Error || missing.exitCode !== 0);
+    assert.deepEqual(seen, ['spawned']);
+  });
+});
