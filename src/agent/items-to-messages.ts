@@ -22,6 +22,9 @@ export const COMPACTION_SUMMARY_SUFFIX = '\n</conversation_summary>';
  * (`providerCallId`) is never sent back, or a provider that reuses ids would see the clash again.
  */
 export function itemsToModelMessages(items: readonly ResponseItem[]): ModelMessage[] {
+  // Every round converts the whole history again, so an item that becomes one message by itself
+  // (a user or system message, a tool output, a summary) is converted once and its message reused:
+  // what is new in a round is what it costs. A round's assistant parts are regrouped each time.
   const messages: ModelMessage[] = [];
   let round: ModelContentPart[] = [];
   const closeRound = (): void => {
@@ -42,7 +45,7 @@ export function itemsToModelMessages(items: readonly ResponseItem[]): ModelMessa
           });
         } else {
           closeRound();
-          messages.push({ role: item.role, content: item.content });
+          messages.push(standalone(item));
         }
         break;
       case 'function_call': {
@@ -52,23 +55,42 @@ export function itemsToModelMessages(items: readonly ResponseItem[]): ModelMessa
         break;
       }
       case 'function_call_output':
-        closeRound();
-        messages.push({
-          role: 'tool',
-          toolCallId: item.callId,
-          toolName: item.name,
-          content: item.output,
-          isError: item.isError,
-        });
-        break;
       case 'compaction_summary':
         closeRound();
-        messages.push({ role: 'user', content: COMPACTION_SUMMARY_PREFIX + item.summary + COMPACTION_SUMMARY_SUFFIX });
+        messages.push(standalone(item));
         break;
     }
   }
   closeRound();
   return messages;
+}
+
+type StandaloneItem = Extract<ResponseItem, { type: 'function_call_output' | 'compaction_summary' } | { type: 'message' }>;
+
+/**
+ * Messages of standalone items, by item: committed items are not changed afterwards (a compaction
+ * replaces them with new ones), and nothing changes a message built from them, so one can serve
+ * every request that carries the item. Weak, so items dropped from the history take theirs along.
+ */
+const converted = new WeakMap<ResponseItem, ModelMessage>();
+let conversions = 0;
+
+/** How many standalone items were converted (not served from the cache) so far: for tests. */
+export function standaloneConversions(): number {
+  return conversions;
+}
+
+function standalone(item: StandaloneItem): ModelMessage {
+  const cached = converted.get(item);
+  if (cached !== undefined) return cached;
+  conversions += 1;
+  let message: ModelMessage;
+  if (item.type === 'message') message = { role: item.role as 'user' | 'system', content: item.content };
+  else if (item.type === 'function_call_output')
+    message = { role: 'tool', toolCallId: item.callId, toolName: item.name, content: item.output, isError: item.isError };
+  else message = { role: 'user', content: COMPACTION_SUMMARY_PREFIX + item.summary + COMPACTION_SUMMARY_SUFFIX };
+  converted.set(item, message);
+  return message;
 }
 
 function assistantMessage(parts: ModelContentPart[]): AssistantMessage {

@@ -270,8 +270,12 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
  * machine, short enough for the field's limit, the same on every round and after a resume.
  */
 export function promptCacheKey(sessionId: string): string {
-  return `gb-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
+  // Asked for every round of a session: the digest of the last session asked is kept.
+  if (lastCacheKey?.sessionId !== sessionId)
+    lastCacheKey = { sessionId, key: `gb-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}` };
+  return lastCacheKey.key;
 }
+let lastCacheKey: { sessionId: string; key: string } | null = null;
 
 function roundRequest(options: SamplingLoopOptions, history: readonly ResponseItem[]): ModelRequest & { tools: ModelToolDefinition[] } {
   return {

@@ -142,6 +142,23 @@ export function mergeConsecutiveRoles(messages: readonly ChatCompletionMessagePa
   return out as unknown as ChatCompletionMessageParam[];
 }
 
+/**
+ * Wire messages of system, user and tool messages, by message: the history's messages are reused
+ * from round to round (items-to-messages.ts), and one of these roles converts the same way in
+ * every request, so a round converts what is new in it. Nothing changes a wire message once built
+ * (merging consecutive roles makes a new one).
+ */
+const wireMessages = new WeakMap<ModelMessage, ChatCompletionMessageParam>();
+
+function standaloneWire(message: ModelMessage): ChatCompletionMessageParam {
+  let wire = wireMessages.get(message);
+  if (wire === undefined) {
+    wire = toChatMessage(message, false);
+    wireMessages.set(message, wire);
+  }
+  return wire;
+}
+
 export function buildChatRequest<Stream extends boolean>(
   request: ModelRequest,
   stream: Stream,
@@ -151,7 +168,11 @@ export function buildChatRequest<Stream extends boolean>(
   const withReasoning = omit.has('reasoning') ? new Set<number>() : toolTurnAssistants(request.messages);
   const body: ChatCompletionCreateParamsNonStreaming = {
     model: request.model,
-    messages: mergeConsecutiveRoles(request.messages.map((message, index) => toChatMessage(message, withReasoning.has(index)))),
+    messages: mergeConsecutiveRoles(
+      request.messages.map((message, index) =>
+        message.role === 'assistant' ? toChatMessage(message, withReasoning.has(index)) : standaloneWire(message),
+      ),
+    ),
   };
   const tools = request.tools ?? [];
   if (tools.length > 0) {
