@@ -51,14 +51,53 @@ export async function exportRawSession(
     chunks.push(`${text}\n`);
     count += 1;
   });
-  const { writeFile } = await import('node:fs/promises');
-  await writeFile(output, chunks.join(''), { mode: 0o600 });
+  await writePrivately(output, chunks.join(''));
   io.err(line(`wrote ${output} (raw, ${count} lines of session ${sessionId}, not redacted)`));
+}
+
+/**
+ * The raw session, readable by its owner only, however `output` was before: a file that already
+ * exists keeps its mode when written to, and a link there would be followed to whatever it names.
+ * A new file (exclusive, 0600) is written beside it and renamed over it, which replaces the name,
+ * never what a link points to.
+ */
+async function writePrivately(output: string, text: string): Promise<void> {
+  const { open, rename, unlink } = await import('node:fs/promises');
+  const { basename, dirname, join } = await import('node:path');
+  const { randomBytes } = await import('node:crypto');
+  const temporary = join(dirname(output), `.${basename(output)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(temporary, output);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * The largest file an import reads: it is checked and stored whole, so it is held in memory a few
+ * times over; a larger one is refused with its size instead of exhausting memory.
+ */
+export const MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
+
+function tooLarge(source: string, bytes: number | null): Error {
+  const size = bytes === null ? 'more than' : `${bytes.toLocaleString('en-US')} bytes, over`;
+  return new Error(`${source}: ${size} the import limit of ${MAX_IMPORT_BYTES.toLocaleString('en-US')} bytes; nothing was stored`);
 }
 
 /** Check `file` (or stdin for `-`) line by line and store it as a new session; prints its id. */
 export async function importSessionFile(store: SessionStore, io: TransferOutput, file: string): Promise<void> {
-  const bytes = file === '-' ? await readStdin() : await (await import('node:fs/promises')).readFile(file);
+  const bytes = file === '-' ? await readStdin() : await readImportFile(file);
   const { splitSessionBytes } = await import('../sessions/index.js');
   const source = file === '-' ? 'stdin' : file;
   const checked = await store.importSession(splitSessionBytes(bytes, source), source);
@@ -66,8 +105,31 @@ export async function importSessionFile(store: SessionStore, io: TransferOutput,
   io.err(line(`imported session ${checked.meta.sessionId} (${checked.lines.length} lines) into ${store.location}`));
 }
 
-async function readStdin(): Promise<Buffer> {
+async function readImportFile(file: string): Promise<Buffer> {
+  const { open } = await import('node:fs/promises');
+  const handle = await open(file, 'r');
+  try {
+    const stat = await handle.stat();
+    if (stat.isFile() && stat.size > MAX_IMPORT_BYTES) throw tooLarge(file, stat.size);
+    // A pipe or a file still growing is read up to the limit, as stdin is.
+    return await readCapped(handle.createReadStream({ autoClose: false }), file);
+  } finally {
+    await handle.close();
+  }
+}
+
+function readStdin(): Promise<Buffer> {
+  return readCapped(process.stdin, 'stdin');
+}
+
+async function readCapped(stream: AsyncIterable<unknown>, source: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let total = 0;
+  for await (const chunk of stream) {
+    const bytes = chunk as Buffer;
+    total += bytes.length;
+    if (total > MAX_IMPORT_BYTES) throw tooLarge(source, null);
+    chunks.push(bytes);
+  }
   return Buffer.concat(chunks);
 }

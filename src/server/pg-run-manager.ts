@@ -89,6 +89,8 @@ class PgRunEvents implements RunEventSource {
   }
 }
 
+const RUN_CURSOR = /^[\x21-\x7e]{1,100}$/;
+
 export class PgRunManager implements RunBackend {
   private readonly busySessions = new Set<string>();
 
@@ -127,6 +129,9 @@ export class PgRunManager implements RunBackend {
     const values: unknown[] = [options.limit + 1];
     let where = '';
     if (options.cursor !== null) {
+      // Run ids are printable ASCII: anything else (a NUL, a lone surrogate) would make the query
+      // itself fail, a server error for the client's mistake.
+      if (!RUN_CURSOR.test(options.cursor)) throw new HttpError(400, 'invalid runs cursor: not a run id');
       const known = await this.pool.query('SELECT 1 FROM glassbox_runs WHERE run_id = $1', [options.cursor]);
       if (known.rowCount !== 1) throw new HttpError(400, `invalid runs cursor: ${options.cursor}`);
       values.push(options.cursor);

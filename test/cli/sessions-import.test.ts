@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startFakeProvider } from '../../src/testing/index.js';
@@ -44,6 +44,33 @@ test('sessions export --format raw and sessions import', async (t) => {
     assert.equal(piped.code, 0, piped.stderr);
     assert.equal(piped.stdout, original.bytes.toString('utf8'));
   });
+
+  await t.test(
+    '-o onto a file that is readable by others, or onto a link, leaves an owner-only file and the link target alone',
+    async () => {
+      const existing = join(base, 'raw-existing.jsonl');
+      await writeFile(existing, 'old\n', { mode: 0o644 });
+      await chmod(existing, 0o644);
+      const target = join(base, 'link-target.txt');
+      await writeFile(target, 'untouched\n', { mode: 0o666 });
+      const link = join(base, 'raw-link.jsonl');
+      await symlink(target, link);
+      for (const out of [existing, link]) {
+        const result = await runCli(['sessions', 'export', 'last', '--format', 'raw', '-o', out], env);
+        assert.equal(result.code, 0, result.stderr);
+        const written = await lstat(out);
+        assert.ok(written.isFile(), `${out} is a file of its own`);
+        assert.equal(written.mode & 0o777, 0o600, `${out} is owner-only`);
+        assert.deepEqual(await readFile(out), original.bytes);
+      }
+      assert.equal(await readFile(target, 'utf8'), 'untouched\n');
+      assert.deepEqual(
+        (await readdir(base)).filter((name) => name.endsWith('.tmp')),
+        [],
+        'no temporary file left',
+      );
+    },
+  );
 
   await t.test('importing into a home of its own stores the same file and lists it', async () => {
     const imported = await runCli(['sessions', 'import', original.path], homeEnv('home-copy'));
