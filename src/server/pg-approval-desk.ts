@@ -1,7 +1,8 @@
 // Approvals as rows (team server): a worker's run that needs a decision inserts a pending row and
 // waits; any server lists the pending rows and answers one (an UPDATE fenced on `pending`, with a
-// NOTIFY to the worker). The row outlives the worker: a run taken over after a crash asks for the
-// same call again and finds the row — still pending, or already answered, which it then honours.
+// NOTIFY to the worker). The row outlives the worker, but a takeover does not ask again: the resume
+// gives the waiting call an interrupted output (it never ran), and the row stays listed until the
+// run ends, when its leftover rows are closed (docs/team-server.md, "Approvals"; a known gap).
 
 import {
   type ApprovalBroker,
@@ -87,7 +88,7 @@ export class PgApprovalDesk implements ApprovalDesk {
     };
     // Started before any await: the tool runtime emits `approval_requested` and then calls this
     // in the same tick, so the worker's write of that event finds the INSERT here to wait for.
-    // A takeover asks again for the call its dead worker asked for: the first row stands.
+    // A row for this call already there (a call asked again in one run) stands: the first row wins.
     const insert = this.pool.query(
       `INSERT INTO glassbox_approvals (run_id, call_id, pending, state) VALUES ($1, $2, $3, 'pending') ON CONFLICT (run_id, call_id) DO NOTHING`,
       [request.runId, request.callId, JSON.stringify(pending)],
