@@ -10,12 +10,12 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { WireApi } from '../../src/model/index.js';
-import { JsonlSessionStore, resumeSession } from '../../src/sessions/index.js';
+import { JsonlSessionStore } from '../../src/sessions/index.js';
 import { startFakeProvider, type CapturedRequest, type FakeProvider, type ScriptStep } from '../../src/testing/index.js';
 import { cliEnv } from '../helpers/run-cli.js';
+import { assertRepairedOnce } from '../helpers/session-checks.js';
 import {
   annotate,
-  assertAppendOnly,
   assertReplays,
   assertSentHistory,
   expectedHistory,
@@ -265,26 +265,14 @@ async function checkKillPoint(project: FaultProject, point: KillPoint, calibrati
   assertSentHistory(resumed.requests[0], expected, RESUME_PROMPT, 'the resumed request');
 
   const after = snapshotSession(project, sessionId);
-  assertAppendOnly(before, after);
-  // Right after the old records: one repair per orphan, in call order, then the new turn.
-  const added = after.records.slice(before.records.length);
-  const repairs = added.filter((record) => record.type === 'response_item' && record.repaired === true);
-  assert.deepEqual(
-    repairs.map((record) => (record.item as { callId: string }).callId),
-    orphans,
-    'exactly one synthetic output per call left without one',
-  );
-  assert.deepEqual(added.slice(0, repairs.length), repairs, 'repairs come before the new turn');
-  assert.equal(added[repairs.length]?.type, 'turn_started');
+  // Only appended to; right after the old records one repair per orphan, in call order, then the
+  // new turn; a second resume finds nothing left to repair and leaves the file as it is.
+  const store = new JsonlSessionStore(project.sessionsDir);
+  const read = async () => snapshotSession(project, sessionId).text;
+  const turn = await assertRepairedOnce(store, sessionId, before, after, read);
+  assert.equal(turn[0]?.type, 'turn_started');
   const history = await assertReplays(project, sessionId);
   assert.deepEqual(history.slice(0, expected.length), expected, 'the replayed history starts with the pre-kill history');
-
-  // A second resume finds nothing left to repair and leaves the file as it is.
-  const store = new JsonlSessionStore(project.sessionsDir);
-  const again = await resumeSession(store, sessionId);
-  await again.writer.close();
-  assert.deepEqual(again.repaired, []);
-  assert.equal(snapshotSession(project, sessionId).text, after.text);
   return outcome;
 }
 
