@@ -567,7 +567,10 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
       started.map(async ({ runId }, index) => {
         const run = listed.get(runId)!;
         assert.equal(run.state, 'succeeded');
-        assert.equal(run.attempts, 1);
+        // The test's lease is short (1.5 s, for the takeover timing above): on two loaded cores a
+        // renewal can come late and hand a run to the other worker mid-turn. That is a takeover
+        // like any other, and what follows checks it lost and repeated nothing.
+        assert.ok(run.attempts >= 1, `${runId}: attempts ${run.attempts}`);
         const session = await snapshotOf(run.sessionId);
         const count = (type: string) => session.records.filter((record) => record.type === type).length;
         assert.equal(count('turn_started'), 1, run.sessionId);
