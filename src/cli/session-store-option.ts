@@ -4,10 +4,9 @@
 // is a secret: it is shown only as host and database name, never logged or traced, and it is taken
 // out of this process's environment once read, so no child (a tool, an MCP server, git) inherits it.
 
-import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Option } from 'commander';
 import type { SessionStore } from '../sessions/index.js';
+import { homeConfigSection } from './home-config-section.js';
 import { UsageError } from './usage-error.js';
 
 export const DATABASE_URL_VARIABLE = 'GLASSBOX_DATABASE_URL';
@@ -22,21 +21,10 @@ export function databaseUrlOption(): Option {
 /** The URL from the option (commander fills it from the variable), else from config.json; undefined: the file store. */
 export function resolveDatabaseUrl(option: string | undefined, home: string): string | undefined {
   if (option !== undefined && option.trim() !== '') return option.trim();
-  const path = join(home, 'config.json');
-  let parsed: unknown;
-  try {
-    if (!statSync(path).isFile()) return undefined;
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    // A missing file is no setting; a broken one is reported by the config's other readers.
-    return undefined;
-  }
-  const section = (parsed as { database?: unknown } | null)?.database;
-  if (section === undefined) return undefined;
-  if (typeof section !== 'object' || section === null || Array.isArray(section)) {
-    throw new UsageError(`${path}: database must be an object, e.g. {"url": "postgres://…"}`);
-  }
-  const value = (section as { url?: unknown }).url;
+  const found = homeConfigSection(home, 'database', '{"url": "postgres://…"}');
+  if (found === undefined) return undefined;
+  const { path, section } = found;
+  const value = section.url;
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${path}: database.url must be a postgres:// URL`);
   return value.trim();
