@@ -502,7 +502,10 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
       cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_HOME: join(base, 'home-exec') }),
     );
     assert.equal(exec.code, 1, exec.stderr);
-    assert.match(exec.stderr, new RegExp(`session ${sessionId} is in use by pid ${holder}`));
+    // The worker holding it then: the one that claimed it, or (the test's lease is short, and a
+    // late renewal on loaded cores hands a run over) the one holding it now.
+    const named = Number(new RegExp(`session ${sessionId} is in use by pid (\\d+)`).exec(exec.stderr)?.[1]);
+    assert.ok([holder, (await runRow(runId)).worker_pid].includes(named), exec.stderr);
     assert.equal(exec.stdout, '', 'the second writer started no run');
     assert.equal(await sessionText(sessionId), before, 'the refused writers wrote nothing');
     assert.ok(!provider.requests.some((request) => JSON.stringify(request.body).includes('second')), 'no second run asked the model');
