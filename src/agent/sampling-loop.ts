@@ -14,6 +14,9 @@
 // - A call's id is unique in the history: a provider id that is empty or already taken (providers
 //   that say `call_1` every time) is replaced at commit, the original kept as `providerCallId`, and
 //   the tools, events, output and every later request use the replacement.
+// - A takeover may hand the loop the cut-off last round of the run it continues (`openBatch`): its
+//   calls that never started run first, and the round's outputs are committed, in call order,
+//   before the first model call.
 // Persistence, compaction and UIs hang off `observer` and `compaction`; the model call is injected.
 
 import { createHash } from 'node:crypto';
@@ -39,7 +42,16 @@ import {
 } from '../model/index.js';
 import { itemsToModelMessages } from './items-to-messages.js';
 import { loopingNotice, RepetitionGuard } from './repetition-guard.js';
-import { CallIdAllocator, functionCallItem, reasoningItem, type ResponseItem, type RuntimeRole, userMessage } from './response-items.js';
+import {
+  CallIdAllocator,
+  type FunctionCallItem,
+  type FunctionCallOutputItem,
+  functionCallItem,
+  reasoningItem,
+  type ResponseItem,
+  type RuntimeRole,
+  userMessage,
+} from './response-items.js';
 import type { RunErrorInfo, RunEvent, TerminalRunEvent, UsageStage } from './run-events.js';
 import { containedEmit, type ModelCallRecord, type RunObserver } from './run-observer.js';
 import { FatalToolError } from './tool.js';
@@ -81,6 +93,12 @@ export interface CompactionHooks {
   afterAnswer?(state: LoopState, answer: string): Promise<string | null>;
 }
 
+/** A call of a round a takeover continues (`SamplingLoopOptions.openBatch`): its output, or null to run it now. */
+export interface OpenBatchCall {
+  call: FunctionCallItem;
+  output: FunctionCallOutputItem | null;
+}
+
 /** The model settings (model, wire, effort, output cap, temperature) go into every round's request as they are. */
 export interface SamplingLoopOptions extends ModelSettings {
   gateway: Pick<ModelGateway, 'streamResponse'>;
@@ -105,6 +123,12 @@ export interface SamplingLoopOptions extends ModelSettings {
    * Only the rounds': a compaction's summary request, built on `nextRequest`, must stay free text.
    */
   responseFormat?: ResponseFormat;
+  /**
+   * The last round of the run this turn continues, whose calls are at the end of `history` with no
+   * outputs yet (sessions/'s resume with `unstartedCalls`): the calls without an output run (they
+   * were announced by the run before, so no `tool_requested` again), then every output is committed.
+   */
+  openBatch?: readonly OpenBatchCall[];
 }
 
 /**
@@ -173,6 +197,9 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
     // The turn's opening items (the session's system message on a new session) are committed even
     // when the run is already cancelled: a session must never lack its system message.
     await commit(options.newItems);
+    if (options.openBatch !== undefined && options.openBatch.length > 0) {
+      await finishOpenBatch(options, options.openBatch, commit, emit);
+    }
     if (signal.aborted) return cancelled();
     await options.compaction?.beforeTurn?.(state);
 
@@ -263,6 +290,44 @@ export async function runSamplingLoop(options: SamplingLoopOptions): Promise<Ter
     if (signal.aborted || (isModelError(error) && error.code === 'ABORTED')) return cancelled();
     return finish({ type: 'run_failed', error: describeError(error), usage: usage.snapshot(), rounds: state.round });
   }
+}
+
+/** Run the open round's unstarted calls and commit all its outputs, in call order (see `openBatch`). */
+async function finishOpenBatch(
+  options: SamplingLoopOptions,
+  batch: readonly OpenBatchCall[],
+  commit: (items: readonly ResponseItem[]) => Promise<void>,
+  emit: (event: RunEvent) => void,
+): Promise<void> {
+  const pending = batch
+    .filter((entry) => entry.output === null)
+    .map(({ call }) => ({ id: call.callId, name: call.name, arguments: call.arguments }));
+  let outcomes: ToolCallOutcome[];
+  let fatal: unknown = null;
+  try {
+    outcomes = await options.tools.executeBatch(pending, { runId: options.runId, round: 0, signal: options.signal, emit, announced: true });
+  } catch (error) {
+    if (!(error instanceof FatalBatchError)) throw error;
+    // Every call still gets its output before the run fails.
+    outcomes = error.outcomes;
+    fatal = error.fatal;
+  }
+  let next = 0;
+  await commit(
+    batch.map((entry): FunctionCallOutputItem => {
+      if (entry.output !== null) return entry.output;
+      const outcome = outcomes[next]!;
+      next += 1;
+      return {
+        type: 'function_call_output',
+        callId: entry.call.callId,
+        name: outcome.name,
+        output: outcome.output,
+        isError: outcome.isError,
+      };
+    }),
+  );
+  if (fatal !== null) throw fatal;
 }
 
 /**

@@ -50,6 +50,8 @@ export interface BatchContext {
   round: number;
   signal: AbortSignal;
   emit: (event: RunEvent) => void;
+  /** The calls were announced (`tool_requested`) before: a takeover runs the cut-off round's calls again. */
+  announced?: boolean;
 }
 
 /** Outputs longer than this are clipped here as a last line of defence; tools cap their own first. */
@@ -84,8 +86,10 @@ export class ToolRuntime {
     // Events are emitted between committing the calls and committing their outputs: an observer
     // that throws here would cost a call its output (or the run its history), so it is contained.
     const context: BatchContext = { ...batch, emit: containedEmit(batch.emit) };
-    for (const call of calls) {
-      context.emit({ type: 'tool_requested', round: context.round, callId: call.id, name: call.name, arguments: call.arguments });
+    if (batch.announced !== true) {
+      for (const call of calls) {
+        context.emit({ type: 'tool_requested', round: context.round, callId: call.id, name: call.name, arguments: call.arguments });
+      }
     }
     const outcomes: ToolCallOutcome[] = [];
     let index = 0;

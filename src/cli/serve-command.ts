@@ -290,7 +290,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     if (options.workerOnly) {
       io.stderr.write(`glassbox worker: working runs from ${sessions.store?.location} as ${server.workerId}; Ctrl-C to stop\n`);
       await signal.promise;
-      io.stderr.write('glassbox worker: stopping (cancelling active runs)…\n');
+      io.stderr.write('glassbox worker: stopping (handing active runs to the other workers)…\n');
       await server.close();
       return EXIT.ok;
     }
@@ -310,7 +310,9 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     );
     if (options.open) void openBrowser(address.url);
     await signal.promise;
-    io.stderr.write('glassbox serve: stopping (cancelling active runs)…\n');
+    io.stderr.write(
+      `glassbox serve: stopping (${server.workerId === null ? 'cancelling active runs' : 'handing active runs to the other workers'})…\n`,
+    );
     await server.close();
     return EXIT.ok;
   } finally {

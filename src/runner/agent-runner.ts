@@ -11,6 +11,7 @@ import {
   type AnyTool,
   type ApprovalBroker,
   type CompactionHooks,
+  type OpenBatchCall,
   type ResponseItem,
   type RunEvent,
   type TerminalRunEvent,
@@ -142,6 +143,11 @@ export interface TurnRequest {
    */
   continueRun?: boolean;
   /**
+   * With `continueRun`: which of the cut-off round's calls never started (a team worker asks its
+   * approval rows). They run again, asking the same approval, instead of getting an interrupted output.
+   */
+  unstartedCalls?: (callIds: readonly string[]) => Promise<ReadonlySet<string>>;
+  /**
    * `plan`: a read-only turn in which the model proposes a plan (`--plan`, `/plan`): the sandbox
    * is read-only whatever the policy says, only read-only tools and the shell are offered, and the
    * prompt carries the plan-mode instructions (plan-mode.ts). Default: an ordinary turn.
@@ -211,6 +217,8 @@ interface OpenedSession {
   turn: number;
   /** An interrupted turn of this run, continued (`TurnRequest.continueRun`): its turn_started is already recorded. */
   continued: boolean;
+  /** The continued turn's cut-off round, finished before the first model call (`SamplingLoopOptions.openBatch`). */
+  openBatch: OpenBatchCall[];
   resumed: boolean;
   /** The compaction breaker tripped in an earlier turn of this session. */
   compactionDisabled: boolean;
@@ -241,7 +249,13 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
   if (request.resume) {
     const sessionId = await store.resolveId(request.resume);
     // Takes the lock, replays, and appends synthetic outputs for calls a crash left unanswered.
-    const resumed = await resumeSession(store, sessionId);
+    const resumed = await resumeSession(
+      store,
+      sessionId,
+      request.continueRun === true && request.unstartedCalls !== undefined
+        ? { runId: request.runId, unstartedCalls: request.unstartedCalls }
+        : {},
+    );
     // A fork at turn 0 (how a first turn is retried or edited) has no history at all, so no
     // system message to keep byte for byte: it gets one now, as a new session would.
     const opening = resumed.history.length === 0 ? await startSystemPrompt(runner) : null;
@@ -253,6 +267,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
         newItems: [],
         turn: open.turn,
         continued: true,
+        openBatch: resumed.openBatch,
         resumed: true,
         compactionDisabled: resumed.autoCompactionDisabled,
         warnings: [],
@@ -264,6 +279,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
       newItems: [...(opening ? [systemMessage(opening.text)] : []), userMessage(planPrompt(request.prompt, request.mode))],
       turn: open?.turn ?? resumed.turns + 1,
       continued: open !== null,
+      openBatch: [],
       resumed: true,
       compactionDisabled: resumed.autoCompactionDisabled,
       warnings: opening?.warnings ?? [],
@@ -280,6 +296,7 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
     newItems: [systemMessage(system.text), userMessage(planPrompt(request.prompt, request.mode))],
     turn: 1,
     continued: false,
+    openBatch: [],
     resumed: false,
     compactionDisabled: false,
     warnings: system.warnings,
@@ -392,6 +409,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
       resumed: session.resumed,
       history: session.history,
       newItems: session.newItems,
+      openBatch: session.openBatch,
       tools,
       signal: request.signal,
       observer,

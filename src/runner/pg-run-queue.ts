@@ -52,6 +52,12 @@ export interface ClaimedRun {
   finish(state: 'succeeded' | 'failed' | 'cancelled', result?: unknown): Promise<boolean>;
   /** Stop renewing and give the run back at once (e.g. this worker is shutting down). */
   abandon(): Promise<void>;
+  /**
+   * Stop renewing and let the lease end now, the run still running: the next claim takes it over
+   * (attempt + 1) and continues it, as after a crash but without waiting out the lease. A stopping
+   * worker hands its runs over so.
+   */
+  handOver(): Promise<void>;
 }
 
 interface RunRow {
@@ -285,6 +291,15 @@ export class PgRunQueue {
           [row.run_id, workerId],
         );
         await pool.query(`SELECT pg_notify('${CHANNEL}', $1)`, [row.run_id]);
+      },
+      async handOver() {
+        clearInterval(heartbeat);
+        await pool.query(
+          `WITH r AS (UPDATE glassbox_runs SET lease_expires_at = clock_timestamp()
+             WHERE run_id = $1 AND worker_id = $2 AND state = 'running' RETURNING run_id)
+           SELECT pg_notify('${CHANNEL}', run_id) FROM r`,
+          [row.run_id, workerId],
+        );
       },
     };
   }

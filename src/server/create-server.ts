@@ -97,7 +97,11 @@ export function createServer(settings: ServerSettings): GlassboxServer {
 
   const startTurn = async (
     parameters: RunParameters,
-    hooks: TurnHooks & { continueRun?: boolean; leaseLost?: AbortSignal },
+    hooks: TurnHooks & {
+      continueRun?: boolean;
+      leaseLost?: AbortSignal;
+      unstartedCalls?: (callIds: readonly string[]) => Promise<ReadonlySet<string>>;
+    },
   ): Promise<{ terminal: TerminalRunEvent }> => {
     let project: PreparedProject;
     try {
@@ -124,9 +128,10 @@ export function createServer(settings: ServerSettings): GlassboxServer {
         approvals: hooks.approvals,
         onEvent: hooks.onEvent,
         continueRun: hooks.continueRun,
+        ...(hooks.unstartedCalls === undefined ? {} : { unstartedCalls: hooks.unstartedCalls }),
       });
     } finally {
-      // Not when the lease was lost: the worker that takes the run over continues in the worktree.
+      // Not when the lease was lost or the run handed over: the worker that takes it over continues in the worktree.
       if (hooks.leaseLost?.aborted !== true) await project.cleanup();
     }
   };

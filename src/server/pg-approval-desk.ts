@@ -1,8 +1,9 @@
 // Approvals as rows (team server): a worker's run that needs a decision inserts a pending row and
 // waits; any server lists the pending rows and answers one (an UPDATE fenced on `pending`, with a
-// NOTIFY to the worker). The row outlives the worker, but a takeover does not ask again: the resume
-// gives the waiting call an interrupted output (it never ran), and the row stays listed until the
-// run ends, when its leftover rows are closed (docs/team-server.md, "Approvals"; a known gap).
+// NOTIFY to the worker), and the worker marks the answer used (`closed`) before the call runs. The
+// row outlives the worker: a worker that stops hands its runs over with their rows untouched, and
+// the one that takes a run over (after a stop or a crash) asks the same call again, which finds the
+// same row, still pending or already answered (docs/team-server.md, "Approvals").
 
 import {
   type ApprovalBroker,
@@ -25,6 +26,8 @@ export class PgApprovalDesk implements ApprovalDesk {
   private readonly waiters = new Map<string, () => void>();
   /** The INSERT of each pending row in flight, so the event announcing it can wait for it. */
   private readonly inserts = new Map<string, Promise<unknown>>();
+  /** Runs handed over (`keepPending`). */
+  private readonly kept = new Set<string>();
 
   constructor(
     private readonly pool: Pool,
@@ -64,6 +67,26 @@ export class PgApprovalDesk implements ApprovalDesk {
     return { request: (request, signal) => this.request(request, signal) };
   }
 
+  /**
+   * Of these calls of a run, the ones that provably never started: their approval is pending, or
+   * answered and not yet used (an answer is marked used before its call runs).
+   */
+  async unstarted(runId: string, callIds: readonly string[]): Promise<ReadonlySet<string>> {
+    const result = await this.pool.query<{ call_id: string }>(
+      `SELECT call_id FROM glassbox_approvals WHERE run_id = $1 AND call_id = ANY($2::text[]) AND state IN ('pending', 'resolved')`,
+      [runId, [...callIds]],
+    );
+    return new Set(result.rows.map((row) => row.call_id));
+  }
+
+  /**
+   * A run this worker hands over (it is stopping): its waits, cut short, leave their rows as they
+   * are, pending or answered, for the worker that takes the run over to ask again.
+   */
+  keepPending(runId: string): void {
+    this.kept.add(runId);
+  }
+
   /** Close what a finished run left pending, so no server lists it any more. */
   async closeRun(runId: string): Promise<void> {
     await this.pool.query(`UPDATE glassbox_approvals SET state = 'closed' WHERE run_id = $1 AND state = 'pending'`, [runId]);
@@ -88,7 +111,8 @@ export class PgApprovalDesk implements ApprovalDesk {
     };
     // Started before any await: the tool runtime emits `approval_requested` and then calls this
     // in the same tick, so the worker's write of that event finds the INSERT here to wait for.
-    // A row for this call already there (a call asked again in one run) stands: the first row wins.
+    // A row for this call already there stands, pending or answered: a takeover asks the call the
+    // dead or stopped worker asked (resume's `unstartedCalls`), and its deadline stays the first one.
     const insert = this.pool.query(
       `INSERT INTO glassbox_approvals (run_id, call_id, pending, state) VALUES ($1, $2, $3, 'pending') ON CONFLICT (run_id, call_id) DO NOTHING`,
       [request.runId, request.callId, JSON.stringify(pending)],
@@ -101,6 +125,7 @@ export class PgApprovalDesk implements ApprovalDesk {
     }
     return new Promise<ApprovalResolution>((resolve) => {
       let settled = false;
+      let timer: NodeJS.Timeout | undefined;
       const settle = (resolution: ApprovalResolution, close: boolean): void => {
         if (settled) return;
         settled = true;
@@ -110,23 +135,65 @@ export class PgApprovalDesk implements ApprovalDesk {
         if (close) void this.close(request).catch(() => undefined);
         resolve(resolution);
       };
-      const check = (): void => {
-        void this.pool
-          .query<ApprovalRow>('SELECT state, resolution FROM glassbox_approvals WHERE run_id = $1 AND call_id = $2', [
-            request.runId,
-            request.callId,
-          ])
-          .then((result) => {
-            const row = result.rows[0];
-            if (row?.state === 'resolved' && row.resolution !== null) settle(row.resolution, false);
-          })
-          .catch(() => undefined);
+      const arm = (ms: number): void => {
+        clearTimeout(timer);
+        timer = setTimeout(
+          () => settle({ decision: 'deny', by: 'timeout', message: `No decision within ${Math.round(this.timeoutMs / 1000)} s.` }, true),
+          Math.max(0, ms),
+        );
       };
-      const onAbort = (): void => settle({ decision: 'deny', by: 'cancelled', message: null }, true);
-      const timer = setTimeout(
-        () => settle({ decision: 'deny', by: 'timeout', message: `No decision within ${Math.round(this.timeoutMs / 1000)} s.` }, true),
-        this.timeoutMs,
-      );
+      // One look at a time: two could both see the answer, and the one that lost the race to use it
+      // would then see the row closed.
+      let looking = false;
+      let again = false;
+      let armed = false;
+      const look = async (): Promise<void> => {
+        const result = await this.pool.query<ApprovalRow & { expires_at: string | null }>(
+          `SELECT state, resolution, pending->>'expiresAt' AS expires_at FROM glassbox_approvals WHERE run_id = $1 AND call_id = $2`,
+          [request.runId, request.callId],
+        );
+        const row = result.rows[0];
+        if (settled || row === undefined) return;
+        if (!armed && row.expires_at !== null) {
+          armed = true;
+          arm(Date.parse(row.expires_at) - Date.now());
+        }
+        if (row.state === 'closed') {
+          settle({ decision: 'deny', by: 'closed', message: 'This approval was closed before it was answered.' }, false);
+          return;
+        }
+        if (row.state !== 'resolved' || row.resolution === null) return;
+        // Used once, before the call runs: a takeover that finds the row closed knows the call may
+        // have run, and gives it an interrupted output instead of running it again.
+        const used = await this.pool.query<{ resolution: ApprovalResolution }>(
+          `UPDATE glassbox_approvals SET state = 'closed' WHERE run_id = $1 AND call_id = $2 AND state = 'resolved' RETURNING resolution`,
+          [request.runId, request.callId],
+        );
+        const answer = used.rows[0]?.resolution;
+        if (answer !== undefined) settle(answer, false);
+      };
+      const check = (): void => {
+        if (settled) return;
+        if (looking) {
+          again = true;
+          return;
+        }
+        looking = true;
+        void look()
+          .catch(() => {
+            // The database is away for a moment: look again soon (a NOTIFY may be lost with it).
+            if (!settled) setTimeout(check, 1_000).unref();
+          })
+          .finally(() => {
+            looking = false;
+            if (again) {
+              again = false;
+              check();
+            }
+          });
+      };
+      const onAbort = (): void => settle({ decision: 'deny', by: 'cancelled', message: null }, !this.kept.has(request.runId));
+      arm(this.timeoutMs);
       this.waiters.set(key, check);
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });

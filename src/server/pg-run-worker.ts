@@ -5,8 +5,13 @@
 // died (attempt > 1) continues its session's interrupted turn (`continueRun`): the round that was
 // cut off is redone, what was committed stays as it is. Cut off from the database, a worker stops
 // each run whose lease lapsed (another worker may hold it now) and writes nothing more of it, claims
-// nothing while claims fail, and takes work again once one gets through (docs/deploy.md).
+// nothing while claims fail, and takes work again once one gets through (docs/deploy.md). A worker
+// that stops hands its runs over instead of cancelling them: it fences each run's session in the
+// database (its writer's lease row goes, so nothing more of the stopped turn lands), leaves the
+// run's approval rows as they are, and ends the run lease at once; the next worker continues the
+// run and asks its pending approvals again (docs/team-server.md, "Stopping a worker").
 
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalEvent, type RunEvent, type TerminalRunEvent } from '../agent/index.js';
 import { emptyUsage } from '../model/index.js';
@@ -31,8 +36,19 @@ const IDS_PER_ATTEMPT = 10_000_000;
 
 export type WorkerTurnStarter = (
   parameters: RunParameters,
-  hooks: TurnHooks & { continueRun: boolean; leaseLost?: AbortSignal },
+  hooks: TurnHooks & {
+    continueRun: boolean;
+    /** Aborted once this worker no longer holds the run (its lease was lost, or it handed the run over). */
+    leaseLost?: AbortSignal;
+    unstartedCalls?: (callIds: readonly string[]) => Promise<ReadonlySet<string>>;
+  },
 ) => Promise<{ terminal: TerminalRunEvent }>;
+
+/** A run this worker works: how to cancel it, and how to hand it to another worker. */
+interface ActiveRun {
+  controller: AbortController;
+  handOver(reason: string): Promise<void>;
+}
 
 export interface PgRunWorkerOptions {
   startTurn: WorkerTurnStarter;
@@ -50,7 +66,7 @@ function stateOf(terminal: TerminalRunEvent): 'succeeded' | 'failed' | 'cancelle
 }
 
 export class PgRunWorker {
-  private readonly active = new Map<string, AbortController>();
+  private readonly active = new Map<string, ActiveRun>();
   private readonly done = new Set<Promise<void>>();
   private stopping = false;
   private loop: Promise<void> | null = null;
@@ -78,11 +94,16 @@ export class PgRunWorker {
     this.loop ??= this.work().catch((error: unknown) => this.options.log(`the worker stopped: ${(error as Error).message}`));
   }
 
-  /** Stop claiming, cancel this worker's runs (as a stopping `serve` does) and wait for them. */
+  /**
+   * Stop claiming, hand this worker's runs over to the other workers (each run goes on there, its
+   * pending approvals still pending) and wait for them to stop here.
+   */
   async close(reason: string): Promise<void> {
     this.stopping = true;
     this.freed?.();
-    for (const controller of this.active.values()) controller.abort(reason);
+    for (const [runId, run] of this.active) {
+      void run.handOver(reason).catch((error: unknown) => this.options.log(`run ${runId}: not handed over: ${(error as Error).message}`));
+    }
     await this.queue.close();
     await this.loop;
     await Promise.allSettled([...this.done]);
@@ -146,7 +167,7 @@ export class PgRunWorker {
   }
 
   private async checkCancel(runId: string): Promise<void> {
-    const controller = this.active.get(runId);
+    const controller = this.active.get(runId)?.controller;
     if (controller === undefined) return;
     const result = await this.pool.query<{ cancel_reason: string | null }>('SELECT cancel_reason FROM glassbox_runs WHERE run_id = $1', [
       runId,
@@ -167,12 +188,52 @@ export class PgRunWorker {
     let nextId = Math.max((stored.rows[0]?.last ?? 0) + 1, (claim.attempt - 1) * IDS_PER_ATTEMPT + 1);
     const alreadyStarted = stored.rows[0]?.started === true;
     const controller = new AbortController();
-    this.active.set(runId, controller);
     const ops: Op[] = [];
+    // Aborted once another worker may hold the run (the lease was lost, or the run handed over):
+    // this one writes nothing more of it.
+    const gone = new AbortController();
+    // The run's session, once the turn has opened it (run_started names it): what a hand-over fences.
+    let sessionId: string | null = null;
+    let handedOver = false;
+    const handOver = async (reason: string): Promise<void> => {
+      if (handedOver || gone.signal.aborted) return;
+      // The session's writer loses its lease row first: from then on the database refuses its
+      // appends, so nothing of the turn stopped here lands after what the next worker replays.
+      // No row (the session is not open yet, or closed already): nothing to fence, so the run is
+      // cancelled as a stopping `serve` cancels.
+      const fenced =
+        sessionId === null
+          ? 0
+          : ((
+              await this.pool.query('DELETE FROM glassbox_session_leases WHERE session_id = $1 AND pid = $2 AND host = $3', [
+                sessionId,
+                process.pid,
+                hostname(),
+              ])
+            ).rowCount ?? 0);
+      if (fenced === 0) {
+        controller.abort(reason);
+        return;
+      }
+      handedOver = true;
+      this.approvals.keepPending(runId);
+      ops.length = 0;
+      gone.abort();
+      controller.abort('the worker is stopping; another worker continues the run');
+    };
+    this.active.set(runId, {
+      controller,
+      handOver: (reason) =>
+        handOver(reason).catch((error: unknown) => {
+          controller.abort(reason);
+          throw error;
+        }),
+    });
     // Once the lease is lost another worker may hold the run: stop the turn and write nothing more.
     const onLeaseLost = (): void => {
       this.options.log(`run ${runId}: ${(claim.leaseLost.reason as Error).message}; stopping it here`);
       ops.length = 0;
+      gone.abort();
       controller.abort('the worker lost its run lease');
     };
     claim.leaseLost.addEventListener('abort', onLeaseLost, { once: true });
@@ -180,9 +241,9 @@ export class PgRunWorker {
 
     let flushing: Promise<void> = Promise.resolve();
     const flush = (): void => {
-      if (claim.leaseLost.aborted) return;
+      if (gone.signal.aborted) return;
       flushing = flushing
-        .then(() => this.write(runId, ops, claim.leaseLost))
+        .then(() => this.write(runId, ops, gone.signal))
         .catch((error: unknown) => this.options.log(`run ${runId}: events not written: ${(error as Error).message}`));
     };
     let terminal: TerminalRunEvent | null = null;
@@ -194,6 +255,7 @@ export class PgRunWorker {
       }
       // A takeover's run_started would tell the streams nothing new.
       if (event.type === 'run_started') {
+        sessionId = event.sessionId;
         void this.pool.query('UPDATE glassbox_runs SET session_id = $2 WHERE run_id = $1', [runId, event.sessionId]).catch(() => undefined);
         if (alreadyStarted) return;
       }
@@ -226,7 +288,8 @@ export class PgRunWorker {
             approvals: this.approvals.broker(),
             onEvent,
             continueRun: claim.attempt > 1 && resume !== null,
-            leaseLost: claim.leaseLost,
+            leaseLost: gone.signal,
+            unstartedCalls: (callIds) => this.approvals.unstarted(runId, callIds),
           },
         );
       // A takeover can claim the run a moment before the dead worker's session lease runs out
@@ -258,6 +321,12 @@ export class PgRunWorker {
     flush();
     await flushing;
     claim.leaseLost.removeEventListener('abort', onLeaseLost);
+    if (handedOver) {
+      // Still running, its lease ended now: the next claim continues it (attempt + 1).
+      await claim.handOver().catch((error: unknown) => this.options.log(`run ${runId}: lease not ended: ${(error as Error).message}`));
+      this.options.log(`run ${runId}: handed over to the other workers`);
+      return;
+    }
     // Settle the row and store the terminal event in one statement, only while this worker holds
     // it. The lease is renewed until it lands: through a short loss of the database the statement
     // is retried; a longer one loses the lease, and the taker-over ends the run instead.

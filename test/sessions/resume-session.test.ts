@@ -108,4 +108,77 @@ describe('resumeSession', () => {
       await again.writer.close();
     });
   });
+
+  it('leaves the last round open for a takeover when one of its calls never started', async () => {
+    const store = new MemorySessionStore();
+    const writer = await store.create(META);
+    await appendAll(writer, toolTurn(1, 'first'));
+    await appendAll(writer, [
+      turnStarted(2, 'second'),
+      itemRecord(2, user('second')),
+      modelCall(2, 1),
+      itemRecord(2, call('t2-a')),
+      itemRecord(2, call('t2-b', 'shell', '{"command":"make"}')),
+      itemRecord(2, call('t2-c')),
+    ]);
+    await writer.close();
+    const sessionId = writer.sessionId;
+    const before = (await store.read(sessionId)).records.length;
+    const asked: string[][] = [];
+    const unstartedCalls = async (ids: readonly string[]) => {
+      asked.push([...ids]);
+      return new Set(['t2-b']);
+    };
+
+    // Another run's takeover leaves nothing open: the round is repaired as always.
+    const other = await resumeSession(store, sessionId, { runId: 'run-1', unstartedCalls });
+    assert.deepEqual(other.openBatch, []);
+    assert.deepEqual(asked, []);
+    await other.writer.close();
+    assert.equal((await store.read(sessionId)).records.length, before + 3);
+  });
+
+  it('hands the open round to the loop: the unstarted call to run, the others with their made-up outputs', async () => {
+    const store = new MemorySessionStore();
+    const writer = await store.create(META);
+    await appendAll(writer, [
+      turnStarted(2, 'second'),
+      itemRecord(2, user('second')),
+      modelCall(2, 1),
+      itemRecord(2, call('t2-a')),
+      itemRecord(2, call('t2-b', 'shell', '{"command":"make"}')),
+      itemRecord(2, call('t2-c')),
+    ]);
+    await writer.close();
+    const sessionId = writer.sessionId;
+    const before = (await store.read(sessionId)).records.length;
+    const interrupted = (callId: string) => ({
+      type: 'function_call_output' as const,
+      callId,
+      name: 'read_file',
+      output: INTERRUPTED_CALL_OUTPUT,
+      isError: true,
+    });
+
+    const resumed = await resumeSession(store, sessionId, { runId: 'run-2', unstartedCalls: async () => new Set(['t2-b']) });
+    assert.deepEqual(resumed.openBatch, [
+      { call: call('t2-a'), output: interrupted('t2-a') },
+      { call: call('t2-b', 'shell', '{"command":"make"}'), output: null },
+      { call: call('t2-c'), output: interrupted('t2-c') },
+    ]);
+    // The history ends with the round's calls; nothing is appended (the loop commits the outputs).
+    assert.deepEqual(resumed.history.slice(-3), [call('t2-a'), call('t2-b', 'shell', '{"command":"make"}'), call('t2-c')]);
+    assert.deepEqual(resumed.repaired, []);
+    await resumed.writer.close();
+    assert.equal((await store.read(sessionId)).records.length, before);
+
+    // None of them provably unstarted: repaired as always.
+    const again = await resumeSession(store, sessionId, { runId: 'run-2', unstartedCalls: async () => new Set() });
+    assert.deepEqual(again.openBatch, []);
+    assert.deepEqual(
+      again.repaired.map((orphan) => orphan.callId),
+      ['t2-a', 't2-b', 't2-c'],
+    );
+    await again.writer.close();
+  });
 });

@@ -11,7 +11,7 @@
 // repository run is worked in a worktree of its own; concurrent runs all complete (50 at once: test/team/many-runs.test.ts).
 
 import assert from 'node:assert/strict';
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import pg from 'pg';
 import { PgSessionStore } from '../../src/sessions/index.js';
 import { type CapturedRequest, type ScriptedTurn, startFakeProvider } from '../../src/testing/index.js';
 import { startPgCluster } from '../helpers/pg-cluster.js';
-import { cliEnv, runCli, startCli } from '../helpers/run-cli.js';
+import { cliEnv, runCli } from '../helpers/run-cli.js';
 import {
   assertRepairedOnce,
   assertSentHistory,
@@ -29,42 +29,13 @@ import {
   orphanCallIds,
   snapshotOfText,
 } from '../helpers/session-checks.js';
+import { gate, promptOf, teamProcesses, toolResults, waitFor } from '../helpers/team-processes.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { eventsOf, readFrames, type SseFrame } from '../server/server-harness.js';
 
 const TOKEN = 'team-token-for-the-test-000002';
 const LEASE_MS = '1500';
-
-interface Gate {
-  promise: Promise<void>;
-  open(): void;
-}
-function gate(): Gate {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The first user message's text: which scripted conversation a request belongs to. */
-function promptOf(request: CapturedRequest): string {
-  const messages = (request.body.messages ?? []) as Array<{ role: string; content: unknown }>;
-  const user = messages.find((message) => message.role === 'user');
-  return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
-}
-function toolResults(request: CapturedRequest): number {
-  return ((request.body.messages ?? []) as Array<{ role: string }>).filter((message) => message.role === 'tool').length;
-}
 
 const GIT_ENV = {
   ...process.env,
@@ -200,54 +171,25 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
   const toolResultRequests = (prompt: string) =>
     provider.requests.filter((request) => promptOf(request).includes(prompt) && toolResults(request) === 1).length;
 
-  const children: ChildProcess[] = [];
-  const logs: string[] = [];
-  t.after(() => {
-    if (process.env.TEAM_TEST_DEBUG) process.stderr.write(logs.join(''));
-    for (const child of children) child.kill('SIGKILL');
+  const { startServer, startWorker, api, post, startRun, listRuns, logs } = teamProcesses(t, {
+    token: TOKEN,
+    databaseUrl: url,
+    base,
+    args: [
+      '--base-url',
+      provider.baseURL,
+      '-C',
+      root,
+      '--sandbox',
+      'workspace-write',
+      '--approval-policy',
+      'never',
+      '--lease-ms',
+      LEASE_MS,
+      '--repository',
+      source,
+    ],
   });
-  const common = [
-    '--base-url',
-    provider.baseURL,
-    '-C',
-    root,
-    '--sandbox',
-    'workspace-write',
-    '--approval-policy',
-    'never',
-    '--lease-ms',
-    LEASE_MS,
-    '--repository',
-    source,
-  ];
-  const env = (name: string) =>
-    cliEnv({ OPENAI_API_KEY: 'sk-test', GLASSBOX_TOKEN: TOKEN, GLASSBOX_DATABASE_URL: url, GLASSBOX_HOME: join(base, `home-${name}`) });
-  const startServer = (name: string): Promise<string> => {
-    const { child, done } = startCli(['serve', '--port', '0', '--no-worker', ...common], env(name));
-    children.push(child);
-    child.stderr!.on('data', (chunk: Buffer) => logs.push(`[${name}] ${chunk}`));
-    let stdout = '';
-    return new Promise<string>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        if (stdout.includes('\n')) resolve(new URL(stdout.trim()).origin);
-      });
-      void done.then((result) => reject(new Error(`serve ${name} exited: ${result.stderr}`)));
-    });
-  };
-  const startWorker = (name: string): Promise<ChildProcess> => {
-    const { child, done } = startCli(['worker', ...common], env(name));
-    children.push(child);
-    child.stderr!.on('data', (chunk: Buffer) => logs.push(`[${name}] ${chunk}`));
-    let stderr = '';
-    return new Promise<ChildProcess>((resolve, reject) => {
-      child.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('Ctrl-C to stop')) resolve(child);
-      });
-      void done.then((result) => reject(new Error(`worker ${name} exited (${result.code}): ${result.stderr}`)));
-    });
-  };
   // One process migrates first; the others start against the schema (they would also race safely).
   const serverA = await startServer('a');
   const [serverB, serverC, worker1, worker2] = await Promise.all([
@@ -258,28 +200,6 @@ test('team server: servers, workers and PostgreSQL', { timeout: Number(process.e
   ]);
   const workers = [worker1, worker2];
   let workerCount = workers.length;
-
-  const api = (origin: string, path: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set('authorization', `Bearer ${TOKEN}`);
-    return fetch(`${origin}${path}`, { ...init, headers });
-  };
-  const post = (origin: string, path: string, body: unknown) =>
-    api(origin, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const startRun = async (origin: string, body: Record<string, unknown>) => {
-    const response = await post(origin, '/api/runs', { sandbox: 'workspace-write', approvalPolicy: 'never', ...body });
-    if (response.status !== 200) assert.fail(`POST /api/runs: ${response.status} ${await response.text()}`);
-    return { runId: response.headers.get('x-run-id')!, response };
-  };
-  type Listed = {
-    runId: string;
-    status: string;
-    state: string;
-    attempts: number;
-    worker: { id: string; host: string; pid: number } | null;
-    sessionId: string;
-  };
-  const listRuns = async (origin: string) => ((await (await api(origin, '/api/runs')).json()) as { runs: Listed[] }).runs;
 
   await t.test('a run started through A streams identically through B and C', async () => {
     const { runId, response } = await startRun(serverA, { prompt: 'stream-test' });
