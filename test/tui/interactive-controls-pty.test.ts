@@ -185,7 +185,9 @@ describe('glassbox in a terminal: controls (tmux)', { skip, concurrency: true },
     try {
       await plain.waitFor('new session');
       await plain.submit('hello');
-      await plain.waitFor('Plain answer with code.');
+      // The answer is printed first and the editor redrawn under it after: wait for both (on loaded
+      // cores the capture can fall between the two).
+      await plain.waitFor(/Plain answer with code\.[\s\S]*╭─{78}╮/);
       const escaped = await plain.capture({ escapes: true });
       assert.doesNotMatch(escaped, COLOUR_SGR, 'NO_COLOR output has no colour sequences');
       const before = await plain.capture({ raw: true });
