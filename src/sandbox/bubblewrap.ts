@@ -124,6 +124,11 @@ function shownOutside(view: HostView, path: string): boolean {
  * created there (mount points, $HOME) cannot be written.
  */
 export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
+  return [...buildBubblewrapOptions(spec), ...bubblewrapCommand(spec)];
+}
+
+/** `buildBubblewrapArgs` up to the shell: every option, ending in `--chdir <workdir>`. */
+export function buildBubblewrapOptions(spec: BubblewrapSpec): string[] {
   assertAbsolute('root', spec.root);
   assertAbsolute('workdir', spec.workdir);
   if (!isInside(spec.root, spec.workdir)) {
@@ -207,15 +212,18 @@ export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
   for (const path of remountReadOnly) args.push('--remount-ro', path);
   args.push('--remount-ro', '/');
 
-  args.push(
-    '--chdir',
-    spec.workdir,
+  args.push('--chdir', spec.workdir);
+  return args;
+}
+
+/** The tail of `buildBubblewrapArgs`: the shell and its arguments, which need no scan of the host. */
+export function bubblewrapCommand(spec: Pick<BubblewrapSpec, 'bash' | 'command' | 'limits' | 'processTasks'>): string[] {
+  return [
     spec.bash ?? '/bin/bash',
     ...(spec.limits === undefined
       ? ['-c', spec.command]
       : limitedShellArgs(spec.command, spec.limits, spec.processTasks ?? spec.limits.processes)),
-  );
-  return args;
+  ];
 }
 
 export interface SandboxAvailability {

@@ -5,7 +5,7 @@ import { release } from 'node:os';
 import { lstatSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { HOME_SECRET_PATHS, isInside, isSecretPath } from '../workspace/index.js';
-import { buildBubblewrapArgs, tmpfsSizeSupported, type SandboxedMode } from './bubblewrap.js';
+import { bubblewrapCommand, buildBubblewrapOptions, tmpfsSizeSupported, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { type DirectoryLister, type DirectoryListings, directoryListings } from './directory-listings.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
@@ -26,7 +26,7 @@ import { markTreeUnverified, unverifiedTreeMarker, type UnverifiedTree } from '.
  * cgroup when there is one.
  */
 const PREPARE_SANDBOX =
-  'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ' +
+  'for f in /proc/self/fd/*; do n=${f##*/}; case $n in 0|1|2|3|4) ;; *) eval "exec $n>&-" 2>/dev/null ;; esac; done; ' +
   'if [ -n "$1" ]; then echo $$ > "$1" || exit 125; fi; shift; exec "$@"';
 
 export interface SandboxSettings {
@@ -129,7 +129,90 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     mkdirSync(sandbox.glassboxHome, { recursive: true, mode: 0o700 });
   const listings = options.listings ?? directoryListings;
   listings.keepBetweenProcesses(options.root, sandbox.glassboxHome);
-  // The walks before the command look at one moment: each directory is checked once for both.
+  const uid = process.getuid?.() ?? 0;
+  // The command's own part of bwrap's arguments needs no scan. So the process chain starts first:
+  // bash closes inherited descriptors and joins the pids cgroup (a v1 cgroup migration takes
+  // several milliseconds) and becomes bwrap, which then waits, before any namespace or mount, for
+  // its options on descriptor 4 (`--args`), written once the walks below have decided them. The
+  // command runs only with the whole option list; if the walks fail it is stopped unread.
+  const command = bubblewrapCommand({
+    bash: bash.path,
+    command: options.command,
+    limits,
+    processTasks: sandboxTaskLimit(limits.processes, release(), () => (uid === 0 ? 0 : countUserTasks(uid))),
+  });
+  // RLIMIT_NPROC binds every user but root; root needs the cgroup (process-cgroup.ts).
+  const cgroup = uid === 0 ? await createProcessCgroup(limits.processes) : null;
+  const stop = new AbortController();
+  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  let bwrapOptions!: { resolve: (data: Buffer) => void; reject: (error: Error) => void };
+  const optionData = new Promise<Buffer>((resolve, reject) => (bwrapOptions = { resolve, reject }));
+  // The caller's "it started" means the command's sandbox got its options, not that bwrap waits.
+  let started = 0;
+  const onStarted = (): void => {
+    started += 1;
+    if (started === 2) options.onSpawned?.();
+  };
+  const running = runProcess({
+    ...common,
+    signal,
+    onSpawned: onStarted,
+    file: bash.path,
+    args: ['-c', PREPARE_SANDBOX, 'glassbox-sandbox', cgroup?.procsFile ?? '', sandbox.bwrapPath, '--args', '4', ...command],
+    env,
+    descriptorData: [keyringSeccompFilter(), optionData],
+  });
+  let prepared: Awaited<ReturnType<typeof sandboxOptions>>;
+  try {
+    prepared = await sandboxOptions(options, sandbox, limits, env, listings, runtimeDir, writable);
+    bwrapOptions.resolve(Buffer.from(`${prepared.args.join('\0')}\0`));
+    onStarted();
+  } catch (error) {
+    bwrapOptions.reject(error as Error);
+    stop.abort();
+    await running.catch(() => undefined);
+    await cgroup?.release();
+    throw error;
+  }
+  const { scan, gitBefore } = prepared;
+  let result: ProcessResult;
+  try {
+    result = await running;
+  } finally {
+    // bwrap's monitor exits as soon as its pid 1 reports the command's exit status, while the
+    // kernel is still killing what was left in the pid namespace: a background process could be
+    // seen alive for a moment after the call. The cgroup empties with the namespace, so waiting
+    // for it (bounded) makes "nothing outlives the call" exact where there is one (root).
+    await cgroup?.release();
+  }
+  const gitCheck =
+    gitBefore === null
+      ? { quarantined: [], problems: [], unverifiedTree: null }
+      : await quarantineCreatedGitMetadata(options.root, gitBefore, sandbox.glassboxHome, options.gitScanMaxEntries, listings);
+  return {
+    ...result,
+    sandbox: { mode: sandbox.mode, network: sandbox.network },
+    secretScanTruncated: scan.truncated,
+    quarantinedGitMetadata: gitCheck.quarantined,
+    gitMetadataProblems: gitCheck.problems,
+    unverifiedTree: gitCheck.unverifiedTree,
+  };
+}
+
+/**
+ * bwrap's options for one command (everything before its `bash -c …`), from walks that look at one
+ * moment: the protected-path scan, the git metadata before the command, and what of the host is shown.
+ */
+async function sandboxOptions(
+  options: RunCommandOptions,
+  sandbox: SandboxSettings,
+  limits: ResourceLimits,
+  env: NodeJS.ProcessEnv,
+  listings: DirectoryListings,
+  runtimeDir: string | undefined,
+  writable: boolean,
+): Promise<{ args: string[]; scan: ProtectedPathScan; gitBefore: GitMetadataScan | null }> {
+  // Each directory is checked once for both walks.
   const lister = listings.snapshot();
   const [rootScan, gitBefore, view] = await Promise.all([
     findProtectedPaths({ root: options.root, homeDir: sandbox.homeDir, glassboxHome: sandbox.glassboxHome, runtimeDir, lister }),
@@ -163,8 +246,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     sandbox.homeDir,
     sandbox.glassboxHome,
   );
-  const uid = process.getuid?.() ?? 0;
-  const args = buildBubblewrapArgs({
+  const args = buildBubblewrapOptions({
     root: options.root,
     workdir: options.workdir,
     mode: sandbox.mode,
@@ -173,42 +255,13 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     protectedPaths,
     view,
     command: options.command,
-    bash: bash.path,
     seccompFd: 3,
     sizedTmpfs: await tmpfsSizeSupported(sandbox.bwrapPath),
     limits,
-    processTasks: sandboxTaskLimit(limits.processes, release(), () => (uid === 0 ? 0 : countUserTasks(uid))),
   });
-  // RLIMIT_NPROC binds every user but root; root needs the cgroup (process-cgroup.ts).
-  const cgroup = uid === 0 ? await createProcessCgroup(limits.processes) : null;
-  let result: ProcessResult;
-  try {
-    result = await runProcess({
-      ...common,
-      file: bash.path,
-      args: ['-c', PREPARE_SANDBOX, 'glassbox-sandbox', cgroup?.procsFile ?? '', sandbox.bwrapPath, ...args],
-      env,
-      descriptorData: [keyringSeccompFilter()],
-    });
-  } finally {
-    // bwrap's monitor exits as soon as its pid 1 reports the command's exit status, while the
-    // kernel is still killing what was left in the pid namespace: a background process could be
-    // seen alive for a moment after the call. The cgroup empties with the namespace, so waiting
-    // for it (bounded) makes "nothing outlives the call" exact where there is one (root).
-    await cgroup?.release();
-  }
-  const gitCheck =
-    gitBefore === null
-      ? { quarantined: [], problems: [], unverifiedTree: null }
-      : await quarantineCreatedGitMetadata(options.root, gitBefore, sandbox.glassboxHome, options.gitScanMaxEntries, listings);
-  return {
-    ...result,
-    sandbox: { mode: sandbox.mode, network: sandbox.network },
-    secretScanTruncated: scan.truncated,
-    quarantinedGitMetadata: gitCheck.quarantined,
-    gitMetadataProblems: gitCheck.problems,
-    unverifiedTree: gitCheck.unverifiedTree,
-  };
+  // NUL separates the options on the descriptor: one inside an option would split it in two.
+  if (args.some((arg) => arg.includes('\0'))) throw new Error('a sandbox path or option contains a NUL character.');
+  return { args, scan, gitBefore };
 }
 
 /** The host's $XDG_RUNTIME_DIR (its sockets are hidden wherever they lie), if it names one. */

@@ -27,8 +27,13 @@ export interface RunProcessOptions {
   outputLimit?: number;
   /** Time between SIGTERM and SIGKILL to the group. */
   killGraceMs?: number;
-  /** Data handed to the child on descriptors 3, 4…, each a pipe closed after its data (bwrap's --seccomp). */
-  descriptorData?: readonly Buffer[];
+  /**
+   * Data handed to the child on descriptors 3, 4…, each a pipe closed after its data (bwrap's
+   * --seccomp). A promised one is written when it settles: the child can start (and block reading
+   * it) while the data is still being worked out; if it rejects, nothing is written and the pipe
+   * stays open, so the caller must stop the child (`signal`).
+   */
+  descriptorData?: readonly (Buffer | Promise<Buffer>)[];
   /** Written to the child's stdin, which is then closed (hooks read their input there); absent: stdin closed. */
   stdin?: string;
   /** Capture stderr apart from stdout (`ProcessResult.stderr`), for callers that read them differently (hooks). */
@@ -172,7 +177,8 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       const stream = child.stdio[3 + index] as Writable | null;
       // A child that exits before reading (bwrap refusing its arguments) closes the pipe: not our error.
       stream?.on('error', () => {});
-      stream?.end(data);
+      if (Buffer.isBuffer(data)) stream?.end(data);
+      else data.then((bytes) => stream?.end(bytes)).catch(() => undefined);
     }
     const stdoutDecoder = new StringDecoder('utf8');
     const stderrDecoder = new StringDecoder('utf8');

@@ -1,0 +1,136 @@
+// A sandboxed command's process chain starts before the walks that decide bwrap's options (the
+// cgroup join and bash's start overlap them): bwrap waits for its options on a descriptor. These
+// hold that order with the real bwrap: the command does not run while the walks are unfinished,
+// runs once they are, sees no descriptor of that channel, and never runs when the walks fail.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DirectoryListings, type DirectoryLister } from '../../src/sandbox/directory-listings.js';
+import { detectSandbox, runCommand, type SandboxSettings } from '../../src/sandbox/index.js';
+import { withTempDir } from '../helpers/temp-dir.js';
+import { gate } from '../helpers/team-processes.js';
+import { waitUntil } from '../helpers/wait-until.js';
+
+/** Listings whose walks wait until `held` is opened. */
+class HeldListings extends DirectoryListings {
+  constructor(private readonly held: Promise<void>) {
+    super();
+  }
+  override snapshot(): DirectoryLister {
+    const inner = super.snapshot();
+    return {
+      list: async (path) => {
+        await this.held;
+        return inner.list(path);
+      },
+    };
+  }
+}
+
+/** Pids whose command line holds `needle` (the waiting bwrap carries the command on its own). */
+function processesWith(needle: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle)) found.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+async function project(dir: string): Promise<{ root: string; home: string; sandbox: SandboxSettings }> {
+  const availability = await detectSandbox();
+  assert.ok(availability.available && availability.path !== null, `these tests need bubblewrap: ${availability.reason}`);
+  const base = realpathSync(dir);
+  const root = join(base, 'project');
+  const home = join(base, 'home');
+  mkdirSync(root);
+  mkdirSync(home);
+  writeFileSync(join(root, 'README.md'), 'hello\n');
+  return {
+    root,
+    home,
+    sandbox: {
+      bwrapPath: availability.path,
+      mode: 'workspace-write',
+      network: false,
+      secretsApproved: false,
+      homeDir: home,
+      glassboxHome: join(home, '.glassbox'),
+    },
+  };
+}
+
+test('bwrap waits for its options: the command runs only once the walks have finished', async () => {
+  await withTempDir(async (dir) => {
+    const { root, home, sandbox } = await project(dir);
+    const walks = gate();
+    const marker = `started-${process.pid}-${Date.now()}`;
+    const running = runCommand({
+      command: `touch ${marker}`,
+      root,
+      workdir: root,
+      env: { PATH: process.env.PATH, HOME: home },
+      sandbox,
+      timeoutMs: 30_000,
+      listings: new HeldListings(walks.promise),
+    });
+    // The chain is up (bwrap, with the command on its command line) while the walks are held…
+    await waitUntil(async () => processesWith(marker).length > 0, 'the waiting bwrap', 20_000);
+    assert.equal(existsSync(join(root, marker)), false, 'the command ran before its sandbox options were decided');
+    walks.open();
+    const result = await running;
+    assert.equal(result.exitCode, 0, result.output.text);
+    // …and the command ran after them, in the sandbox.
+    assert.equal(existsSync(join(root, marker)), true);
+    assert.deepEqual(processesWith(marker), [], 'nothing of the command outlived it');
+  });
+});
+
+test('the options channel is closed before the command: it sees only stdin, stdout and stderr', async () => {
+  await withTempDir(async (dir) => {
+    const { root, home, sandbox } = await project(dir);
+    // Each descriptor `ls` has open and what it is; its own handle on the directory is the only other.
+    const result = await runCommand({
+      command: 'ls -l /proc/self/fd',
+      root,
+      workdir: root,
+      env: { PATH: process.env.PATH, HOME: home },
+      sandbox,
+      timeoutMs: 30_000,
+    });
+    assert.equal(result.exitCode, 0, result.output.text);
+    const open = [...result.output.text.matchAll(/ (\d+) -> (.*)$/gm)]
+      .map(([, fd, target]) => [fd, target])
+      .filter(([fd, target]) => Number(fd) > 2 && !/^\/proc\/\d+\/fd$/.test(target ?? ''));
+    assert.deepEqual(open, [], `descriptors the command inherited:\n${result.output.text}`);
+  });
+});
+
+test('walks that fail stop the waiting chain: the command never runs and the error is the walks’', async () => {
+  await withTempDir(async (dir) => {
+    const { root, home, sandbox } = await project(dir);
+    const elsewhere = join(realpathSync(dir), 'elsewhere');
+    mkdirSync(elsewhere);
+    const marker = `never-${process.pid}-${Date.now()}`;
+    await assert.rejects(
+      runCommand({
+        // A working directory outside the root: bwrap's options cannot be built for it.
+        command: `touch ${join(elsewhere, marker)}`,
+        root,
+        workdir: elsewhere,
+        env: { PATH: process.env.PATH, HOME: home },
+        sandbox,
+        timeoutMs: 30_000,
+      }),
+      /is outside the root/,
+    );
+    assert.equal(existsSync(join(elsewhere, marker)), false, 'the command ran without its sandbox options');
+    assert.deepEqual(processesWith(marker), [], 'the waiting chain was left behind');
+  });
+});
