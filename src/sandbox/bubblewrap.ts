@@ -216,14 +216,30 @@ export function buildBubblewrapOptions(spec: BubblewrapSpec): string[] {
   return args;
 }
 
-/** The tail of `buildBubblewrapArgs`: the shell and its arguments, which need no scan of the host. */
-export function bubblewrapCommand(spec: Pick<BubblewrapSpec, 'bash' | 'command' | 'limits' | 'processTasks'>): string[] {
-  return [
-    spec.bash ?? '/bin/bash',
-    ...(spec.limits === undefined
+/** Set by the last of bwrap's options when they are written to it apart (`bubblewrapCommand`'s `seal`). */
+export const SEAL_VARIABLE = 'GLASSBOX_SANDBOX_SEAL';
+
+/**
+ * The tail of `buildBubblewrapArgs`: the shell and its arguments, which need no scan of the host.
+ * With `seal` (hex), the shell first checks that `SEAL_VARIABLE` holds it and exits 125 without
+ * running the command otherwise: options read from a descriptor that were cut short (the writer
+ * died mid-write, and bwrap saw the end of the pipe early) lack the `--setenv` that comes last,
+ * so a sandbox missing any of its options never runs the command.
+ */
+export function bubblewrapCommand(
+  spec: Pick<BubblewrapSpec, 'bash' | 'command' | 'limits' | 'processTasks'> & { seal?: string },
+): string[] {
+  const shell =
+    spec.limits === undefined
       ? ['-c', spec.command]
-      : limitedShellArgs(spec.command, spec.limits, spec.processTasks ?? spec.limits.processes)),
-  ];
+      : limitedShellArgs(spec.command, spec.limits, spec.processTasks ?? spec.limits.processes);
+  if (spec.seal !== undefined) {
+    if (!/^[0-9a-f]{16,}$/.test(spec.seal)) throw new Error('a sandbox seal must be hex.');
+    shell[1] =
+      `[ "\${${SEAL_VARIABLE}-}" = ${spec.seal} ] || { echo "glassbox: the sandbox's options did not all arrive; the command was not run." >&2; exit 125; }; ` +
+      `unset ${SEAL_VARIABLE}; ${shell[1]}`;
+  }
+  return [spec.bash ?? '/bin/bash', ...shell];
 }
 
 export interface SandboxAvailability {

@@ -1,11 +1,12 @@
 // One shell command, end to end: filtered environment, optional bubblewrap wrapping, process-group
 // lifetime and bounded output. The shell tool adds argument checks and formatting on top.
 
+import { randomBytes } from 'node:crypto';
 import { release } from 'node:os';
 import { lstatSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { HOME_SECRET_PATHS, isInside, isSecretPath } from '../workspace/index.js';
-import { bubblewrapCommand, buildBubblewrapOptions, tmpfsSizeSupported, type SandboxedMode } from './bubblewrap.js';
+import { bubblewrapCommand, buildBubblewrapOptions, SEAL_VARIABLE, tmpfsSizeSupported, type SandboxedMode } from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { type DirectoryLister, type DirectoryListings, directoryListings } from './directory-listings.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
@@ -135,7 +136,10 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   // several milliseconds) and becomes bwrap, which then waits, before any namespace or mount, for
   // its options on descriptor 4 (`--args`), written once the walks below have decided them. The
   // command runs only with the whole option list; if the walks fail it is stopped unread.
+  // The last option sets this; the shell refuses to run the command without it (`bubblewrapCommand`).
+  const seal = randomBytes(16).toString('hex');
   const command = bubblewrapCommand({
+    seal,
     bash: bash.path,
     command: options.command,
     limits,
@@ -165,7 +169,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   let prepared: Awaited<ReturnType<typeof sandboxOptions>>;
   try {
     prepared = await sandboxOptions(options, sandbox, limits, env, listings, runtimeDir, writable);
-    bwrapOptions.resolve(Buffer.from(`${prepared.args.join('\0')}\0`));
+    bwrapOptions.resolve(Buffer.from(`${[...prepared.args, '--setenv', SEAL_VARIABLE, seal].join('\0')}\0`));
     onStarted();
   } catch (error) {
     bwrapOptions.reject(error as Error);

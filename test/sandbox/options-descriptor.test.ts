@@ -4,10 +4,13 @@
 // runs once they are, sees no descriptor of that channel, and never runs when the walks fail.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { bubblewrapCommand, SEAL_VARIABLE } from '../../src/sandbox/bubblewrap.js';
 import { DirectoryListings, type DirectoryLister } from '../../src/sandbox/directory-listings.js';
+import { defaultResourceLimits } from '../../src/sandbox/resource-limits.js';
 import { detectSandbox, runCommand, type SandboxSettings } from '../../src/sandbox/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { gate } from '../helpers/team-processes.js';
@@ -134,3 +137,33 @@ test('walks that fail stop the waiting chain: the command never runs and the err
     assert.deepEqual(processesWith(marker), [], 'the waiting chain was left behind');
   });
 });
+
+test('options cut short (no seal at their end) never run the command; whole ones do', async () => {
+  await withTempDir(async (dir) => {
+    const { root, sandbox } = await project(dir);
+    const marker = join(root, 'ran');
+    const seal = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const command = bubblewrapCommand({ bash: '/bin/bash', command: `touch ${marker}`, limits: defaultResourceLimits(30_000), seal });
+    // Options as bwrap reads them from its descriptor; the sealed list ends in the --setenv.
+    const base = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', root, root, '--unshare-pid', '--chdir', root];
+    const run = (options: string[]) =>
+      spawnSync(sandbox.bwrapPath, ['--args', '4', ...command], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe', 'ignore', writeOptions(dir, options)],
+      });
+    const cut = run(base);
+    assert.equal(cut.status, 125, cut.stderr);
+    assert.match(cut.stderr, /options did not all arrive/);
+    assert.equal(existsSync(marker), false, 'the command ran on options cut short');
+    const whole = run([...base, '--setenv', SEAL_VARIABLE, seal]);
+    assert.equal(whole.status, 0, whole.stderr);
+    assert.equal(existsSync(marker), true);
+  });
+});
+
+/** A file holding `options` NUL-separated, opened for reading (the descriptor bwrap reads them from). */
+function writeOptions(dir: string, options: string[]): number {
+  const path = join(dir, `options-${options.length}`);
+  writeFileSync(path, `${options.join('\0')}\0`);
+  return openSync(path, 'r');
+}
