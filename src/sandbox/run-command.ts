@@ -166,6 +166,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     env,
     descriptorData: [keyringSeccompFilter(), optionData],
   });
+  // Awaited only after the walks: a spawn that fails meanwhile must not be an unhandled rejection.
+  running.catch(() => undefined);
   let prepared: Awaited<ReturnType<typeof sandboxOptions>>;
   try {
     prepared = await sandboxOptions(options, sandbox, limits, env, listings, runtimeDir, writable);
