@@ -15,7 +15,10 @@ export interface SandboxedCommand {
   root: string;
   home: string;
   command: string;
+  /** Where the command runs (default: `root`). */
+  workdir?: string;
   glassboxHome?: string;
+  timeoutMs?: number;
   /** The directory listings the walks reuse (default: the process's). */
   listings?: DirectoryListings;
 }
@@ -25,7 +28,7 @@ export function runSandboxed(options: SandboxedCommand): Promise<CommandResult> 
   return runCommand({
     command: options.command,
     root,
-    workdir: root,
+    workdir: options.workdir ?? root,
     env: { PATH: process.env.PATH, HOME: home },
     sandbox: {
       bwrapPath: sandboxAvailability.path ?? 'bwrap',
@@ -35,7 +38,7 @@ export function runSandboxed(options: SandboxedCommand): Promise<CommandResult> 
       homeDir: home,
       glassboxHome: options.glassboxHome ?? join(home, '.glassbox'),
     },
-    timeoutMs: 10_000,
+    timeoutMs: options.timeoutMs ?? 10_000,
     killGraceMs: 300,
     ...(options.listings === undefined ? {} : { listings: options.listings }),
   });

@@ -5,13 +5,13 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { bubblewrapCommand, SEAL_VARIABLE } from '../../src/sandbox/bubblewrap.js';
 import { DirectoryListings, type DirectoryLister } from '../../src/sandbox/directory-listings.js';
 import { defaultResourceLimits } from '../../src/sandbox/resource-limits.js';
-import { detectSandbox, runCommand, type SandboxSettings } from '../../src/sandbox/index.js';
+import { runSandboxed, sandboxAvailability } from '../helpers/sandboxed-command.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { gate } from '../helpers/team-processes.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -46,43 +46,23 @@ function processesWith(needle: string): number[] {
   return found;
 }
 
-async function project(dir: string): Promise<{ root: string; home: string; sandbox: SandboxSettings }> {
-  const availability = await detectSandbox();
-  assert.ok(availability.available && availability.path !== null, `these tests need bubblewrap: ${availability.reason}`);
+function project(dir: string): { root: string; home: string } {
+  assert.ok(sandboxAvailability.available, `these tests need bubblewrap: ${sandboxAvailability.reason}`);
   const base = realpathSync(dir);
   const root = join(base, 'project');
   const home = join(base, 'home');
   mkdirSync(root);
   mkdirSync(home);
   writeFileSync(join(root, 'README.md'), 'hello\n');
-  return {
-    root,
-    home,
-    sandbox: {
-      bwrapPath: availability.path,
-      mode: 'workspace-write',
-      network: false,
-      secretsApproved: false,
-      homeDir: home,
-      glassboxHome: join(home, '.glassbox'),
-    },
-  };
+  return { root, home };
 }
 
 test('bwrap waits for its options: the command runs only once the walks have finished', async () => {
   await withTempDir(async (dir) => {
-    const { root, home, sandbox } = await project(dir);
+    const { root, home } = project(dir);
     const walks = gate();
     const marker = `started-${process.pid}-${Date.now()}`;
-    const running = runCommand({
-      command: `touch ${marker}`,
-      root,
-      workdir: root,
-      env: { PATH: process.env.PATH, HOME: home },
-      sandbox,
-      timeoutMs: 30_000,
-      listings: new HeldListings(walks.promise),
-    });
+    const running = runSandboxed({ command: `touch ${marker}`, root, home, timeoutMs: 30_000, listings: new HeldListings(walks.promise) });
     // The chain is up (bwrap, with the command on its command line) while the walks are held…
     await waitUntil(async () => processesWith(marker).length > 0, 'the waiting bwrap', 20_000);
     assert.equal(existsSync(join(root, marker)), false, 'the command ran before its sandbox options were decided');
@@ -97,16 +77,9 @@ test('bwrap waits for its options: the command runs only once the walks have fin
 
 test('the options channel is closed before the command: it sees only stdin, stdout and stderr', async () => {
   await withTempDir(async (dir) => {
-    const { root, home, sandbox } = await project(dir);
+    const { root, home } = project(dir);
     // Each descriptor `ls` has open and what it is; its own handle on the directory is the only other.
-    const result = await runCommand({
-      command: 'ls -l /proc/self/fd',
-      root,
-      workdir: root,
-      env: { PATH: process.env.PATH, HOME: home },
-      sandbox,
-      timeoutMs: 30_000,
-    });
+    const result = await runSandboxed({ command: 'ls -l /proc/self/fd', root, home, timeoutMs: 30_000 });
     assert.equal(result.exitCode, 0, result.output.text);
     const open = [...result.output.text.matchAll(/ (\d+) -> (.*)$/gm)]
       .map(([, fd, target]) => [fd, target])
@@ -117,20 +90,13 @@ test('the options channel is closed before the command: it sees only stdin, stdo
 
 test('walks that fail stop the waiting chain: the command never runs and the error is the walks’', async () => {
   await withTempDir(async (dir) => {
-    const { root, home, sandbox } = await project(dir);
+    const { root, home } = project(dir);
     const elsewhere = join(realpathSync(dir), 'elsewhere');
     mkdirSync(elsewhere);
     const marker = `never-${process.pid}-${Date.now()}`;
     await assert.rejects(
-      runCommand({
-        // A working directory outside the root: bwrap's options cannot be built for it.
-        command: `touch ${join(elsewhere, marker)}`,
-        root,
-        workdir: elsewhere,
-        env: { PATH: process.env.PATH, HOME: home },
-        sandbox,
-        timeoutMs: 30_000,
-      }),
+      // A working directory outside the root: bwrap's options cannot be built for it.
+      runSandboxed({ command: `touch ${join(elsewhere, marker)}`, root, home, workdir: elsewhere, timeoutMs: 30_000 }),
       /is outside the root/,
     );
     assert.equal(existsSync(join(elsewhere, marker)), false, 'the command ran without its sandbox options');
@@ -140,17 +106,23 @@ test('walks that fail stop the waiting chain: the command never runs and the err
 
 test('options cut short (no seal at their end) never run the command; whole ones do', async () => {
   await withTempDir(async (dir) => {
-    const { root, sandbox } = await project(dir);
+    const { root } = project(dir);
     const marker = join(root, 'ran');
     const seal = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
     const command = bubblewrapCommand({ bash: '/bin/bash', command: `touch ${marker}`, limits: defaultResourceLimits(30_000), seal });
     // Options as bwrap reads them from its descriptor; the sealed list ends in the --setenv.
     const base = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', root, root, '--unshare-pid', '--chdir', root];
-    const run = (options: string[]) =>
-      spawnSync(sandbox.bwrapPath, ['--args', '4', ...command], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe', 'ignore', writeOptions(dir, options)],
-      });
+    const run = (options: string[]) => {
+      const fd = writeOptions(dir, options);
+      try {
+        return spawnSync(sandboxAvailability.path!, ['--args', '4', ...command], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe', 'ignore', fd],
+        });
+      } finally {
+        closeSync(fd);
+      }
+    };
     const cut = run(base);
     assert.equal(cut.status, 125, cut.stderr);
     assert.match(cut.stderr, /options did not all arrive/);
