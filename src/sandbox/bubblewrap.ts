@@ -124,10 +124,37 @@ function shownOutside(view: HostView, path: string): boolean {
  * created there (mount points, $HOME) cannot be written.
  */
 export function buildBubblewrapArgs(spec: BubblewrapSpec): string[] {
-  return [...buildBubblewrapOptions(spec), ...bubblewrapCommand(spec)];
+  return [...bubblewrapIsolation(spec), ...buildBubblewrapOptions(spec), ...bubblewrapCommand(spec)];
 }
 
-/** `buildBubblewrapArgs` up to the shell: every option, ending in `--chdir <workdir>`. */
+/**
+ * The options that need no look at the host: namespaces, capabilities, the seccomp filter. They go
+ * on bwrap's own command line even when the rest is read from a descriptor (run-command.ts), so
+ * that a list cut short there can only lack mounts: whatever does run (the shell that checks the
+ * seal) already has no capabilities, no host network and no way out of its namespaces.
+ */
+export function bubblewrapIsolation(spec: Pick<BubblewrapSpec, 'network' | 'seccompFd'>): string[] {
+  const args = [
+    '--unshare-pid',
+    // Abstract Unix sockets (the X server's, a D-Bus bus's) belong to the network namespace: only
+    // an unshared one hides them. SysV IPC and POSIX message queues: --unshare-ipc.
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--die-with-parent',
+    // A new session stops the command from pushing keystrokes into our terminal (TIOCSTI).
+    '--new-session',
+    // When Glassbox runs as root bwrap keeps every capability, and CAP_SYS_ADMIN can simply remount
+    // `/` read-write; dropping them all is what makes the read-only binds hold.
+    '--cap-drop',
+    'ALL',
+  ];
+  if (!spec.network) args.push('--unshare-net');
+  if (spec.seccompFd !== undefined) args.push('--seccomp', String(spec.seccompFd));
+  return args;
+}
+
+/** The mounts and the working directory (after `bubblewrapIsolation`, before the shell), ending in `--chdir <workdir>`. */
 export function buildBubblewrapOptions(spec: BubblewrapSpec): string[] {
   assertAbsolute('root', spec.root);
   assertAbsolute('workdir', spec.workdir);
@@ -160,24 +187,6 @@ export function buildBubblewrapOptions(spec: BubblewrapSpec): string[] {
     remountReadOnly.push(dir);
   }
   for (const entry of spec.view.extras) args.push(...mount(entry));
-  args.push(
-    '--unshare-pid',
-    // Abstract Unix sockets (the X server's, a D-Bus bus's) belong to the network namespace: only
-    // an unshared one hides them. SysV IPC and POSIX message queues: --unshare-ipc.
-    '--unshare-ipc',
-    '--unshare-uts',
-    '--unshare-cgroup-try',
-    '--die-with-parent',
-    // A new session stops the command from pushing keystrokes into our terminal (TIOCSTI).
-    '--new-session',
-    // When Glassbox runs as root bwrap keeps every capability, and CAP_SYS_ADMIN can simply remount
-    // `/` read-write; dropping them all is what makes the read-only binds hold.
-    '--cap-drop',
-    'ALL',
-  );
-  if (!spec.network) args.push('--unshare-net');
-  if (spec.seccompFd !== undefined) args.push('--seccomp', String(spec.seccompFd));
-
   const maskedDirectories = spec.protectedPaths.filter((entry) => entry.kind === 'directory' && action(entry, spec) === 'mask');
   // Anything below a masked directory is already hidden, and binding it would bring it back;
   // except inside the root when the mask is the root's ancestor, since the root bind re-exposes it.

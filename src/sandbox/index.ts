@@ -19,6 +19,7 @@ export {
   type FindProtectedPathsOptions,
 } from './protected-paths.js';
 export {
+  bubblewrapIsolation,
   buildBubblewrapArgs,
   createSandboxDetector,
   detectSandbox,

@@ -6,7 +6,14 @@ import { release } from 'node:os';
 import { lstatSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { HOME_SECRET_PATHS, isInside, isSecretPath } from '../workspace/index.js';
-import { bubblewrapCommand, buildBubblewrapOptions, SEAL_VARIABLE, tmpfsSizeSupported, type SandboxedMode } from './bubblewrap.js';
+import {
+  bubblewrapCommand,
+  bubblewrapIsolation,
+  buildBubblewrapOptions,
+  SEAL_VARIABLE,
+  tmpfsSizeSupported,
+  type SandboxedMode,
+} from './bubblewrap.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { type DirectoryLister, type DirectoryListings, directoryListings } from './directory-listings.js';
 import { quarantineNewGitMetadata, scanGitMetadata, type GitMetadataScan, type QuarantinedGitMetadata } from './git-metadata.js';
@@ -135,7 +142,9 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   // bash closes inherited descriptors and joins the pids cgroup (a v1 cgroup migration takes
   // several milliseconds) and becomes bwrap, which then waits, before any namespace or mount, for
   // its options on descriptor 4 (`--args`), written once the walks below have decided them. The
-  // command runs only with the whole option list; if the walks fail it is stopped unread.
+  // command runs only with the whole option list; if the walks fail it is stopped unread. What
+  // needs no walk (namespaces, the capability drop, the seccomp filter on descriptor 3) is on
+  // bwrap's own command line, so even a list cut short on descriptor 4 could only lack mounts.
   // The last option sets this; the shell refuses to run the command without it (`bubblewrapCommand`).
   const seal = randomBytes(16).toString('hex');
   const command = bubblewrapCommand({
@@ -162,7 +171,17 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     signal,
     onSpawned: onStarted,
     file: bash.path,
-    args: ['-c', PREPARE_SANDBOX, 'glassbox-sandbox', cgroup?.procsFile ?? '', sandbox.bwrapPath, '--args', '4', ...command],
+    args: [
+      '-c',
+      PREPARE_SANDBOX,
+      'glassbox-sandbox',
+      cgroup?.procsFile ?? '',
+      sandbox.bwrapPath,
+      ...bubblewrapIsolation({ network: sandbox.network, seccompFd: 3 }),
+      '--args',
+      '4',
+      ...command,
+    ],
     env,
     descriptorData: [keyringSeccompFilter(), optionData],
   });
@@ -172,7 +191,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   try {
     prepared = await sandboxOptions(options, sandbox, limits, env, listings, runtimeDir, writable);
     bwrapOptions.resolve(Buffer.from(`${[...prepared.args, '--setenv', SEAL_VARIABLE, seal].join('\0')}\0`));
-    onStarted();
+    // A run cancelled during the walks is stopped unread: it never started.
+    if (!signal.aborted) onStarted();
   } catch (error) {
     bwrapOptions.reject(error as Error);
     stop.abort();
@@ -261,7 +281,6 @@ async function sandboxOptions(
     protectedPaths,
     view,
     command: options.command,
-    seccompFd: 3,
     sizedTmpfs: await tmpfsSizeSupported(sandbox.bwrapPath),
     limits,
   });

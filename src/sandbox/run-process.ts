@@ -201,10 +201,19 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), grace);
     };
 
-    const timeoutTimer = setTimeout(() => {
-      timedOut = true;
-      terminate();
-    }, options.timeoutMs);
+    // The timeout is the command's: with promised descriptor data (bwrap's options, decided by
+    // walks that run meanwhile) it starts once that data is written, not while the child waits.
+    let timeoutTimer: NodeJS.Timeout | undefined;
+    const startTimeout = (): void => {
+      if (exit !== null || settled) return;
+      timeoutTimer = setTimeout(() => {
+        timedOut = true;
+        terminate();
+      }, options.timeoutMs);
+    };
+    const promised = (options.descriptorData ?? []).filter((data) => !Buffer.isBuffer(data));
+    if (promised.length === 0) startTimeout();
+    else Promise.all(promised).then(startTimeout, () => undefined);
 
     const onAbort = (): void => {
       if (exit !== null) return;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  bubblewrapIsolation,
   buildBubblewrapArgs,
   tmpfsSizeSupported,
   type BubblewrapSpec,
@@ -68,7 +69,20 @@ test('workspace-write: the host shown as an allowlist, writable root, frozen .gi
   const args = buildBubblewrapArgs(spec());
   // Nothing of the host is bound wholesale: no `/` bind, only the system trees and links of the view.
   assert.ok(!has(args, '--ro-bind', '/', '/'));
-  assert.deepEqual(args.slice(0, 9), ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--ro-bind', '/etc', '/etc']);
+  // Isolation first (it needs no look at the host), then the view.
+  const isolation = bubblewrapIsolation(spec());
+  assert.deepEqual(args.slice(0, isolation.length), isolation);
+  assert.deepEqual(args.slice(isolation.length, isolation.length + 9), [
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--symlink',
+    'usr/bin',
+    '/bin',
+    '--ro-bind',
+    '/etc',
+    '/etc',
+  ]);
   assert.ok(has(args, '--dev', '/dev', '--proc', '/proc'));
   // The kernel's writable and key-reading parts of /proc are covered in every case (as root bwrap
   // leaves /proc/sys writable).

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { bubblewrapCommand, SEAL_VARIABLE } from '../../src/sandbox/bubblewrap.js';
+import { bubblewrapCommand, bubblewrapIsolation, SEAL_VARIABLE } from '../../src/sandbox/bubblewrap.js';
 import { DirectoryListings, type DirectoryLister } from '../../src/sandbox/directory-listings.js';
 import { defaultResourceLimits } from '../../src/sandbox/resource-limits.js';
 import { runSandboxed, sandboxAvailability } from '../helpers/sandboxed-command.js';
@@ -46,6 +46,19 @@ function processesWith(needle: string): number[] {
   return found;
 }
 
+/** The argv of the bwrap (exec'd by the chain) whose command line holds `needle`, once it is bwrap. */
+function waitingBwrap(needle: string): string[] | null {
+  for (const pid of processesWith(needle)) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv[0] === sandboxAvailability.path && argv.includes('--args')) return argv;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return null;
+}
+
 function project(dir: string): { root: string; home: string } {
   assert.ok(sandboxAvailability.available, `these tests need bubblewrap: ${sandboxAvailability.reason}`);
   const base = realpathSync(dir);
@@ -64,10 +77,21 @@ test('bwrap waits for its options: the command runs only once the walks have fin
     const marker = `started-${process.pid}-${Date.now()}`;
     const running = runSandboxed({ command: `touch ${marker}`, root, home, timeoutMs: 30_000, listings: new HeldListings(walks.promise) });
     // The chain is up (bwrap, with the command on its command line) while the walks are held…
-    await waitUntil(async () => processesWith(marker).length > 0, 'the waiting bwrap', 20_000);
+    await waitUntil(async () => waitingBwrap(marker) !== null, 'the waiting bwrap', 20_000);
     assert.equal(existsSync(join(root, marker)), false, 'the command ran before its sandbox options were decided');
+    // What needs no walk is on its own command line, so a list cut short on the descriptor can
+    // only lack mounts: namespaces, the capability drop and the seccomp filter are already there.
+    const argv = waitingBwrap(marker) ?? [];
+    const before = argv.slice(1, argv.indexOf('--args'));
+    const missing = ['--unshare-pid', '--unshare-net', '--unshare-ipc', '--die-with-parent', '--new-session'].filter(
+      (option) => !before.includes(option),
+    );
+    if (before[before.indexOf('--cap-drop') + 1] !== 'ALL') missing.push('--cap-drop ALL');
+    if (before[before.indexOf('--seccomp') + 1] !== '3') missing.push('--seccomp 3');
+    // Let the command finish either way, so a failure here does not leave it waiting.
     walks.open();
     const result = await running;
+    assert.deepEqual(missing, [], `not on bwrap's own command line: ${argv.join(' ')}`);
     assert.equal(result.exitCode, 0, result.output.text);
     // …and the command ran after them, in the sandbox.
     assert.equal(existsSync(join(root, marker)), true);
@@ -139,3 +163,35 @@ function writeOptions(dir: string, options: string[]): number {
   writeFileSync(path, `${options.join('\0')}\0`);
   return openSync(path, 'r');
 }
+
+test('a list cut right after its first mount still runs with no capabilities and no host network', async () => {
+  await withTempDir(async (dir) => {
+    const { root } = project(dir);
+    // No seal: what would run if the seal check were not there, on the shortest list that runs at all.
+    const command = bubblewrapCommand({
+      bash: '/bin/bash',
+      command: 'grep ^CapEff /proc/self/status; tail -n +3 /proc/self/net/dev | cut -d: -f1',
+      limits: defaultResourceLimits(30_000),
+    });
+    const fd = writeOptions(dir, ['--ro-bind', '/', '/', '--proc', '/proc', '--chdir', root]);
+    try {
+      const result = spawnSync(sandboxAvailability.path!, [...bubblewrapIsolation({ network: false }), '--args', '4', ...command], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe', 'ignore', fd],
+      });
+      assert.equal(result.status, 0, result.stderr);
+      assert.match(result.stdout, /^CapEff:\s+0+$/m, result.stdout);
+      assert.deepEqual(
+        result.stdout
+          .split('\n')
+          .slice(1)
+          .map((line) => line.trim())
+          .filter(Boolean),
+        ['lo'],
+        result.stdout,
+      );
+    } finally {
+      closeSync(fd);
+    }
+  });
+});

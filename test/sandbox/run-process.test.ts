@@ -213,3 +213,27 @@ test('onSpawned is called once the child has started, and not for a program that
     assert.deepEqual(seen, ['spawned']);
   });
 });
+
+test('the timeout counts from when promised descriptor data is written, not while the child waits for it', async (t) => {
+  await withTempDir(async (dir) => {
+    // Mocked timers: time "passes" only by tick(), so the wait below is far past the timeout without sleeping.
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let release!: (bytes: Buffer) => void;
+    const held = new Promise<Buffer>((resolve) => (release = resolve));
+    const running = runProcess({
+      file: 'bash',
+      args: ['-c', 'read -r line <&3; echo "got $line"'],
+      cwd: dir,
+      env,
+      timeoutMs: 1_000,
+      killGraceMs: 300,
+      descriptorData: [held],
+    });
+    t.mock.timers.tick(10_000);
+    release(Buffer.from('options\n'));
+    const result = await running;
+    assert.equal(result.timedOut, false, 'the wait for the data was counted as the command running');
+    assert.equal(result.exitCode, 0, result.output.text);
+    assert.equal(result.output.text, 'got options\n');
+  });
+});
