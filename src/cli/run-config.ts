@@ -180,6 +180,14 @@ export function parseStreamIdleTimeout(value: string | undefined): number | unde
   return ms;
 }
 
+/** --stop-grace: seconds (0 or more, up to an hour) a stopping team worker lets its runs go on. */
+export function parseStopGrace(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!(seconds >= 0 && seconds <= 3600)) throw new UsageError(`--stop-grace expects a number of seconds from 0 to 3600, got "${value}"`);
+  return Math.round(seconds * 1000);
+}
+
 /** --temperature: a number from 0 to 2 (the range OpenAI documents; others take a subset). */
 export function parseTemperature(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -43,6 +43,8 @@ export interface ServeCliOptions extends ModelOptionValues {
   workDir?: string;
   /** Team lease in ms (tests; default 5 s). */
   leaseMs?: string;
+  /** `--stop-grace <seconds>`: how long a stopping team worker lets its runs go on (default 10). */
+  stopGrace?: string;
 }
 
 export interface ServeIo {
@@ -81,6 +83,10 @@ export function registerServeCommand(program: Command): Command {
     .option('--work-dir <dir>', "where repository runs' mirrors and worktrees live (default: the home's path + -work)")
     .addOption(databaseUrlOption())
     .option('--no-worker', 'with --database-url: serve the API only; `glassbox worker` processes work the runs')
+    .option(
+      '--stop-grace <seconds>',
+      'with --database-url: on the first SIGINT/SIGTERM let running runs finish for up to this long before handing them to the other workers (a run waiting for an approval goes at once; a second signal hands all over); default 10',
+    )
     .addOption(new Option('--lease-ms <ms>').hideHelp())
     .action(async (options: ServeCliOptions) => {
       process.exitCode = await serveCommand(options, { stdout: process.stdout, stderr: process.stderr });
@@ -101,6 +107,10 @@ export function registerWorkerCommand(program: Command): Command {
     .option('--repository <url-or-path>', 'a repository runs may name with a ref; checked out per run (repeatable)', collect, [])
     .option('--work-dir <dir>', "where repository runs' mirrors and worktrees live (default: the home's path + -work)")
     .addOption(databaseUrlOption())
+    .option(
+      '--stop-grace <seconds>',
+      'with --database-url: on the first SIGINT/SIGTERM let running runs finish for up to this long before handing them to the other workers (a run waiting for an approval goes at once; a second signal hands all over); default 10',
+    )
     .addOption(new Option('--lease-ms <ms>').hideHelp())
     .action(async (options: ServeCliOptions) => {
       process.exitCode = await serveCommand(
@@ -119,6 +129,15 @@ function projectRoots(values: readonly string[] | undefined): string[] {
   });
 }
 
+/** A stopping team worker's runs go on this long before they are handed over. */
+const DEFAULT_STOP_GRACE_MS = 10_000;
+
+function stopping(graceMs: number): string {
+  return graceMs === 0
+    ? 'handing active runs to the other workers'
+    : `active runs finish here for up to ${graceMs / 1000} s, then go to the other workers; signal again to hand them over now`;
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -130,18 +149,24 @@ function parsePort(value: string | undefined): number {
   return port;
 }
 
-function firstSignal(): { promise: Promise<void>; dispose(): void } {
-  let dispose = (): void => {};
-  const promise = new Promise<void>((resolve) => {
-    const onSignal = (): void => resolve();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    dispose = () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    };
-  });
-  return { promise, dispose };
+/** The first SIGINT or SIGTERM (`promise`) and the second (`again`: stop waiting for the runs). */
+function firstSignal(): { promise: Promise<void>; again: Promise<void>; dispose(): void } {
+  let count = 0;
+  let first = (): void => {};
+  let second = (): void => {};
+  const promise = new Promise<void>((resolve) => (first = resolve));
+  const again = new Promise<void>((resolve) => (second = resolve));
+  const onSignal = (): void => {
+    count += 1;
+    (count === 1 ? first : second)();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const dispose = (): void => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  return { promise, again, dispose };
 }
 
 /**
@@ -173,7 +198,7 @@ async function openBrowser(url: string): Promise<void> {
 }
 
 export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promise<number> {
-  const { parseApprovalPolicy, parsePositiveInt, parseSandboxMode, resolveCommonConfig } = await import('./run-config.js');
+  const { parseApprovalPolicy, parsePositiveInt, parseSandboxMode, parseStopGrace, resolveCommonConfig } = await import('./run-config.js');
   const config = resolveCommonConfig(options);
   // Read once and out of the environment before any child (a run's tools, the browser opener) starts.
   const databaseUrl = resolveDatabaseUrl(options.databaseUrl, config.home);
@@ -183,6 +208,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
   if (options.worker === false && databaseUrl === undefined)
     throw new UsageError('--no-worker needs --database-url: without a database, runs run in serve');
   const leaseMs = parsePositiveInt(options.leaseMs, '--lease-ms');
+  const stopGraceMs = parseStopGrace(options.stopGrace) ?? DEFAULT_STOP_GRACE_MS;
   const port = parsePort(options.port);
   const host = (options.host ?? '127.0.0.1').trim();
   if (host === '') throw new UsageError('--host must not be empty');
@@ -247,7 +273,8 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     return gateway;
   };
 
-  const signal = io.stopSignal === undefined ? firstSignal() : { promise: io.stopSignal, dispose: () => {} };
+  const signal =
+    io.stopSignal === undefined ? firstSignal() : { promise: io.stopSignal, again: new Promise<void>(() => {}), dispose: () => {} };
   let sessions: Awaited<ReturnType<typeof openSessionStore>> | null = null;
   try {
     // Unreachable, or a schema newer than this glassbox: exit 2 with the reason, before listening.
@@ -282,6 +309,7 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
               databaseUrl,
               worker: options.worker !== false,
               leaseMs: leaseMs ?? TEAM_LEASE_MS,
+              stopGraceMs,
               Pool: pgModule.Pool,
               Client: pgModule.Client,
             },
@@ -290,8 +318,8 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     if (options.workerOnly) {
       io.stderr.write(`glassbox worker: working runs from ${sessions.store?.location} as ${server.workerId}; Ctrl-C to stop\n`);
       await signal.promise;
-      io.stderr.write('glassbox worker: stopping (handing active runs to the other workers)…\n');
-      await server.close();
+      io.stderr.write(`glassbox worker: stopping (${stopping(stopGraceMs)})…\n`);
+      await server.close(signal.again);
       return EXIT.ok;
     }
     let address: Awaited<ReturnType<typeof server.listen>>;
@@ -310,10 +338,8 @@ export async function serveCommand(options: ServeCliOptions, io: ServeIo): Promi
     );
     if (options.open) void openBrowser(address.url);
     await signal.promise;
-    io.stderr.write(
-      `glassbox serve: stopping (${server.workerId === null ? 'cancelling active runs' : 'handing active runs to the other workers'})…\n`,
-    );
-    await server.close();
+    io.stderr.write(`glassbox serve: stopping (${server.workerId === null ? 'cancelling active runs' : stopping(stopGraceMs)})…\n`);
+    await server.close(signal.again);
     return EXIT.ok;
   } finally {
     signal.dispose();

@@ -45,8 +45,11 @@ export interface GlassboxServer {
   /** This process's worker id when it works a team's runs; null otherwise. */
   readonly workerId: string | null;
   listen(): Promise<ListeningAddress>;
-  /** Cancel active runs, end every stream and stop listening. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Cancel active runs (a team worker's: hand them over after its stop grace, which `hurry` cuts
+   * short), end every stream and stop listening. Idempotent.
+   */
+  close(hurry?: Promise<void>): Promise<void>;
 }
 
 const SHUTDOWN_REASON = 'The server is shutting down.';
@@ -272,11 +275,11 @@ export function createServer(settings: ServerSettings): GlassboxServer {
     });
   };
 
-  const close = (): Promise<void> => {
+  const close = (hurry?: Promise<void>): Promise<void> => {
     closing ??= (async () => {
       shutdown.abort(SHUTDOWN_REASON);
       await runs.close(SHUTDOWN_REASON);
-      await team?.close(SHUTDOWN_REASON);
+      await team?.close(SHUTDOWN_REASON, hurry);
       const current = server as Server | null;
       if (current === null || !current.listening) return;
       await new Promise<void>((resolve) => {

@@ -48,12 +48,20 @@ export type WorkerTurnStarter = (
 interface ActiveRun {
   controller: AbortController;
   handOver(reason: string): Promise<void>;
+  /** Approvals asked and not answered yet: a run waiting on a person is handed over at once. */
+  pendingApprovals: Set<string>;
 }
 
 export interface PgRunWorkerOptions {
   startTurn: WorkerTurnStarter;
   maxRuns?: number;
   log: (message: string) => void;
+  /**
+   * How long a stopping worker lets its runs go on before it hands them over (default 0: at once).
+   * A run finishing inside it ends here, its tools not interrupted; one waiting for an approval is
+   * handed over as soon as it waits, since a person may take longer than any grace.
+   */
+  stopGraceMs?: number;
 }
 
 /** `callId` marks an `approval_requested` event, written only once its approval row is. */
@@ -69,6 +77,9 @@ export class PgRunWorker {
   private readonly active = new Map<string, ActiveRun>();
   private readonly done = new Set<Promise<void>>();
   private stopping = false;
+  /** Set once the runs still here are being handed over: writes are then tried once. */
+  private handingOver = false;
+  private stopReason = '';
   private loop: Promise<void> | null = null;
   private freed: (() => void) | null = null;
 
@@ -95,18 +106,38 @@ export class PgRunWorker {
   }
 
   /**
-   * Stop claiming, hand this worker's runs over to the other workers (each run goes on there, its
-   * pending approvals still pending) and wait for them to stop here.
+   * Stop claiming; let the runs here go on for the stop grace (`hurry` cuts it short: a second
+   * signal), handing over at once each one that waits for an approval; then hand the rest over to
+   * the other workers (each run goes on there, its pending approvals still pending) and wait for
+   * them to stop here.
    */
-  async close(reason: string): Promise<void> {
+  async close(reason: string, hurry?: Promise<void>): Promise<void> {
     this.stopping = true;
+    this.stopReason = reason;
     this.freed?.();
-    for (const [runId, run] of this.active) {
-      void run.handOver(reason).catch((error: unknown) => this.options.log(`run ${runId}: not handed over: ${(error as Error).message}`));
+    const graceMs = this.options.stopGraceMs ?? 0;
+    if (graceMs > 0 && this.active.size > 0) {
+      for (const [runId, run] of this.active) if (run.pendingApprovals.size > 0) this.handOverRun(runId, run, reason);
+      if (this.done.size > 0) {
+        this.options.log(`letting ${this.done.size} run(s) finish for up to ${Math.round(graceMs / 100) / 10} s before handing them over`);
+        const timer = new AbortController();
+        await Promise.race([
+          Promise.allSettled([...this.done]),
+          sleep(graceMs, undefined, { signal: timer.signal }).catch(() => undefined),
+          ...(hurry === undefined ? [] : [hurry]),
+        ]);
+        timer.abort();
+      }
     }
+    this.handingOver = true;
+    for (const [runId, run] of this.active) this.handOverRun(runId, run, reason);
     await this.queue.close();
     await this.loop;
     await Promise.allSettled([...this.done]);
+  }
+
+  private handOverRun(runId: string, run: ActiveRun, reason: string): void {
+    void run.handOver(reason).catch((error: unknown) => this.options.log(`run ${runId}: not handed over: ${(error as Error).message}`));
   }
 
   private async work(): Promise<void> {
@@ -221,14 +252,17 @@ export class PgRunWorker {
       gone.abort();
       controller.abort('the worker is stopping; another worker continues the run');
     };
-    this.active.set(runId, {
+    const pendingApprovals = new Set<string>();
+    const active: ActiveRun = {
       controller,
+      pendingApprovals,
       handOver: (reason) =>
         handOver(reason).catch((error: unknown) => {
           controller.abort(reason);
           throw error;
         }),
-    });
+    };
+    this.active.set(runId, active);
     // Once the lease is lost another worker may hold the run: stop the turn and write nothing more.
     const onLeaseLost = (): void => {
       this.options.log(`run ${runId}: ${(claim.leaseLost.reason as Error).message}; stopping it here`);
@@ -274,6 +308,13 @@ export class PgRunWorker {
         });
       }
       flush();
+      if (event.type === 'approval_resolved') pendingApprovals.delete(event.callId);
+      if (event.type === 'approval_requested') {
+        pendingApprovals.add(event.callId);
+        // Stopping, in its grace: a person may answer later than any grace, so the run goes to
+        // another worker now, once the approval's row (written with the event) is stored.
+        if (this.stopping) void flushing.then(() => this.handOverRun(runId, active, this.stopReason));
+      }
     };
 
     let end: TerminalRunEvent;
@@ -357,7 +398,7 @@ export class PgRunWorker {
         return true;
       } catch (error) {
         // A stopping worker tries once: its runs are taken over from what is stored.
-        if (leaseLost.aborted || this.stopping) return false;
+        if (leaseLost.aborted || this.handingOver) return false;
         this.options.log(`a write failed (${(error as Error).message}); retrying in ${delayMs} ms`);
         // Cut short when the lease is lost; the loop's first line then gives up.
         await sleep(delayMs, undefined, { signal: leaseLost }).catch(() => undefined);

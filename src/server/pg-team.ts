@@ -19,6 +19,8 @@ export interface TeamSettings {
   leaseMs?: number;
   /** Runs one worker works at once (default 8). */
   maxRuns?: number;
+  /** How long a stopping worker lets its runs go on before it hands them over (default 0; PgRunWorkerOptions). */
+  stopGraceMs?: number;
   /** `pg`'s Pool class, loaded by the caller (createServer stays synchronous and never imports pg itself). */
   Pool: new (
     config: PoolConfig,
@@ -32,7 +34,8 @@ export interface PgTeam {
   readonly approvals: PgApprovalDesk;
   /** null when this process does not work runs. */
   readonly workerId: string | null;
-  close(reason: string): Promise<void>;
+  /** `hurry` (a second signal) cuts the worker's stop grace short. */
+  close(reason: string, hurry?: Promise<void>): Promise<void>;
 }
 
 export function createPgTeam(
@@ -49,7 +52,12 @@ export function createPgTeam(
   let worker: PgRunWorker | null = null;
   if (settings.worker !== false) {
     const queue = PgRunQueue.attach(pool, settings.databaseUrl, { leaseMs: settings.leaseMs });
-    worker = new PgRunWorker(pool, bus, queue, approvals, { startTurn, maxRuns: settings.maxRuns, log: options.log });
+    worker = new PgRunWorker(pool, bus, queue, approvals, {
+      startTurn,
+      maxRuns: settings.maxRuns,
+      stopGraceMs: settings.stopGraceMs,
+      log: options.log,
+    });
     worker.start();
   } else {
     // Connect now: the first stream should not wait for it.
@@ -59,8 +67,8 @@ export function createPgTeam(
     runs,
     approvals,
     workerId: worker?.workerId ?? null,
-    async close(reason) {
-      await worker?.close(reason);
+    async close(reason, hurry) {
+      await worker?.close(reason, hurry);
       await api.close();
       await bus.close();
       await pool.end().catch(() => undefined);

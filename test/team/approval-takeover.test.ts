@@ -4,7 +4,8 @@
 // is stopped (SIGTERM: it hands the run over) or killed (SIGKILL), and the next worker takes the
 // run over. In each case: the approval stays listed, once, on every server; an answer given through
 // either server (also one given while no worker runs) lets the command run exactly once; the run
-// succeeds without asking the model again first; the session holds no interrupted output.
+// succeeds without asking the model again first; the session holds no interrupted output. A worker
+// stopped while a command runs lets the run finish there first (its stop grace).
 
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -37,6 +38,12 @@ test('team server: a pending approval survives its worker', { timeout: 180_000 }
   // `approve-<name>`: run a command that appends a line to ran-<name>.txt, then answer.
   const provider = await startFakeProvider({
     whenExhausted: (request): ScriptedTurn => {
+      // `slow-<name>`: a command that runs until the test creates go-<name>.
+      const slow = /slow-(\w+)/.exec(promptOf(request))?.[1];
+      if (slow !== undefined) {
+        const command = `touch started-${slow}; while [ ! -e go-${slow} ]; do sleep 0.05; done; echo ran >> ran-${slow}.txt`;
+        return toolResults(request) === 0 ? { toolCalls: [{ name: 'shell', arguments: { command } }] } : { text: `Done ${slow}.` };
+      }
       const name = /approve-(\w+)/.exec(promptOf(request))?.[1] ?? 'unknown';
       return toolResults(request) === 0
         ? { toolCalls: [{ name: 'shell', arguments: { command: `echo ran >> ran-${name}.txt` } }] }
@@ -170,5 +177,24 @@ test('team server: a pending approval survives its worker', { timeout: 180_000 }
       },
       false,
     );
+  });
+
+  await t.test('SIGTERM with a command running: the run ends on the stopping worker (its stop grace), nothing interrupted', async () => {
+    const { runId, response } = await team.startRun(serverA, { prompt: 'slow-grace', approvalPolicy: 'on-request' });
+    const seen = eventsOf(await readFrames(response, (frame) => frame.event === 'tool_started'));
+    const sessionId = String(seen.find((entry) => entry.type === 'run_started')!.event.sessionId);
+    await waitFor('the command to start', async () => existsSync(join(root, 'started-grace')));
+    const label = `[w${workerCount}] `;
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+    worker.kill('SIGTERM');
+    await waitFor('the worker to take the signal', async () =>
+      team.logs.some((line) => line.startsWith(label) && line.includes('stopping')),
+    );
+    await writeFile(join(root, 'go-grace'), '');
+    assert.equal(await exited, 0, 'the worker stops cleanly once its run has ended');
+    const run = (await team.listRuns(serverB)).find((listed) => listed.runId === runId)!;
+    assert.deepEqual([run.state, run.attempts], ['succeeded', 1], 'the run ended on the worker that was stopping, not handed over');
+    assert.equal(readFileSync(join(root, 'ran-grace.txt'), 'utf8'), 'ran\n');
+    assert.doesNotMatch(await sessionText(sessionId), /INTERRUPTED/);
   });
 });
