@@ -97,15 +97,30 @@ export function boundedFetch(maxBytes: number, tooLarge: (unit: 'event' | 'body'
     const streaming = (response.headers.get('content-type') ?? '').includes('text/event-stream');
     const events = new EventBytes();
     let total = 0;
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          total += chunk.length;
-          if (streaming ? events.add(chunk) > maxBytes : total > maxBytes) throw tooLarge(streaming ? 'event' : 'body');
-          controller.enqueue(chunk);
-        },
-      }),
-    );
+    // A pull source over the body's own reader rather than `pipeThrough` a TransformStream: the
+    // pipe machinery costs several promises per chunk (~2.5 µs each, ~150 µs a 60-chunk answer),
+    // this one read. Erroring here must cancel the source itself, which closes the connection.
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return;
+        }
+        total += value.length;
+        if (streaming ? events.add(value) > maxBytes : total > maxBytes) {
+          const error = tooLarge(streaming ? 'event' : 'body');
+          controller.error(error);
+          await reader.cancel(error).catch(() => undefined);
+          return;
+        }
+        controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
     const bounded = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     // The SDK puts the URL into its error objects and debug logs.
     Object.defineProperty(bounded, 'url', { value: response.url });

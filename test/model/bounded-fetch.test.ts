@@ -88,4 +88,40 @@ describe('boundedFetch', () => {
     assert.ok(seen[4] instanceof Uint8Array, 'a Latin-1 character is not ASCII: encoded here');
     assert.equal(new TextDecoder().decode(seen[4]), latin1);
   });
+
+  it('closes the source when the bound trips or the reader cancels, and passes a source error on as it is', async () => {
+    // An endless source that records its cancel: the connection of a real answer.
+    const source = () => {
+      const seen: { reason?: unknown; cancelled: boolean } = { cancelled: false };
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(encoder.encode('data: 1234567890'));
+        },
+        cancel(reason) {
+          seen.cancelled = true;
+          seen.reason = reason;
+        },
+      });
+      return { seen, response: new Response(body, { headers: { 'content-type': 'text/event-stream' } }) };
+    };
+    const tripped = source();
+    await assert.rejects(read(await fetchOf(tripped.response, 100)('http://x')), /too large: event/);
+    assert.equal(tripped.seen.cancelled, true, 'the bound left the connection open');
+    assert.match(String(tripped.seen.reason), /too large: event/);
+
+    const dropped = source();
+    const reader = (await fetchOf(dropped.response, 1_000_000)('http://x')).body!.getReader();
+    await reader.read();
+    await reader.cancel('the caller stopped');
+    assert.deepEqual(dropped.seen, { cancelled: true, reason: 'the caller stopped' });
+
+    const failing = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(new TypeError('terminated'));
+      },
+    });
+    const broken = await fetchOf(new Response(failing, { headers: { 'content-type': 'text/event-stream' } }), 100)('http://x');
+    await assert.rejects(read(broken), (error: unknown) => error instanceof TypeError && error.message === 'terminated');
+  });
 });
