@@ -53,9 +53,16 @@ for (const scheme of ['light', 'dark'] as const) {
           await page.getByRole('button', { name: 'JSON' }).click();
           await assertAccessible(page, 'a request as JSON');
           await page.keyboard.press('Escape');
+          // What each tab shows once its data is in (Session and Context fetch theirs), so the
+          // check sees the tab as a person reads it, not its first frame.
+          const loaded: Record<string, string> = {
+            Audit: '[role="tabpanel"] :is(.audit-list, p.muted)',
+            Session: '[role="tabpanel"] .session-facts',
+            Context: '[role="tabpanel"] .context-tab .tiles',
+          };
           for (const tab of ['Audit', 'Session', 'Context']) {
             await page.getByRole('tab', { name: new RegExp(tab) }).click();
-            await page.waitForTimeout(300);
+            await page.locator(loaded[tab]!).first().waitFor();
             await assertAccessible(page, `the ${tab} tab`);
           }
           await screenshot(page, `40-a11y-context-${scheme}`);

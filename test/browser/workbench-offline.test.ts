@@ -50,8 +50,8 @@ describe('workbench robustness', () => {
       async (page, workbench) => {
         await page.goto(workbench.url);
         await startRun(page, 'Write slowly');
-        await page.locator('.message.role-streaming').waitFor();
-        await page.waitForTimeout(400);
+        // Cancel mid-answer: once some of it has streamed, long before all of it has.
+        await page.locator('.message.role-streaming', { hasText: 'A long answer' }).waitFor();
         await page.locator('.transcript-footer').getByRole('button', { name: 'Cancel' }).click();
         await page.locator('.turn-cancelled').waitFor();
         const partial = page.locator('.message.role-partial');
