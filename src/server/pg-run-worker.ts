@@ -240,6 +240,8 @@ export class PgRunWorker {
       this.options.log(`run ${runId}: ${(claim.leaseLost.reason as Error).message}; stopping it here`);
       ops.length = 0;
       gone.abort();
+      // The run's approval rows are the taker-over's now: its waits, cut short, leave them as they are.
+      this.approvals.keepPending(runId);
       const stop = (): void => controller.abort('the worker lost its run lease');
       if (sessionId === null) return stop();
       const fence = this.pool
