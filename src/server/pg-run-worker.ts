@@ -298,7 +298,7 @@ export class PgRunWorker {
           {
             runId,
             signal: controller.signal,
-            approvals: this.approvals.broker(),
+            approvals: this.approvals.broker(this.queue.workerId),
             onEvent,
             continueRun: claim.attempt > 1 && resume !== null,
             leaseLost: gone.signal,

@@ -52,3 +52,45 @@ test('a worker that lost its run lease leaves the run’s pending approval pendi
   assert.equal(await state(), 'pending', 'the taker-over finds the approval still pending, to ask it again');
   assert.equal((await team.approvals.list(run.runId)).length, 1, 'still listed');
 });
+
+test('a worker whose run was taken over does not use the run’s answer', { timeout: 60_000 }, async (t) => {
+  const cluster = await startPgCluster(t);
+  if (cluster === null) return;
+  const url = await cluster.newDatabase();
+  const pool = await migratedPool(url);
+  t.after(() => pool.end());
+  let answered: ApprovalResolution | null = null;
+  const team = createPgTeam(
+    // Renewed every 1 s: the takeover below lands right after a renewal, long before the next.
+    { databaseUrl: url, leaseMs: 3000, Pool: pg.Pool, Client: pg.Client },
+    async (_parameters, hooks) => {
+      hooks.onEvent({ type: 'approval_requested', callId: 'c1', name: 'shell', summary: 'ls', reason: 'asks', arguments: '{}' });
+      answered = await hooks.approvals.request(
+        { runId: hooks.runId, callId: 'c1', toolName: 'shell', summary: 'ls', reason: 'asks', arguments: '{}' },
+        hooks.signal,
+      );
+      return { terminal: succeededWith(answered.decision) };
+    },
+    { log: () => undefined },
+  );
+  t.after(() => team.close('test over'));
+
+  const run = await team.runs.start({ ...QUEUED_RUN_PARAMETERS, approvalPolicy: 'on-request' });
+  const row = async () =>
+    (
+      await pool.query<{ state: string; expires: string }>(
+        `SELECT a.state, r.lease_expires_at::text AS expires FROM glassbox_approvals a JOIN glassbox_runs r USING (run_id)
+         WHERE run_id = $1 AND call_id = 'c1'`,
+        [run.runId],
+      )
+    ).rows[0];
+  const first = await waitFor('the approval row', async () => ((await row())?.state === 'pending' ? await row() : null));
+  await waitFor('a renewal of the run lease', async () => (await row())?.expires !== first.expires, 5);
+  // Another worker claims the run (its lease ran out while this worker was paused, and the paused
+  // worker has not seen it yet), and a user answers: the answer is the new holder's to use.
+  await pool.query(`UPDATE glassbox_runs SET worker_id = 'another-worker', attempts = attempts + 1 WHERE run_id = $1`, [run.runId]);
+  assert.equal(await team.approvals.resolve(run.runId, 'c1', 'approve', null, 'tester'), true);
+  const answer = await waitFor('the stopped turn to end its wait', () => answered);
+  assert.notEqual(answer.decision, 'approve', 'the worker that lost the run does not run the approved call');
+  assert.equal((await row())?.state, 'resolved', 'the answer stays unused, for the taker-over');
+});
