@@ -117,9 +117,14 @@ export class PgApprovalDesk implements ApprovalDesk {
     // in the same tick, so the worker's write of that event finds the INSERT here to wait for.
     // A row for this call already there stands, pending or answered: a takeover asks the call the
     // dead or stopped worker asked (resume's `unstartedCalls`), and its deadline stays the first one.
+    // Fenced like the use of an answer: a worker whose run was taken over asks nothing of it (a row
+    // it left would be listed for a call the run's holder never asks). Without a row the wait ends
+    // only when the lease loss stops the turn.
     const insert = this.pool.query(
-      `INSERT INTO glassbox_approvals (run_id, call_id, pending, state) VALUES ($1, $2, $3, 'pending') ON CONFLICT (run_id, call_id) DO NOTHING`,
-      [request.runId, request.callId, JSON.stringify(pending)],
+      `INSERT INTO glassbox_approvals (run_id, call_id, pending, state) SELECT $1, $2, $3, 'pending'
+       WHERE $4::text IS NULL OR EXISTS (SELECT 1 FROM glassbox_runs WHERE run_id = $1 AND worker_id = $4 AND state = 'running' FOR SHARE)
+       ON CONFLICT (run_id, call_id) DO NOTHING`,
+      [request.runId, request.callId, JSON.stringify(pending), workerId],
     );
     this.inserts.set(key, insert);
     try {

@@ -94,3 +94,43 @@ test('a worker whose run was taken over does not use the run’s answer', { time
   assert.notEqual(answer.decision, 'approve', 'the worker that lost the run does not run the approved call');
   assert.equal((await row())?.state, 'resolved', 'the answer stays unused, for the taker-over');
 });
+
+test('a worker whose run was taken over asks no new approval of it', { timeout: 60_000 }, async (t) => {
+  const cluster = await startPgCluster(t);
+  if (cluster === null) return;
+  const url = await cluster.newDatabase();
+  const pool = await migratedPool(url);
+  t.after(() => pool.end());
+  let ask: () => void = () => undefined;
+  const asked = new Promise<void>((resolve) => (ask = resolve));
+  let answered: ApprovalResolution | null = null;
+  const team = createPgTeam(
+    { databaseUrl: url, leaseMs: 3000, Pool: pg.Pool, Client: pg.Client },
+    async (_parameters, hooks) => {
+      await asked;
+      hooks.onEvent({ type: 'approval_requested', callId: 'c2', name: 'shell', summary: 'ls', reason: 'asks', arguments: '{}' });
+      answered = await hooks.approvals.request(
+        { runId: hooks.runId, callId: 'c2', toolName: 'shell', summary: 'ls', reason: 'asks', arguments: '{}' },
+        hooks.signal,
+      );
+      return { terminal: succeededWith(answered.decision) };
+    },
+    { log: () => undefined },
+  );
+  t.after(() => team.close('test over'));
+
+  const run = await team.runs.start({ ...QUEUED_RUN_PARAMETERS, approvalPolicy: 'on-request' });
+  const expires = async () =>
+    (
+      await pool.query<{ expires: string | null }>('SELECT lease_expires_at::text AS expires FROM glassbox_runs WHERE run_id = $1', [
+        run.runId,
+      ])
+    ).rows[0]?.expires ?? null;
+  const first = await waitFor('the run to be claimed', expires);
+  await waitFor('a renewal of the run lease', async () => (await expires()) !== first, 5);
+  // Another worker claims the run before this one notices; this one's turn then asks a call.
+  await pool.query(`UPDATE glassbox_runs SET worker_id = 'another-worker', attempts = attempts + 1 WHERE run_id = $1`, [run.runId]);
+  ask();
+  await waitFor('the stopped turn to end its wait', () => answered);
+  assert.deepEqual(await team.approvals.list(run.runId), [], 'no approval the run’s holder never asked is listed');
+});
