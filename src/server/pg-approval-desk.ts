@@ -62,9 +62,13 @@ export class PgApprovalDesk implements ApprovalDesk {
     return result.rowCount === 1;
   }
 
-  /** The broker a worker's runs ask. */
-  broker(): ApprovalBroker {
-    return { request: (request, signal) => this.request(request, signal) };
+  /**
+   * The broker a worker's runs ask. With `workerId`, an answer is used only while that worker still
+   * holds the run: one whose run was taken over (its lease ran out before it noticed) leaves the
+   * answer to the worker that holds the run now.
+   */
+  broker(workerId?: string): ApprovalBroker {
+    return { request: (request, signal) => this.request(request, signal, workerId ?? null) };
   }
 
   /**
@@ -101,7 +105,7 @@ export class PgApprovalDesk implements ApprovalDesk {
     await this.inserts.get(`${runId}:${callId}`)?.catch(() => undefined);
   }
 
-  private async request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalResolution> {
+  private async request(request: ApprovalRequest, signal: AbortSignal, workerId: string | null): Promise<ApprovalResolution> {
     const key = `${request.runId}:${request.callId}`;
     const now = Date.now();
     const pending: PendingApproval = {
@@ -113,9 +117,14 @@ export class PgApprovalDesk implements ApprovalDesk {
     // in the same tick, so the worker's write of that event finds the INSERT here to wait for.
     // A row for this call already there stands, pending or answered: a takeover asks the call the
     // dead or stopped worker asked (resume's `unstartedCalls`), and its deadline stays the first one.
+    // Fenced like the use of an answer: a worker whose run was taken over asks nothing of it (a row
+    // it left would be listed for a call the run's holder never asks). Without a row the wait ends
+    // only when the lease loss stops the turn.
     const insert = this.pool.query(
-      `INSERT INTO glassbox_approvals (run_id, call_id, pending, state) VALUES ($1, $2, $3, 'pending') ON CONFLICT (run_id, call_id) DO NOTHING`,
-      [request.runId, request.callId, JSON.stringify(pending)],
+      `INSERT INTO glassbox_approvals (run_id, call_id, pending, state) SELECT $1, $2, $3, 'pending'
+       WHERE $4::text IS NULL OR EXISTS (SELECT 1 FROM glassbox_runs WHERE run_id = $1 AND worker_id = $4 AND state = 'running' FOR SHARE)
+       ON CONFLICT (run_id, call_id) DO NOTHING`,
+      [request.runId, request.callId, JSON.stringify(pending), workerId],
     );
     this.inserts.set(key, insert);
     try {
@@ -165,9 +174,13 @@ export class PgApprovalDesk implements ApprovalDesk {
         if (row.state !== 'resolved' || row.resolution === null) return;
         // Used once, before the call runs: a takeover that finds the row closed knows the call may
         // have run, and gives it an interrupted output instead of running it again.
+        // Fenced like the worker's event writes: FOR SHARE makes a takeover's claim wait for this
+        // statement, or this one see the new holder (and leave the answer to it).
         const used = await this.pool.query<{ resolution: ApprovalResolution }>(
-          `UPDATE glassbox_approvals SET state = 'closed' WHERE run_id = $1 AND call_id = $2 AND state = 'resolved' RETURNING resolution`,
-          [request.runId, request.callId],
+          `UPDATE glassbox_approvals SET state = 'closed' WHERE run_id = $1 AND call_id = $2 AND state = 'resolved'
+           AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM glassbox_runs WHERE run_id = $1 AND worker_id = $3 AND state = 'running' FOR SHARE))
+           RETURNING resolution`,
+          [request.runId, request.callId, workerId],
         );
         const answer = used.rows[0]?.resolution;
         if (answer !== undefined) settle(answer, false);

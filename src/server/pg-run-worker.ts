@@ -25,6 +25,8 @@ import type { RunParameters, TurnHooks } from './run-manager.js';
 /** How long a takeover waits for the dead worker's session lease (a few leases of the default 5 s). */
 const SESSION_LEASE_WAIT_MS = 20_000;
 
+/** How long a worker that lost a run lease waits for its session's fence before it stops the turn anyway. */
+const LEASE_FENCE_WAIT_MS = 2_000;
 /** Below PostgreSQL's 8000-byte NOTIFY payload limit with room for the envelope. */
 const MAX_DELTA_NOTIFY_CHARS = 2000;
 const DEFAULT_MAX_RUNS = 8;
@@ -264,11 +266,22 @@ export class PgRunWorker {
     };
     this.active.set(runId, active);
     // Once the lease is lost another worker may hold the run: stop the turn and write nothing more.
+    // The session is fenced first, as a hand-over fences it: the stopped turn still records its end,
+    // and its session lease (renewed on its own timer) may outlive the run lease, so without the
+    // fence that record would land after the worker that took the run over claimed it. Cut off
+    // from the database the DELETE cannot land, and neither can the turn's appends.
     const onLeaseLost = (): void => {
       this.options.log(`run ${runId}: ${(claim.leaseLost.reason as Error).message}; stopping it here`);
       ops.length = 0;
       gone.abort();
-      controller.abort('the worker lost its run lease');
+      // The run's approval rows are the taker-over's now: its waits, cut short, leave them as they are.
+      this.approvals.keepPending(runId);
+      const stop = (): void => controller.abort('the worker lost its run lease');
+      if (sessionId === null) return stop();
+      const fence = this.pool
+        .query('DELETE FROM glassbox_session_leases WHERE session_id = $1 AND pid = $2 AND host = $3', [sessionId, process.pid, hostname()])
+        .catch(() => undefined);
+      void Promise.race([fence, sleep(LEASE_FENCE_WAIT_MS)]).finally(stop);
     };
     claim.leaseLost.addEventListener('abort', onLeaseLost, { once: true });
     await this.checkCancel(runId).catch(() => undefined);
@@ -326,7 +339,7 @@ export class PgRunWorker {
           {
             runId,
             signal: controller.signal,
-            approvals: this.approvals.broker(),
+            approvals: this.approvals.broker(this.queue.workerId),
             onEvent,
             continueRun: claim.attempt > 1 && resume !== null,
             leaseLost: gone.signal,

@@ -1,0 +1,77 @@
+// A worker whose run lease is taken over must write nothing more of the run's session (the
+// hand-over's fence, for a lease lost instead of handed over). A turn stopped by the lost lease still
+// appends its end (runTurn writes the turn_end record of the cancelled turn), and the run's session
+// lease is renewed on its own timer, so it may well outlive the run lease: without a fence that
+// record lands after another worker claimed the run, and the takeover replays a turn ended as
+// cancelled and then continues it. Here the takeover is the claim's own UPDATE, done by the test
+// (worker_id changes, attempts + 1), which is what `PgRunQueue.claim` does once the lease expired.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pg from 'pg';
+import { emptyUsage } from '../../src/model/index.js';
+import { createPgTeam } from '../../src/server/pg-team.js';
+import { PgSessionStore } from '../../src/sessions/index.js';
+import { startPgCluster } from '../helpers/pg-cluster.js';
+import { migratedPool, QUEUED_RUN_PARAMETERS, waitFor } from '../helpers/pg-team-fixtures.js';
+
+test('a worker whose run was taken over appends nothing more to its session', { timeout: 60_000 }, async (t) => {
+  const cluster = await startPgCluster(t);
+  if (cluster === null) return;
+  const url = await cluster.newDatabase();
+  const pool = await migratedPool(url);
+  t.after(() => pool.end());
+  // The same lease for both, as `serve --database-url` has it (TEAM_LEASE_MS).
+  const store = await PgSessionStore.open(url, { leaseMs: 3000 });
+  t.after(() => store.close());
+  let appendAfterLoss: 'written' | 'refused' | null = null;
+  const team = createPgTeam(
+    { databaseUrl: url, leaseMs: 3000, Pool: pg.Pool, Client: pg.Client },
+    async (_parameters, hooks) => {
+      const writer = await store.create({ cwd: '/tmp', model: 'm', wireApi: 'chat', glassboxVersion: '0.0.0' });
+      hooks.onEvent({ type: 'run_started', runId: hooks.runId, sessionId: writer.sessionId } as never);
+      const turnStarted = {
+        type: 'turn_started',
+        turn: 1,
+        runId: hooks.runId,
+        prompt: 'p',
+        policy: { approvalPolicy: 'never', sandbox: 'read-only' },
+        model: 'm',
+        wireApi: 'chat',
+      } as const;
+      await writer.append(turnStarted);
+      // The turn runs until it is stopped, then records its end, as runTurn does.
+      await new Promise<void>((resolve) => hooks.signal.addEventListener('abort', () => resolve(), { once: true }));
+      try {
+        await writer.append({ ...turnStarted, turn: 2, prompt: 'written by the worker that lost the run' });
+        appendAfterLoss = 'written';
+      } catch {
+        appendAfterLoss = 'refused';
+      }
+      await writer.close().catch(() => undefined);
+      return {
+        terminal: { type: 'run_cancelled', reason: 'stopped', usage: { total: emptyUsage(), byStage: {}, calls: 0 }, rounds: 0 } as never,
+      };
+    },
+    { log: () => undefined },
+  );
+  t.after(() => team.close('test over'));
+
+  const run = await team.runs.start(QUEUED_RUN_PARAMETERS);
+  const sessionId = await waitFor('the run to name its session', async () => {
+    const row = await pool.query<{ session_id: string | null; n: string }>(
+      `SELECT r.session_id, (SELECT count(*) FROM glassbox_session_records s WHERE s.session_id = r.session_id) AS n
+       FROM glassbox_runs r WHERE run_id = $1`,
+      [run.runId],
+    );
+    return row.rows[0]?.n === '2' ? row.rows[0].session_id : null;
+  });
+  // Another worker claims the run (its lease ran out while this worker was paused).
+  await pool.query(`UPDATE glassbox_runs SET worker_id = 'another-worker', attempts = attempts + 1 WHERE run_id = $1`, [run.runId]);
+  await waitFor('the stopped turn to try its last append', () => appendAfterLoss);
+  const lines = await pool.query<{ body: string }>('SELECT body FROM glassbox_session_records WHERE session_id = $1 ORDER BY line', [
+    sessionId,
+  ]);
+  assert.equal(appendAfterLoss, 'refused', 'the session is fenced once the run is taken over');
+  assert.equal(lines.rows.length, 2, 'nothing of the stopped turn lands after the takeover');
+});
