@@ -25,8 +25,13 @@ import type { RunParameters, TurnHooks } from './run-manager.js';
 /** How long a takeover waits for the dead worker's session lease (a few leases of the default 5 s). */
 const SESSION_LEASE_WAIT_MS = 20_000;
 
-/** How long a worker that lost a run lease waits for its session's fence before it stops the turn anyway. */
-const LEASE_FENCE_WAIT_MS = 2_000;
+/**
+ * How long a worker that lost a run lease waits for its session's fence (one DELETE, a few ms)
+ * before it stops the turn anyway: the turn goes on meanwhile, so this stays short. A fence
+ * inside the session writer, refusing appends locally, would need no wait (not built yet).
+ */
+const LEASE_FENCE_WAIT_MS = 500;
+
 /** Below PostgreSQL's 8000-byte NOTIFY payload limit with room for the envelope. */
 const MAX_DELTA_NOTIFY_CHARS = 2000;
 const DEFAULT_MAX_RUNS = 8;
@@ -281,7 +286,11 @@ export class PgRunWorker {
       const fence = this.pool
         .query('DELETE FROM glassbox_session_leases WHERE session_id = $1 AND pid = $2 AND host = $3', [sessionId, process.pid, hostname()])
         .catch(() => undefined);
-      void Promise.race([fence, sleep(LEASE_FENCE_WAIT_MS)]).finally(stop);
+      const waited = new AbortController();
+      void Promise.race([fence, sleep(LEASE_FENCE_WAIT_MS, undefined, { signal: waited.signal }).catch(() => undefined)]).finally(() => {
+        waited.abort();
+        stop();
+      });
     };
     claim.leaseLost.addEventListener('abort', onLeaseLost, { once: true });
     await this.checkCancel(runId).catch(() => undefined);
