@@ -282,7 +282,10 @@ export class PgRunWorker {
       // The run's approval rows are the taker-over's now: its waits, cut short, leave them as they are.
       this.approvals.keepPending(runId);
       const stop = (): void => controller.abort('the worker lost its run lease');
-      if (sessionId === null) return stop();
+      if (sessionId === null) {
+        stop();
+        return;
+      }
       const fence = this.pool
         .query('DELETE FROM glassbox_session_leases WHERE session_id = $1 AND pid = $2 AND host = $3', [sessionId, process.pid, hostname()])
         .catch(() => undefined);
