@@ -153,6 +153,12 @@ export interface TurnRequest {
    * prompt carries the plan-mode instructions (plan-mode.ts). Default: an ordinary turn.
    */
   mode?: 'plan';
+  /**
+   * Aborted once this process may no longer write the session (a team worker lost its run to
+   * another worker): the session's writer refuses every record from then on, at once, without
+   * asking the store. It does not stop the turn; abort `signal` for that (a worker aborts both).
+   */
+  fence?: AbortSignal;
 }
 
 /** The turn's policy, or a clear error for a runner opened without one (a programming error). */
@@ -334,6 +340,9 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     throw opened.error;
   }
   const session = opened.value;
+  const revoke = (): void => session.writer.revoke?.('another process holds the session now');
+  if (request.fence?.aborted === true) revoke();
+  else request.fence?.addEventListener('abort', revoke, { once: true });
   const forward = request.onEvent ?? (() => {});
   const recorder = new SessionRecorder(session.writer, session.turn, forward);
   const observer = extensions.observe(recorder, [...permissionRules.warnings, ...hooks.warnings, ...session.warnings]);
@@ -453,6 +462,7 @@ export async function runTurn(runner: Runner, request: TurnRequest): Promise<Tur
     await session.writer.close().catch(() => {});
     throw error;
   } finally {
+    request.fence?.removeEventListener('abort', revoke);
     await extensions.close();
   }
 }

@@ -131,6 +131,7 @@ export function createServer(settings: ServerSettings): GlassboxServer {
         approvals: hooks.approvals,
         onEvent: hooks.onEvent,
         continueRun: hooks.continueRun,
+        ...(hooks.leaseLost === undefined ? {} : { fence: hooks.leaseLost }),
         ...(hooks.unstartedCalls === undefined ? {} : { unstartedCalls: hooks.unstartedCalls }),
       });
     } finally {

@@ -25,13 +25,6 @@ import type { RunParameters, TurnHooks } from './run-manager.js';
 /** How long a takeover waits for the dead worker's session lease (a few leases of the default 5 s). */
 const SESSION_LEASE_WAIT_MS = 20_000;
 
-/**
- * How long a worker that lost a run lease waits for its session's fence (one DELETE, a few ms)
- * before it stops the turn anyway: the turn goes on meanwhile, so this stays short. A fence
- * inside the session writer, refusing appends locally, would need no wait (not built yet).
- */
-const LEASE_FENCE_WAIT_MS = 500;
-
 /** Below PostgreSQL's 8000-byte NOTIFY payload limit with room for the envelope. */
 const MAX_DELTA_NOTIFY_CHARS = 2000;
 const DEFAULT_MAX_RUNS = 8;
@@ -271,29 +264,28 @@ export class PgRunWorker {
     };
     this.active.set(runId, active);
     // Once the lease is lost another worker may hold the run: stop the turn and write nothing more.
-    // The session is fenced first, as a hand-over fences it: the stopped turn still records its end,
-    // and its session lease (renewed on its own timer) may outlive the run lease, so without the
-    // fence that record would land after the worker that took the run over claimed it. Cut off
-    // from the database the DELETE cannot land, and neither can the turn's appends.
+    // `gone` is the turn's session fence (runTurn's `fence`): its writer refuses every record from
+    // this moment, locally; the stopped turn still tries to record its end, and its session lease
+    // (renewed on its own timer) may outlive the run lease, so without the fence that record would
+    // land after the worker that took the run over claimed it. The lease row goes too, so the
+    // taker-over need not wait for it to lapse (cut off from the database, that DELETE cannot land,
+    // and the lease lapses instead).
     const onLeaseLost = (): void => {
       this.options.log(`run ${runId}: ${(claim.leaseLost.reason as Error).message}; stopping it here`);
       ops.length = 0;
       gone.abort();
       // The run's approval rows are the taker-over's now: its waits, cut short, leave them as they are.
       this.approvals.keepPending(runId);
-      const stop = (): void => controller.abort('the worker lost its run lease');
-      if (sessionId === null) {
-        stop();
-        return;
+      controller.abort('the worker lost its run lease');
+      if (sessionId !== null) {
+        void this.pool
+          .query('DELETE FROM glassbox_session_leases WHERE session_id = $1 AND pid = $2 AND host = $3', [
+            sessionId,
+            process.pid,
+            hostname(),
+          ])
+          .catch(() => undefined);
       }
-      const fence = this.pool
-        .query('DELETE FROM glassbox_session_leases WHERE session_id = $1 AND pid = $2 AND host = $3', [sessionId, process.pid, hostname()])
-        .catch(() => undefined);
-      const waited = new AbortController();
-      void Promise.race([fence, sleep(LEASE_FENCE_WAIT_MS, undefined, { signal: waited.signal }).catch(() => undefined)]).finally(() => {
-        waited.abort();
-        stop();
-      });
     };
     claim.leaseLost.addEventListener('abort', onLeaseLost, { once: true });
     await this.checkCancel(runId).catch(() => undefined);
@@ -315,7 +307,14 @@ export class PgRunWorker {
       // A takeover's run_started would tell the streams nothing new.
       if (event.type === 'run_started') {
         sessionId = event.sessionId;
-        void this.pool.query('UPDATE glassbox_runs SET session_id = $2 WHERE run_id = $1', [runId, event.sessionId]).catch(() => undefined);
+        // Fenced like every write of the run: a worker that lost it names no session on it.
+        void this.pool
+          .query("UPDATE glassbox_runs SET session_id = $2 WHERE run_id = $1 AND worker_id = $3 AND state = 'running'", [
+            runId,
+            event.sessionId,
+            this.queue.workerId,
+          ])
+          .catch(() => undefined);
         if (alreadyStarted) return;
       }
       const id = nextId;

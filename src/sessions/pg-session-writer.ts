@@ -32,14 +32,20 @@ export class PgSessionWriter extends SerialSessionWriter {
     super(sessionId, now);
     // Renewing at a third of the lease leaves two missed renewals (a slow query, a GC pause) before
     // it expires. A failed renewal is not fatal here: if the lease really lapsed and was taken,
-    // the next append is refused by the database, which is what keeps the session whole.
+    // the next append is refused by the database, which is what keeps the session whole. A lease
+    // that lapsed is not renewed (nobody may have taken it yet, but a takeover may be deciding on
+    // it), and one gone or lapsed revokes this writer at once, before any append asks the database.
     this.heartbeat = setInterval(
       () => {
         void this.pool
           .query(
-            "UPDATE glassbox_session_leases SET expires_at = clock_timestamp() + $3 * interval '1 millisecond' WHERE session_id = $1 AND owner = $2",
+            `UPDATE glassbox_session_leases SET expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+             WHERE session_id = $1 AND owner = $2 AND expires_at > clock_timestamp()`,
             [sessionId, lease.token, leaseMs],
           )
+          .then((result) => {
+            if (result.rowCount === 0) this.revoke('its lease lapsed or was taken');
+          })
           .catch(() => undefined);
       },
       Math.max(1, Math.floor(leaseMs / 3)),

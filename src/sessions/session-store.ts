@@ -86,6 +86,13 @@ export interface SessionWriter {
   sync(): Promise<void>;
   /** Publish the summary, close the file and release the lock. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Another process may hold the session now (a team worker lost its run): refuse every append
+   * and sync from now on, at once and locally, and publish nothing at `close`. A batch already
+   * being written cannot be called back; the store's own fence (a lease) covers that one.
+   * Optional for a library's own store.
+   */
+  revoke?(reason: string): void;
 }
 
 /** A whole session that passed every line check (session-import.ts): what `importSession` stores. */

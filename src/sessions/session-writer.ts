@@ -77,6 +77,7 @@ export abstract class SerialSessionWriter implements SessionWriter {
   /** The batch that new appends join until its write starts. */
   private openBatch: PendingBatch | null = null;
   private failure: unknown = null;
+  private revoked: SessionError | null = null;
   private closing: Promise<void> | null = null;
 
   protected constructor(
@@ -93,6 +94,7 @@ export abstract class SerialSessionWriter implements SessionWriter {
 
   append(record: NewSessionRecord): Promise<SessionRecord> {
     if (this.closing !== null) return Promise.reject(this.closedError());
+    if (this.revoked !== null) return Promise.reject(this.revoked);
     let prepared: PreparedRecord;
     try {
       if ((record as { type: string }).type === 'session_meta') {
@@ -129,6 +131,7 @@ export abstract class SerialSessionWriter implements SessionWriter {
 
   sync(): Promise<void> {
     if (this.closing !== null) return Promise.reject(this.closedError());
+    if (this.revoked !== null) return Promise.reject(this.revoked);
     return this.enqueue(async () => {
       this.assertHealthy();
       await this.flush();
@@ -136,8 +139,16 @@ export abstract class SerialSessionWriter implements SessionWriter {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.enqueue(() => this.finish(this.failure === null));
+    this.closing ??= this.enqueue(() => this.finish(this.failure === null && this.revoked === null));
     return this.closing;
+  }
+
+  /**
+   * Appends queued behind a batch in flight are refused too (the check runs again when their
+   * batch's turn comes), so nothing is written after this call returns but that one batch.
+   */
+  revoke(reason: string): void {
+    this.revoked ??= new SessionError('SESSION_LOCKED', `session ${this.sessionId} is no longer this writer's: ${reason}`);
   }
 
   private enqueue<T>(operation: () => Promise<T>): Promise<T> {
@@ -147,6 +158,7 @@ export abstract class SerialSessionWriter implements SessionWriter {
   }
 
   private assertHealthy(): void {
+    if (this.revoked !== null) throw this.revoked;
     if (this.failure !== null) {
       // Name the original failure: this is often the error a person sees (e.g. the turn-end
       // record after a full disk failed the run), and "disk full" is what they need to read.

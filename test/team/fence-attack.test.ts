@@ -29,6 +29,8 @@ test('a worker whose run was taken over appends nothing more to its session', { 
     { databaseUrl: url, leaseMs: 3000, Pool: pg.Pool, Client: pg.Client },
     async (_parameters, hooks) => {
       const writer = await store.create({ cwd: '/tmp', model: 'm', wireApi: 'chat', glassboxVersion: '0.0.0' });
+      // As runTurn does with its `fence` (create-server passes the worker's leaseLost).
+      hooks.leaseLost?.addEventListener('abort', () => writer.revoke?.('taken over'), { once: true });
       hooks.onEvent({ type: 'run_started', runId: hooks.runId, sessionId: writer.sessionId } as never);
       const turnStarted = {
         type: 'turn_started',
@@ -74,4 +76,46 @@ test('a worker whose run was taken over appends nothing more to its session', { 
   ]);
   assert.equal(appendAfterLoss, 'refused', 'the session is fenced once the run is taken over');
   assert.equal(lines.rows.length, 2, 'nothing of the stopped turn lands after the takeover');
+});
+
+test('a session lease that lapsed is not renewed: its writer is revoked instead', { timeout: 60_000 }, async (t) => {
+  const cluster = await startPgCluster(t);
+  if (cluster === null) return;
+  const url = await cluster.newDatabase();
+  const pool = await migratedPool(url);
+  t.after(() => pool.end());
+  // Renewed every 200 ms.
+  const store = await PgSessionStore.open(url, { leaseMs: 600 });
+  t.after(() => store.close());
+  const writer = await store.create({ cwd: '/tmp', model: 'm', wireApi: 'chat', glassboxVersion: '0.0.0' });
+  t.after(() => writer.close());
+  // The lease lapsed (the writer's process stalled past it); nobody has taken it yet, but a
+  // takeover may be opening the session on the strength of it right now.
+  await pool.query("UPDATE glassbox_session_leases SET expires_at = clock_timestamp() - interval '1 second' WHERE session_id = $1", [
+    writer.sessionId,
+  ]);
+  const outcome = await waitFor('the next renewal', async () => {
+    const row = await pool.query<{ live: boolean }>(
+      'SELECT expires_at > clock_timestamp() AS live FROM glassbox_session_leases WHERE session_id = $1',
+      [writer.sessionId],
+    );
+    if (row.rows[0]?.live === true) return 'renewed';
+    return writer.sync().then(
+      () => null,
+      (error: { code?: unknown }) => (error.code === 'SESSION_LOCKED' ? 'revoked' : null),
+    );
+  });
+  assert.equal(outcome, 'revoked');
+  await assert.rejects(
+    writer.append({
+      type: 'turn_started',
+      turn: 1,
+      runId: 'r',
+      prompt: 'p',
+      policy: { approvalPolicy: 'never', sandbox: 'read-only' },
+      model: 'm',
+      wireApi: 'chat',
+    }),
+    /no longer this writer's/,
+  );
 });
