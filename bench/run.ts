@@ -27,6 +27,7 @@ const cases: BenchCase[] = [
   { name: 'workbench', run: async () => (await import('./cases/workbench-long-session.js')).run() },
   { name: 'classifier', run: async () => (await import('./cases/command-classifier.js')).run() },
   { name: 'sandbox', run: async () => (await import('./cases/sandbox-walks.js')).run() },
+  { name: 'checkpoints', run: async () => (await import('./cases/checkpoints.js')).run() },
   { name: 'acp', run: async () => (await import('./cases/acp-turn.js')).run() },
 ];
 

@@ -37,6 +37,7 @@ export {
   SKIPPED_DIRECTORIES,
   listStamps,
   readContent,
+  readContentSync,
   sameStamp,
   takeSnapshot,
   type FileStamp,
