@@ -119,3 +119,29 @@ test('a session lease that lapsed is not renewed: its writer is revoked instead'
     /no longer this writer's/,
   );
 });
+
+test('a revoked writer lets its session lease go at once: the taker-over need not wait for its turn to end', {
+  timeout: 60_000,
+}, async (t) => {
+  const cluster = await startPgCluster(t);
+  if (cluster === null) return;
+  const url = await cluster.newDatabase();
+  // Renewed every 200 ms while the writer holds it.
+  const store = await PgSessionStore.open(url, { leaseMs: 600 });
+  t.after(() => store.close());
+  const other = await PgSessionStore.open(url, { leaseMs: 600 });
+  t.after(() => other.close());
+  const writer = await store.create({ cwd: '/tmp', model: 'm', wireApi: 'chat', glassboxVersion: '0.0.0' });
+  t.after(() => writer.close());
+  // The worker lost the run before its turn named the session (no run_started yet, so the worker
+  // deleted no lease row), and the stopped turn takes its time to end (a tool slow to stop).
+  writer.revoke?.('taken over');
+  // Well past the lease: a writer that may write nothing has no lease to keep alive.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const taken = await other.openForAppend(writer.sessionId).then(
+    (opened) => opened,
+    (error: { code?: unknown }) => error.code,
+  );
+  assert.notEqual(taken, 'SESSION_LOCKED', 'the revoked writer renewed its lease all along');
+  if (typeof taken === 'object' && taken !== null) await (taken as { close(): Promise<void> }).close();
+});
