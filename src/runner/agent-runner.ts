@@ -255,13 +255,13 @@ async function openSession(runner: Runner, request: TurnRequest, systemPrompt: P
   if (request.resume) {
     const sessionId = await store.resolveId(request.resume);
     // Takes the lock, replays, and appends synthetic outputs for calls a crash left unanswered.
-    const resumed = await resumeSession(
-      store,
-      sessionId,
-      request.continueRun === true && request.unstartedCalls !== undefined
+    const resumed = await resumeSession(store, sessionId, {
+      ...(request.continueRun === true && request.unstartedCalls !== undefined
         ? { runId: request.runId, unstartedCalls: request.unstartedCalls }
-        : {},
-    );
+        : {}),
+      // Its repair appends come before runTurn holds the writer: fenced from the open on.
+      ...(request.fence === undefined ? {} : { fence: request.fence }),
+    });
     // A fork at turn 0 (how a first turn is retried or edited) has no history at all, so no
     // system message to keep byte for byte: it gets one now, as a new session would.
     const opening = resumed.history.length === 0 ? await startSystemPrompt(runner) : null;

@@ -238,11 +238,28 @@ export class PgRunQueue {
     // Measured from before the claim's statement returned, so this side gives up no later than the row's lease ends.
     let renewedAt = performance.now() - 1;
     let renewing = false;
+    // The heartbeat's ticks alone would notice the lapse up to a tick late (three ticks of
+    // floor(leaseMs / 3) fall just short of a lease), while another worker may claim the run the
+    // moment the row's lease ends: a timer of its own fires at the lease's end, a little before it.
+    let deadline: NodeJS.Timeout | undefined;
+    const stop = (): void => {
+      clearInterval(heartbeat);
+      clearTimeout(deadline);
+    };
+    const lapse = (): void => {
+      stop();
+      if (!lost.signal.aborted) lost.abort(new Error('the run lease lapsed: the database was unreachable for a whole lease'));
+    };
+    const margin = Math.min(250, Math.floor(leaseMs / 20));
+    const arm = (): void => {
+      clearTimeout(deadline);
+      deadline = setTimeout(lapse, Math.max(0, renewedAt + leaseMs - margin - performance.now()));
+      deadline.unref();
+    };
     const heartbeat = setInterval(
       () => {
-        if (performance.now() - renewedAt >= leaseMs) {
-          clearInterval(heartbeat);
-          lost.abort(new Error('the run lease lapsed: the database was unreachable for a whole lease'));
+        if (performance.now() - renewedAt >= leaseMs - margin) {
+          lapse();
           return;
         }
         if (renewing) return;
@@ -255,9 +272,12 @@ export class PgRunQueue {
             [row.run_id, workerId, leaseMs],
           )
           .then((result) => {
-            if (result.rowCount === 1) renewedAt = sentAt;
-            else if (!lost.signal.aborted) {
-              clearInterval(heartbeat);
+            if (lost.signal.aborted) return;
+            if (result.rowCount === 1) {
+              renewedAt = sentAt;
+              arm();
+            } else {
+              stop();
               lost.abort(new Error('the run was taken over by another worker'));
             }
           })
@@ -267,15 +287,16 @@ export class PgRunQueue {
       Math.max(1, Math.floor(leaseMs / 3)),
     );
     heartbeat.unref();
+    arm();
     return {
       runId: row.run_id,
       payload: row.payload,
       attempt: row.attempts,
       sessionId: row.session_id ?? null,
       leaseLost: lost.signal,
-      stopRenewing: () => clearInterval(heartbeat),
+      stopRenewing: stop,
       async finish(state, result) {
-        clearInterval(heartbeat);
+        stop();
         const updated = await pool.query(
           `UPDATE glassbox_runs SET state = $3, result = $4, lease_expires_at = NULL, updated_at = clock_timestamp()
            WHERE run_id = $1 AND worker_id = $2 AND state = 'running'`,
@@ -284,7 +305,7 @@ export class PgRunQueue {
         return updated.rowCount === 1;
       },
       async abandon() {
-        clearInterval(heartbeat);
+        stop();
         await pool.query(
           `UPDATE glassbox_runs SET state = 'queued', lease_expires_at = NULL, updated_at = clock_timestamp()
            WHERE run_id = $1 AND worker_id = $2 AND state = 'running'`,
@@ -293,7 +314,7 @@ export class PgRunQueue {
         await pool.query(`SELECT pg_notify('${CHANNEL}', $1)`, [row.run_id]);
       },
       async handOver() {
-        clearInterval(heartbeat);
+        stop();
         await pool.query(
           `WITH r AS (UPDATE glassbox_runs SET lease_expires_at = clock_timestamp()
              WHERE run_id = $1 AND worker_id = $2 AND state = 'running' RETURNING run_id)

@@ -19,6 +19,8 @@ export interface PgLease {
  */
 export class PgSessionWriter extends SerialSessionWriter {
   private dirty = true;
+  /** The lease row was given up by `revoke`. */
+  private released = false;
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
@@ -51,6 +53,22 @@ export class PgSessionWriter extends SerialSessionWriter {
       Math.max(1, Math.floor(leaseMs / 3)),
     );
     this.heartbeat.unref();
+  }
+
+  /**
+   * A writer that may write nothing more keeps no lease: renewing it would only make whoever holds
+   * the session now wait for this turn to end (a worker that lost its run before the turn named
+   * the session deleted no lease row). The row goes at once, fenced on this writer's token, which
+   * also refuses a batch still on its way to the database.
+   */
+  override revoke(reason: string): void {
+    super.revoke(reason);
+    if (this.released) return;
+    this.released = true;
+    clearInterval(this.heartbeat);
+    void this.pool
+      .query('DELETE FROM glassbox_session_leases WHERE session_id = $1 AND owner = $2', [this.sessionId, this.lease.token])
+      .catch(() => undefined);
   }
 
   protected async writeLines(lines: readonly string[], records: readonly SessionRecord[]): Promise<void> {

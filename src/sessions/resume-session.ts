@@ -42,6 +42,12 @@ export interface ResumeOptions {
    * still get one. Only the caller can know: a `tool_started` record may not have landed before a crash.
    */
   unstartedCalls?: (callIds: readonly string[]) => Promise<ReadonlySet<string>>;
+  /**
+   * Aborted once this process may no longer write the session (runTurn's `fence`): the writer is
+   * revoked from the moment it is open, so a repair decided after the loss (`unstartedCalls` is a
+   * database query) is refused instead of landing after the run was taken over.
+   */
+  fence?: AbortSignal;
 }
 
 export async function resumeSession(store: SessionStore, sessionId: string, options: ResumeOptions = {}): Promise<ResumedSession> {
@@ -50,6 +56,9 @@ export async function resumeSession(store: SessionStore, sessionId: string, opti
   const { writer, scan } = await store.openAndReplay(sessionId, (record) => replayer.add(record), {
     skipTypes: REPLAY_SKIPPABLE_TYPES,
   });
+  const revoke = (): void => writer.revoke?.('another process holds the session now');
+  if (options.fence?.aborted === true) revoke();
+  else options.fence?.addEventListener('abort', revoke, { once: true });
   try {
     const replay = replayer.finish();
     const open =
@@ -82,6 +91,9 @@ export async function resumeSession(store: SessionStore, sessionId: string, opti
   } catch (error) {
     await writer.close();
     throw error;
+  } finally {
+    // The caller fences the writer it is handed itself (runTurn checks the fence again).
+    options.fence?.removeEventListener('abort', revoke);
   }
 }
 

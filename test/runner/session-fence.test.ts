@@ -11,6 +11,7 @@ import { MemorySessionStore } from '../../src/sessions/index.js';
 import { startFakeProvider } from '../../src/testing/index.js';
 import { withTempDir } from '../helpers/temp-dir.js';
 import { openTestRunner } from '../helpers/test-runner.js';
+import { appendAll, call, itemRecord, modelCall, turnStarted, user } from '../sessions/session-fixtures.js';
 
 const policy = { sandbox: 'read-only' as const, approvalPolicy: 'never' as const, network: false };
 
@@ -115,4 +116,57 @@ test('a revoked writer refuses appends queued behind the batch in flight and pub
     (await store.read(writer.sessionId)).records.map((record) => record.type),
     ['session_meta'],
   );
+});
+
+test('a takeover that loses the run while it resumes the session appends no repair of it', async () => {
+  await withTempDir(async (root) => {
+    const provider = await startFakeProvider({ script: [{ text: 'never asked' }] });
+    try {
+      const runner = await openTestRunner(root, provider.baseURL);
+      // The dead worker's turn (run-1) was cut off while two of its calls ran: a takeover repairs them.
+      const writer = await runner.store.create({ cwd: root, model: 'acme', wireApi: 'chat', glassboxVersion: '0.0.0' });
+      await appendAll(writer, [
+        turnStarted(1, 'first'),
+        itemRecord(1, user('first')),
+        modelCall(1, 1),
+        itemRecord(1, call('t1-a')),
+        itemRecord(1, call('t1-b')),
+      ]);
+      await writer.close();
+      const before = (await runner.store.read(writer.sessionId)).records.length;
+      const fence = new AbortController();
+      const controller = new AbortController();
+      const outcome = await runTurn(runner, {
+        prompt: 'first',
+        policy,
+        runId: 'run-1',
+        resume: writer.sessionId,
+        continueRun: true,
+        signal: controller.signal,
+        fence: fence.signal,
+        approvals: NO_APPROVER,
+        // The worker asks its approval rows; meanwhile it notices its run lease lost (another
+        // worker claimed the run): the fence, then the stop, as onLeaseLost does.
+        unstartedCalls: async () => {
+          fence.abort();
+          controller.abort('the worker lost its run lease');
+          return new Set<string>();
+        },
+      }).then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error: (error as Error).message }),
+      );
+      const records = (await runner.store.read(writer.sessionId)).records;
+      assert.equal(
+        records.length,
+        before,
+        `nothing lands after the fence: ${records
+          .slice(before)
+          .map((r) => r.type)
+          .join(', ')} (${JSON.stringify(outcome)})`,
+      );
+    } finally {
+      await provider.close();
+    }
+  });
 });

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
 import { emptyUsage } from '../../src/model/index.js';
+import { PgRunQueue } from '../../src/runner/index.js';
 import { createPgTeam } from '../../src/server/pg-team.js';
 import { PgSessionStore } from '../../src/sessions/index.js';
 import { startPgCluster } from '../helpers/pg-cluster.js';
@@ -118,4 +119,78 @@ test('a session lease that lapsed is not renewed: its writer is revoked instead'
     }),
     /no longer this writer's/,
   );
+});
+
+test('a revoked writer lets its session lease go at once: the taker-over need not wait for its turn to end', {
+  timeout: 60_000,
+}, async (t) => {
+  const cluster = await startPgCluster(t);
+  if (cluster === null) return;
+  const url = await cluster.newDatabase();
+  // Renewed every 200 ms while the writer holds it.
+  const store = await PgSessionStore.open(url, { leaseMs: 600 });
+  t.after(() => store.close());
+  const other = await PgSessionStore.open(url, { leaseMs: 600 });
+  t.after(() => other.close());
+  const writer = await store.create({ cwd: '/tmp', model: 'm', wireApi: 'chat', glassboxVersion: '0.0.0' });
+  t.after(() => writer.close());
+  // The worker lost the run before its turn named the session (no run_started yet, so the worker
+  // deleted no lease row), and the stopped turn takes its time to end (a tool slow to stop).
+  writer.revoke?.('taken over');
+  // Well past the lease: a writer that may write nothing has no lease to keep alive.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const taken = await other.openForAppend(writer.sessionId).then(
+    (opened) => opened,
+    (error: { code?: unknown }) => error.code,
+  );
+  assert.notEqual(taken, 'SESSION_LOCKED', 'the revoked writer renewed its lease all along');
+  if (typeof taken === 'object' && taken !== null) await (taken as { close(): Promise<void> }).close();
+});
+
+test('a run lease lost to the database gives up no later than the row lets another worker claim it', { timeout: 60_000 }, async (t) => {
+  const cluster = await startPgCluster(t);
+  if (cluster === null) return;
+  const url = await cluster.newDatabase();
+  const pool = await migratedPool(url);
+  t.after(() => pool.end());
+  // The worker's renewals stop getting through (a connection that hangs): after the first, none returns.
+  let renewals = 0;
+  const hanging = new Proxy(pool, {
+    get(target, key, receiver) {
+      if (key !== 'query') return Reflect.get(target, key, receiver);
+      return (text: unknown, values?: unknown) => {
+        if (typeof text === 'string' && text.includes('SET lease_expires_at = clock_timestamp() +')) {
+          renewals += 1;
+          if (renewals > 1) return new Promise(() => undefined);
+        }
+        return target.query(text as string, values as unknown[]);
+      };
+    },
+  });
+  // 5 s is the default run lease: renewed every 1666 ms, three of which are 4998 ms.
+  const queue = PgRunQueue.attach(hanging as unknown as pg.Pool, url, { leaseMs: 5000, workerId: 'old-worker' });
+  const runId = await queue.enqueue({});
+  const claim = await queue.claim();
+  assert.ok(claim !== null);
+  t.after(() => claim.stopRenewing());
+  await waitFor('the first renewal', async () => (renewals >= 1 ? true : null));
+  // The moment the row's lease has run out another worker may claim the run; the old one must know by then.
+  const expired = await waitFor(
+    'the row lease to run out',
+    async () => {
+      const row = await pool.query<{ expired: boolean }>(
+        'SELECT lease_expires_at <= clock_timestamp() AS expired FROM glassbox_runs WHERE run_id = $1',
+        [runId],
+      );
+      return row.rows[0]?.expired === true ? { lost: claim.leaseLost.aborted } : null;
+    },
+    5,
+  );
+  const taken = await pool.query(
+    `UPDATE glassbox_runs SET worker_id = 'another-worker', attempts = attempts + 1
+     WHERE run_id = $1 AND lease_expires_at <= clock_timestamp()`,
+    [runId],
+  );
+  assert.equal(taken.rowCount, 1);
+  assert.equal(expired.lost, true, 'another worker claimed the run while the old one still thought it held it');
 });
