@@ -133,6 +133,7 @@ export class PgRunQueue {
 
   /** The oldest queued run, or a running one whose worker's lease expired; null when there is none. */
   async claim(): Promise<ClaimedRun | null> {
+    const sentAt = performance.now();
     const result = await this.pool.query<RunRow>(
       `UPDATE glassbox_runs SET state = 'running', worker_id = $1, worker_host = $2, worker_pid = $3,
          lease_expires_at = clock_timestamp() + $4 * interval '1 millisecond', attempts = attempts + 1, updated_at = clock_timestamp()
@@ -145,7 +146,7 @@ export class PgRunQueue {
       [this.workerId, hostname(), process.pid, this.leaseMs],
     );
     const row = result.rows[0];
-    return row === undefined ? null : this.held(row);
+    return row === undefined ? null : this.held(row, sentAt);
   }
 
   /**
@@ -232,11 +233,12 @@ export class PgRunQueue {
     return client;
   }
 
-  private held(row: RunRow): ClaimedRun {
+  private held(row: RunRow, claimedAt: number): ClaimedRun {
     const { pool, workerId, leaseMs } = this;
     const lost = new AbortController();
-    // Measured from before the claim's statement returned, so this side gives up no later than the row's lease ends.
-    let renewedAt = performance.now() - 1;
+    // Measured from before the claim's statement was sent (the row's lease starts later, while it
+    // runs), so this side gives up no later than the row's lease ends however slow the reply was.
+    let renewedAt = claimedAt;
     let renewing = false;
     // The heartbeat's ticks alone would notice the lapse up to a tick late (three ticks of
     // floor(leaseMs / 3) fall just short of a lease), while another worker may claim the run the

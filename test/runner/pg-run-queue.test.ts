@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { PgRunQueue, type ClaimedRun } from '../../src/runner/index.js';
 import { buildReady } from '../helpers/build-ready.js';
 import { startPgCluster } from '../helpers/pg-cluster.js';
@@ -169,4 +170,42 @@ test('PgRunQueue', async (t) => {
     assert.equal(finished?.state, 'succeeded');
     assert.deepEqual(finished?.result, { answer: 'done' });
   });
+  await t.test(
+    "a claim whose reply comes late is given up by the row's lease end, not a lease after the reply",
+    { timeout: 60_000 },
+    async (sub) => {
+      const url = await cluster.newDatabase();
+      const setup = await PgRunQueue.open(url, { workerId: 'setup' }); // migrates the schema
+      sub.after(() => setup.close());
+      const leaseMs = 1000;
+      const replyDelayMs = 600;
+      let claimReturnedAt = 0;
+      const real = new pg.Pool({ connectionString: url, max: 2 });
+      sub.after(() => real.end());
+      // The database answers the claim at once, but its reply reaches the worker 600 ms later (a
+      // loaded machine, a slow network); after that the database is unreachable: no renewal returns.
+      const slow = {
+        async query(text: string, values?: unknown[]) {
+          if (text.includes('SET lease_expires_at = clock_timestamp()') && !text.includes("state = 'running', worker_id"))
+            return new Promise(() => undefined);
+          const result = await real.query(text, values);
+          if (text.includes("SET state = 'running', worker_id")) {
+            claimReturnedAt = performance.now();
+            await new Promise((resolve) => setTimeout(resolve, replyDelayMs));
+          }
+          return result;
+        },
+      } as unknown as pg.Pool;
+      const queue = PgRunQueue.attach(slow, url, { workerId: 'slow', leaseMs });
+      await setup.enqueue({ prompt: 'p' });
+      const run = await queue.claim();
+      assert.ok(run !== null);
+      await new Promise((resolve) => run.leaseLost.addEventListener('abort', resolve, { once: true }));
+      // The row's lease began before the database answered, so it ends less than a lease after
+      // `claimReturnedAt`; giving up a lease after the late reply would overlap a taker-over by 600 ms.
+      const heldFor = performance.now() - claimReturnedAt;
+      assert.ok(heldFor < leaseMs + replyDelayMs / 2, `gave the run up ${Math.round(heldFor)} ms after the database answered the claim`);
+      run.stopRenewing();
+    },
+  );
 });
