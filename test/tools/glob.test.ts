@@ -151,6 +151,11 @@ describe('glob', () => {
         const context = makeContext(root);
         assert.equal(await callTool(tool, { pattern: '**/*' }, context), 'src/a.ts');
         assert.match(await callTool(tool, { pattern: 'escape/**' }, context), /^No files matched/);
+        // A literal prefix through the link is crawled (tinyglobby reads `escape/` itself): what it
+        // finds there is real-path checked and left out, file by file and in subdirectories.
+        for (const pattern of ['escape/*', 'escape/*.ts', 'escape/secret.ts', 'escape/nested/*.ts']) {
+          assert.match(await callTool(tool, { pattern }, context), /^No files matched/, pattern);
+        }
         await expectToolError(tool, { pattern: '*', path: 'escape' }, context, 'PATH_OUTSIDE_ROOT');
         // A link that stays inside may be used as the starting directory.
         assert.equal(await callTool(tool, { pattern: '*.ts', path: 'inside-link' }, context), 'src/a.ts');
