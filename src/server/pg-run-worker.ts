@@ -267,9 +267,10 @@ export class PgRunWorker {
     // `gone` is the turn's session fence (runTurn's `fence`): its writer refuses every record from
     // this moment, locally; the stopped turn still tries to record its end, and its session lease
     // (renewed on its own timer) may outlive the run lease, so without the fence that record would
-    // land after the worker that took the run over claimed it. The lease row goes too, so the
-    // taker-over need not wait for it to lapse (cut off from the database, that DELETE cannot land,
-    // and the lease lapses instead).
+    // land after the worker that took the run over claimed it. The revoked writer deletes its
+    // session lease row by its own token, so the taker-over need not wait for it to lapse (cut off
+    // from the database, that DELETE cannot land, and the lease lapses instead). Not by pid and
+    // host: a DELETE that lands late would remove the lease of this process's next attempt.
     const onLeaseLost = (): void => {
       this.options.log(`run ${runId}: ${(claim.leaseLost.reason as Error).message}; stopping it here`);
       ops.length = 0;
@@ -277,15 +278,6 @@ export class PgRunWorker {
       // The run's approval rows are the taker-over's now: its waits, cut short, leave them as they are.
       this.approvals.keepPending(runId);
       controller.abort('the worker lost its run lease');
-      if (sessionId !== null) {
-        void this.pool
-          .query('DELETE FROM glassbox_session_leases WHERE session_id = $1 AND pid = $2 AND host = $3', [
-            sessionId,
-            process.pid,
-            hostname(),
-          ])
-          .catch(() => undefined);
-      }
     };
     claim.leaseLost.addEventListener('abort', onLeaseLost, { once: true });
     await this.checkCancel(runId).catch(() => undefined);
