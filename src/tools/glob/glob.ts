@@ -2,9 +2,9 @@
 // before the ones nobody touched in years. Matching is tinyglobby's (picomatch semantics); what
 // gets crawled is decided by the shared .gitignore rules.
 
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { builtInSchema, loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
@@ -69,27 +69,16 @@ function normalizePattern(root: string, base: string, pattern: string): { base: 
 /**
  * Modification times of the matches that really lie inside the root. tinyglobby crawls from a
  * pattern's literal prefix even when that prefix is a symlink (`link-to-outside/*`), so a path
- * that looks inside can name a file elsewhere; those are left out like vanished files. The real
- * path is asked once per directory (a glob's matches share few) and each file is only lstat'ed:
- * the crawl dropped symlinks, and one swapped in since gets a real path of its own. Synchronous
- * calls in slices: a thousand awaited realpath + stat pairs cost several times as much (libuv's
- * four threads, a promise each) as the same calls made directly.
+ * that looks inside can name a file elsewhere; those are left out like vanished files. Each
+ * match gets its own real path, asked just before its stat: a real path remembered per directory
+ * would go stale if the directory is swapped for a link to outside while the matches are read
+ * (and between two slices the event loop turns), and the stat through it would then report
+ * outside files, their names too when the crawl itself read through the link. Synchronous calls
+ * in slices: a thousand awaited realpath + stat pairs cost several times as much (libuv's four
+ * threads, a promise each) as the same calls made directly.
  */
 async function modificationTimes(paths: string[], root: string, signal: AbortSignal): Promise<Map<string, number>> {
   const times = new Map<string, number>();
-  const realDirectories = new Map<string, string | null>();
-  const realDirectory = (directory: string): string | null => {
-    let real = realDirectories.get(directory);
-    if (real === undefined) {
-      try {
-        real = realpathSync.native(directory);
-      } catch {
-        real = null; // gone since the crawl: its files are left out
-      }
-      realDirectories.set(directory, real);
-    }
-    return real;
-  };
   for (let index = 0; index < paths.length; index += 1) {
     if (index % STATS_PER_SLICE === 0) {
       if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -97,13 +86,9 @@ async function modificationTimes(paths: string[], root: string, signal: AbortSig
     }
     const path = paths[index]!;
     try {
-      const directory = realDirectory(dirname(path));
-      if (directory === null) continue;
-      const info = lstatSync(path);
-      if (info.isSymbolicLink()) {
-        const real = realpathSync.native(path);
-        if (isInside(root, real)) times.set(path, statSync(real).mtimeMs);
-      } else if (isInside(root, join(directory, basename(path)))) times.set(path, info.mtimeMs);
+      const real = realpathSync.native(path);
+      // lstat, not stat: the real path has no links left, so one found here was swapped in since.
+      if (isInside(root, real)) times.set(path, lstatSync(real).mtimeMs);
     } catch {
       // Deleted between the crawl and now: leave it out.
     }
