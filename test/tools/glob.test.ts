@@ -210,6 +210,24 @@ describe('glob', () => {
     });
   });
 
+  it('leaves out files a permission rule hides, also when a link inside the root names them', async () => {
+    await withTempDir(async (root) => {
+      await writeTree(root, { 'secrets/key.txt': '', 'src/a.ts': '' });
+      await symlink('secrets', join(root, 'alias'));
+      const hiddenPath = (path: string) => path.startsWith(join(root, 'secrets') + '/');
+      const context = {
+        ...makeContext(root),
+        execution: { mode: 'read-only', sandboxed: false, network: false, secretsApproved: false, hiddenPath },
+      };
+      const note = '[1 matching file is left out: a permission rule covers it.]';
+      assert.deepEqual(lines(await callTool(tool, { pattern: '**/*' }, context)), ['src/a.ts', note]);
+      // `alias/*` crawls through the link (a literal prefix): its matches are judged by where they lead.
+      for (const pattern of ['alias/*', 'alias/key.txt']) {
+        assert.deepEqual(lines(await callTool(tool, { pattern }, context)).slice(1), [note], pattern);
+      }
+    });
+  });
+
   it('declares the directory it reads and stops when aborted', async () => {
     assert.deepEqual(tool.access({ pattern: '*', path: 'src' }, { root: '/project' }), {
       kind: 'read',
