@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -160,6 +161,70 @@ describe('glob', () => {
         // A link that stays inside may be used as the starting directory.
         assert.equal(await callTool(tool, { pattern: '*.ts', path: 'inside-link' }, context), 'src/a.ts');
       });
+    });
+  });
+
+  it('checks each match where it really is, even when a directory becomes a link to outside while the times are read', async () => {
+    // The signal is checked before the listing, after it and before each slice of 2,000 stats: a
+    // signal whose check runs `swap` lets the test change the tree at a known point of the call.
+    const checkedWith = (swaps: Record<number, () => void>): AbortSignal => {
+      const signal = new AbortController().signal;
+      let checks = 0;
+      signal.throwIfAborted = () => {
+        checks += 1;
+        swaps[checks]?.();
+      };
+      return signal;
+    };
+    await withTempDir(async (outside) => {
+      await withTempDir(async (root) => {
+        const names = Array.from({ length: 2500 }, (_, index) => `f${index}`);
+        await mkdir(join(root, 'd'));
+        await Promise.all(names.map((name) => writeFile(join(root, 'd', name), '')));
+        // Outside: a few of the same names (an existence and mtime oracle) and names of its own.
+        await Promise.all(names.filter((_, index) => index % 7 === 0).map((name) => writeFile(join(outside, name), '')));
+        await Promise.all(names.map((name) => writeFile(join(outside, `secret-${name}`), '')));
+        await mkdir(join(root, 'decoy'));
+        await symlink(outside, join(root, 'escape'));
+        const all = createGlobTool({ maxResults: 5000 });
+        // `d` becomes a link to outside after the first slice: no match may be stat'ed through it.
+        const swapDirectory = () => {
+          renameSync(join(root, 'd'), join(root, 'd-moved'));
+          symlinkSync(outside, join(root, 'd'));
+        };
+        const first = lines(await callTool(all, { pattern: 'd/*' }, makeContext(root, checkedWith({ 4: swapDirectory }))));
+        assert.ok(first.length <= 2000, `${first.length} matches`);
+        assert.ok(
+          first.every((path) => /^d\/f\d+$/.test(path)),
+          first.join(','),
+        );
+        // `escape/*` lists outside names; `escape` points inside when the times start and outside
+        // again after the first slice: none of those names may be reported.
+        const retarget = (target: string) => () => {
+          unlinkSync(join(root, 'escape'));
+          symlinkSync(target, join(root, 'escape'));
+        };
+        const signal = checkedWith({ 3: retarget(join(root, 'decoy')), 4: retarget(outside) });
+        assert.match(await callTool(all, { pattern: 'escape/*' }, makeContext(root, signal)), /^No files matched/);
+      });
+    });
+  });
+
+  it('leaves out files a permission rule hides, also when a link inside the root names them', async () => {
+    await withTempDir(async (root) => {
+      await writeTree(root, { 'secrets/key.txt': '', 'src/a.ts': '' });
+      await symlink('secrets', join(root, 'alias'));
+      const hiddenPath = (path: string) => path.startsWith(join(root, 'secrets') + '/');
+      const context = {
+        ...makeContext(root),
+        execution: { mode: 'read-only', sandboxed: false, network: false, secretsApproved: false, hiddenPath },
+      };
+      const note = '[1 matching file is left out: a permission rule covers it.]';
+      assert.deepEqual(lines(await callTool(tool, { pattern: '**/*' }, context)), ['src/a.ts', note]);
+      // `alias/*` crawls through the link (a literal prefix): its matches are judged by where they lead.
+      for (const pattern of ['alias/*', 'alias/key.txt']) {
+        assert.deepEqual(lines(await callTool(tool, { pattern }, context)).slice(1), [note], pattern);
+      }
     });
   });
 

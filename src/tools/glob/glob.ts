@@ -2,9 +2,9 @@
 // before the ones nobody touched in years. Matching is tinyglobby's (picomatch semantics); what
 // gets crawled is decided by the shared .gitignore rules.
 
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { builtInSchema, loadToolDescription, ToolError, type Tool, type ToolContext, type ToolResult } from '../../agent/index.js';
@@ -67,29 +67,25 @@ function normalizePattern(root: string, base: string, pattern: string): { base: 
 }
 
 /**
- * Modification times of the matches that really lie inside the root. tinyglobby crawls from a
- * pattern's literal prefix even when that prefix is a symlink (`link-to-outside/*`), so a path
- * that looks inside can name a file elsewhere; those are left out like vanished files. The real
- * path is asked once per directory (a glob's matches share few) and each file is only lstat'ed:
- * the crawl dropped symlinks, and one swapped in since gets a real path of its own. Synchronous
- * calls in slices: a thousand awaited realpath + stat pairs cost several times as much (libuv's
- * four threads, a promise each) as the same calls made directly.
+ * Modification times of the matches that really lie inside the root (and how many a permission
+ * rule hides under their real path). tinyglobby crawls from a pattern's literal prefix even when
+ * that prefix is a symlink (`link-to-outside/*`), so a path that looks inside can name a file
+ * elsewhere; those are left out like vanished files. Each match gets its own real path, asked
+ * just before its stat: a real path remembered per directory would go stale if the directory is
+ * swapped for a link to outside while the matches are read (and between two slices the event loop
+ * turns), and the stat through it would then report outside files, their names too when the crawl
+ * itself read through the link. Synchronous calls in slices: a thousand awaited realpath + stat
+ * pairs cost several times as much (libuv's four threads, a promise each) as the same calls made
+ * directly.
  */
-async function modificationTimes(paths: string[], root: string, signal: AbortSignal): Promise<Map<string, number>> {
+async function modificationTimes(
+  paths: string[],
+  root: string,
+  hidden: ((absolutePath: string) => boolean) | undefined,
+  signal: AbortSignal,
+): Promise<{ times: Map<string, number>; hiddenCount: number }> {
   const times = new Map<string, number>();
-  const realDirectories = new Map<string, string | null>();
-  const realDirectory = (directory: string): string | null => {
-    let real = realDirectories.get(directory);
-    if (real === undefined) {
-      try {
-        real = realpathSync.native(directory);
-      } catch {
-        real = null; // gone since the crawl: its files are left out
-      }
-      realDirectories.set(directory, real);
-    }
-    return real;
-  };
+  let hiddenCount = 0;
   for (let index = 0; index < paths.length; index += 1) {
     if (index % STATS_PER_SLICE === 0) {
       if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -97,18 +93,20 @@ async function modificationTimes(paths: string[], root: string, signal: AbortSig
     }
     const path = paths[index]!;
     try {
-      const directory = realDirectory(dirname(path));
-      if (directory === null) continue;
-      const info = lstatSync(path);
-      if (info.isSymbolicLink()) {
-        const real = realpathSync.native(path);
-        if (isInside(root, real)) times.set(path, statSync(real).mtimeMs);
-      } else if (isInside(root, join(directory, basename(path)))) times.set(path, info.mtimeMs);
+      const real = realpathSync.native(path);
+      if (!isInside(root, real)) continue;
+      // A link inside the root (`alias -> secrets`) must not show what a rule hides under its real name.
+      if (real !== path && hidden?.(real) === true) {
+        hiddenCount += 1;
+        continue;
+      }
+      // lstat, not stat: the real path has no links left, so one found here was swapped in since.
+      times.set(path, lstatSync(real).mtimeMs);
     } catch {
       // Deleted between the crawl and now: leave it out.
     }
   }
-  return times;
+  return { times, hiddenCount };
 }
 
 export function createGlobTool(options: GlobOptions = DEFAULT_GLOB_OPTIONS): Tool<GlobArgs> {
@@ -149,11 +147,12 @@ export function createGlobTool(options: GlobOptions = DEFAULT_GLOB_OPTIONS): Too
       // The decision saw only the directory: names a deny or ask rule covers stay out, as in grep.
       const hidden = executionPolicy(context).hiddenPath;
       const absolutes = hidden === undefined ? inside : inside.filter((path) => !hidden(path));
+      const { times, hiddenCount } = await modificationTimes(absolutes, root, hidden, signal);
+      const hiddenTotal = inside.length - absolutes.length + hiddenCount;
       const hiddenNote =
-        absolutes.length < inside.length
-          ? `[${inside.length - absolutes.length} matching ${inside.length - absolutes.length === 1 ? 'file is' : 'files are'} left out: a permission rule covers ${inside.length - absolutes.length === 1 ? 'it' : 'them'}.]`
+        hiddenTotal > 0
+          ? `[${hiddenTotal} matching ${hiddenTotal === 1 ? 'file is' : 'files are'} left out: a permission rule covers ${hiddenTotal === 1 ? 'it' : 'them'}.]`
           : null;
-      const times = await modificationTimes(absolutes, root, signal);
       const ranked = absolutes
         .filter((path) => times.has(path))
         .map((path) => ({ path: toPosix(relative(root, path)), mtimeMs: times.get(path) ?? 0 }))
