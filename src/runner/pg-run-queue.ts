@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Client, Pool } from 'pg';
+import type { Client, Pool, QueryResult, QueryResultRow } from 'pg';
 import { migratePgSchema, pgClientConfig, pgPoolConfig } from '../sessions/index.js';
 
 const CHANNEL = 'glassbox_runs';
@@ -133,8 +133,7 @@ export class PgRunQueue {
 
   /** The oldest queued run, or a running one whose worker's lease expired; null when there is none. */
   async claim(): Promise<ClaimedRun | null> {
-    const sentAt = performance.now();
-    const result = await this.pool.query<RunRow>(
+    const { result, sentAt } = await this.timedQuery<RunRow>(
       `UPDATE glassbox_runs SET state = 'running', worker_id = $1, worker_host = $2, worker_pid = $3,
          lease_expires_at = clock_timestamp() + $4 * interval '1 millisecond', attempts = attempts + 1, updated_at = clock_timestamp()
        WHERE run_id = (
@@ -147,6 +146,31 @@ export class PgRunQueue {
     );
     const row = result.rows[0];
     return row === undefined ? null : this.held(row, sentAt);
+  }
+
+  /**
+   * A statement run on a connection of its own, with the time just before it was sent: the lease
+   * it sets starts later than that, so a local deadline counted from it ends first. Not from
+   * before `pool.query`, which also waits for a free connection (eight runs writing their events
+   * keep a pool busy): counting that wait would make a loaded worker give up leases it still holds.
+   */
+  private async timedQuery<R extends QueryResultRow>(text: string, values: unknown[]): Promise<{ result: QueryResult<R>; sentAt: number }> {
+    const client = await this.pool.connect();
+    // While it is checked out a connection's loss is emitted on it (the pool listens only to idle
+    // ones); unheard, that would end the process. The query itself rejects with the same error.
+    const ignore = (): void => undefined;
+    client.on('error', ignore);
+    const sentAt = performance.now();
+    try {
+      const result = await client.query<R>(text, values);
+      client.off('error', ignore);
+      client.release();
+      return { result, sentAt };
+    } catch (error) {
+      client.off('error', ignore);
+      client.release(error as Error);
+      throw error;
+    }
   }
 
   /**
@@ -266,14 +290,12 @@ export class PgRunQueue {
         }
         if (renewing) return;
         renewing = true;
-        const sentAt = performance.now();
-        void pool
-          .query(
-            `UPDATE glassbox_runs SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
-             WHERE run_id = $1 AND worker_id = $2 AND state = 'running'`,
-            [row.run_id, workerId, leaseMs],
-          )
-          .then((result) => {
+        void this.timedQuery(
+          `UPDATE glassbox_runs SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+           WHERE run_id = $1 AND worker_id = $2 AND state = 'running'`,
+          [row.run_id, workerId, leaseMs],
+        )
+          .then(({ result, sentAt }) => {
             if (lost.signal.aborted) return;
             if (result.rowCount === 1) {
               renewedAt = sentAt;

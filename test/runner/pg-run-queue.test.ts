@@ -195,8 +195,9 @@ test('PgRunQueue', async (t) => {
           }
           return result;
         },
-      } as unknown as pg.Pool;
-      const queue = PgRunQueue.attach(slow, url, { workerId: 'slow', leaseMs });
+      };
+      const pool = { ...slow, connect: async () => ({ query: slow.query, release: () => undefined }) } as unknown as pg.Pool;
+      const queue = PgRunQueue.attach(pool, url, { workerId: 'slow', leaseMs });
       await setup.enqueue({ prompt: 'p' });
       const run = await queue.claim();
       assert.ok(run !== null);
@@ -208,4 +209,43 @@ test('PgRunQueue', async (t) => {
       run.stopRenewing();
     },
   );
+  await t.test('a claim that waited for a free connection keeps the whole lease the row got', { timeout: 60_000 }, async (sub) => {
+    const url = await cluster.newDatabase();
+    const setup = await PgRunQueue.open(url, { workerId: 'setup' });
+    sub.after(() => setup.close());
+    const leaseMs = 1000;
+    const waitMs = 600;
+    let claimReturnedAt = 0;
+    const real = new pg.Pool({ connectionString: url, max: 2 });
+    sub.after(() => real.end());
+    // Every connection is busy for 600 ms first (runs writing their events); then the database
+    // answers at once, and no renewal ever returns.
+    const query = async (text: string, values?: unknown[]) => {
+      if (text.includes('SET lease_expires_at = clock_timestamp()') && !text.includes("state = 'running', worker_id"))
+        return new Promise(() => undefined);
+      const result = await real.query(text, values);
+      if (text.includes("SET state = 'running', worker_id")) claimReturnedAt = performance.now();
+      return result;
+    };
+    const busy = {
+      query: async (text: string, values?: unknown[]) => {
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        return query(text, values);
+      },
+      connect: async () => {
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        return { query, release: () => undefined };
+      },
+    } as unknown as pg.Pool;
+    const queue = PgRunQueue.attach(busy, url, { workerId: 'busy', leaseMs });
+    await setup.enqueue({ prompt: 'p' });
+    const run = await queue.claim();
+    assert.ok(run !== null);
+    await new Promise((resolve) => run.leaseLost.addEventListener('abort', resolve, { once: true }));
+    // The row's lease began when the statement ran, after the wait: giving up ~350 ms after the
+    // answer would stop a run the worker still held for most of a lease.
+    const heldFor = performance.now() - claimReturnedAt;
+    assert.ok(heldFor > leaseMs - waitMs / 2, `gave the run up ${Math.round(heldFor)} ms after the database answered the claim`);
+    run.stopRenewing();
+  });
 });

@@ -152,21 +152,35 @@ test('a run lease lost to the database gives up no later than the row lets anoth
   if (cluster === null) return;
   const url = await cluster.newDatabase();
   const pool = await migratedPool(url);
-  t.after(() => pool.end());
+  // A connection whose renewal never returns is never released by the queue: the test lets it go.
+  const hung: pg.PoolClient[] = [];
+  t.after(async () => {
+    for (const client of hung) client.release(true);
+    await pool.end();
+  });
   // The worker's renewals stop getting through (a connection that hangs): after the first, none returns.
   let renewals = 0;
-  const hanging = new Proxy(pool, {
-    get(target, key, receiver) {
-      if (key !== 'query') return Reflect.get(target, key, receiver);
-      return (text: unknown, values?: unknown) => {
-        if (typeof text === 'string' && text.includes('SET lease_expires_at = clock_timestamp() +')) {
-          renewals += 1;
-          if (renewals > 1) return new Promise(() => undefined);
+  // On the pool and on the connections it hands out (the queue runs its lease statements on one).
+  const hangRenewals = <T extends object>(target: T & { query: (text: string, values?: unknown[]) => unknown }): T =>
+    new Proxy(target, {
+      get(inner, key, receiver) {
+        if (key === 'connect' && 'connect' in inner) {
+          return async () => hangRenewals(await (inner as unknown as pg.Pool).connect());
         }
-        return target.query(text as string, values as unknown[]);
-      };
-    },
-  });
+        if (key !== 'query') return Reflect.get(inner, key, receiver);
+        return (text: unknown, values?: unknown) => {
+          if (typeof text === 'string' && text.includes('SET lease_expires_at = clock_timestamp() +')) {
+            renewals += 1;
+            if (renewals > 1) {
+              if ('release' in inner) hung.push(inner as unknown as pg.PoolClient);
+              return new Promise(() => undefined);
+            }
+          }
+          return inner.query(text as string, values as unknown[]);
+        };
+      },
+    });
+  const hanging = hangRenewals(pool);
   // 5 s is the default run lease: renewed every 1666 ms, three of which are 4998 ms.
   const queue = PgRunQueue.attach(hanging as unknown as pg.Pool, url, { leaseMs: 5000, workerId: 'old-worker' });
   const runId = await queue.enqueue({});
