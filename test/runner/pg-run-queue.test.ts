@@ -196,7 +196,10 @@ test('PgRunQueue', async (t) => {
           return result;
         },
       };
-      const pool = { ...slow, connect: async () => ({ query: slow.query, release: () => undefined }) } as unknown as pg.Pool;
+      const pool = {
+        ...slow,
+        connect: async () => ({ query: slow.query, release: () => undefined, on: () => undefined, off: () => undefined }),
+      } as unknown as pg.Pool;
       const queue = PgRunQueue.attach(pool, url, { workerId: 'slow', leaseMs });
       await setup.enqueue({ prompt: 'p' });
       const run = await queue.claim();
@@ -234,7 +237,7 @@ test('PgRunQueue', async (t) => {
       },
       connect: async () => {
         await new Promise((resolve) => setTimeout(resolve, waitMs));
-        return { query, release: () => undefined };
+        return { query, release: () => undefined, on: () => undefined, off: () => undefined };
       },
     } as unknown as pg.Pool;
     const queue = PgRunQueue.attach(busy, url, { workerId: 'busy', leaseMs });
