@@ -20,6 +20,7 @@ import {
   readContent,
   readContentSync,
   sameStamp,
+  stampOf,
   type FileStamp,
 } from '../workspace/index.js';
 import type { BlobStore } from './blob-store.js';
@@ -121,14 +122,7 @@ export class FileCheckpointer {
       if (stamps.has(rel)) continue;
       const info = await lstat(resolve(this.root, rel)).catch(() => null);
       if (info === null || !(info.isFile() || info.isSymbolicLink())) continue;
-      stamps.set(rel, {
-        size: info.size,
-        mtimeMs: info.mtimeMs,
-        ctimeMs: info.ctimeMs,
-        ino: info.ino,
-        symlink: info.isSymbolicLink(),
-        mode: info.mode & 0o7777,
-      });
+      stamps.set(rel, stampOf(info));
     }
     return stamps;
   }
@@ -136,8 +130,9 @@ export class FileCheckpointer {
   /**
    * `capture` for many files, with synchronous reads in slices of READS_PER_SLICE: the first
    * call that may write copies the whole project (1,034 files here: ~0.4 s with one awaited
-   * read after another, before the command could start; ~0.2 s with 32 reads in flight). What to copy is decided first, in order, against the memory budget as if each
-   * copy were as large as its stamp (a read that comes back shorter or fails only leaves room).
+   * read after another, before the command could start; ~0.2 s with 32 reads in flight). What
+   * to copy is decided first, in order, against the memory budget as if each copy were as large
+   * as its stamp (a read that comes back shorter or fails only leaves room).
    */
   private async captureAll(files: ReadonlyArray<[string, FileStamp, boolean]>): Promise<void> {
     let projected = this.memory;

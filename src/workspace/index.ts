@@ -39,6 +39,7 @@ export {
   readContent,
   readContentSync,
   sameStamp,
+  stampOf,
   takeSnapshot,
   type FileStamp,
   type SnapshotEntry,

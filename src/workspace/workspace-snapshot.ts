@@ -78,6 +78,18 @@ const PARALLEL = 32;
 /** Entries stamped between two turns of the event loop (~10 ms of synchronous calls). */
 const ENTRIES_PER_SLICE = 2_000;
 
+/** The stamp of an entry from its `lstat`. */
+export function stampOf(info: Stats): FileStamp {
+  return {
+    size: info.size,
+    mtimeMs: info.mtimeMs,
+    ctimeMs: info.ctimeMs,
+    ino: info.ino,
+    symlink: info.isSymbolicLink(),
+    mode: info.mode & 0o7777,
+  };
+}
+
 /**
  * Project-relative paths ('/'-separated) of the files and symlinks under `root`, with their stamps.
  * Every exec or write tool call stamps the project twice (checkpoints), so this is on a call's
@@ -121,14 +133,7 @@ export async function listStamps(
         truncated = true;
         break;
       }
-      stamps.set(rel, {
-        size: info.size,
-        mtimeMs: info.mtimeMs,
-        ctimeMs: info.ctimeMs,
-        ino: info.ino,
-        symlink: info.isSymbolicLink(),
-        mode: info.mode & 0o7777,
-      });
+      stamps.set(rel, stampOf(info));
     }
     slice += entries.length;
     if (slice >= ENTRIES_PER_SLICE) {

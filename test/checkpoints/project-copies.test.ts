@@ -9,19 +9,11 @@ import { lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync 
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { BlobStore, FileCheckpointer } from '../../src/checkpoints/index.js';
-import { type FileStamp, readContentSync } from '../../src/workspace/index.js';
+import { type FileStamp, readContentSync, stampOf } from '../../src/workspace/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
-function stampOf(path: string): FileStamp {
-  const info = lstatSync(path);
-  return {
-    size: info.size,
-    mtimeMs: info.mtimeMs,
-    ctimeMs: info.ctimeMs,
-    ino: info.ino,
-    symlink: info.isSymbolicLink(),
-    mode: info.mode & 0o7777,
-  };
+function stampAt(path: string): FileStamp {
+  return stampOf(lstatSync(path));
 }
 
 test('the first checkpoint copies every file: a change to any of 150 is recorded with its bytes before', async () => {
@@ -64,7 +56,7 @@ test('a file swapped after its stamp is not copied: not through a symlink, not f
   writeFileSync(secret, 'not to be copied\n');
   const path = join(root, 'file.txt');
   writeFileSync(path, 'small\n');
-  const stamp = stampOf(path);
+  const stamp = stampAt(path);
   assert.equal(readContentSync(root, 'file.txt', stamp)?.toString(), 'small\n');
   writeFileSync(path, 'grown past what was stamped\n');
   assert.equal(readContentSync(root, 'file.txt', stamp), null);
