@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PgRunQueue, type ClaimedRun } from '../../src/runner/index.js';
@@ -174,81 +174,70 @@ test('PgRunQueue', async (t) => {
     "a claim whose reply comes late is given up by the row's lease end, not a lease after the reply",
     { timeout: 60_000 },
     async (sub) => {
-      const url = await cluster.newDatabase();
-      const setup = await PgRunQueue.open(url, { workerId: 'setup' }); // migrates the schema
-      sub.after(() => setup.close());
       const leaseMs = 1000;
-      const replyDelayMs = 600;
-      let claimReturnedAt = 0;
-      const real = new pg.Pool({ connectionString: url, max: 2 });
-      sub.after(() => real.end());
+      const replyMs = 600;
       // The database answers the claim at once, but its reply reaches the worker 600 ms later (a
-      // loaded machine, a slow network); after that the database is unreachable: no renewal returns.
-      const slow = {
-        async query(text: string, values?: unknown[]) {
-          if (text.includes('SET lease_expires_at = clock_timestamp()') && !text.includes("state = 'running', worker_id"))
-            return new Promise(() => undefined);
-          const result = await real.query(text, values);
-          if (text.includes("SET state = 'running', worker_id")) {
-            claimReturnedAt = performance.now();
-            await new Promise((resolve) => setTimeout(resolve, replyDelayMs));
-          }
-          return result;
-        },
-      };
-      const pool = {
-        ...slow,
-        connect: async () => ({ query: slow.query, release: () => undefined, on: () => undefined, off: () => undefined }),
-      } as unknown as pg.Pool;
-      const queue = PgRunQueue.attach(pool, url, { workerId: 'slow', leaseMs });
-      await setup.enqueue({ prompt: 'p' });
-      const run = await queue.claim();
-      assert.ok(run !== null);
-      await new Promise((resolve) => run.leaseLost.addEventListener('abort', resolve, { once: true }));
-      // The row's lease began before the database answered, so it ends less than a lease after
-      // `claimReturnedAt`; giving up a lease after the late reply would overlap a taker-over by 600 ms.
-      const heldFor = performance.now() - claimReturnedAt;
-      assert.ok(heldFor < leaseMs + replyDelayMs / 2, `gave the run up ${Math.round(heldFor)} ms after the database answered the claim`);
-      run.stopRenewing();
+      // loaded machine, a slow network). The row's lease began before the database answered, so it
+      // ends less than a lease after the answer; giving up a lease after the late reply would
+      // overlap a taker-over by 600 ms.
+      const heldFor = await heldAfterAnswer(sub, await cluster.newDatabase(), leaseMs, { replyMs });
+      assert.ok(heldFor < leaseMs + replyMs / 2, `gave the run up ${Math.round(heldFor)} ms after the database answered the claim`);
     },
   );
   await t.test('a claim that waited for a free connection keeps the whole lease the row got', { timeout: 60_000 }, async (sub) => {
-    const url = await cluster.newDatabase();
-    const setup = await PgRunQueue.open(url, { workerId: 'setup' });
-    sub.after(() => setup.close());
     const leaseMs = 1000;
-    const waitMs = 600;
-    let claimReturnedAt = 0;
-    const real = new pg.Pool({ connectionString: url, max: 2 });
-    sub.after(() => real.end());
+    const connectMs = 600;
     // Every connection is busy for 600 ms first (runs writing their events); then the database
-    // answers at once, and no renewal ever returns.
-    const query = async (text: string, values?: unknown[]) => {
-      if (text.includes('SET lease_expires_at = clock_timestamp()') && !text.includes("state = 'running', worker_id"))
-        return new Promise(() => undefined);
-      const result = await real.query(text, values);
-      if (text.includes("SET state = 'running', worker_id")) claimReturnedAt = performance.now();
-      return result;
-    };
-    const busy = {
-      query: async (text: string, values?: unknown[]) => {
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
-        return query(text, values);
-      },
-      connect: async () => {
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
-        return { query, release: () => undefined, on: () => undefined, off: () => undefined };
-      },
-    } as unknown as pg.Pool;
-    const queue = PgRunQueue.attach(busy, url, { workerId: 'busy', leaseMs });
-    await setup.enqueue({ prompt: 'p' });
-    const run = await queue.claim();
-    assert.ok(run !== null);
-    await new Promise((resolve) => run.leaseLost.addEventListener('abort', resolve, { once: true }));
-    // The row's lease began when the statement ran, after the wait: giving up ~350 ms after the
-    // answer would stop a run the worker still held for most of a lease.
-    const heldFor = performance.now() - claimReturnedAt;
-    assert.ok(heldFor > leaseMs - waitMs / 2, `gave the run up ${Math.round(heldFor)} ms after the database answered the claim`);
-    run.stopRenewing();
+    // answers at once. The row's lease began when the statement ran, after the wait: giving up
+    // ~350 ms after the answer would stop a run the worker still held for most of a lease.
+    const heldFor = await heldAfterAnswer(sub, await cluster.newDatabase(), leaseMs, { connectMs });
+    assert.ok(heldFor > leaseMs - connectMs / 2, `gave the run up ${Math.round(heldFor)} ms after the database answered the claim`);
   });
 });
+
+/**
+ * Claim one run through a pool that stalls as told (every connection busy for `connectMs` first;
+ * the claim's reply `replyMs` late), on which no renewal ever returns (the database unreachable
+ * after the claim): the milliseconds from the database's answer to the claim until the queue gave
+ * the run up.
+ */
+async function heldAfterAnswer(
+  sub: TestContext,
+  url: string,
+  leaseMs: number,
+  delays: { connectMs?: number; replyMs?: number },
+): Promise<number> {
+  const setup = await PgRunQueue.open(url, { workerId: 'setup' }); // migrates the schema
+  sub.after(() => setup.close());
+  const real = new pg.Pool({ connectionString: url, max: 2 });
+  sub.after(() => real.end());
+  const pause = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
+  let answeredAt = 0;
+  const query = async (text: string, values?: unknown[]) => {
+    if (text.includes('SET lease_expires_at = clock_timestamp()') && !text.includes("state = 'running', worker_id"))
+      return new Promise(() => undefined);
+    const result = await real.query(text, values);
+    if (text.includes("SET state = 'running', worker_id")) {
+      answeredAt = performance.now();
+      await pause(delays.replyMs);
+    }
+    return result;
+  };
+  const stalled = {
+    query: async (text: string, values?: unknown[]) => {
+      await pause(delays.connectMs);
+      return query(text, values);
+    },
+    connect: async () => {
+      await pause(delays.connectMs);
+      return { query, release: () => undefined, on: () => undefined, off: () => undefined };
+    },
+  } as unknown as pg.Pool;
+  const queue = PgRunQueue.attach(stalled, url, { workerId: 'stalled', leaseMs });
+  await setup.enqueue({ prompt: 'p' });
+  const run = await queue.claim();
+  assert.ok(run !== null);
+  await new Promise((resolve) => run.leaseLost.addEventListener('abort', resolve, { once: true }));
+  run.stopRenewing();
+  return performance.now() - answeredAt;
+}
